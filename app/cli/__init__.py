@@ -1,0 +1,39 @@
+"""The `lokal` command: one executable for the window, the runtime process and the headless tools.
+
+Each subcommand's module is imported only when it runs, so `lokal runtime`
+never loads Qt and the window never loads llama_cpp.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from runtime import __version__
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lokal", description="Chat with language models that run on this machine.")
+    parser.add_argument("--version", action="version", version=f"lokal {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.add_parser("gui", help="open the window (the default)")
+    sub.add_parser("runtime", help="run the runtime process on stdin/stdout (started by the window and the CLI)")
+    from app.cli import chat
+
+    chat.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["runtime"]:
+        from runtime.server import main as runtime_main
+
+        return runtime_main()
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if args.command in (None, "gui"):
+        from app.main import main as gui_main
+
+        return gui_main([])
+    return args.run(args)

