@@ -43,6 +43,16 @@ class ErrorCode(enum.IntEnum):
     VERSION_MISMATCH = -32007
     CONTEXT_OVERFLOW = -32008
     NOT_INITIALIZED = -32009
+    # models from Hugging Face (runtime/hub)
+    REPO_NOT_FOUND = -32040
+    FILE_NOT_FOUND = -32041
+    AUTH_REQUIRED = -32042  # gated or private, and no token: log in
+    ACCESS_DENIED = -32043  # a token, but no access (gated terms not accepted)
+    NETWORK_ERROR = -32044
+    DISK_FULL = -32045
+    CHECKSUM_MISMATCH = -32046
+    DOWNLOAD_NOT_FOUND = -32047
+    HUB_ERROR = -32048
 
 
 class RpcError(Exception):
@@ -117,6 +127,8 @@ class ModelLoadParams:
     type_v: KvType = "f16"
     flash_attn: Optional[bool] = None  # None: on when V is quantized, else llama.cpp's default
     n_threads: Optional[int] = None
+    # A smaller model with the same tokenizer that drafts tokens for speculative decoding (runtime/speculative).
+    draft_path: Optional[str] = None
 
 
 @dataclass
@@ -135,6 +147,7 @@ class ModelLoadResult:
     type_k: str
     type_v: str
     load_ms: float
+    draft_path: Optional[str] = None  # the draft model loaded with it, if any
 
 
 @dataclass
@@ -166,6 +179,10 @@ class ChatGenerateParams:
     top_k: int = 40
     seed: Optional[int] = None
     stop: list[str] = field(default_factory=list)
+    # Raw text to continue instead of `messages` rendered by the chat template (the API's /v1/completions).
+    prompt: Optional[str] = None
+    # Speculative decoding (runtime/speculative): auto = prompt lookup, plus the draft model if one is loaded.
+    speculation: Speculation = "auto"
 
 
 @dataclass
@@ -179,6 +196,23 @@ class GenerationStats:
     decode_tokens_per_s: float = 0.0
     total_ms: float = 0.0
     rss_bytes: int = 0
+    # Prompt tokens taken from a saved KV state (kv store) instead of being evaluated; disjoint from
+    # prompt_tokens_reused (the live cache): reused + restored + evaluated == prompt_tokens.
+    prompt_tokens_restored: int = 0
+    kv_restore_ms: float = 0.0  # time to find, read, check and load that state (part of ttft_ms)
+    kv_restore_source: str = ""  # "ram", "disk", or "" when nothing was restored
+    # Oldest messages left out because the conversation no longer fits the context (system prompt kept).
+    context_dropped_messages: int = 0
+    # Speculative decoding (runtime/speculative), this turn so far.
+    speculation: str = "off"  # the setting it ran with
+    speculation_notice: str = ""  # why speculation was switched off, if it was
+    draft_tokens: int = 0  # tokens drafted (prompt lookup and draft model)
+    draft_tokens_accepted: int = 0
+    acceptance_rate: float = 0.0  # accepted / drafted
+    mean_accepted_length: float = 0.0  # accepted tokens per draft
+    target_passes: int = 0  # target forward passes while decoding
+    tokens_per_target_pass: float = 0.0
+    speedup: float = 0.0  # decode rate / the plain decode rate measured on this machine (0: not measured yet)
 
 
 @dataclass
@@ -221,6 +255,242 @@ class MetricsResult:
 
 
 @dataclass
+class KvStoreInfoParams:
+    # Wait (up to 30 s) until the last reply's state is copied out and every queued write is on disk.
+    # It blocks the runtime's reader meanwhile: for tools and tests, not for a window that polls.
+    wait_for_writes: bool = False
+
+
+@dataclass
+class KvStoreInfo:
+    """`kv.store_info`: the saved KV states (conversations that stay warm)."""
+
+    enabled: bool
+    path: str
+    entries: int
+    disk_bytes: int
+    disk_budget_bytes: int
+    ram_bytes: int
+    ram_budget_bytes: int
+    pending_writes: int
+
+
+@dataclass
+class KvClearResult:
+    removed_files: int
+    freed_bytes: int
+
+
+# ---- models from Hugging Face: catalog, quantization levels, fit, downloads, local models (runtime/hub)
+
+FitLabel = Literal["gpu", "ram", "too_big", "unknown"]
+DownloadState = Literal["queued", "running", "paused", "verifying", "done", "failed", "cancelled"]
+
+
+@dataclass
+class CatalogEntry:
+    repo: str
+    name: str
+    family: str = ""
+    params: str = ""
+    quant: str = "Q4_K_M"  # the recommended level
+    draft: Optional[str] = None  # repo of the recommended draft partner
+    description: str = ""
+
+
+@dataclass
+class HubCatalogResult:
+    entries: list[CatalogEntry]
+
+
+@dataclass
+class HubSearchParams:
+    query: str = ""
+    limit: int = 20
+
+
+@dataclass
+class HubRepo:
+    id: str
+    downloads: int = 0
+    likes: int = 0
+    gated: bool = False
+    last_modified: str = ""
+
+
+@dataclass
+class HubSearchResult:
+    repos: list[HubRepo]
+
+
+@dataclass
+class HubQuantsParams:
+    repo: str
+    revision: str = "main"
+    n_ctx: int = 4096
+    type_k: KvType = "f16"
+    type_v: KvType = "f16"
+    read_header: bool = True  # read one file's GGUF header over HTTP ranges for the fit labels
+
+
+@dataclass
+class GGUFSummary:
+    architecture: str
+    name: str
+    quantization: str
+    n_layers: int
+    n_head_kv: int
+    key_length: int
+    value_length: int
+    context_length: int
+    vocab_size: int
+    tokenizer_model: str
+    tokenizer_pre: str
+    bos_token_id: Optional[int]
+    eos_token_id: Optional[int]
+    kv_bytes_per_token: int  # at f16
+    header_bytes: int
+    tensor_bytes: int
+    has_chat_template: bool
+
+
+@dataclass
+class MemoryFit:
+    weights: int
+    kv_cache: int
+    compute: int
+    ram_needed: int
+    gpu_needed: int
+    label: FitLabel
+    detail: str
+
+
+@dataclass
+class QuantLevel:
+    name: str
+    files: list[str]
+    size: int
+    sha256: list[Optional[str]]
+    fit: Optional[MemoryFit] = None
+    problem: Optional[str] = None  # e.g. a split file with a missing part
+    downloaded: bool = False
+
+
+@dataclass
+class HubQuantsResult:
+    repo: str
+    commit: str
+    levels: list[QuantLevel]
+    header: Optional[GGUFSummary] = None
+    header_file: str = ""
+    header_bytes_fetched: int = 0
+    ram_available: int = 0
+    gpu_free: int = 0
+
+
+@dataclass
+class ModelRef:
+    """A model file: a local path, or a repository with a quant level (or a file) in it."""
+
+    path: Optional[str] = None
+    repo: Optional[str] = None
+    quant: Optional[str] = None
+    file: Optional[str] = None
+    revision: str = "main"
+
+
+@dataclass
+class DraftCheckParams:
+    target: ModelRef
+    draft: ModelRef
+
+
+@dataclass
+class DraftCheckResult:
+    compatible: bool
+    reasons: list[str]
+    target: GGUFSummary
+    draft: GGUFSummary
+
+
+@dataclass
+class DownloadStartParams:
+    repo: str
+    quant: Optional[str] = None  # default: Q4_K_M, else the first level
+    files: list[str] = field(default_factory=list)  # instead of a quant: these files
+    revision: str = "main"
+
+
+@dataclass
+class DownloadIdParams:
+    id: str
+
+
+@dataclass
+class DownloadInfo:
+    """Also the notification `download.progress`, sent at least twice a second while a download runs."""
+
+    id: str
+    repo: str
+    revision: str
+    quant: str
+    files: list[str]
+    state: DownloadState
+    bytes_done: int
+    bytes_total: int
+    speed: float = 0.0  # bytes per second, over the last few seconds
+    eta_s: Optional[float] = None
+    current_file: str = ""
+    paths: list[str] = field(default_factory=list)  # the snapshot paths, once done
+    error: Optional[str] = None
+    error_code: Optional[int] = None
+    attempts: int = 0  # retries after transient errors in this run
+
+
+@dataclass
+class DownloadListResult:
+    downloads: list[DownloadInfo]
+
+
+@dataclass
+class LocalModel:
+    id: str
+    path: str
+    name: str
+    source: Literal["hf_cache", "added", "bundled"]
+    size: int
+    quantization: str = "unknown"
+    architecture: str = "unknown"
+    n_params: int = 0
+    context_length: int = 0
+    repo: Optional[str] = None
+    files: list[str] = field(default_factory=list)  # every part of a split model
+    problem: Optional[str] = None  # why it cannot be loaded (unreadable header, missing part)
+
+
+@dataclass
+class ModelsListResult:
+    models: list[LocalModel]
+
+
+@dataclass
+class ModelsAddParams:
+    path: str
+
+
+@dataclass
+class ModelsRemoveParams:
+    id: str
+    delete_file: bool = True  # False: only forget a file the user added
+
+
+@dataclass
+class ModelsRemoveResult:
+    removed: bool
+    freed_bytes: int
+
+
+@dataclass
 class ShutdownResult:
     ok: bool = True
 
@@ -239,11 +509,26 @@ METHODS: dict[str, Method] = {
     "chat.cancel": Method(ChatCancelParams, ChatCancelResult),
     "runtime.metrics": Method(Empty, MetricsResult),
     "shutdown": Method(Empty, ShutdownResult),
+    "hub.catalog": Method(Empty, HubCatalogResult),
+    "hub.search": Method(HubSearchParams, HubSearchResult),
+    "hub.quants": Method(HubQuantsParams, HubQuantsResult),
+    "hub.draft_check": Method(DraftCheckParams, DraftCheckResult),
+    "download.start": Method(DownloadStartParams, DownloadInfo),
+    "download.pause": Method(DownloadIdParams, DownloadInfo),
+    "download.resume": Method(DownloadIdParams, DownloadInfo),
+    "download.cancel": Method(DownloadIdParams, DownloadInfo),
+    "download.list": Method(Empty, DownloadListResult),
+    "models.list": Method(Empty, ModelsListResult),
+    "models.add": Method(ModelsAddParams, LocalModel),
+    "models.remove": Method(ModelsRemoveParams, ModelsRemoveResult),
+    "kv.store_info": Method(KvStoreInfoParams, KvStoreInfo),
+    "kv.clear": Method(Empty, KvClearResult),
 }
 
 NOTIFICATIONS: dict[str, type] = {
     "chat.delta": ChatDelta,
     "model.progress": ModelProgress,
+    "download.progress": DownloadInfo,
 }
 
 

@@ -14,6 +14,7 @@ can corrupt the stream.
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import os
 import sys
@@ -45,7 +46,7 @@ from runtime.protocol import (
 log = logging.getLogger("lokal.runtime")
 
 ENGINE_METHODS = {"model.load", "model.unload", "chat.generate"}
-CAPABILITIES = ["chat.stream", "chat.cancel", "kv.prefix_reuse", "model.progress"]
+CAPABILITIES = ["chat.stream", "chat.cancel", "kv.prefix_reuse", "model.progress", "chat.raw_prompt"]
 
 
 @dataclass
@@ -73,7 +74,16 @@ class RuntimeServer:
             "chat.cancel": self._cancel,
             "runtime.metrics": lambda _params: self.engine.metrics(),
             "shutdown": self._shutdown,
+            "kv.store_info": lambda params: self.engine.kv_store_info(params.wait_for_writes),
+            "kv.clear": lambda _params: self.engine.kv_clear(),
         }
+        # Hub and local-model methods (runtime/hub): never in the engine's job slot; the slow ones on a pool.
+        from runtime.hub.service import BACKGROUND, HubService
+
+        self.hub = HubService(self.notify)
+        self._handlers.update(self.hub.handlers())
+        self._background_methods = BACKGROUND
+        self._background = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="hub")
 
     # ---- output ------------------------------------------------------------
     def _send(self, line: bytes) -> None:
@@ -96,6 +106,7 @@ class RuntimeServer:
             if line.strip():
                 self.handle_line(line)
         self._stop_job()
+        self.hub.close()  # running downloads pause, to resume at the next start
         return 0
 
     def handle_line(self, line: bytes) -> None:
@@ -122,6 +133,9 @@ class RuntimeServer:
             if request.method in ENGINE_METHODS:
                 self._start_job(request, params)
                 return
+            if request.method in self._background_methods:
+                self._background.submit(self._run_background, request, params)
+                return
             result = self._handlers[request.method](params)
             self._send(protocol.result_line(request.id, result))
         except RpcError as exc:
@@ -129,6 +143,16 @@ class RuntimeServer:
         except Exception as exc:  # a bug: report it with its traceback, keep serving
             log.exception("request %s failed", request.method)
             self._send(protocol.error_line(request.id, internal_error(exc)))
+
+    def _run_background(self, request: Request, params: Any) -> None:
+        try:
+            line = protocol.result_line(request.id, self._handlers[request.method](params))
+        except RpcError as exc:
+            line = protocol.error_line(request.id, exc)
+        except Exception as exc:
+            log.exception("request %s failed", request.method)
+            line = protocol.error_line(request.id, internal_error(exc))
+        self._send(line)
 
     # ---- engine jobs ---------------------------------------------------------
     def _start_job(self, request: Request, params: Any) -> None:
@@ -156,6 +180,13 @@ class RuntimeServer:
         with self._job_lock:
             self._job = None
         self._send(line)
+        # The reply is out: now the engine may copy its KV cache for the store (the next job waits for that copy, never for the disk).
+        after_reply = getattr(self.engine, "after_reply", None)
+        if after_reply is not None:
+            try:
+                after_reply()
+            except Exception:
+                log.exception("saving the KV state after %s failed", job.method)
 
     def _execute(self, job: Job, params: Any) -> Any:
         if job.method == "model.load":
@@ -211,6 +242,7 @@ class RuntimeServer:
     def _shutdown(self, _params: Empty) -> ShutdownResult:
         self._stopping = True
         self._stop_job()
+        self.hub.close()
         return ShutdownResult(True)
 
 

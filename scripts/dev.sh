@@ -44,7 +44,7 @@ if ! "$PY" -c 'import llama_cpp' 2>/dev/null; then
 fi
 
 extras=""
-[ "$mode" = test ] && extras="[test]"
+[ "$mode" = test ] && extras="[test,package]"  # the tests build and check the Linux installers too
 say "installing Lokal and its dependencies"
 "$PY" -m pip install --quiet -e ".$extras"
 
@@ -55,6 +55,26 @@ if ! QT_QPA_PLATFORM=offscreen "$PY" -c 'from PySide6 import QtWidgets, QtGui' 2
         apt-get update -qq && apt-get install -y -qq libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 >/dev/null
     else
         say "Qt cannot load: install your system's libEGL, libGL, libxkbcommon and fontconfig packages"
+    fi
+fi
+
+# The installer tests (tests/packaging) validate, pack and compile with Debian's tools, and the
+# bundle they freeze carries the X11/Wayland client libraries Qt's platform plugins link to.
+debs_installed() {
+    for deb in "$@"; do
+        dpkg-query -W -f='${Status}' "$deb" 2>/dev/null | grep -q 'install ok installed' || return 1
+    done
+}
+if [ "$mode" = test ] && [ "$(uname -s)" = Linux ]; then
+    packaging_debs="desktop-file-utils appstream nsis shellcheck binutils libxcb-icccm4 libxcb-keysyms1 libwayland-cursor0 libwayland-egl1"
+    # shellcheck disable=SC2086
+    if debs_installed $packaging_debs; then
+        :
+    elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        say "installing the packaging tools the installer tests use"
+        apt-get update -qq && apt-get install -y -qq $packaging_debs >/dev/null
+    else
+        say "the installer tests need: apt-get install $packaging_debs (they fail without them)"
     fi
 fi
 

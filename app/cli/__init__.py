@@ -15,12 +15,22 @@ from runtime import __version__
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lokal", description="Chat with language models that run on this machine.")
     parser.add_argument("--version", action="version", version=f"lokal {__version__}")
+    parser.add_argument("--self-test", metavar="PATH.gguf", help="open the window headless, run the model through the runtime, print one line, exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("gui", help="open the window (the default)")
     sub.add_parser("runtime", help="run the runtime process on stdin/stdout (started by the window and the CLI)")
     from app.cli import chat
 
     chat.add_parser(sub)
+    from app.cli import kv
+
+    kv.add_parser(sub)
+    from app.cli import serve
+
+    serve.add_parser(sub)
+    from app.cli import models
+
+    models.add_parsers(sub)
     return parser
 
 
@@ -32,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
         return runtime_main()
     parser = _build_parser()
     args = parser.parse_args(argv)
+    if args.self_test is not None:
+        from app.selftest import run as self_test
+
+        return self_test(args.self_test)
     if args.command in (None, "gui"):
         from app.main import main as gui_main
 

@@ -8,6 +8,8 @@ and reads only `live_stats` and `metrics()` from others.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
 import logging
 import os
@@ -18,16 +20,20 @@ from typing import Callable
 
 from runtime.engine import memory
 from runtime.engine.chat_template import ChatTemplate, TemplateError
+from runtime.engine.context_window import fit_to_context, make_room_for_reply
 from runtime.engine.devices import list_devices
 from runtime.engine.generation import Decoder, GenerationRequest, decode_plain, generate
 from runtime.engine.llama_model import LlamaModel, LoadSettings, default_threads
 from runtime.engine.sampling import SamplingConfig
 from runtime.gguf.reader import GGUFError, GGUFHeader, read_file_header
+from runtime.speculative.session import Speculation, check_draft_file, load_draft
 from runtime.protocol import (
     ChatGenerateParams,
     ChatGenerateResult,
     ErrorCode,
     GenerationStats,
+    KvClearResult,
+    KvStoreInfo,
     MetricsResult,
     ModelLoadParams,
     ModelLoadResult,
@@ -35,6 +41,22 @@ from runtime.protocol import (
 )
 
 log = logging.getLogger("lokal.engine")
+
+
+def _exclusive(method):
+    """Engine jobs and the post-reply KV save never touch the llama.cpp context at the same time.
+
+    A job that starts before the server got to call after_reply() saves the previous
+    conversation's state first, so a quick switch of conversation never loses it.
+    """
+
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._context_lock:
+            self._save_pending_state()
+            return method(self, *args, **kwargs)
+
+    return locked
 
 
 def model_id_for(path: str, size: int) -> str:
@@ -90,6 +112,7 @@ class LoadedModel:
     info: ModelLoadResult
     llama: LlamaModel
     template: ChatTemplate
+    speculation: Speculation | None = None  # drafters and measured costs (runtime/speculative)
 
 
 class Engine:
@@ -97,8 +120,15 @@ class Engine:
         self.loaded: LoadedModel | None = None
         self.live_stats: GenerationStats | None = None
         self.decoder: Decoder = decode_plain
+        from runtime.kvstore.saved_states import SavedStates, store_from_environment
+
+        self._context_lock = threading.RLock()
+        self.saved_states = SavedStates(store_from_environment())
+        self._save_after_reply: str | None = None  # the conversation whose KV state is saved once its reply is sent
+        self._context_cuts: dict[str, int] = {}  # per conversation: oldest messages left out (context_window.py)
 
     # ---- models ----------------------------------------------------------
+    @_exclusive
     def load(self, params: ModelLoadParams, on_progress: Callable[[float], None] | None = None, cancel: threading.Event | None = None) -> ModelLoadResult:
         if params.n_ctx < 16:
             raise RpcError(ErrorCode.INVALID_PARAMS, "params.n_ctx: must be at least 16")
@@ -114,6 +144,7 @@ class Engine:
             n_threads=params.n_threads or default_threads(),
         )
         check_fits(header, params, settings.n_batch)
+        draft_header = check_draft_file(params, header) if params.draft_path else None
         self.unload()
 
         def progress(fraction: float) -> bool:
@@ -126,6 +157,11 @@ class Engine:
             llama = LlamaModel(settings, header, progress)
         except (ValueError, RuntimeError) as exc:
             raise RpcError(ErrorCode.INVALID_MODEL, f"llama.cpp could not load {os.path.basename(path)}: {exc}", {"path": path}) from None
+        try:
+            draft = load_draft(params, llama, draft_header) if draft_header is not None else None
+        except RpcError:
+            llama.close()
+            raise
         load_ms = (time.perf_counter() - started) * 1000
         try:
             template = ChatTemplate(header.chat_template, llama.token_text(llama.bos_token) if llama.bos_token >= 0 else "", llama.token_text(llama.eos_token) if llama.eos_token >= 0 else "")
@@ -147,13 +183,21 @@ class Engine:
             type_k=params.type_k,
             type_v=params.type_v,
             load_ms=load_ms,
+            draft_path=draft.settings.path if draft is not None else None,
         )
-        self.loaded = LoadedModel(info, llama, template)
+        self.loaded = LoadedModel(info, llama, template, Speculation(llama, draft))
+        self.saved_states.attach(llama)
         return info
 
+    @_exclusive
     def unload(self) -> bool:
+        self._save_after_reply = None
+        self._context_cuts.clear()
+        self.saved_states.detach()
         if self.loaded is None:
             return False
+        if self.loaded.speculation is not None:
+            self.loaded.speculation.close()
         self.loaded.llama.close()
         self.loaded = None
         return True
@@ -166,6 +210,8 @@ class Engine:
     # ---- chat ------------------------------------------------------------
     def prompt_tokens(self, params: ChatGenerateParams) -> list[int]:
         loaded = self.require_model()
+        if params.prompt is not None:
+            return raw_prompt_tokens(loaded.llama, params.prompt)
         if not params.messages:
             raise RpcError(ErrorCode.INVALID_PARAMS, "params.messages: at least one message is needed")
         messages = [{"role": m.role, "content": m.content} for m in params.messages]
@@ -179,24 +225,76 @@ class Engine:
         add_bos = llama.adds_bos and not (bos_text and text.startswith(bos_text))
         return llama.tokenize(text, add_bos=add_bos, special=True)
 
+    def fitted_prompt_tokens(self, params: ChatGenerateParams, committed: int = 0) -> tuple[list[int], int]:
+        """The prompt, with the oldest turns left out if the conversation (and `committed` reply tokens) no longer fits; and how many were."""
+        loaded = self.require_model()
+        if params.prompt is not None or not params.messages:
+            return self.prompt_tokens(params), 0
+        render = lambda messages: self.prompt_tokens(dataclasses.replace(params, messages=messages))
+        return fit_to_context(params.messages, render, loaded.llama.n_ctx, max(1, params.max_tokens - committed), self._context_cuts, params.conversation_id, committed)
+
+    @_exclusive
     def generate(self, params: ChatGenerateParams, cancel: threading.Event, on_text: Callable[[str], None], request_id) -> ChatGenerateResult:
         validate_generate(params)
         loaded = self.require_model()
+        prompt, dropped = self.fitted_prompt_tokens(params)
         request = GenerationRequest(
-            prompt=self.prompt_tokens(params),
+            prompt=prompt,
             max_tokens=params.max_tokens,
             sampling=SamplingConfig(params.temperature, params.top_p, params.top_k, params.seed),
             stop=params.stop,
             cancel=cancel,
             on_text=on_text,
+            restore=self.saved_states.restore,
         )
-        stats = GenerationStats()
+        stats = GenerationStats(context_dropped_messages=dropped)
+        if params.prompt is None:
+            fit = lambda committed: self.fitted_prompt_tokens(params, committed)
+            request.make_room = lambda model, completion: make_room_for_reply(model, completion, fit, cancel, stats)
         self.live_stats = stats
         try:
-            outcome = generate(loaded.llama, request, stats, self.decoder)
+            decoder = self.decoder
+            if decoder is decode_plain and loaded.speculation is not None:
+                decoder = loaded.speculation.decoder_for(params.speculation)
+            outcome = generate(loaded.llama, request, stats, decoder)
         finally:
             self.live_stats = None
+            self._save_after_reply = params.conversation_id
         return ChatGenerateResult(request_id, params.conversation_id, outcome.text, outcome.finish_reason, outcome.stats)
+
+    # ---- saved KV states (runtime/kvstore) -------------------------------
+    @_exclusive
+    def after_reply(self) -> None:
+        """Called by the server once a reply is sent: `_exclusive` saves the state (see _save_pending_state)."""
+
+    def _save_pending_state(self) -> None:
+        """Copy the cache out (engine thread, under the lock); the store writes it in the background."""
+        conversation_id, self._save_after_reply = self._save_after_reply, None
+        if conversation_id is None or self.loaded is None:
+            return
+        try:
+            self.saved_states.save(self.loaded.llama, conversation_id)
+        except Exception:
+            log.exception("could not save the KV state of conversation %r", conversation_id)
+
+    def kv_store_info(self, wait_for_writes: bool = False) -> KvStoreInfo:
+        store = self.saved_states.store
+        if store is None:
+            return KvStoreInfo(False, "", 0, 0, 0, 0, 0, 0)
+        if wait_for_writes:
+            if self._context_lock.acquire(timeout=30):  # `_exclusive`'s way in: it saves a pending state first
+                try:
+                    self._save_pending_state()
+                finally:
+                    self._context_lock.release()
+            store.flush(30)
+        return KvStoreInfo(enabled=True, **store.info())
+
+    def kv_clear(self) -> KvClearResult:
+        store = self.saved_states.store
+        if store is None:
+            return KvClearResult(0, 0)
+        return KvClearResult(*store.clear())
 
     # ---- figures ---------------------------------------------------------
     def metrics(self) -> MetricsResult:
@@ -222,3 +320,11 @@ def validate_generate(params: ChatGenerateParams) -> None:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.top_p: must be in (0, 1]")
     if params.top_k < 0:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.top_k: must not be negative")
+
+
+def raw_prompt_tokens(llama: LlamaModel, prompt: str) -> list[int]:
+    """A raw prompt (no chat template), tokenized as llama.cpp's server does: BOS if the model wants one, special tokens parsed."""
+    tokens = llama.tokenize(prompt, add_bos=llama.adds_bos, special=True)
+    if not tokens:
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.prompt: must not be empty")
+    return tokens

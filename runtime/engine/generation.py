@@ -32,6 +32,11 @@ class GenerationRequest:
     stop: Sequence[str] = ()
     cancel: threading.Event = field(default_factory=threading.Event)
     on_text: Callable[[str], None] = lambda text: None
+    # Called before the prompt is prepared: may swap a saved KV state into the cache (runtime/kvstore).
+    restore: Callable[[LlamaModel, Sequence[int], GenerationStats], None] | None = None
+    # Called when the reply fills the context: may rebuild the cache as fewer old turns + the reply so far
+    # (every accepted token evaluated); True if the reply can go on (runtime/engine/context_window.py).
+    make_room: Callable[[LlamaModel, Sequence[int]], bool] | None = None
 
 
 @dataclass
@@ -56,6 +61,7 @@ class TokenSink:
         self.stream = TextStream(request.stop)
         self.completion: list[int] = []
         self.finish_reason: str | None = None
+        self.context_full = False  # the reply stopped because the context had no room for its next token
         self._started = started
         self._first_token_at: float | None = None
 
@@ -83,6 +89,7 @@ class TokenSink:
             self.finish_reason = "length"
         elif len(self.model.tokens) >= self.model.n_ctx:  # no room to evaluate this token
             self.finish_reason = "length"
+            self.context_full = True
         elif self.request.cancel.is_set():
             self.finish_reason = "cancelled"
         if len(self.completion) > 1:
@@ -108,7 +115,8 @@ def prepare_prompt(model: LlamaModel, prompt: Sequence[int], stats: GenerationSt
         reuse -= 1  # the last prompt token is evaluated again to get the logits to sample from
     kept = model.truncate(reuse)
     stats.prompt_tokens = len(prompt)
-    stats.prompt_tokens_reused = kept
+    stats.prompt_tokens_restored = min(stats.prompt_tokens_restored, kept)  # set by a restore just before
+    stats.prompt_tokens_reused = kept - stats.prompt_tokens_restored
     stats.prompt_tokens_evaluated = len(prompt) - kept
     return list(prompt[kept:])
 
@@ -144,6 +152,8 @@ def generate(model: LlamaModel, request: GenerationRequest, stats: GenerationSta
     """Run one reply to completion. `stats` is updated in place so it can be read live."""
     started = time.perf_counter()
     stats = stats if stats is not None else GenerationStats()
+    if request.restore is not None:
+        request.restore(model, request.prompt, stats)
     new_tokens = prepare_prompt(model, request.prompt, stats)
     sink = TokenSink(model, request, stats, started)
     if request.max_tokens <= 0:
@@ -151,7 +161,13 @@ def generate(model: LlamaModel, request: GenerationRequest, stats: GenerationSta
     elif not prefill(model, new_tokens, request.cancel, stats):
         sink.finish_reason = "cancelled"
     else:
-        decoder(model, Sampler(request.sampling), sink)
+        sampler = Sampler(request.sampling)
+        decoder(model, sampler, sink)
+        while sink.context_full and request.make_room is not None and not request.cancel.is_set() and request.make_room(model, sink.completion):
+            sink.finish_reason, sink.context_full = None, False
+            decoder(model, sampler, sink)  # picks up from the logits of the reply's last token
+        if request.cancel.is_set() and sink.context_full:
+            sink.finish_reason = "cancelled"
     sink.close()
     stats.total_ms = (time.perf_counter() - started) * 1000
     stats.rss_bytes = psutil.Process().memory_info().rss

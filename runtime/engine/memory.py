@@ -13,16 +13,40 @@ from runtime.gguf.reader import GGUFHeader
 # embedding width seen across llama-family models.
 ACTIVATION_FLOATS_PER_EMBD = 12
 
+# What a CPU load makes resident beyond weights and KV cache. llama.cpp allocates
+# the whole compute buffer above, but on the CPU only the pages a graph touches
+# count: at load that is mostly the vocabulary's tables (bytes per token), and a
+# prefill then touches activations that scale with the embedding and
+# feed-forward widths. Calibrated on measured RSS (runtime.metrics before/after
+# model.load and after a 1381-token prefill, n_ctx 2048, llama-cpp-python 0.3.36):
+# SmolLM2-135M Q4_1 and Qwen2.5-Coder-0.5B Q4_K_M; tests/hub/test_memory_estimate.py
+# keeps the first within 10%.
+RESIDENT_BYTES_PER_VOCAB_TOKEN = 650
+PREFILL_FLOATS_PER_EMBD = 10
+PREFILL_FLOATS_PER_FF = 3
+
 
 @dataclass(frozen=True)
 class MemoryEstimate:
     weights: int
     kv_cache: int
-    compute: int
+    compute: int  # the compute buffer llama.cpp allocates (all of it counts on a GPU)
+    resident_overhead: int = 0  # CPU: what a load makes resident besides weights and KV
+    prefill_workspace: int = 0  # CPU: what a full micro-batch prefill touches on top
 
     @property
     def total(self) -> int:
         return self.weights + self.kv_cache + self.compute
+
+    @property
+    def ram_at_load(self) -> int:
+        """RSS growth when the model loads on the CPU."""
+        return self.weights + self.kv_cache + self.resident_overhead
+
+    @property
+    def ram_peak(self) -> int:
+        """RSS growth once a long prompt has been evaluated: what must fit in RAM."""
+        return self.ram_at_load + self.prefill_workspace
 
 
 def estimate_load(header: GGUFHeader, n_ctx: int, type_k: str = "f16", type_v: str = "f16", n_ubatch: int = 512) -> MemoryEstimate:
@@ -31,7 +55,16 @@ def estimate_load(header: GGUFHeader, n_ctx: int, type_k: str = "f16", type_v: s
     n_embd = int(header.arch_value("embedding_length", 0) or 0)
     n_ubatch = min(n_ubatch, n_ctx)
     compute = 4 * n_ubatch * (header.vocab_size + ACTIVATION_FLOATS_PER_EMBD * n_embd)
-    return MemoryEstimate(weights=weights, kv_cache=kv, compute=compute)
+    n_ff = _first_int(header.arch_value("feed_forward_length", 0))
+    resident = RESIDENT_BYTES_PER_VOCAB_TOKEN * header.vocab_size
+    workspace = 4 * n_ubatch * (PREFILL_FLOATS_PER_EMBD * n_embd + PREFILL_FLOATS_PER_FF * n_ff)
+    return MemoryEstimate(weights=weights, kv_cache=kv, compute=compute, resident_overhead=resident, prefill_workspace=workspace)
+
+
+def _first_int(value) -> int:
+    if isinstance(value, list):  # per-layer values (some architectures vary the FFN width)
+        return max((int(v) for v in value), default=0)
+    return int(value or 0)
 
 
 def available_ram() -> int:

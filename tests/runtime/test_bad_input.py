@@ -104,6 +104,11 @@ def test_prompt_longer_than_the_context(starter_model):
         client.initialize()
         loaded = client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=64))
         assert loaded.n_ctx >= 64  # llama.cpp may round the context up
+        # A conversation that no longer fits goes on without its oldest turns (runtime/engine/context_window.py).
+        turns = [ChatMessage("user", "word " * (loaded.n_ctx // 2)), ChatMessage("assistant", "word " * (loaded.n_ctx // 2)), ChatMessage("user", "hi")]
+        result = client.chat(ChatGenerateParams("long", turns, max_tokens=2), timeout=60)
+        assert result.stats.context_dropped_messages == 2 and result.stats.prompt_tokens < loaded.n_ctx
+        # Only a single message that cannot fit on its own is an error.
         with pytest.raises(RpcError) as info:
             client.chat(ChatGenerateParams("long", [ChatMessage("user", "word " * (loaded.n_ctx + 10))]), timeout=60)
         assert info.value.code == ErrorCode.CONTEXT_OVERFLOW

@@ -1,0 +1,296 @@
+"""ChatController: the chat logic between the widgets, the store and the runtime link.
+
+Streaming: deltas land in a buffer and are appended to the message model on a
+short timer (one relayout per batch, not per token); the reply is written to
+the store at least every CHECKPOINT_MS while it streams and once more when it
+ends. If the runtime dies mid-reply the partial text stays, marked
+interrupted, and the runtime link restarts the process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.chat.models import ConversationListModel, MessageListModel
+from app.models.session import ModelSession
+from app.runtime_link import Call, RuntimeLink
+from app.runtime_link.link import RUNTIME_DIED
+from app.storage import store as st
+from app.storage.store import Conversation, Store
+from runtime import protocol
+from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, RpcError
+
+FLUSH_MS = 50
+CHECKPOINT_MS = 1_000  # the issue allows 2 s; half of it leaves room for a busy event loop
+TITLE_CHARS = 48
+
+
+@dataclass
+class ConversationSettings:
+    temperature: float = 0.7
+    top_p: float = 0.95
+    max_tokens: int = 512
+    n_ctx: int = 4096
+    seed: int | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ConversationSettings":
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in (data or {}).items() if k in known})
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class Reply:
+    call: Call
+    message_id: int
+    conversation_id: str
+    pending: str = ""
+    text: str = ""
+    saved_len: int = 0
+
+
+class ChatController(QObject):
+    sig_current_changed = Signal(object)  # Conversation | None
+    sig_generating_changed = Signal(bool)
+    sig_reply_finished = Signal(object)  # the finished Message
+    sig_error = Signal(str)
+    sig_deleted = Signal(object)  # (Conversation, messages) for an undo
+
+    def __init__(self, store: Store, link: RuntimeLink, models: ModelSession, parent: QObject | None = None):
+        super().__init__(parent)
+        self.store = store
+        self.link = link
+        self.models = models
+        self.conversations = ConversationListModel(self)
+        self.messages = MessageListModel(self)
+        self.current: Conversation | None = None
+        self.reply: Reply | None = None
+        self.default_settings = ConversationSettings()
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setInterval(FLUSH_MS)
+        self._flush_timer.timeout.connect(self._on_flush)
+        self._checkpoint_timer = QTimer(self)
+        self._checkpoint_timer.setInterval(CHECKPOINT_MS)
+        self._checkpoint_timer.timeout.connect(self._on_checkpoint)
+        link.sig_delta.connect(self._on_delta)
+        self.conversations.set_conversations(store.conversations())
+
+    # ---- conversations -------------------------------------------------------
+    @property
+    def generating(self) -> bool:
+        return self.reply is not None
+
+    def new_conversation(self, title: str = "New chat") -> Conversation:
+        conv = self.store.create_conversation(title, settings=self.default_settings.to_dict())
+        self.conversations.upsert(conv)
+        self.open(conv.id)
+        return conv
+
+    def open(self, conversation_id: str | None) -> None:
+        conv = self.store.conversation(conversation_id) if conversation_id else None
+        if self.current is not None and conv is not None and conv.id == self.current.id:
+            return
+        self.current = conv
+        self.messages.set_messages(self.store.messages(conv.id) if conv else [])
+        if self.reply is not None and conv is not None and self.reply.conversation_id == conv.id:
+            self._flush()  # back to the conversation that streams: show what came meanwhile
+        self.store.set_state("last_conversation", conv.id if conv else None)
+        self.sig_current_changed.emit(conv)
+
+    def rename(self, conversation_id: str, title: str) -> None:
+        title = title.strip()
+        if not title:
+            return
+        self.store.update_conversation(conversation_id, title=title)
+        self._refresh_conversation(conversation_id)
+
+    def delete(self, conversation_id: str) -> None:
+        if self.reply is not None and self.reply.conversation_id == conversation_id:
+            self.stop()
+            self._end_reply(st.STOPPED, None)
+        deleted = self.store.delete_conversation(conversation_id)
+        self.conversations.remove(conversation_id)
+        if self.current is not None and self.current.id == conversation_id:
+            self.open(None)
+        if deleted is not None:
+            self.sig_deleted.emit(deleted)
+
+    def undo_delete(self, deleted) -> None:
+        conv, messages = deleted
+        self.store.restore_conversation(conv, messages)
+        self.conversations.upsert(self.store.conversation(conv.id))
+        self.open(conv.id)
+
+    def settings(self) -> ConversationSettings:
+        return ConversationSettings.from_dict(self.current.settings) if self.current else self.default_settings
+
+    def set_settings(self, system_prompt: str, settings: ConversationSettings) -> None:
+        if self.current is None:
+            self.new_conversation()
+        self.store.update_conversation(self.current.id, system_prompt=system_prompt, settings=settings.to_dict())
+        self._refresh_conversation(self.current.id)
+
+    def _refresh_conversation(self, conversation_id: str) -> None:
+        conv = self.store.conversation(conversation_id)
+        if conv is None:
+            return
+        self.conversations.upsert(conv)
+        if self.current is not None and self.current.id == conversation_id:
+            self.current = conv
+            self.sig_current_changed.emit(conv)
+
+    # ---- turns ---------------------------------------------------------------
+    def send(self, text: str) -> bool:
+        text = text.strip()
+        if not text or self.generating:
+            return False
+        if self.current is None:
+            self.new_conversation()
+        conv = self.current
+        if not self.messages.messages and conv.title == "New chat":
+            title = " ".join(text.split())
+            self.store.update_conversation(conv.id, title=title[:TITLE_CHARS] + ("…" if len(title) > TITLE_CHARS else ""))
+        msg = self.store.add_message(conv.id, "user", text)
+        self.messages.append(msg)
+        self._refresh_conversation(conv.id)
+        self._start_reply()
+        return True
+
+    def stop(self) -> None:
+        if self.reply is not None:
+            self.link.cancel(self.reply.call)
+
+    def can_regenerate(self) -> bool:
+        msgs = self.messages.messages
+        return not self.generating and bool(msgs) and msgs[-1].role == "assistant"
+
+    def regenerate(self) -> bool:
+        """Replace the last reply with a new one."""
+        if not self.can_regenerate():
+            return False
+        last = self.messages.messages[-1]
+        self.store.delete_messages_from(last.conversation_id, last.position)
+        self.messages.truncate(len(self.messages.messages) - 1)
+        self._start_reply()
+        return True
+
+    def edit_and_resend(self, row: int, text: str) -> bool:
+        """Change the user message at `row`; every message after it is replaced by a new reply."""
+        text = text.strip()
+        if self.generating or not text or not 0 <= row < self.messages.rowCount():
+            return False
+        msg = self.messages.message(row)
+        if msg.role != "user":
+            return False
+        self.store.delete_messages_from(msg.conversation_id, msg.position + 1)
+        self.store.update_message(msg.id, content=text)
+        self.messages.truncate(row + 1)
+        self.messages.update(row, content=text)
+        self._start_reply()
+        return True
+
+    def _history(self) -> list[ChatMessage]:
+        history = []
+        if self.current.system_prompt.strip():
+            history.append(ChatMessage("system", self.current.system_prompt))
+        for msg in self.messages.messages:
+            if msg.role == "assistant" and msg.state == st.FAILED and not msg.content:
+                continue
+            history.append(ChatMessage(msg.role, msg.content))
+        return history
+
+    def _start_reply(self) -> None:
+        conv = self.current
+        settings = ConversationSettings.from_dict(conv.settings)
+        self.models.ensure_context(settings.n_ctx)
+        params = ChatGenerateParams(
+            conversation_id=conv.id,
+            messages=self._history(),
+            max_tokens=settings.max_tokens,
+            temperature=settings.temperature,
+            top_p=settings.top_p,
+            seed=settings.seed,
+        )
+        model_name = self.models.loaded.name if self.models.loaded else ""
+        msg = self.store.add_message(conv.id, "assistant", "", state=st.STREAMING, model=model_name)
+        self.messages.append(msg)
+        call = self.link.call("chat.generate", params, on_result=self._on_reply_result, on_error=self._on_reply_error)
+        self.reply = Reply(call, msg.id, conv.id)
+        self._flush_timer.start()
+        self._checkpoint_timer.start()
+        self.sig_generating_changed.emit(True)
+
+    def _on_delta(self, request_id, text: str) -> None:
+        if self.reply is not None and request_id == self.reply.call.id:
+            self.reply.pending += text
+
+    def _on_flush(self) -> None:
+        self._flush()
+
+    def _flush(self) -> None:
+        reply = self.reply
+        if reply is None or not reply.pending:
+            return
+        chunk, reply.pending = reply.pending, ""
+        reply.text += chunk
+        row = self._visible_row(reply)
+        if row >= 0:
+            self.messages.append_text(row, chunk)
+
+    def _visible_row(self, reply: Reply) -> int:
+        if self.current is None or self.current.id != reply.conversation_id:
+            return -1
+        return self.messages.row_of_id(reply.message_id)
+
+    def _on_checkpoint(self) -> None:
+        reply = self.reply
+        if reply is None:
+            return
+        text = reply.text + reply.pending
+        if len(text) != reply.saved_len:
+            self.store.update_message(reply.message_id, content=text)
+            reply.saved_len = len(text)
+
+    def _on_reply_result(self, result) -> None:
+        try:
+            outcome = protocol.decode(ChatGenerateResult, result, "result")
+        except RpcError as exc:
+            self._on_reply_error(exc)
+            return
+        state = st.STOPPED if outcome.finish_reason == "cancelled" else st.COMPLETE
+        # The raw dict keeps any stats field this app does not know yet (the metrics panel shows them too).
+        stats = {**(result.get("stats") or {}), "finish_reason": outcome.finish_reason}
+        self._end_reply(state, stats, text=outcome.text)
+
+    def _on_reply_error(self, error: RpcError) -> None:
+        if error.code == RUNTIME_DIED:
+            self._end_reply(st.INTERRUPTED, {"error": "the runtime stopped during this reply"})
+        else:
+            self._end_reply(st.FAILED, {"error": error.message})
+            self.sig_error.emit(error.message)
+
+    def _end_reply(self, state: str, stats: dict | None, text: str | None = None) -> None:
+        reply = self.reply
+        if reply is None:
+            return
+        self._flush()
+        self.reply = None
+        self._flush_timer.stop()
+        self._checkpoint_timer.stop()
+        final = text if text is not None else reply.text
+        self.store.update_message(reply.message_id, content=final, state=state, stats=stats)
+        self.store.update_conversation(reply.conversation_id, touch=True)
+        row = self._visible_row(reply)
+        if row >= 0:
+            self.messages.update(row, content=final, state=state, stats=stats)
+        self._refresh_conversation(reply.conversation_id)
+        finished = next((m for m in self.store.messages(reply.conversation_id) if m.id == reply.message_id), None)
+        self.sig_generating_changed.emit(False)
+        if finished is not None:
+            self.sig_reply_finished.emit(finished)

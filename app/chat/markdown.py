@@ -1,0 +1,52 @@
+"""Splitting a (possibly half-streamed) Markdown reply into prose and fenced code blocks.
+
+Prose goes to Qt's own Markdown renderer (headings, lists, tables); code blocks
+get their own widget with syntax highlighting and a copy button. A fence that
+is still open while tokens stream is a code block already, so the text does
+not jump from prose to code when the closing fence arrives.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^`\n]*)$")
+
+
+@dataclass
+class Segment:
+    kind: str  # "text" or "code"
+    text: str
+    language: str = ""
+    closed: bool = True
+
+
+def split(markdown: str) -> list[Segment]:
+    segments: list[Segment] = []
+    prose: list[str] = []
+    code: list[str] | None = None
+    fence = ""
+    language = ""
+    for line in markdown.split("\n"):
+        if code is None:
+            match = _FENCE.match(line)
+            if match:
+                if prose:
+                    segments.append(Segment("text", "\n".join(prose)))
+                    prose = []
+                code, fence, language = [], match["fence"], match["info"].strip().split(" ")[0]
+            else:
+                prose.append(line)
+        else:
+            stripped = line.strip()
+            if stripped.startswith(fence[0] * len(fence)) and set(stripped) == {fence[0]}:
+                segments.append(Segment("code", "\n".join(code), language))
+                code = None
+            else:
+                code.append(line)
+    if code is not None:
+        segments.append(Segment("code", "\n".join(code), language, closed=False))
+    elif prose and "\n".join(prose).strip():
+        segments.append(Segment("text", "\n".join(prose)))
+    return [s for s in segments if s.kind == "code" or s.text.strip()]

@@ -1,0 +1,133 @@
+"""A message body: prose through Qt's Markdown renderer, fenced code in highlighted blocks with a copy button.
+
+While a reply streams only the segments whose text changed are set again,
+which is almost always just the last one.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QTextOption
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
+
+from app.chat import highlight, markdown
+from app.ui import icons, theme
+
+
+class AutoHeightBrowser(QTextBrowser):
+    """A read-only text view as tall as its text: the chat's scroll area scrolls, not each message."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setOpenExternalLinks(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.viewport().setAutoFillBackground(False)
+        self.setStyleSheet("QTextBrowser { background: transparent; }")
+        self.document().setDocumentMargin(2)
+        self.document().documentLayout().documentSizeChanged.connect(self._fit)
+
+    def _fit(self, *_args) -> None:
+        height = int(self.document().size().height()) + 2
+        if height != self.height():
+            self.setFixedHeight(height)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.document().setTextWidth(self.viewport().width())
+        self._fit()
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), int(self.document().size().height()) + 2)
+
+
+class CodeBlock(QFrame):
+    sig_copied = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("codeBlock")
+        self.code = ""
+        self.language = ""
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        header = QWidget()
+        header.setObjectName("codeHeader")
+        row = QHBoxLayout(header)
+        row.setContentsMargins(10, 4, 4, 4)
+        self.language_label = QLabel()
+        self.language_label.setObjectName("hint")
+        self.copy_button = QToolButton()
+        self.copy_button.setObjectName("messageAction")
+        self.copy_button.setIcon(icons.icon("copy"))
+        self.copy_button.setText("Copy")
+        self.copy_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.copy_button.setToolTip("Copy this code")
+        self.copy_button.clicked.connect(self._on_copy)
+        row.addWidget(self.language_label)
+        row.addStretch(1)
+        row.addWidget(self.copy_button)
+        layout.addWidget(header)
+        self.view = AutoHeightBrowser()
+        self.view.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.view.document().setDocumentMargin(10)
+        layout.addWidget(self.view)
+
+    def set_code(self, code: str, language: str) -> None:
+        if code == self.code and language == self.language:
+            return
+        self.code, self.language = code, language
+        dark = theme.is_dark()
+        self.language_label.setText(language or "code")
+        self.setStyleSheet(f"#codeBlock {{ background: {highlight.background(dark)}; }}")
+        self.view.setHtml(highlight.to_html(code, language, dark))
+
+    def _on_copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.code)
+        self.copy_button.setText("Copied")
+        QTimer.singleShot(1500, lambda: self.copy_button.setText("Copy"))
+        self.sig_copied.emit(self.code)
+
+
+class MarkdownView(QWidget):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.text = ""
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(8)
+        self._parts: list[tuple[str, QWidget, str]] = []  # kind, widget, the text it shows
+
+    @property
+    def code_blocks(self) -> list[CodeBlock]:
+        return [w for kind, w, _t in self._parts if kind == "code"]
+
+    def set_markdown(self, text: str) -> None:
+        if text == self.text:
+            return
+        self.text = text
+        segments = markdown.split(text)
+        for i, segment in enumerate(segments):
+            key = segment.text + "\0" + segment.language
+            if i < len(self._parts) and self._parts[i][0] == segment.kind:
+                kind, widget, shown = self._parts[i]
+                if shown == key:
+                    continue
+            else:
+                for _k, old, _s in self._parts[i:]:
+                    old.deleteLater()
+                del self._parts[i:]
+                widget = CodeBlock() if segment.kind == "code" else AutoHeightBrowser()
+                self._layout.addWidget(widget)
+                self._parts.append((segment.kind, widget, ""))
+            if segment.kind == "code":
+                widget.set_code(segment.text, segment.language)
+            else:
+                widget.setMarkdown(segment.text)
+            self._parts[i] = (segment.kind, widget, key)
+        for _k, old, _s in self._parts[len(segments):]:
+            old.deleteLater()
+        del self._parts[len(segments):]

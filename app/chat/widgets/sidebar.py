@@ -1,0 +1,71 @@
+"""The conversation list: new chat, a title filter, the list itself (newest first) and its context menu."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtWidgets import QLineEdit, QListView, QMenu, QPushButton, QVBoxLayout, QWidget, QAbstractItemView
+
+from app.chat.models import ConversationFilterModel, IdRole
+from app.ui import icons
+
+
+class Sidebar(QWidget):
+    sig_open = Signal(str)
+    sig_new = Signal()
+    sig_rename = Signal(str)
+    sig_delete = Signal(str)
+    sig_export = Signal(str, str)  # id, "md" | "json"
+
+    def __init__(self, proxy: ConversationFilterModel, parent=None):
+        super().__init__(parent)
+        self.setObjectName("sidebar")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.proxy = proxy
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 12, 10, 10)
+        layout.setSpacing(8)
+        self.new_button = QPushButton(icons.icon("new-chat"), "New chat")
+        self.new_button.setToolTip("New chat (Ctrl+N)")
+        self.new_button.clicked.connect(self.sig_new)
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter by title")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.addAction(icons.icon("search"), QLineEdit.ActionPosition.LeadingPosition)
+        self.filter.textChanged.connect(proxy.set_filter_text)
+        self.list = QListView()
+        self.list.setModel(proxy)
+        self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._on_context_menu)
+        self.list.clicked.connect(self._on_clicked)
+        self.list.activated.connect(self._on_clicked)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        layout.addWidget(self.new_button)
+        layout.addWidget(self.filter)
+        layout.addWidget(self.list, 1)
+        self.setMinimumWidth(200)
+
+    def select(self, conversation_id: str | None) -> None:
+        for row in range(self.proxy.rowCount()):
+            index = self.proxy.index(row, 0)
+            if index.data(IdRole) == conversation_id:
+                self.list.setCurrentIndex(index)
+                return
+        self.list.clearSelection()
+
+    def _on_clicked(self, index: QModelIndex) -> None:
+        if index.isValid():
+            self.sig_open.emit(index.data(IdRole))
+
+    def _on_context_menu(self, pos: QPoint) -> None:
+        index = self.list.indexAt(pos)
+        if not index.isValid():
+            return
+        conversation_id = index.data(IdRole)
+        menu = QMenu(self)
+        menu.addAction("Rename…", lambda: self.sig_rename.emit(conversation_id))
+        menu.addAction(icons.icon("export"), "Export as Markdown…", lambda: self.sig_export.emit(conversation_id, "md"))
+        menu.addAction(icons.icon("export"), "Export as JSON…", lambda: self.sig_export.emit(conversation_id, "json"))
+        menu.addSeparator()
+        menu.addAction(icons.icon("delete"), "Delete", lambda: self.sig_delete.emit(conversation_id))
+        menu.exec(self.list.viewport().mapToGlobal(pos))

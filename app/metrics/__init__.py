@@ -1,0 +1,1 @@
+"""The live metrics panel: figures the runtime measures, sampled while a reply streams."""

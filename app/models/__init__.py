@@ -1,0 +1,1 @@
+"""Local models: the GGUF files on this machine, grouped by model and quantization, and the one loaded."""

@@ -1,0 +1,79 @@
+"""RemoteChatLink: a remote model behind the same calls the chat uses on the runtime link.
+
+The window's ChatController speaks to its link with call("chat.generate",
+params, on_result, on_error), cancel(call) and the sig_delta(request_id, text)
+signal. This class answers exactly those for a model on an OpenAI-compatible
+endpoint, so a conversation streams, stops, is saved and shows its figures the
+same way whether the model runs here or on a cluster.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from app.remote.client import RemoteClient, RemoteReply
+from app.remote.endpoints import RemoteModel
+from runtime.protocol import ChatGenerateParams, ErrorCode, RpcError
+
+# The runtime link's own codes stop at -32090; a remote failure gets its own, so the chat can tell them apart.
+REMOTE_FAILED = -32095
+
+
+class RemoteCall:
+    def __init__(self, request_id: str, method: str, on_result: Callable[[Any], None] | None, on_error: Callable[[RpcError], None] | None):
+        self.id = request_id
+        self.method = method
+        self.on_result = on_result
+        self.on_error = on_error
+        self.reply: RemoteReply | None = None
+        self.done = False
+
+
+class RemoteChatLink(QObject):
+    sig_delta = Signal(object, str)  # request id, text (as RuntimeLink's)
+
+    def __init__(self, client: RemoteClient, key_for: Callable[[RemoteModel], str], parent: QObject | None = None):
+        super().__init__(parent)
+        self.client = client
+        self.key_for = key_for
+        self.model: RemoteModel | None = None
+        self._ids = itertools.count(1)
+
+    def call(self, method: str, params: Any = None, on_result=None, on_error=None, timeout_ms: int | None = None) -> RemoteCall:
+        call = RemoteCall(f"remote-{next(self._ids)}", method, on_result, on_error)
+        if method != "chat.generate" or not isinstance(params, ChatGenerateParams):
+            self._fail(call, RpcError(ErrorCode.METHOD_NOT_FOUND, f"a remote endpoint does not do {method}"))
+            return call
+        if self.model is None:
+            self._fail(call, RpcError(ErrorCode.NO_MODEL_LOADED, "no remote model is chosen"))
+            return call
+        messages = [{"role": m.role, "content": m.content} for m in params.messages]
+        reply = self.client.chat(self.model.endpoint, self.key_for(self.model), self.model.model_id, messages, max_tokens=params.max_tokens, temperature=params.temperature, top_p=params.top_p, seed=params.seed)
+        call.reply = reply
+        reply.sig_delta.connect(lambda text, c=call: self.sig_delta.emit(c.id, text))
+        reply.sig_finished.connect(lambda text, figures, c=call, p=params: self._on_finished(c, p, text, figures))
+        reply.sig_failed.connect(lambda message, c=call: self._fail(c, RpcError(REMOTE_FAILED, f"{self.model.endpoint.name if self.model else 'remote'}: {message}")))
+        return call
+
+    def cancel(self, call: RemoteCall) -> None:
+        if not call.done and call.reply is not None:
+            call.reply.cancel()
+
+    def _on_finished(self, call: RemoteCall, params: ChatGenerateParams, text: str, figures: dict) -> None:
+        if call.done:
+            return
+        call.done = True
+        stats = {k: v for k, v in figures.items() if k != "finish_reason"}
+        result = {"request_id": call.id, "conversation_id": params.conversation_id, "text": text, "finish_reason": figures.get("finish_reason", "stop"), "stats": stats}
+        if call.on_result is not None:
+            call.on_result(result)
+
+    def _fail(self, call: RemoteCall, error: RpcError) -> None:
+        if call.done:
+            return
+        call.done = True
+        if call.on_error is not None:
+            call.on_error(error)

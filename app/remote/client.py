@@ -1,0 +1,211 @@
+"""An OpenAI-compatible client for the window, on QNetworkAccessManager: no thread, never a blocking call.
+
+readyRead -> server-sent events -> sig_delta; the reply's figures are what a
+client can measure itself: time to first token from its own clock, tokens from
+the server's `usage` (asked for with stream_options.include_usage), tokens/s
+from both. They carry the names of the runtime's GenerationStats, so the
+metrics panel shows a remote reply the way it shows a local one.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from PySide6.QtCore import QByteArray, QCoreApplication, QObject, QUrl, Signal
+from PySide6.QtNetwork import QNetworkAccessManager, QNetworkReply, QNetworkRequest
+
+from app.remote.endpoints import Endpoint
+
+MODELS_TIMEOUT_MS = 15_000
+CHAT_TIMEOUT_MS = 10 * 60_000  # a transfer that says nothing for this long is given up
+
+
+def _request(endpoint: Endpoint, key: str, path: str, timeout_ms: int) -> QNetworkRequest:
+    request = QNetworkRequest(QUrl(endpoint.base_url + path))
+    request.setHeader(QNetworkRequest.KnownHeaders.ContentTypeHeader, "application/json")
+    if key:
+        request.setRawHeader(b"Authorization", f"Bearer {key}".encode())
+    request.setTransferTimeout(timeout_ms)
+    return request
+
+
+def error_message(reply: QNetworkReply, body: bytes) -> str:
+    """The server's own words when it sent an OpenAI-style error body, else Qt's."""
+    status = reply.attribute(QNetworkRequest.Attribute.HttpStatusCodeAttribute)
+    try:
+        error = json.loads(body)["error"]
+        message = error["message"] if isinstance(error, dict) else str(error)
+    except (ValueError, KeyError, TypeError):
+        message = reply.errorString()
+    return f"HTTP {status}: {message}" if status else message
+
+
+class EventStream:
+    """Splits a server-sent event stream into the data of each event; bytes may arrive cut anywhere."""
+
+    def __init__(self) -> None:
+        self._buffer = b""
+
+    def feed(self, data: bytes) -> list[str]:
+        # Normalised after joining: a "\r\n" may arrive split across two reads.
+        self._buffer = (self._buffer + data).replace(b"\r\n", b"\n")
+        events = []
+        while b"\n\n" in self._buffer:
+            raw, self._buffer = self._buffer.split(b"\n\n", 1)
+            lines = [line[5:].lstrip() for line in raw.split(b"\n") if line.startswith(b"data:")]
+            if lines:
+                events.append(b"\n".join(lines).decode("utf-8", errors="replace"))
+        return events
+
+
+class RemoteReply(QObject):
+    """One streamed chat reply from a remote endpoint."""
+
+    sig_delta = Signal(str)
+    sig_finished = Signal(str, dict)  # the whole text, the figures (finish_reason among them)
+    sig_failed = Signal(str)
+
+    def __init__(self, reply: QNetworkReply, parent: QObject | None = None):
+        super().__init__(parent)
+        self._reply = reply
+        self._events = EventStream()
+        self._sent_at = time.perf_counter()
+        self._first_at: float | None = None
+        self._last_at: float | None = None
+        self._usage: dict | None = None
+        self._finish_reason = "stop"
+        self._error: str | None = None
+        self._cancelled = False
+        self._done = False
+        self.text = ""
+        reply.readyRead.connect(self._on_ready_read)
+        reply.finished.connect(self._on_finished)
+
+    def cancel(self) -> None:
+        if not self._done:
+            self._cancelled = True
+            self._reply.abort()  # closing the connection is how an OpenAI server is told to stop
+
+    def _on_ready_read(self) -> None:
+        if self._reply.attribute(QNetworkRequest.Attribute.HttpStatusCodeAttribute) not in (None, 200):
+            return  # an error body: read whole in _on_finished
+        for data in self._events.feed(bytes(self._reply.readAll().data())):
+            self._on_event(data)
+
+    def _on_event(self, data: str) -> None:
+        if data == "[DONE]":
+            return
+        try:
+            event = json.loads(data)
+        except ValueError:
+            self._error = f"the server sent something that is not JSON: {data[:80]!r}"
+            return
+        if "error" in event:
+            error = event["error"]
+            self._error = error.get("message", str(error)) if isinstance(error, dict) else str(error)
+            return
+        if event.get("usage"):
+            self._usage = event["usage"]
+        for choice in event.get("choices") or []:
+            text = (choice.get("delta") or {}).get("content") or ""
+            if text:
+                now = time.perf_counter()
+                if self._first_at is None:
+                    self._first_at = now
+                self._last_at = now
+                self.text += text
+                self.sig_delta.emit(text)
+            if choice.get("finish_reason"):
+                self._finish_reason = choice["finish_reason"]
+
+    def _on_finished(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        reply = self._reply
+        if self._cancelled:
+            self.sig_finished.emit(self.text, {**self.figures(), "finish_reason": "cancelled"})
+        elif reply.error() != QNetworkReply.NetworkError.NoError:
+            self.sig_failed.emit(error_message(reply, bytes(reply.readAll().data())))
+        elif self._error is not None:
+            self.sig_failed.emit(self._error)
+        else:
+            self._on_ready_read()  # anything that came with the end
+            self.sig_finished.emit(self.text, {**self.figures(), "finish_reason": self._finish_reason})
+        reply.deleteLater()
+
+    def figures(self) -> dict:
+        """What the client measured; a figure it could not measure is left out, never guessed."""
+        now = time.perf_counter()
+        out: dict = {"total_ms": (now - self._sent_at) * 1000}
+        if self._first_at is not None:
+            out["ttft_ms"] = (self._first_at - self._sent_at) * 1000
+        usage = self._usage or {}
+        if isinstance(usage.get("completion_tokens"), int):
+            out["completion_tokens"] = usage["completion_tokens"]
+            span = (self._last_at or now) - (self._first_at or now)
+            if usage["completion_tokens"] > 1 and span > 0:
+                out["decode_tokens_per_s"] = (usage["completion_tokens"] - 1) / span
+        if isinstance(usage.get("prompt_tokens"), int):
+            out["prompt_tokens"] = usage["prompt_tokens"]
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
+        if isinstance(cached, int):
+            out["prompt_tokens_reused"] = cached
+            if isinstance(usage.get("prompt_tokens"), int):
+                out["prompt_tokens_evaluated"] = usage["prompt_tokens"] - cached
+        return out
+
+
+def shared_network() -> QNetworkAccessManager:
+    """One manager for the whole application, as Qt advises, owned by the application object.
+
+    Replies stay children of the manager and are freed with deleteLater: a reply
+    (or manager) deleted outright just after `finished`, while Qt's HTTP code still
+    has events queued for it, aborts the process ("pure virtual method called");
+    tests/remote caught that when a short-lived client owned them.
+    """
+    app = QCoreApplication.instance()
+    network = app.findChild(QNetworkAccessManager, "lokal-remote-network")
+    if network is None:
+        network = QNetworkAccessManager(app)
+        network.setObjectName("lokal-remote-network")
+    return network
+
+
+class RemoteClient(QObject):
+    """Lists an endpoint's models and starts chat replies on it."""
+
+    sig_models = Signal(object, list)  # Endpoint, model ids
+    sig_models_failed = Signal(object, str)  # Endpoint, message
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.network = shared_network()
+
+    def list_models(self, endpoint: Endpoint, key: str) -> None:
+        reply = self.network.get(_request(endpoint, key, "/models", MODELS_TIMEOUT_MS))
+        reply.finished.connect(lambda: self._on_models(endpoint, reply))
+
+    def _on_models(self, endpoint: Endpoint, reply: QNetworkReply) -> None:
+        body = bytes(reply.readAll().data())
+        reply.deleteLater()
+        if reply.error() != QNetworkReply.NetworkError.NoError:
+            self.sig_models_failed.emit(endpoint, error_message(reply, body))
+            return
+        try:
+            ids = [str(m["id"]) for m in json.loads(body)["data"]]
+        except (ValueError, KeyError, TypeError):
+            self.sig_models_failed.emit(endpoint, "the server's model list is not in the OpenAI format")
+            return
+        self.sig_models.emit(endpoint, ids)
+
+    def chat(self, endpoint: Endpoint, key: str, model: str, messages: list[dict], max_tokens: int | None = None, temperature: float | None = None, top_p: float | None = None, seed: int | None = None) -> RemoteReply:
+        body = {"model": model, "messages": messages, "stream": True, "stream_options": {"include_usage": True}}
+        for name, value in (("max_tokens", max_tokens), ("temperature", temperature), ("top_p", top_p), ("seed", seed)):
+            if value is not None:
+                body[name] = value
+        request = _request(endpoint, key, "/chat/completions", CHAT_TIMEOUT_MS)
+        request.setRawHeader(b"Accept", b"text/event-stream")
+        reply = self.network.post(request, QByteArray(json.dumps(body).encode("utf-8")))
+        return RemoteReply(reply, self)

@@ -1,0 +1,162 @@
+"""The remote endpoints the user added, and the models each one serves, as Qt list models."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, Qt, Signal
+
+from app.remote.keystore import KeyStore
+from runtime.paths import config_dir
+
+ENDPOINTS_FILE = "remote-endpoints.json"
+
+EndpointRole = Qt.ItemDataRole.UserRole + 1
+ModelIdRole = Qt.ItemDataRole.UserRole + 2
+
+
+class EndpointError(ValueError):
+    pass
+
+
+def normalize_base_url(url: str) -> str:
+    """'host:8080', 'http://host:8080' and 'http://host:8080/v1/' all become 'http://host:8080/v1'."""
+    url = url.strip()
+    if not url:
+        raise EndpointError("enter the server's address, such as http://127.0.0.1:8080/v1")
+    if "://" not in url:
+        url = "http://" + url
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise EndpointError(f"not an http(s) address: {url}")
+    try:
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError:
+        raise EndpointError(f"bad port in {url}") from None
+    path = parts.path.rstrip("/")
+    if not path:
+        path = "/v1"  # where every OpenAI-compatible server (vLLM, llama-server, Ollama, LM Studio) puts its API
+    return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    id: str
+    name: str
+    base_url: str
+
+
+@dataclass(frozen=True)
+class RemoteModel:
+    endpoint: Endpoint
+    model_id: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.model_id}  ({self.endpoint.name})"
+
+
+class EndpointList(QAbstractListModel):
+    """The endpoints, saved to a JSON file (without keys: those live in the KeyStore)."""
+
+    sig_changed = Signal()
+
+    def __init__(self, keys: KeyStore | None = None, file: Path | None = None, parent: QObject | None = None):
+        super().__init__(parent)
+        self.keys = keys or KeyStore()
+        self.file = file or config_dir() / ENDPOINTS_FILE
+        self.endpoints: list[Endpoint] = self._load()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.endpoints)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self.endpoints):
+            return None
+        endpoint = self.endpoints[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return endpoint.name
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return endpoint.base_url
+        if role == EndpointRole:
+            return endpoint
+        return None
+
+    def add(self, name: str, base_url: str, key: str) -> Endpoint:
+        endpoint = Endpoint(uuid.uuid4().hex, name.strip() or urlsplit(normalize_base_url(base_url)).netloc, normalize_base_url(base_url))
+        self.keys.set(endpoint.id, key.strip())
+        row = len(self.endpoints)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self.endpoints.append(endpoint)
+        self.endInsertRows()
+        self._save()
+        self.sig_changed.emit()
+        return endpoint
+
+    def remove(self, endpoint_id: str) -> None:
+        for row, endpoint in enumerate(self.endpoints):
+            if endpoint.id == endpoint_id:
+                self.beginRemoveRows(QModelIndex(), row, row)
+                del self.endpoints[row]
+                self.endRemoveRows()
+                self.keys.delete(endpoint_id)
+                self._save()
+                self.sig_changed.emit()
+                return
+
+    def key_for(self, endpoint: Endpoint) -> str:
+        return self.keys.get(endpoint.id)
+
+    def _load(self) -> list[Endpoint]:
+        try:
+            data = json.loads(self.file.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return []
+        out = []
+        for item in data if isinstance(data, list) else []:
+            try:
+                out.append(Endpoint(str(item["id"]), str(item["name"]), normalize_base_url(str(item["base_url"]))))
+            except (KeyError, TypeError, EndpointError):
+                continue  # one damaged entry does not lose the others
+        return out
+
+    def _save(self) -> None:
+        tmp = self.file.with_suffix(".tmp")
+        tmp.write_text(json.dumps([asdict(e) for e in self.endpoints], indent=1), encoding="utf-8")
+        tmp.replace(self.file)
+
+
+class RemoteModelList(QAbstractListModel):
+    """Every model of every endpoint, as the endpoints last listed them; what the model menu shows."""
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.models: list[RemoteModel] = []
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.models)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self.models):
+            return None
+        model = self.models[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return model.label
+        if role == ModelIdRole:
+            return model
+        return None
+
+    def set_models(self, endpoint: Endpoint, model_ids: list[str]) -> None:
+        """Replace the models of one endpoint (the others stay)."""
+        self.beginResetModel()
+        self.models = [m for m in self.models if m.endpoint.id != endpoint.id] + [RemoteModel(endpoint, mid) for mid in model_ids]
+        self.endResetModel()
+
+    def drop_endpoint(self, endpoint_id: str) -> None:
+        self.beginResetModel()
+        self.models = [m for m in self.models if m.endpoint.id != endpoint_id]
+        self.endResetModel()

@@ -1,0 +1,62 @@
+"""RemoteMode: remote endpoints, their models, the chosen one, and the "Serve the API" toggle, for the window.
+
+No widgets here: the window's menu and dialogs call it, and it tells them what
+changed through signals.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from app.remote.chat_link import RemoteChatLink
+from app.remote.client import RemoteClient
+from app.remote.endpoints import Endpoint, EndpointList, RemoteModel, RemoteModelList
+from app.remote.serve import ApiServer
+
+
+class RemoteMode(QObject):
+    sig_models_changed = Signal()
+    sig_chosen = Signal(object)  # RemoteModel | None (None: back to the local runtime)
+    sig_error = Signal(str)
+
+    def __init__(self, endpoints: EndpointList | None = None, parent: QObject | None = None):
+        super().__init__(parent)
+        self.endpoints = endpoints or EndpointList(parent=self)
+        self.models = RemoteModelList(self)
+        self.client = RemoteClient(self)
+        self.chat_link = RemoteChatLink(self.client, lambda model: self.endpoints.key_for(model.endpoint), self)
+        self.server = ApiServer(self)
+        self.client.sig_models.connect(self._on_models)
+        self.client.sig_models_failed.connect(self._on_models_failed)
+
+    @property
+    def chosen(self) -> RemoteModel | None:
+        return self.chat_link.model
+
+    def refresh(self) -> None:
+        """Ask every endpoint for its models again (the answers come as signals)."""
+        for endpoint in self.endpoints.endpoints:
+            self.client.list_models(endpoint, self.endpoints.key_for(endpoint))
+
+    def add_endpoint(self, name: str, base_url: str, key: str) -> Endpoint:
+        endpoint = self.endpoints.add(name, base_url, key)
+        self.client.list_models(endpoint, key)
+        return endpoint
+
+    def remove_endpoint(self, endpoint_id: str) -> None:
+        if self.chosen is not None and self.chosen.endpoint.id == endpoint_id:
+            self.choose(None)
+        self.endpoints.remove(endpoint_id)
+        self.models.drop_endpoint(endpoint_id)
+        self.sig_models_changed.emit()
+
+    def choose(self, model: RemoteModel | None) -> None:
+        self.chat_link.model = model
+        self.sig_chosen.emit(model)
+
+    def _on_models(self, endpoint: Endpoint, ids: list) -> None:
+        self.models.set_models(endpoint, [str(i) for i in ids])
+        self.sig_models_changed.emit()
+
+    def _on_models_failed(self, endpoint: Endpoint, message: str) -> None:
+        self.sig_error.emit(f"{endpoint.name}: {message}")

@@ -1,0 +1,377 @@
+"""RuntimeLink: the runtime process driven through QProcess, with no thread and no blocking call.
+
+readyRead -> whole lines -> runtime.protocol.parse_line -> a response completes
+its Call, a notification becomes a signal. Engine jobs (model.load,
+model.unload, chat.generate) are queued here, because the runtime refuses a
+second one with BUSY: only one is in flight at a time and the next one is sent
+when it answers. A liveness check (runtime.metrics, answered at once even
+mid-reply) catches a runtime that hangs; an unexpected exit fails every
+waiting call, says how the process ended, and starts a new one.
+"""
+
+from __future__ import annotations
+
+import collections
+import enum
+import itertools
+from typing import Any, Callable, Sequence
+
+from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
+
+from runtime import protocol
+from runtime.client import describe_exit, runtime_command
+from runtime.protocol import ErrorCode, InitializeParams, InitializeResult, Notification, Response, RpcError
+
+ENGINE_METHODS = frozenset({"model.load", "model.unload", "chat.generate"})
+
+# The runtime's own error codes stop at -32099; these are the link's, for calls that never got an answer.
+RUNTIME_DIED = -32090
+REQUEST_TIMEOUT = -32091
+
+HEARTBEAT_MS = 5_000
+HEARTBEAT_TIMEOUT_MS = 15_000
+INITIALIZE_TIMEOUT_MS = 60_000
+RESTART_DELAY_MS = 300
+STDERR_LINES = 40
+
+
+class ConnectionState(enum.Enum):
+    STOPPED = "stopped"
+    STARTING = "starting"
+    READY = "ready"
+    BUSY = "busy"  # an engine job (load, reply) runs
+    CRASHED = "crashed"
+    RESTARTING = "restarting"
+
+
+class Call:
+    """One request: its id, and what to do with its answer (called on the GUI thread)."""
+
+    def __init__(self, request_id: int, method: str, params: Any, on_result, on_error, timeout_ms: int | None):
+        self.id = request_id
+        self.method = method
+        self.params = params
+        self.on_result: Callable[[Any], None] | None = on_result
+        self.on_error: Callable[[RpcError], None] | None = on_error
+        self.timeout_ms = timeout_ms
+        self.timer: QTimer | None = None
+        self.sent = False
+        self.done = False
+
+    @property
+    def is_engine_job(self) -> bool:
+        return self.method in ENGINE_METHODS
+
+
+class RuntimeLink(QObject):
+    sig_state_changed = Signal(object)  # ConnectionState
+    sig_ready = Signal(object)  # InitializeResult, after every (re)start
+    sig_crashed = Signal(str)  # how the process ended, in words, with its last stderr lines
+    sig_notification = Signal(str, object)  # method, params
+    sig_delta = Signal(object, str)  # request id, text
+    sig_progress = Signal(str, float)  # model path, 0..1
+    sig_queue_changed = Signal(int)  # engine jobs waiting for their turn
+
+    def __init__(self, command: Sequence[str] | None = None, env: dict | None = None, auto_restart: bool = True, parent: QObject | None = None):
+        super().__init__(parent)
+        self._command = list(command or runtime_command())
+        self._env = env
+        self.auto_restart = auto_restart
+        self.state = ConnectionState.STOPPED
+        self.info: InitializeResult | None = None
+        self.restarts = 0
+        self._ids = itertools.count(1)
+        self._pending: dict[int, Call] = {}
+        self._queue: collections.deque[Call] = collections.deque()
+        self._job: Call | None = None
+        self._buffer = bytearray()
+        self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self._stderr_buffer = bytearray()
+        self._closing = False
+        self._process: QProcess | None = None
+        self._heartbeat = QTimer(self)
+        self._heartbeat.setInterval(HEARTBEAT_MS)
+        self._heartbeat.timeout.connect(self._on_heartbeat)
+        self._heartbeat_call: Call | None = None
+
+    # ---- lifetime ------------------------------------------------------------
+    @property
+    def pid(self) -> int | None:
+        if self._process is None or self._process.state() == QProcess.ProcessState.NotRunning:
+            return None
+        return int(self._process.processId())
+
+    @property
+    def stderr_tail(self) -> str:
+        return "\n".join(self._stderr)
+
+    def start(self) -> None:
+        self._closing = False
+        self._spawn(ConnectionState.STARTING)
+
+    def _spawn(self, state: ConnectionState) -> None:
+        self._set_state(state)
+        self._buffer.clear()
+        process = QProcess(self)
+        if self._env is not None:
+            env = QProcessEnvironment()
+            for key, value in self._env.items():
+                env.insert(key, value)
+        else:
+            env = QProcessEnvironment.systemEnvironment()
+        env.insert("PYTHONUNBUFFERED", "1")
+        process.setProcessEnvironment(env)
+        process.readyReadStandardOutput.connect(self._on_stdout)
+        process.readyReadStandardError.connect(self._on_stderr)
+        process.finished.connect(self._on_finished)
+        process.errorOccurred.connect(self._on_process_error)
+        self._process = process
+        process.start(self._command[0], self._command[1:])
+        # initialize goes first, straight to the process: it is never queued behind an engine job.
+        self._send_now(self._make_call("initialize", InitializeParams(protocol.PROTOCOL_VERSION, "lokal-app"), self._on_initialized, self._on_initialize_failed, INITIALIZE_TIMEOUT_MS))
+
+    def close(self, timeout_ms: int = 5_000) -> None:
+        """Shut the runtime down (it exits when its stdin closes); kill it if it lingers."""
+        self._closing = True
+        self._heartbeat.stop()
+        process, self._process = self._process, None
+        self._fail_all(RpcError(RUNTIME_DIED, "the runtime was shut down"))
+        if process is None:
+            return
+        process.finished.disconnect(self._on_finished)
+        if process.state() != QProcess.ProcessState.NotRunning:
+            process.write(protocol.request_line(0, "shutdown"))
+            process.closeWriteChannel()
+            if not process.waitForFinished(timeout_ms):
+                process.kill()
+                process.waitForFinished(1_000)
+        self._set_state(ConnectionState.STOPPED)
+
+    def kill(self) -> None:
+        """Kill the process at once (the user's last resort for a stuck load); it restarts like after a crash."""
+        if self._process is not None:
+            self._process.kill()
+
+    # ---- requests ------------------------------------------------------------
+    def call(
+        self,
+        method: str,
+        params: Any = None,
+        on_result: Callable[[Any], None] | None = None,
+        on_error: Callable[[RpcError], None] | None = None,
+        timeout_ms: int | None = None,
+    ) -> Call:
+        """Send a request (engine jobs wait for their turn); exactly one of the callbacks runs, later, on this thread."""
+        call = self._make_call(method, params, on_result, on_error, timeout_ms)
+        if call.is_engine_job:
+            self._queue.append(call)
+            self.sig_queue_changed.emit(len(self._queue))
+            self._pump()
+        elif self.state in (ConnectionState.READY, ConnectionState.BUSY):
+            self._send_now(call)
+        else:
+            QTimer.singleShot(0, lambda: self._finish(call, error=RpcError(RUNTIME_DIED, f"the runtime is {self.state.value}")))
+        return call
+
+    def cancel(self, call: Call) -> None:
+        """Stop a job: drop it if it still waits in the queue, else ask the runtime to cancel it."""
+        if call.done:
+            return
+        if call in self._queue:
+            self._queue.remove(call)
+            self.sig_queue_changed.emit(len(self._queue))
+            self._finish(call, error=RpcError(ErrorCode.UNKNOWN_REQUEST, "cancelled before it started"))
+            return
+        if call.sent:
+            self.call("chat.cancel", {"request_id": call.id}, timeout_ms=10_000)
+
+    @property
+    def queued(self) -> int:
+        return len(self._queue)
+
+    @property
+    def current_job(self) -> Call | None:
+        return self._job
+
+    def _make_call(self, method, params, on_result, on_error, timeout_ms) -> Call:
+        return Call(next(self._ids), method, params, on_result, on_error, timeout_ms)
+
+    def _send_now(self, call: Call) -> None:
+        if self._process is None:
+            self._finish(call, error=RpcError(RUNTIME_DIED, "the runtime is not running"))
+            return
+        self._pending[call.id] = call
+        call.sent = True
+        if call.timeout_ms:
+            call.timer = QTimer(self)
+            call.timer.setSingleShot(True)
+            call.timer.timeout.connect(lambda c=call: self._on_call_timeout(c))
+            call.timer.start(call.timeout_ms)
+        self._process.write(protocol.request_line(call.id, call.method, call.params))
+
+    def _pump(self) -> None:
+        if self._job is not None or not self._queue or self.state not in (ConnectionState.READY, ConnectionState.BUSY):
+            return
+        self._job = self._queue.popleft()
+        self.sig_queue_changed.emit(len(self._queue))
+        self._set_state(ConnectionState.BUSY)
+        self._send_now(self._job)
+
+    def _finish(self, call: Call, result: Any = None, error: RpcError | None = None) -> None:
+        if call.done:
+            return
+        call.done = True
+        self._pending.pop(call.id, None)
+        if call.timer is not None:
+            call.timer.stop()
+            call.timer.deleteLater()
+            call.timer = None
+        if call is self._job:
+            self._job = None
+            if self.state == ConnectionState.BUSY:
+                self._set_state(ConnectionState.READY)
+        if error is not None:
+            if call.on_error is not None:
+                call.on_error(error)
+        elif call.on_result is not None:
+            call.on_result(result)
+        if self._job is None:
+            self._pump()
+
+    def _fail_all(self, error: RpcError) -> None:
+        calls = list(self._pending.values()) + list(self._queue)
+        self._queue.clear()
+        self._job = None
+        for call in calls:
+            self._finish(call, error=error)
+        self._heartbeat_call = None
+
+    def _on_call_timeout(self, call: Call) -> None:
+        if call is self._heartbeat_call:
+            # The runtime answers metrics at once even mid-reply: silence this long means it hangs.
+            self._stderr.append("[lokal] the runtime stopped answering; killing it")
+            self.kill()
+            return
+        if call.is_engine_job:
+            self.cancel(call)
+        self._finish(call, error=RpcError(REQUEST_TIMEOUT, f"{call.method} got no answer within {call.timeout_ms / 1000:.0f} s"))
+
+    # ---- process output --------------------------------------------------------
+    def _on_stdout(self) -> None:
+        process = self.sender()
+        if process is not self._process:
+            return
+        self._buffer += bytes(process.readAllStandardOutput())
+        while True:
+            end = self._buffer.find(b"\n")
+            if end < 0:
+                break
+            line = bytes(self._buffer[:end])
+            del self._buffer[: end + 1]
+            if line.strip():
+                self._on_line(line)
+
+    def _on_line(self, line: bytes) -> None:
+        try:
+            message = protocol.parse_line(line)
+        except RpcError:
+            self._stderr.append(f"[unparseable line from runtime] {line[:200]!r}")
+            return
+        if isinstance(message, Response):
+            call = self._pending.get(message.id) if message.id is not None else None
+            if call is None:
+                if message.error is not None:
+                    self._stderr.append(f"[unrouted error from runtime] {message.error.message}")
+                return
+            if message.error is not None:
+                self._finish(call, error=message.error)
+            else:
+                self._finish(call, result=message.result)
+        elif isinstance(message, Notification):
+            params = message.params if isinstance(message.params, dict) else {}
+            if message.method == "chat.delta":
+                self.sig_delta.emit(params.get("request_id"), str(params.get("text", "")))
+            elif message.method == "model.progress":
+                self.sig_progress.emit(str(params.get("path", "")), float(params.get("progress", 0.0)))
+            self.sig_notification.emit(message.method, params)
+
+    def _on_stderr(self) -> None:
+        process = self.sender()
+        if process is None:
+            return
+        self._stderr_buffer += bytes(process.readAllStandardError())
+        *lines, rest = self._stderr_buffer.split(b"\n")
+        self._stderr_buffer = bytearray(rest)
+        for line in lines:
+            self._stderr.append(line.decode("utf-8", errors="replace"))
+
+    # ---- handshake and liveness --------------------------------------------------
+    def _on_initialized(self, result: Any) -> None:
+        try:
+            self.info = protocol.decode(InitializeResult, result, "result")
+        except RpcError as exc:
+            self._on_initialize_failed(exc)
+            return
+        self._heartbeat.start()
+        self._set_state(ConnectionState.READY)
+        self.sig_ready.emit(self.info)
+        self._pump()
+
+    def _on_initialize_failed(self, error: RpcError) -> None:
+        if error.code == RUNTIME_DIED:
+            return  # the exit handler already says why
+        self.auto_restart = False  # a version mismatch or a broken install: restarting would loop
+        self.sig_crashed.emit(f"the runtime refused to start: {error.message}")
+        self.kill()
+
+    def _on_heartbeat(self) -> None:
+        if self._heartbeat_call is not None and not self._heartbeat_call.done:
+            return
+        self._heartbeat_call = self.call("runtime.metrics", None, on_error=lambda _e: None, timeout_ms=HEARTBEAT_TIMEOUT_MS)
+
+    # ---- unexpected exits --------------------------------------------------------
+    def _on_process_error(self, error: QProcess.ProcessError) -> None:
+        if error == QProcess.ProcessError.FailedToStart and self.sender() is self._process:
+            self.auto_restart = False
+            self._stderr.append(f"[lokal] could not start {' '.join(self._command)}: {self._process.errorString()}")
+            self._on_finished(-1, QProcess.ExitStatus.CrashExit)
+
+    def _on_finished(self, exit_code: int, exit_status: QProcess.ExitStatus) -> None:
+        process = self.sender() if isinstance(self.sender(), QProcess) else self._process
+        if self._closing or process is not self._process:
+            return
+        self._heartbeat.stop()
+        # On POSIX a crashed child's "exit code" is the signal that ended it.
+        returncode = -exit_code if exit_status == QProcess.ExitStatus.CrashExit and exit_code > 0 else exit_code
+        if process is not None:
+            self._on_stderr_from(process)
+        self._process = None
+        description = f"The Lokal runtime stopped unexpectedly: it {describe_exit(returncode)}."
+        tail = self.stderr_tail.strip()
+        if tail:
+            description += "\n" + "\n".join(tail.splitlines()[-8:])
+        self._set_state(ConnectionState.CRASHED)
+        self._fail_all(RpcError(RUNTIME_DIED, description))
+        self.sig_crashed.emit(description)
+        if self.auto_restart:
+            self.restarts += 1
+            QTimer.singleShot(RESTART_DELAY_MS, self._restart)
+
+    def _on_stderr_from(self, process: QProcess) -> None:
+        data = bytes(process.readAllStandardError())
+        if data:
+            self._stderr_buffer += data
+        for line in bytes(self._stderr_buffer).split(b"\n"):
+            if line.strip():
+                self._stderr.append(line.decode("utf-8", errors="replace"))
+        self._stderr_buffer.clear()
+
+    def _restart(self) -> None:
+        if not self._closing and self._process is None:
+            self._spawn(ConnectionState.RESTARTING)
+
+    def _set_state(self, state: ConnectionState) -> None:
+        if state != self.state:
+            self.state = state
+            self.sig_state_changed.emit(state)
+

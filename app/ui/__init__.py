@@ -1,0 +1,1 @@
+"""Shared look: icons from resources/, the light/dark palette."""

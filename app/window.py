@@ -1,0 +1,512 @@
+"""MainWindow: puts the pieces together and renders their state. The logic lives in the controllers.
+
+Layout: conversation list | banner, title bar, chat, composer | metrics panel.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from PySide6 import __version__ as pyside_version
+from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, qVersion
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar,
+    QSplitter, QToolButton, QVBoxLayout, QWidget,
+)
+
+from app.chat.controller import ChatController
+from app.chat import export
+from app.chat.models import ConversationFilterModel
+from app.chat.widgets.composer import Composer
+from app.chat.widgets.message_view import ChatView
+from app.chat.widgets.settings_dialog import ConversationSettingsDialog
+from app.chat.widgets.sidebar import Sidebar
+from app.metrics.panel import MetricsPanel
+from app.metrics.poller import MetricsPoller
+from app.models.local import FileRole, LocalModels, human_size
+from app.models.session import ModelChoice, ModelSession
+from app.models.starter import StarterFetch, starter_path
+from app.runtime_link import ConnectionState, RuntimeLink
+from app.storage import Store
+from app.ui import icons
+from runtime import __version__ as lokal_version
+from runtime import protocol
+
+STATE_TEXT = {
+    ConnectionState.STOPPED: "Runtime stopped",
+    ConnectionState.STARTING: "Starting the runtime…",
+    ConnectionState.READY: "Ready",
+    ConnectionState.BUSY: "Working…",
+    ConnectionState.CRASHED: "Runtime crashed",
+    ConnectionState.RESTARTING: "Restarting the runtime…",
+}
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, store: Store, link: RuntimeLink, local_models: LocalModels | None = None, autoload: bool = True):
+        super().__init__()
+        self.setWindowTitle("Lokal")
+        self.setWindowIcon(icons.app_icon())
+        self.store = store
+        self.link = link
+        self.session = ModelSession(link, self)
+        self.local_models = local_models or LocalModels(parent=self)
+        self.chat = ChatController(store, link, self.session, self)
+        self.poller = MetricsPoller(link, self)
+        self.starter_fetch: StarterFetch | None = None
+        self._deleted = None
+        self._recovering = False
+        self._build()
+        self._build_menus()
+        self._connect()
+        self._restore()
+        self.link.start()
+        self.local_models.scan()
+        if autoload:
+            self._load_initial_model()
+
+    # ---- building --------------------------------------------------------------
+    def _build(self) -> None:
+        self.sidebar = Sidebar(ConversationFilterModel(self.chat.conversations, self))
+        center = QWidget()
+        column = QVBoxLayout(center)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        self.banner = QWidget()
+        self.banner.setObjectName("banner")
+        self.banner.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        banner_row = QHBoxLayout(self.banner)
+        banner_row.setContentsMargins(14, 8, 8, 8)
+        self.banner_text = QLabel()
+        self.banner_text.setWordWrap(True)
+        self.banner_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QToolButton()
+        close.setIcon(icons.icon("close"))
+        close.setAutoRaise(True)
+        close.setToolTip("Dismiss")
+        close.clicked.connect(self.banner.hide)
+        banner_row.addWidget(self.banner_text, 1)
+        banner_row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        self.banner.hide()
+
+        top = QWidget()
+        top.setObjectName("topBar")
+        top.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        top_row = QHBoxLayout(top)
+        top_row.setContentsMargins(16, 8, 10, 8)
+        self.title = QLabel("New chat")
+        self.title.setObjectName("title")
+        self.model_button = QToolButton()
+        self.model_button.setObjectName("modelButton")
+        self.model_button.setIcon(icons.icon("model"))
+        self.model_button.setText("No model")
+        self.model_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.model_button.setToolTip("Choose the model and quantization")
+        self.model_menu = QMenu("&Model", self)
+        self.model_button.setMenu(self.model_menu)
+        self.settings_button = QToolButton()
+        self.settings_button.setIcon(icons.icon("settings"))
+        self.settings_button.setAutoRaise(True)
+        self.settings_button.setToolTip("Conversation settings (Ctrl+,)")
+        self.metrics_button = QToolButton()
+        self.metrics_button.setIcon(icons.icon("metrics"))
+        self.metrics_button.setAutoRaise(True)
+        self.metrics_button.setCheckable(True)
+        self.metrics_button.setChecked(True)
+        self.metrics_button.setToolTip("Show the metrics panel")
+        top_row.addWidget(self.title, 1)
+        top_row.addWidget(self.model_button)
+        top_row.addWidget(self.settings_button)
+        top_row.addWidget(self.metrics_button)
+
+        self.chat_view = ChatView(self.chat.messages)
+        composer_holder = QWidget()
+        composer_row = QHBoxLayout(composer_holder)
+        composer_row.setContentsMargins(16, 8, 16, 14)
+        self.composer = Composer()
+        self.composer.setMaximumWidth(900)
+        composer_row.addWidget(self.composer)
+        column.addWidget(self.banner)
+        column.addWidget(top)
+        column.addWidget(self.chat_view, 1)
+        column.addWidget(composer_holder)
+
+        self.metrics_panel = MetricsPanel()
+        self.splitter = QSplitter()
+        self.splitter.addWidget(self.sidebar)
+        self.splitter.addWidget(center)
+        self.splitter.addWidget(self.metrics_panel)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setStretchFactor(2, 0)
+        self.splitter.setSizes([240, 760, 270])
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setHandleWidth(1)
+        self.setCentralWidget(self.splitter)
+
+        bar = self.statusBar()
+        self.state_label = QLabel()
+        self.model_label = QLabel("No model loaded")
+        self.load_progress = QProgressBar()
+        self.load_progress.setRange(0, 1000)
+        self.load_progress.setMaximumWidth(180)
+        self.load_progress.setTextVisible(False)
+        self.load_progress.hide()
+        bar.addWidget(self.state_label)
+        bar.addPermanentWidget(self.load_progress)
+        bar.addPermanentWidget(self.model_label)
+        self.resize(1280, 800)
+        self._on_state_changed(self.link.state)
+
+    def _build_menus(self) -> None:
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        self.action_new = file_menu.addAction(icons.icon("new-chat"), "&New chat", self._on_new)
+        self.action_new.setShortcut(QKeySequence.StandardKey.New)
+        file_menu.addSeparator()
+        file_menu.addAction(icons.icon("export"), "Export as &Markdown…", lambda: self._on_export(None, "md"))
+        file_menu.addAction(icons.icon("export"), "Export as &JSON…", lambda: self._on_export(None, "json"))
+        file_menu.addSeparator()
+        quit_action = file_menu.addAction("&Quit", self.close)
+        quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+
+        edit_menu = menu.addMenu("&Edit")
+        self.action_undo_delete = edit_menu.addAction("&Undo delete", self._on_undo_delete)
+        self.action_undo_delete.setShortcut(QKeySequence.StandardKey.Undo)
+        self.action_undo_delete.setEnabled(False)
+        edit_menu.addSeparator()
+        self.action_rename = edit_menu.addAction("&Rename chat…", lambda: self._on_rename(None))
+        self.action_delete = edit_menu.addAction(icons.icon("delete"), "&Delete chat", lambda: self._on_delete(None))
+        edit_menu.addSeparator()
+        self.action_settings = edit_menu.addAction(icons.icon("settings"), "Conversation &settings…", self._on_settings)
+        self.action_settings.setShortcut(QKeySequence("Ctrl+,"))
+        self.action_settings.setMenuRole(QAction.MenuRole.PreferencesRole)
+
+        chat_menu = menu.addMenu("&Chat")
+        self.action_stop = chat_menu.addAction(icons.icon("stop"), "&Stop", self.chat.stop)
+        self.action_stop.setShortcut(QKeySequence("Ctrl+."))
+        self.action_regenerate = chat_menu.addAction(icons.icon("regenerate"), "&Regenerate last reply", self.chat.regenerate)
+        self.action_regenerate.setShortcut(QKeySequence("Ctrl+R"))
+
+        menu.addMenu(self.model_menu)
+
+        view_menu = menu.addMenu("&View")
+        self.action_metrics = view_menu.addAction(icons.icon("metrics"), "&Metrics panel")
+        self.action_metrics.setCheckable(True)
+        self.action_metrics.setChecked(True)
+        self.action_metrics.setShortcut(QKeySequence("Ctrl+Shift+M"))
+        self.action_sidebar = view_menu.addAction(icons.icon("sidebar"), "&Conversation list")
+        self.action_sidebar.setCheckable(True)
+        self.action_sidebar.setChecked(True)
+        self.action_sidebar.setShortcut(QKeySequence("Ctrl+Shift+S"))
+
+        help_menu = menu.addMenu("&Help")
+        about = help_menu.addAction("&About Lokal", self._on_about)
+        about.setMenuRole(QAction.MenuRole.AboutRole)
+        self._rebuild_model_menu()
+
+    def _connect(self) -> None:
+        link, chat, session = self.link, self.chat, self.session
+        link.sig_state_changed.connect(self._on_state_changed)
+        link.sig_crashed.connect(self._on_runtime_crashed)
+        link.sig_ready.connect(self._on_runtime_ready)
+        session.sig_loading.connect(self._on_model_loading)
+        session.sig_progress.connect(self._on_model_progress)
+        session.sig_loaded.connect(self._on_model_loaded)
+        session.sig_failed.connect(self._on_model_failed)
+        self.local_models.sig_scanned.connect(self._rebuild_model_menu)
+        self.local_models.sig_scanned.connect(self._show_model_name)
+        chat.sig_current_changed.connect(self._on_current_changed)
+        chat.sig_generating_changed.connect(self._on_generating_changed)
+        chat.sig_reply_finished.connect(self._on_reply_finished)
+        chat.sig_error.connect(lambda message: self.show_banner(f"The reply failed: {message}"))
+        chat.sig_deleted.connect(self._on_deleted)
+        self.poller.sig_sample.connect(self.metrics_panel.on_sample)
+        self.sidebar.sig_open.connect(chat.open)
+        self.sidebar.sig_new.connect(self._on_new)
+        self.sidebar.sig_rename.connect(self._on_rename)
+        self.sidebar.sig_delete.connect(self._on_delete)
+        self.sidebar.sig_export.connect(self._on_export)
+        self.composer.sig_send.connect(chat.send)
+        self.composer.sig_stop.connect(chat.stop)
+        self.chat_view.sig_edit_requested.connect(self._on_edit)
+        self.chat_view.sig_regenerate_requested.connect(chat.regenerate)
+        self.chat_view.sig_copied.connect(lambda _t: self.statusBar().showMessage("Copied to the clipboard", 2000))
+        self.settings_button.clicked.connect(self._on_settings)
+        self.metrics_button.toggled.connect(self.action_metrics.setChecked)
+        self.action_metrics.toggled.connect(self.metrics_button.setChecked)
+        self.action_metrics.toggled.connect(self.metrics_panel.setVisible)
+        self.action_sidebar.toggled.connect(self.sidebar.setVisible)
+        self._update_actions()
+
+    # ---- start and stop --------------------------------------------------------
+    def _restore(self) -> None:
+        geometry = self.store.get_state("window_geometry")
+        if geometry:
+            self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
+        splitter = self.store.get_state("splitter_state")
+        if splitter:
+            self.splitter.restoreState(QByteArray.fromBase64(splitter.encode()))
+        metrics_visible = self.store.get_state("metrics_visible", "1") == "1"
+        self.action_metrics.setChecked(metrics_visible)
+        self.metrics_panel.setVisible(metrics_visible)
+        last = self.store.get_state("last_conversation")
+        if last and self.store.conversation(last):
+            self.chat.open(last)
+        else:
+            self._on_current_changed(None)
+
+    def _load_initial_model(self) -> None:
+        chosen = self.store.get_state("model_path")
+        if chosen and os.path.exists(chosen):
+            self.load_model(chosen)
+            return
+        path = starter_path()
+        if path:
+            self.load_model(path)
+            return
+        self.starter_fetch = StarterFetch(self)
+        self.starter_fetch.sig_status.connect(lambda text: self.statusBar().showMessage(text))
+        self.starter_fetch.sig_done.connect(self._on_starter_fetched)
+        self.starter_fetch.sig_failed.connect(lambda message: self.show_banner(f"{message}. Choose a GGUF file from the Model menu."))
+        self.starter_fetch.start()
+
+    def _on_starter_fetched(self, path: str) -> None:
+        self.statusBar().clearMessage()
+        self.local_models.scan()
+        self.load_model(path)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        """Save what is on screen and stop the runtime; safe to call twice."""
+        if getattr(self, "_shut_down", False):
+            return
+        self._shut_down = True
+        if self.chat.generating:
+            self.chat.stop()
+            self.chat._end_reply("stopped", None)
+        self.store.set_state("window_geometry", bytes(self.saveGeometry().toBase64()).decode())
+        self.store.set_state("splitter_state", bytes(self.splitter.saveState().toBase64()).decode())
+        self.store.set_state("metrics_visible", "1" if self.action_metrics.isChecked() else "0")
+        self.poller.stop()
+        self.link.close()
+
+    # ---- models -----------------------------------------------------------------
+    def load_model(self, path: str) -> None:
+        n_ctx = self.chat.settings().n_ctx
+        self.session.load(ModelChoice(path, n_ctx))
+
+    def _rebuild_model_menu(self) -> None:
+        menu = self.model_menu
+        menu.clear()
+        group = QActionGroup(menu)
+        loaded_path = os.path.realpath(self.session.wanted.path) if self.session.wanted else None
+        tree = self.local_models.model
+        if tree.rowCount() == 0:
+            empty = menu.addAction("No GGUF files found yet")
+            empty.setEnabled(False)
+        for row in range(tree.rowCount()):
+            model_item = tree.item(row)
+            menu.addSection(model_item.text())
+            for child in range(model_item.rowCount()):
+                info = model_item.child(child).data(FileRole)
+                action = menu.addAction(f"{info.quantization}\t{human_size(info.size)}")
+                action.setCheckable(True)
+                action.setChecked(loaded_path == os.path.realpath(info.path))
+                action.setToolTip(info.path)
+                action.setData(info.path)
+                action.triggered.connect(lambda _c=False, p=info.path: self._on_model_chosen(p))
+                group.addAction(action)
+        menu.addSeparator()
+        menu.addAction("Open a GGUF file…", self._on_open_model_file)
+        menu.addAction("Rescan model folders", self.local_models.scan)
+
+    def _on_model_chosen(self, path: str) -> None:
+        self.store.set_state("model_path", path)
+        self.load_model(path)
+
+    def _on_open_model_file(self) -> None:
+        path, _filter = QFileDialog.getOpenFileName(self, "Open a model", str(Path.home()), "GGUF models (*.gguf);;All files (*)")
+        if path:
+            self._on_model_chosen(path)
+
+    def _on_model_loading(self, path: str) -> None:
+        self.load_progress.setValue(0)
+        self.load_progress.show()
+        self.model_label.setText(f"Loading {os.path.basename(path)}…")
+        self._update_actions()
+
+    def _on_model_progress(self, fraction: float) -> None:
+        self.load_progress.setValue(int(fraction * 1000))
+
+    def _show_model_name(self) -> str:
+        info = self.session.loaded
+        if info is None:
+            return ""
+        backend = self.link.info.backend.upper() if self.link.info else "?"
+        local = self.local_models.file_for(info.path)
+        name = local.model if local else info.name
+        self.model_label.setText(f"{name}  ·  {info.quantization}  ·  {backend}")
+        self.model_label.setToolTip(f"{info.path}\ncontext {info.n_ctx} tokens, loaded in {info.load_ms:.0f} ms")
+        self.model_button.setText(f"{name} · {info.quantization}")
+        return name
+
+    def _on_model_loaded(self, info: protocol.ModelLoadResult) -> None:
+        self.load_progress.hide()
+        name = self._show_model_name()
+        self._rebuild_model_menu()
+        if self._recovering:
+            self._recovering = False
+            self.show_banner(f"Recovered: the runtime was restarted and {name} is loaded again. The interrupted reply was kept.")
+        self.poller.poll_once()
+        self._update_actions()
+
+    def _on_model_failed(self, path: str, message: str) -> None:
+        self.load_progress.hide()
+        self.model_label.setText("No model loaded" if self.session.loaded is None else self.model_label.text())
+        self.show_banner(f"Could not load {os.path.basename(path)}: {message}")
+        self._update_actions()
+
+    # ---- runtime ------------------------------------------------------------------
+    def _on_state_changed(self, state: ConnectionState) -> None:
+        text = STATE_TEXT.get(state, state.value)
+        if state == ConnectionState.BUSY and self.chat.generating:
+            text = "Generating…"
+        if self.link.queued:
+            text += f" ({self.link.queued} waiting)"
+        self.state_label.setText(text)
+
+    def _on_runtime_crashed(self, description: str) -> None:
+        self._recovering = self.link.auto_restart
+        suffix = "\nRestarting it and loading the model again…" if self.link.auto_restart else ""
+        self.show_banner(description + suffix)
+        self.load_progress.hide()
+        self.model_label.setText("No model loaded")
+        self._update_actions()
+
+    def _on_runtime_ready(self, info: protocol.InitializeResult) -> None:
+        self._update_actions()
+
+    def show_banner(self, text: str) -> None:
+        self.banner_text.setText(text)
+        self.banner.show()
+
+    # ---- chat ------------------------------------------------------------------------
+    def _on_current_changed(self, conv) -> None:
+        self.title.setText(conv.title if conv else "New chat")
+        self.setWindowTitle(f"{conv.title} — Lokal" if conv else "Lokal")
+        self.sidebar.select(conv.id if conv else None)
+        self._update_actions()
+
+    def _on_generating_changed(self, generating: bool) -> None:
+        self.composer.set_generating(generating)
+        self.chat_view.set_generating(generating)
+        if generating:
+            self.metrics_panel.on_turn_started()
+            self.poller.start()
+        else:
+            self.poller.stop()
+        self._on_state_changed(self.link.state)
+        self._update_actions()
+
+    def _on_reply_finished(self, message) -> None:
+        self.metrics_panel.on_turn_finished(message.stats)
+        self.poller.poll_once()  # context and KV figures after the turn
+
+    def _update_actions(self) -> None:
+        has_conv = self.chat.current is not None
+        self.action_stop.setEnabled(self.chat.generating)
+        self.action_regenerate.setEnabled(self.chat.can_regenerate())
+        self.action_rename.setEnabled(has_conv)
+        self.action_delete.setEnabled(has_conv)
+        if self.session.wanted is None:
+            self.composer.set_can_send(False, "Choose a model first (Model menu)")
+        else:
+            self.composer.set_can_send(True)
+
+    def _on_new(self) -> None:
+        self.chat.new_conversation()
+        self.composer.edit.setFocus()
+
+    def _target(self, conversation_id: str | None) -> str | None:
+        if conversation_id:
+            return conversation_id
+        return self.chat.current.id if self.chat.current else None
+
+    def _on_rename(self, conversation_id: str | None) -> None:
+        target = self._target(conversation_id)
+        conv = self.store.conversation(target) if target else None
+        if conv is None:
+            return
+        title, ok = QInputDialog.getText(self, "Rename chat", "Title:", text=conv.title)
+        if ok:
+            self.chat.rename(conv.id, title)
+
+    def _on_delete(self, conversation_id: str | None) -> None:
+        target = self._target(conversation_id)
+        if target:
+            self.chat.delete(target)
+
+    def _on_deleted(self, deleted) -> None:
+        self._deleted = deleted
+        self.action_undo_delete.setEnabled(True)
+        self.statusBar().showMessage(f"Deleted “{deleted[0].title}”. Press Ctrl+Z to undo.", 10_000)
+
+    def _on_undo_delete(self) -> None:
+        if self._deleted is not None:
+            self.chat.undo_delete(self._deleted)
+            self._deleted = None
+            self.action_undo_delete.setEnabled(False)
+            self.statusBar().clearMessage()
+
+    def _on_export(self, conversation_id: str | None, kind: str) -> None:
+        target = self._target(conversation_id)
+        conv = self.store.conversation(target) if target else None
+        if conv is None:
+            return
+        suffix = ".md" if kind == "md" else ".json"
+        safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in conv.title).strip() or "chat"
+        path, _filter = QFileDialog.getSaveFileName(self, "Export chat", str(Path.home() / f"{safe}{suffix}"), "Markdown (*.md)" if kind == "md" else "JSON (*.json)")
+        if not path:
+            return
+        messages = self.store.messages(conv.id)
+        text = export.to_markdown(conv, messages) if kind == "md" else export.to_json(conv, messages)
+        Path(path).write_text(text, encoding="utf-8")
+        self.statusBar().showMessage(f"Exported to {path}", 4000)
+
+    def _on_edit(self, row: int) -> None:
+        message = self.chat.messages.message(row)
+        text, ok = QInputDialog.getMultiLineText(self, "Edit message", "Edit your message; the replies after it will be replaced:", message.content)
+        if ok and text.strip():
+            self.chat.edit_and_resend(row, text)
+
+    def _on_settings(self) -> None:
+        conv = self.chat.current
+        dialog = ConversationSettingsDialog(conv.system_prompt if conv else "", self.chat.settings(), self)
+        if dialog.exec():
+            system_prompt, settings = dialog.result_settings()
+            self.chat.set_settings(system_prompt, settings)
+            if self.session.wanted is not None:
+                self.session.ensure_context(settings.n_ctx)
+
+    def _on_about(self) -> None:
+        info = self.link.info
+        runtime_lines = (
+            f"llama.cpp (llama-cpp-python) {info.llama_cpp_version}<br>Backend: {info.backend.upper()}<br>"
+            + "<br>".join(f"Device: {d.name} ({d.type}, {d.memory_total / 2**30:.1f} GiB)" for d in info.devices)
+            if info else "The runtime is not running."
+        )
+        QMessageBox.about(
+            self,
+            "About Lokal",
+            f"<h3>Lokal {lokal_version}</h3><p>Chat with language models that run on this machine.</p>"
+            f"<p>Protocol {protocol.PROTOCOL_VERSION}<br>Qt {qVersion()}, PySide6 {pyside_version}<br>Python {sys.version.split()[0]}<br>{runtime_lines}</p>",
+        )

@@ -1,0 +1,64 @@
+"""Errors as OpenAI's API writes them, so any OpenAI client shows the message and branches on the status.
+
+Body: {"error": {"message", "type", "param", "code"}}. 4xx for what the caller can fix,
+429/503 (with Retry-After) for what waiting fixes, 500 for our faults.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime.client import RuntimeDied
+from runtime.protocol import ErrorCode, RpcError
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, type: str = "invalid_request_error", code: str | None = None, param: str | None = None, retry_after: int | None = None):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.type = type
+        self.code = code
+        self.param = param
+        self.retry_after = retry_after
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after)} if self.retry_after is not None else {}
+
+
+def bad_request(message: str, param: str | None = None, code: str | None = None) -> ApiError:
+    return ApiError(400, message, param=param, code=code)
+
+
+def unauthorized() -> ApiError:
+    return ApiError(401, "missing or incorrect API key: send it as 'Authorization: Bearer <key>' (the key is in the file `lokal serve` printed)", code="invalid_api_key")
+
+
+def model_not_found(requested: str, available: list[str]) -> ApiError:
+    return ApiError(404, f"the model {requested!r} does not exist here; this server has: {', '.join(available) or 'none'}", param="model", code="model_not_found")
+
+
+def loading(model: str) -> ApiError:
+    return ApiError(503, f"the model {model!r} is still loading; try again shortly", type="server_error", code="model_loading", retry_after=1)
+
+
+def queue_full(limit: int) -> ApiError:
+    return ApiError(429, f"too many requests: one reply is generated at a time and {limit} already wait; try again shortly", type="requests", code="rate_limit_exceeded", retry_after=1)
+
+
+def from_runtime(exc: BaseException) -> ApiError:
+    """What the caller should see for an error the runtime process reported (or its death)."""
+    if isinstance(exc, RuntimeDied):
+        return ApiError(503, "the model's runtime stopped unexpectedly and is being restarted; try again shortly", type="server_error", code="runtime_restarting", retry_after=2)
+    if isinstance(exc, RpcError):
+        if exc.code == ErrorCode.CONTEXT_OVERFLOW:
+            return ApiError(400, exc.message, code="context_length_exceeded")
+        if exc.code == ErrorCode.INVALID_PARAMS:
+            return ApiError(400, exc.message)
+        if exc.code in (ErrorCode.NO_MODEL_LOADED, ErrorCode.BUSY):
+            return ApiError(503, exc.message, type="server_error", code="model_unavailable", retry_after=1)
+        return ApiError(500, exc.message, type="server_error", code="runtime_error")
+    return ApiError(500, f"internal error: {type(exc).__name__}: {exc}", type="server_error", code="internal_error")

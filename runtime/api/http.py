@@ -1,0 +1,208 @@
+"""The HTTP side of `lokal serve`: an aiohttp application over the Backend.
+
+Why aiohttp: one well-kept package gives the server, a body-size limit
+(`client_max_size`, enforced while the body is read), streamed responses for
+server-sent events, and cancellation of a handler when its client hangs up,
+which is what stops a reply nobody reads. The stdlib's http.server would need
+all of that written by hand, and a thread per connection.
+
+Middlewares, outermost first: CORS (only for the origins given), OpenAI-style
+error bodies, then the bearer key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Awaitable, Callable, Iterable
+
+from aiohttp import web
+
+from runtime.api import errors, keys, schema
+from runtime.api.backend import Backend
+from runtime.api.conversation import chat_conversation_id, text_conversation_id
+from runtime.api.errors import ApiError
+from runtime.api.responses import SSE_DONE, Shapes, sse
+from runtime.client import RuntimeDied
+from runtime.protocol import ChatGenerateParams, ChatMessage, RpcError
+
+log = logging.getLogger("lokal.api")
+
+DEFAULT_MAX_BODY = 4 * 1024 * 1024
+BACKEND = web.AppKey("backend", Backend)
+OPEN_PATHS = {"/health"}  # no key needed: says only whether the model is ready
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def create_app(backend: Backend, api_key: str, cors_origins: Iterable[str] = (), max_body: int = DEFAULT_MAX_BODY) -> web.Application:
+    origins = frozenset(cors_origins)
+
+    @web.middleware
+    async def cors(request: web.Request, handler: Handler) -> web.StreamResponse:
+        origin = request.headers.get("Origin")
+        allowed = origin is not None and ("*" in origins or origin in origins)
+        if request.method == "OPTIONS" and allowed:
+            response: web.StreamResponse = web.Response(status=204)
+        else:
+            response = await handler(request)
+        if allowed and not response.prepared:
+            response.headers["Access-Control-Allow-Origin"] = origin
+            response.headers["Access-Control-Allow-Headers"] = "Authorization, Content-Type"
+            response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+            response.headers["Vary"] = "Origin"
+        return response
+
+    @web.middleware
+    async def error_bodies(request: web.Request, handler: Handler) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except ApiError as exc:
+            return error_response(exc)
+        except web.HTTPException as exc:
+            return error_response(from_http(exc, max_body))
+        except (RpcError, RuntimeDied) as exc:
+            return error_response(errors.from_runtime(exc))
+
+    @web.middleware
+    async def bearer_key(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.path not in OPEN_PATHS and not keys.matches(api_key, request.headers.get("Authorization")):
+            raise errors.unauthorized()
+        return await handler(request)
+
+    app = web.Application(client_max_size=max_body, middlewares=[cors, error_bodies, bearer_key])
+    app[BACKEND] = backend
+    app.router.add_get("/health", health)
+    app.router.add_get("/v1/models", list_models)
+    app.router.add_get("/v1/models/{model:.+}", get_model)
+    app.router.add_post("/v1/chat/completions", chat_completions)
+    app.router.add_post("/v1/completions", completions)
+    return app
+
+
+def error_response(exc: ApiError) -> web.Response:
+    return web.json_response(exc.body(), status=exc.status, headers=exc.headers())
+
+
+def from_http(exc: web.HTTPException, max_body: int) -> ApiError:
+    if exc.status == 413:
+        return ApiError(413, f"the request body is larger than this server's limit of {max_body} bytes", code="request_too_large")
+    if exc.status == 404:
+        return ApiError(404, "no such endpoint; this server has GET /v1/models, POST /v1/chat/completions and POST /v1/completions", code="unknown_url")
+    if exc.status == 405:
+        return ApiError(405, f"{exc.reason}: this endpoint does not take that method", code="method_not_allowed")
+    return ApiError(exc.status, exc.reason or "HTTP error")
+
+
+# ---- endpoints -----------------------------------------------------------------
+async def health(request: web.Request) -> web.Response:
+    backend = request.app[BACKEND]
+    body = {"status": backend.state, "model": backend.name, "running": backend.running, "queued": backend.queued, "restarts": backend.restarts}
+    return web.json_response(body, status=200 if backend.state == "ready" else 503)
+
+
+def model_object(backend: Backend) -> dict:
+    return {"id": backend.name, "object": "model", "created": 0, "owned_by": "lokal", "context_length": backend.n_ctx, "status": backend.state}
+
+
+async def list_models(request: web.Request) -> web.Response:
+    return web.json_response({"object": "list", "data": [model_object(request.app[BACKEND])]})
+
+
+async def get_model(request: web.Request) -> web.Response:
+    backend = request.app[BACKEND]
+    backend.check_model(request.match_info["model"])
+    return web.json_response(model_object(backend))
+
+
+async def read_json(request: web.Request) -> object:
+    raw = await request.read()  # HTTPRequestEntityTooLarge past client_max_size
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise errors.bad_request(f"the request body is not valid JSON: {exc}", code="invalid_json") from None
+
+
+def _params(backend: Backend, body: schema._Sampling, conversation_id: str, messages: list[ChatMessage], prompt: str | None) -> ChatGenerateParams:
+    params = ChatGenerateParams(conversation_id, messages, max_tokens=backend.max_tokens(body.requested_max_tokens()), stop=body.stop_list(), prompt=prompt)
+    # Only what the caller set overrides the runtime's defaults.
+    for name in ("temperature", "top_p", "top_k", "seed"):
+        value = getattr(body, name)
+        if value is not None:
+            setattr(params, name, value)
+    return params
+
+
+async def chat_completions(request: web.Request) -> web.StreamResponse:
+    backend = request.app[BACKEND]
+    body = schema.parse(schema.ChatCompletionRequest, await read_json(request))
+    backend.check_model(body.model)
+    messages = [ChatMessage(m.runtime_role(), m.text()) for m in body.messages]
+    params = _params(backend, body, chat_conversation_id(messages), messages, None)
+    return await respond(request, backend, body, params, Shapes(chat=True, model=backend.name))
+
+
+async def completions(request: web.Request) -> web.StreamResponse:
+    backend = request.app[BACKEND]
+    body = schema.parse(schema.CompletionRequest, await read_json(request))
+    backend.check_model(body.model)
+    prompt = body.prompt_text()
+    if not prompt:
+        raise errors.bad_request("prompt: must not be empty", param="prompt")
+    params = _params(backend, body, text_conversation_id(prompt), [], prompt)
+    return await respond(request, backend, body, params, Shapes(chat=False, model=backend.name))
+
+
+async def respond(request: web.Request, backend: Backend, body: schema._Sampling, params: ChatGenerateParams, shapes: Shapes) -> web.StreamResponse:
+    async with backend.generation(params) as generation:
+        # Nothing is sent before the first piece of text (or the end): an error that comes
+        # first, such as a prompt longer than the context, still gets its proper status.
+        first = await generation.next_text()
+        if not body.stream:
+            if first is not None:
+                async for _ in generation.texts():
+                    pass
+            return web.json_response(shapes.complete(await generation.result()))
+        if first is None:
+            result = await generation.result()
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        await response.prepare(request)
+        opening = shapes.first_chunk()
+        if opening is not None:
+            await response.write(sse(opening))
+        if first is not None:
+            await response.write(sse(shapes.text_chunk(first)))
+            async for text in generation.texts():
+                await response.write(sse(shapes.text_chunk(text)))
+            try:
+                result = await generation.result()
+            except (RpcError, RuntimeDied) as exc:
+                # The status line is long gone: the error travels as an event, as OpenAI's streams do.
+                await response.write(sse(errors.from_runtime(exc).body()))
+                await response.write_eof()
+                return response
+        await response.write(sse(shapes.last_chunk(result)))
+        if body.include_usage:
+            await response.write(sse(shapes.usage_chunk(result)))
+        await response.write(SSE_DONE)
+        await response.write_eof()
+        return response
+
+
+# ---- running -------------------------------------------------------------------
+async def run(backend: Backend, api_key: str, host: str, port: int, cors_origins: Iterable[str], max_body: int, on_listening: Callable[[str, int], None], stop: asyncio.Event) -> None:
+    """Listen, load the model in the background, serve until `stop` is set, then shut the runtime down."""
+    app = create_app(backend, api_key, cors_origins, max_body)
+    runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, host, port)
+        await site.start()
+        bound_host, bound_port = runner.addresses[0][:2]
+        on_listening(bound_host, bound_port)
+        backend.start()
+        await stop.wait()
+    finally:
+        await runner.cleanup()
+        await backend.close()

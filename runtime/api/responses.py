@@ -1,0 +1,78 @@
+"""The JSON shapes of OpenAI's chat.completion / text_completion objects and their streamed chunks."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from typing import Any
+
+from runtime.protocol import ChatGenerateResult, GenerationStats
+
+FINGERPRINT = "lokal"
+
+
+def new_id(kind: str) -> str:
+    return f"{kind}-{secrets.token_hex(12)}"
+
+
+def usage(stats: GenerationStats) -> dict[str, Any]:
+    return {
+        "prompt_tokens": stats.prompt_tokens,
+        "completion_tokens": stats.completion_tokens,
+        "total_tokens": stats.prompt_tokens + stats.completion_tokens,
+        # OpenAI's field for prompt tokens served from a cache: here, the KV prefix the runtime kept.
+        "prompt_tokens_details": {"cached_tokens": stats.prompt_tokens_reused},
+    }
+
+
+def finish_reason(result: ChatGenerateResult) -> str:
+    # "cancelled" only happens when the caller hung up, and then nobody reads it; OpenAI knows "stop" and "length".
+    return result.finish_reason if result.finish_reason in ("stop", "length") else "stop"
+
+
+class Shapes:
+    """Builds the objects of one response: one id and creation time across all its chunks."""
+
+    def __init__(self, chat: bool, model: str):
+        self.chat = chat
+        self.model = model
+        self.id = new_id("chatcmpl" if chat else "cmpl")
+        self.created = int(time.time())
+
+    def _envelope(self, object_: str, choices: list, **extra) -> dict[str, Any]:
+        return {"id": self.id, "object": object_, "created": self.created, "model": self.model, "system_fingerprint": FINGERPRINT, "choices": choices, **extra}
+
+    def complete(self, result: ChatGenerateResult) -> dict[str, Any]:
+        reason = finish_reason(result)
+        if self.chat:
+            choice = {"index": 0, "message": {"role": "assistant", "content": result.text}, "finish_reason": reason, "logprobs": None}
+            return self._envelope("chat.completion", [choice], usage=usage(result.stats))
+        choice = {"index": 0, "text": result.text, "finish_reason": reason, "logprobs": None}
+        return self._envelope("text_completion", [choice], usage=usage(result.stats))
+
+    def _chunk(self, delta_or_text: Any, reason: str | None) -> dict[str, Any]:
+        if self.chat:
+            return self._envelope("chat.completion.chunk", [{"index": 0, "delta": delta_or_text, "finish_reason": reason, "logprobs": None}])
+        return self._envelope("text_completion", [{"index": 0, "text": delta_or_text, "finish_reason": reason, "logprobs": None}])
+
+    def first_chunk(self) -> dict[str, Any] | None:
+        return self._chunk({"role": "assistant", "content": ""}, None) if self.chat else None
+
+    def text_chunk(self, text: str) -> dict[str, Any]:
+        return self._chunk({"content": text} if self.chat else text, None)
+
+    def last_chunk(self, result: ChatGenerateResult) -> dict[str, Any]:
+        return self._chunk({} if self.chat else "", finish_reason(result))
+
+    def usage_chunk(self, result: ChatGenerateResult) -> dict[str, Any]:
+        return self._envelope("chat.completion.chunk" if self.chat else "text_completion", [], usage=usage(result.stats))
+
+
+def sse(data: Any) -> bytes:
+    """One server-sent event."""
+    payload = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return f"data: {payload}\n\n".encode("utf-8")
+
+
+SSE_DONE = sse("[DONE]")

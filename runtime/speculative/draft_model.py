@@ -1,0 +1,79 @@
+"""A small model with the target's tokenizer, run in its own llama.cpp context, drafting a few tokens ahead.
+
+Its KV cache follows the conversation like the target's: before each draft it is
+rewound to the longest prefix it shares with the accepted tokens, and only what
+is new (usually the one or two tokens accepted last round) is evaluated.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from runtime.engine.llama_model import LlamaModel
+from runtime.engine.sampling import Sampler, SamplingConfig
+from runtime.speculative.acceptance import Proposal
+
+# Greedy drafting stops early when the draft model is unsure of its own next token: such tokens are rarely accepted.
+MIN_CONFIDENCE = 0.4
+
+
+class DraftModel:
+    def __init__(self, model: LlamaModel):
+        self.model = model
+        self._fresh = False  # the context's last logits belong to model.tokens[-1]
+        # What the last draft cost, for the controller: (sync seconds, decode steps, seconds in those steps).
+        self.last_timing = (0.0, 0, 0.0)
+
+    def sync(self, history: list[int]) -> None:
+        """Make the draft's cache hold `history`, with the logits of its last token ready."""
+        model = self.model
+        n = model.common_prefix(history)
+        if n == len(history) and n == len(model.tokens) and self._fresh:
+            return
+        if n == len(history):
+            n -= 1  # the last token is evaluated again for its logits
+        model.truncate(n)
+        self._fresh = False
+        rest = history[len(model.tokens) :]
+        for i in range(0, len(rest), model.n_batch):
+            model.decode(rest[i : i + model.n_batch])
+        self._fresh = True
+
+    def draft(self, history: list[int], k: int, sampling: SamplingConfig, sampler: Sampler | None) -> tuple[list[int], list[Proposal]]:
+        """Up to k tokens following `history`, with the distribution each was drawn from (None when greedy)."""
+        model = self.model
+        room = model.n_ctx - len(history)
+        k = min(k, room)
+        if k <= 0:
+            return [], []
+        started = time.perf_counter()
+        self.sync(history)
+        synced = time.perf_counter()
+        tokens: list[int] = []
+        proposals: list[Proposal] = []
+        for i in range(k):
+            logits = model.logits(-1)
+            if sampling.greedy:
+                token = int(np.argmax(logits))
+                if i > 0 and _top_probability(logits, token) < MIN_CONFIDENCE:
+                    break
+                proposals.append(None)
+            else:
+                ids, probs = sampler.distribution(logits)
+                token = sampler.choose(ids, probs)
+                proposals.append((ids, probs))
+            tokens.append(token)
+            if i + 1 < k:
+                model.decode((token,))
+        self.last_timing = (synced - started, max(len(tokens) - 1, 0), time.perf_counter() - synced)
+        return tokens, proposals
+
+    def close(self) -> None:
+        self.model.close()
+
+
+def _top_probability(logits: np.ndarray, token: int) -> float:
+    shifted = logits - logits[token]
+    return float(1.0 / np.exp(shifted).sum())

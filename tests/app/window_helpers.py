@@ -1,0 +1,32 @@
+"""Opening the real window over the real runtime process and the starter model, and waiting on it."""
+
+from __future__ import annotations
+
+from app.chat.controller import ConversationSettings
+
+LOAD_MS = 90_000
+REPLY_MS = 240_000
+N_CTX = 2048
+
+
+def wait_loaded(qtbot, window, timeout=LOAD_MS):
+    qtbot.waitUntil(lambda: window.session.loaded is not None and window.session.loading is None and window.link.current_job is None, timeout=timeout)
+
+
+def wait_reply(qtbot, window, timeout=REPLY_MS):
+    qtbot.waitUntil(lambda: not window.chat.generating, timeout=timeout)
+
+
+def open_window(qtbot, store_path, starter_model, settings: ConversationSettings | None = None, load=True):
+    from app.main import create_main_window
+
+    window = create_main_window(store_path=store_path, autoload=False)
+    window.chat.default_settings = settings or ConversationSettings(temperature=0.0, max_tokens=8, n_ctx=N_CTX, seed=1)
+    qtbot.addWidget(window)
+    window.show()
+    if load:
+        window.load_model(str(starter_model))
+        wait_loaded(qtbot, window)
+    return window
+
+

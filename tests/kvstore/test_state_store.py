@@ -1,0 +1,179 @@
+"""The state file format and the RAM/disk store, with real files and real bytes (no model needed)."""
+
+import os
+
+import numpy as np
+import pytest
+
+from runtime.kvstore import state_file
+from runtime.kvstore.state_file import StateFileError
+from runtime.kvstore.store import KvStore
+
+TAG = {"model": "m1", "n_ctx": 512, "type_k": "f16", "type_v": "f16", "swa_full": True, "flash_attn": None, "llama_cpp": "x"}
+
+
+def state(n: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 256, n, dtype=np.uint8)
+
+
+def tokens(*ids) -> np.ndarray:
+    return np.array(ids, dtype=np.int32)
+
+
+def written(tmp_path, n_tokens=50, n_bytes=10_000):
+    path = tmp_path / "s.kvs"
+    toks = np.arange(n_tokens, dtype=np.int32)
+    data = state(n_bytes)
+    size = state_file.write(path, "k", TAG, toks, data)
+    assert size == path.stat().st_size
+    return path, toks, data
+
+
+def test_a_written_state_reads_back_exactly(tmp_path):
+    path, toks, data = written(tmp_path)
+    got_tokens, got_state = state_file.read_state(path, TAG)
+    assert np.array_equal(got_tokens, toks) and np.array_equal(got_state, data)
+    assert not list(tmp_path.glob(".*tmp"))  # the temporary file was renamed, not left behind
+
+
+def test_a_flipped_bit_in_the_state_is_caught_by_the_checksum(tmp_path):
+    path, _, _ = written(tmp_path)
+    raw = bytearray(path.read_bytes())
+    raw[-5000] ^= 0x01
+    path.write_bytes(bytes(raw))
+    with pytest.raises(StateFileError, match="checksum"):
+        state_file.read_state(path, TAG)
+
+
+def test_a_flipped_token_id_is_caught_by_the_checksum(tmp_path):
+    path, toks, _ = written(tmp_path)
+    raw = bytearray(path.read_bytes())
+    raw[path.stat().st_size - 10_000 - 4 * len(toks) + 8] ^= 0x01
+    path.write_bytes(bytes(raw))
+    with pytest.raises(StateFileError, match="checksum"):
+        state_file.read_state(path, TAG)
+
+
+def test_a_damaged_header_is_caught(tmp_path):
+    path, _, _ = written(tmp_path)
+    raw = bytearray(path.read_bytes())
+    raw[40] ^= 0x20
+    path.write_bytes(bytes(raw))
+    with pytest.raises(StateFileError, match="header"):
+        state_file.read_state(path, TAG)
+
+
+def test_a_truncated_file_is_caught_by_its_length(tmp_path):
+    path, _, _ = written(tmp_path)
+    with open(path, "r+b") as f:
+        f.truncate(path.stat().st_size - 1)
+    with pytest.raises(StateFileError, match="truncated"):
+        state_file.read_state(path, TAG)
+
+
+def test_a_state_for_other_settings_is_refused(tmp_path):
+    path, _, _ = written(tmp_path)
+    for change in ({"n_ctx": 1024}, {"type_k": "q8_0"}, {"type_v": "q8_0"}, {"model": "m2"}, {"swa_full": False}):
+        with pytest.raises(StateFileError, match="another model or settings"):
+            state_file.read_state(path, {**TAG, **change})
+
+
+def test_not_a_state_file(tmp_path):
+    path = tmp_path / "x.kvs"
+    path.write_bytes(b"hello world, not a state" * 10)
+    with pytest.raises(StateFileError, match="magic"):
+        state_file.read_state(path, TAG)
+
+
+# ---- the store ---------------------------------------------------------------
+
+
+def test_the_longest_matching_state_with_the_same_tag_is_found(tmp_path):
+    store = KvStore(tmp_path)
+    store.put("a", TAG, tokens(1, 2, 3, 4, 5, 6), state(100, 1))
+    store.put("b", TAG, tokens(1, 2, 3, 9, 9), state(100, 2))
+    store.put("c", {**TAG, "n_ctx": 4096}, tokens(1, 2, 3, 4, 5, 6, 7, 8), state(100, 3))
+    match = store.best_match(TAG, tokens(1, 2, 3, 4, 5, 6, 7, 8, 9))
+    assert match.entry.key == "a" and match.n_common == 6
+    match = store.best_match(TAG, tokens(1, 2, 3, 9, 9, 9))
+    assert match.entry.key == "b" and match.n_common == 5
+    assert store.best_match(TAG, tokens(7, 7, 7)) is None
+    loaded = store.load(match.entry)
+    assert loaded.source == "ram" and np.array_equal(loaded.state, state(100, 2))
+
+
+def test_states_survive_a_restart_and_come_back_from_disk(tmp_path):
+    store = KvStore(tmp_path)
+    store.put("a", TAG, tokens(1, 2, 3, 4), state(5000, 1))
+    store.put("a", TAG, tokens(1, 2, 3, 4, 5, 6), state(6000, 2))  # the next turn of the same conversation replaces it
+    assert store.flush(10)
+    assert len(list(tmp_path.glob("*.kvs"))) == 1
+    again = KvStore(tmp_path)
+    match = again.best_match(TAG, tokens(1, 2, 3, 4, 5, 6, 7))
+    assert match.n_common == 6
+    loaded = again.load(match.entry)
+    assert loaded.source == "disk" and np.array_equal(loaded.state, state(6000, 2))
+    assert again.info()["disk_bytes"] == (tmp_path / "a.kvs").stat().st_size
+
+
+def test_the_ram_budget_keeps_the_most_recent_states(tmp_path):
+    store = KvStore(tmp_path, ram_budget=2500)
+    for i, key in enumerate("abc"):
+        store.put(key, TAG, tokens(i, 1, 2), state(1000, i))
+    assert store.info()["ram_bytes"] == 2000
+    assert store.flush(10)
+    # "a" left RAM: it now comes from disk, and it is intact
+    loaded = store.load(store.best_match(TAG, tokens(0, 1, 2)).entry)
+    assert loaded.source == "disk" and np.array_equal(loaded.state, state(1000, 0))
+
+
+def test_the_disk_budget_evicts_the_least_recently_used(tmp_path):
+    one = state_file.write(tmp_path / "probe", "a", TAG, tokens(0, 1, 2), state(1000))
+    (tmp_path / "probe").unlink()
+    store = KvStore(tmp_path, ram_budget=0, disk_budget=2 * one + 10)
+    for i, key in enumerate("abc"):
+        store.put(key, TAG, tokens(i, 1, 2), state(1000, i))
+        assert store.flush(10)
+        os.utime(tmp_path / f"{key}.kvs")
+    names = sorted(p.name for p in tmp_path.glob("*.kvs"))
+    assert names == ["b.kvs", "c.kvs"]
+    assert store.info()["disk_bytes"] <= store.disk_budget
+    assert store.best_match(TAG, tokens(0, 1, 2)) is None
+
+
+def test_a_corrupted_file_is_discarded_when_it_would_be_used(tmp_path):
+    store = KvStore(tmp_path)
+    store.put("a", TAG, tokens(1, 2, 3), state(4000))
+    assert store.flush(10)
+    raw = bytearray((tmp_path / "a.kvs").read_bytes())
+    raw[-100] ^= 0xFF
+    (tmp_path / "a.kvs").write_bytes(bytes(raw))
+    again = KvStore(tmp_path)
+    match = again.best_match(TAG, tokens(1, 2, 3, 4))
+    assert again.load(match.entry) is None
+    assert not (tmp_path / "a.kvs").exists()
+    assert again.best_match(TAG, tokens(1, 2, 3, 4)) is None
+
+
+def test_a_truncated_file_and_a_stale_temporary_file_are_removed_at_start(tmp_path):
+    store = KvStore(tmp_path)
+    store.put("a", TAG, tokens(1, 2, 3), state(4000))
+    assert store.flush(10)
+    with open(tmp_path / "a.kvs", "r+b") as f:
+        f.truncate(1000)
+    (tmp_path / ".b.kvs.123.tmp").write_bytes(b"half a write")
+    again = KvStore(tmp_path)
+    assert again.info()["entries"] == 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_clear_empties_ram_and_disk(tmp_path):
+    store = KvStore(tmp_path)
+    store.put("a", TAG, tokens(1, 2, 3), state(4000))
+    store.put("b", TAG, tokens(4, 5, 6), state(4000))
+    assert store.flush(10)
+    removed, freed = store.clear()
+    assert removed == 2 and freed > 8000
+    info = store.info()
+    assert info["entries"] == 0 and info["disk_bytes"] == 0 and info["ram_bytes"] == 0
+    assert list(tmp_path.glob("*.kvs")) == []

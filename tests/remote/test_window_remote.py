@@ -1,0 +1,98 @@
+"""The main window chatting with a remote model: a real `lokal serve` on loopback, added as a remote endpoint."""
+
+import pytest
+from PySide6.QtWidgets import QDialogButtonBox
+
+from api.serve_process import MODEL_NAME
+from app.chat.controller import ConversationSettings
+
+pytestmark = pytest.mark.slow
+
+SETTINGS = ConversationSettings(temperature=0.0, max_tokens=8, n_ctx=1024, seed=1)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    monkeypatch.setenv("LOKAL_CONFIG_DIR", str(tmp_path / "config"))  # endpoints of this test only
+    from app.main import create_main_window
+
+    win = create_main_window(store_path=tmp_path / "conversations.sqlite3", autoload=False)
+    win.chat.default_settings = SETTINGS
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.shutdown()
+
+
+def remote_action(window, label):
+    window.model_menu.aboutToShow.emit()
+    return next((a for a in window.model_menu.actions() if a.text() == label), None)
+
+
+def add_loopback(qtbot, window, served):
+    hook = window.remote_hook
+    with qtbot.waitSignal(hook.mode.sig_models_changed, timeout=30_000):
+        dialog = hook.open_add_dialog()
+        dialog.name.setText("loopback")
+        dialog.base_url.setText(served.url)
+        dialog.key.setText(served.key)
+        dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok).click()
+    return hook
+
+
+def test_add_endpoint_dialog_refuses_a_bad_url(qtbot, window):
+    dialog = window.remote_hook.open_add_dialog()
+    dialog.base_url.setText("ftp://somewhere")
+    dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok).click()
+    assert dialog.isVisible() and "http" in dialog.error.text()
+    assert window.remote_hook.mode.endpoints.rowCount() == 0
+
+
+def test_remote_models_appear_in_the_model_menu_and_chat_streams_through_them(qtbot, window, served):
+    hook = add_loopback(qtbot, window, served)
+    action = remote_action(window, f"{MODEL_NAME}  (loopback)")
+    assert action is not None, [a.text() for a in window.model_menu.actions()]
+    assert any(a.text() == "Add remote endpoint…" for a in window.model_menu.actions())
+    action.trigger()
+    assert window.chat.link is hook.mode.chat_link and window.model_button.text().startswith(MODEL_NAME)
+
+    expected = served.openai().chat.completions.create(model=MODEL_NAME, messages=[{"role": "user", "content": "Name a fruit."}], max_tokens=8, temperature=0.0, top_p=0.95, seed=1)
+    with qtbot.waitSignal(window.chat.sig_reply_finished, timeout=120_000) as signal:
+        assert window.chat.send("Name a fruit.")
+    message = signal.args[0]
+    assert message.content == expected.choices[0].message.content
+    assert message.stats["completion_tokens"] == expected.usage.completion_tokens
+    assert message.stats["ttft_ms"] > 0 and message.stats["finish_reason"] == expected.choices[0].finish_reason
+    # Saved like any reply: the store has it.
+    saved = window.store.messages(window.chat.current.id)
+    assert [m.role for m in saved] == ["user", "assistant"] and saved[-1].content == message.content
+
+    # Menu opened again: the remote section is replaced, not repeated.
+    window.model_menu.aboutToShow.emit()
+    assert sum(a.text() == "Add remote endpoint…" for a in window.model_menu.actions()) == 1
+
+
+def test_stop_in_the_window_stops_the_remote_reply(qtbot, window, served):
+    window.chat.default_settings = ConversationSettings(temperature=0.0, max_tokens=900, n_ctx=1024)
+    hook = add_loopback(qtbot, window, served)
+    remote_action(window, f"{MODEL_NAME}  (loopback)").trigger()
+    with qtbot.waitSignal(hook.mode.chat_link.sig_delta, timeout=120_000):
+        window.chat.send("Count from 1 to 1000.")
+    with qtbot.waitSignal(window.chat.sig_reply_finished, timeout=30_000) as signal:
+        window.chat.stop()
+    assert signal.args[0].state == "stopped" and signal.args[0].content
+    served.wait_health(running=False, queued=0)
+
+
+def test_choosing_a_local_model_routes_the_chat_back_to_the_runtime(qtbot, window, served, starter_model):
+    hook = add_loopback(qtbot, window, served)
+    remote_action(window, f"{MODEL_NAME}  (loopback)").trigger()
+    assert window.chat.link is hook.mode.chat_link
+    window.load_model(str(starter_model))
+    assert window.chat.link is window.link and hook.mode.chosen is None
+    qtbot.waitUntil(lambda: window.session.loaded is not None, timeout=90_000)
+    with qtbot.waitSignal(window.chat.sig_reply_finished, timeout=120_000) as signal:
+        window.chat.send("Hi")
+    # A local reply carries the runtime's own figures, which a remote one cannot have.
+    assert "prefill_tokens_per_s" in signal.args[0].stats
