@@ -22,12 +22,14 @@ from typing import Sequence
 
 def create_main_window(store_path=None, runtime_command: Sequence[str] | None = None, autoload: bool = True):
     from app.runtime_link import RuntimeLink
-    from app.storage import Store
+    from app.storage.store import open_or_set_aside
     from app.window import MainWindow
 
-    store = Store(store_path)
+    store, problem = open_or_set_aside(store_path)
     link = RuntimeLink(runtime_command)
     window = MainWindow(store, link, autoload=autoload)
+    if problem:
+        window.show_banner(problem)
     from app.remote.window_hook import install as install_remote  # remote endpoints and "Serve the API" (app/remote)
 
     install_remote(window)

@@ -49,4 +49,15 @@ def split(markdown: str) -> list[Segment]:
         segments.append(Segment("code", "\n".join(code), language, closed=False))
     elif prose and "\n".join(prose).strip():
         segments.append(Segment("text", "\n".join(prose)))
-    return [s for s in segments if s.kind == "code" or s.text.strip()]
+    return [piece for s in segments for piece in _paragraphs(s)]
+
+
+def _paragraphs(segment: Segment) -> list[Segment]:
+    """Prose split at blank lines, so a streaming reply re-renders only its last paragraph.
+
+    Tables and tight lists have no blank lines inside; an ordered list split
+    here keeps its numbers, because Markdown carries the start number.
+    """
+    if segment.kind == "code":
+        return [segment]
+    return [Segment("text", part) for part in re.split(r"\n[ \t]*\n", segment.text) if part.strip()]

@@ -28,6 +28,8 @@ def add_parser(sub) -> None:
     p.add_argument("--system", metavar="TEXT", help="a system prompt")
     p.add_argument("--n-gpu-layers", type=int, default=0, help="layers to offload to the GPU (-1: all)")
     p.add_argument("--json", action="store_true", help="one JSON object per turn on stdout, nothing else")
+    p.add_argument("--speculation", choices=["off", "auto", "lookup", "draft", "both"], default="auto", help="speculative decoding: prompt lookup, a draft model, both, or off (default auto)")
+    p.add_argument("--draft", metavar="PATH", help="a draft model for speculative decoding (a smaller GGUF with the same tokenizer)")
     p.set_defaults(run=run)
 
 
@@ -48,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     client = RuntimeClient()
     try:
         client.initialize("lokal-chat")
-        client.load_model(ModelLoadParams(path=path, n_ctx=args.n_ctx, n_gpu_layers=args.n_gpu_layers))
+        client.load_model(ModelLoadParams(path=path, n_ctx=args.n_ctx, n_gpu_layers=args.n_gpu_layers, draft_path=args.draft))
         conversation = Conversation(client, args)
         if args.prompt is not None:
             conversation.turn(args.prompt)
@@ -88,6 +90,7 @@ class Conversation:
             top_p=args.top_p,
             top_k=args.top_k,
             seed=args.seed,
+            speculation=args.speculation,
         )
         stream = None if args.json else _print_delta
         call, wait = self.client.generate(params, stream)

@@ -12,6 +12,14 @@ KNOWN_STATS = {
 }
 
 
+# The rows the panel always has, in order; created once, so streaming only changes their text.
+FIXED_ROWS = [
+    ("ttft", "Time to first token"), ("prefill", "Prefill"), ("reuse", "Prompt tokens reused / evaluated"),
+    ("completion", "Tokens generated"), ("total", "Turn time"), ("context", "Context used"),
+    ("kv", "KV cache"), ("rss", "Runtime RAM (RSS)"),
+]
+
+
 @dataclass
 class Row:
     key: str

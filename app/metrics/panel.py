@@ -92,7 +92,19 @@ class MetricsPanel(QFrame):
         self.state.setWordWrap(True)
         layout.addWidget(self.state)
         self._labels: dict[str, QLabel] = {}
+        for key, text in figures.FIXED_ROWS:
+            self._add_row(key, text).setText("—")
         self.setMinimumWidth(250)
+
+    def _add_row(self, key: str, text: str) -> QLabel:
+        label = self._labels[key] = QLabel()
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        label.setAlignment(Qt.AlignmentFlag.AlignRight)
+        name = QLabel(text)
+        name.setObjectName("metricsName")
+        name.setWordWrap(True)
+        self.form.addRow(name, label)
+        return label
 
     def value_of(self, key: str) -> str | None:
         label = self._labels.get(key)
@@ -131,19 +143,17 @@ class MetricsPanel(QFrame):
         self.updates += 1
         speed = self.stats.get("decode_tokens_per_s")
         self.speed.setText(f"{speed:,.1f} tok/s" if speed else "—")
+        fixed = {key for key, _text in figures.FIXED_ROWS}
         seen = set()
         for row in figures.rows(self.metrics, self.stats):
             seen.add(row.key)
-            label = self._labels.get(row.key)
-            if label is None:
-                label = self._labels[row.key] = QLabel()
-                label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-                label.setAlignment(Qt.AlignmentFlag.AlignRight)
-                name = QLabel(row.label)
-                name.setObjectName("metricsName")
-                self.form.addRow(name, label)
-            label.setText(row.value)
+            label = self._labels.get(row.key) or self._add_row(row.key, row.label)
+            if label.text() != row.value:
+                label.setText(row.value)
         for key in list(self._labels):
-            if key not in seen:
-                label = self._labels.pop(key)
-                self.form.removeRow(label)
+            if key in seen:
+                continue
+            if key in fixed:
+                self._labels[key].setText("—")
+            else:  # a figure another feature reported for an earlier turn only
+                self.form.removeRow(self._labels.pop(key))

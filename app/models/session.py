@@ -33,9 +33,15 @@ class ModelSession(QObject):
         self.loaded: ModelLoadResult | None = None
         self.loading: ModelChoice | None = None
         self._previous: ModelChoice | None = None
+        self._verifying = False
         link.sig_progress.connect(self._on_progress)
         link.sig_ready.connect(self._on_runtime_ready)
         link.sig_crashed.connect(self._on_runtime_crashed)
+
+    @property
+    def busy(self) -> bool:
+        """A load is on its way, or a failed one is being checked for what it left loaded."""
+        return self.loading is not None or self._verifying
 
     @property
     def n_ctx(self) -> int:
@@ -55,6 +61,7 @@ class ModelSession(QObject):
             self.load(ModelChoice(self.wanted.path, n_ctx, self.wanted.n_gpu_layers))
 
     def _send_load(self, choice: ModelChoice) -> None:
+        self._last_progress = -1.0
         self.loading = choice
         self.sig_loading.emit(choice.path)
         params = ModelLoadParams(path=choice.path, n_ctx=choice.n_ctx, n_gpu_layers=choice.n_gpu_layers)
@@ -67,7 +74,9 @@ class ModelSession(QObject):
         )
 
     def _on_progress(self, path: str, fraction: float) -> None:
-        if self.loading is not None:
+        # llama.cpp reports hundreds of steps; a percent is all a progress bar can show.
+        if self.loading is not None and (int(fraction * 100) != int(self._last_progress * 100) or fraction >= 1.0):
+            self._last_progress = fraction
             self.sig_progress.emit(fraction)
 
     def _on_loaded(self, choice: ModelChoice, result) -> None:
@@ -92,17 +101,23 @@ class ModelSession(QObject):
         # leaves none: go back to the previous choice so the app keeps working.
         previous = self._previous
         self.wanted = previous
-        self.link.call("runtime.metrics", None, on_result=lambda m, p=previous: self._after_failure(m, p), on_error=lambda _e: None, timeout_ms=10_000)
+        self._verifying = True
+        self.link.call("runtime.metrics", None, on_result=lambda m, p=previous: self._after_failure(m, p), on_error=lambda _e: self._end_verify(), timeout_ms=10_000)
 
     def _after_failure(self, metrics: dict, previous: ModelChoice | None) -> None:
+        self._verifying = False
         if metrics.get("model_id") is None:
             self.loaded = None
             if previous is not None:
                 self._send_load(previous)
 
+    def _end_verify(self) -> None:
+        self._verifying = False
+
     def _on_runtime_crashed(self, _description: str) -> None:
         self.loaded = None
         self.loading = None
+        self._verifying = False
 
     def _on_runtime_ready(self, _info) -> None:
         if self.wanted is not None and self.loaded is None and self.loading is None:

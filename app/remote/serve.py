@@ -75,7 +75,11 @@ class ApiServer(QObject):
             return
         self._stopping = True
         process.terminate()
-        QTimer.singleShot(STOP_GRACE_MS, lambda: process.kill() if process.state() != QProcess.ProcessState.NotRunning else None)
+        # Owned by the process: it goes when the process object goes, and never fires at a deleted one.
+        deadline = QTimer(process)
+        deadline.setSingleShot(True)
+        deadline.timeout.connect(process.kill)
+        deadline.start(STOP_GRACE_MS)
 
     def _set_state(self, state: str) -> None:
         if state != self.state:
@@ -112,11 +116,14 @@ class ApiServer(QObject):
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
         if error == QProcess.ProcessError.FailedToStart:
+            self._process.deleteLater()
             self._process = None
             self._set_state(FAILED)
             self.sig_failed.emit("could not start `lokal serve`")
 
     def _on_finished(self, code: int, status: QProcess.ExitStatus) -> None:
+        if self._process is not None:
+            self._process.deleteLater()
         self._process = None
         self.url = ""
         if not self._stopping and self.state in (STARTING, LOADING, READY):

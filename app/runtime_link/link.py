@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import enum
 import itertools
+import time
 from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
@@ -33,6 +34,7 @@ HEARTBEAT_TIMEOUT_MS = 15_000
 INITIALIZE_TIMEOUT_MS = 60_000
 RESTART_DELAY_MS = 300
 STDERR_LINES = 40
+LINE_SLICE_S = 0.008
 
 
 class ConnectionState(enum.Enum):
@@ -259,17 +261,25 @@ class RuntimeLink(QObject):
     # ---- process output --------------------------------------------------------
     def _on_stdout(self) -> None:
         process = self.sender()
-        if process is not self._process:
+        if process is not self._process or process is None:
             return
         self._buffer += bytes(process.readAllStandardOutput())
+        self._drain()
+
+    def _drain(self) -> None:
+        # A burst (hundreds of model.progress lines) is handled in slices, so the window keeps painting.
+        deadline = time.perf_counter() + LINE_SLICE_S
         while True:
             end = self._buffer.find(b"\n")
             if end < 0:
-                break
+                return
             line = bytes(self._buffer[:end])
             del self._buffer[: end + 1]
             if line.strip():
                 self._on_line(line)
+            if time.perf_counter() > deadline and self._buffer.find(b"\n") >= 0:
+                QTimer.singleShot(0, self._drain)
+                return
 
     def _on_line(self, line: bytes) -> None:
         try:
@@ -333,7 +343,6 @@ class RuntimeLink(QObject):
     def _on_process_error(self, error: QProcess.ProcessError) -> None:
         if error == QProcess.ProcessError.FailedToStart and self.sender() is self._process:
             self.auto_restart = False
-            self._stderr.append(f"[lokal] could not start {' '.join(self._command)}: {self._process.errorString()}")
             self._on_finished(-1, QProcess.ExitStatus.CrashExit)
 
     def _on_finished(self, exit_code: int, exit_status: QProcess.ExitStatus) -> None:
@@ -346,7 +355,10 @@ class RuntimeLink(QObject):
         if process is not None:
             self._on_stderr_from(process)
         self._process = None
-        description = f"The Lokal runtime stopped unexpectedly: it {describe_exit(returncode)}."
+        if process is not None and process.error() == QProcess.ProcessError.FailedToStart:
+            description = f"The Lokal runtime could not be started ({' '.join(self._command)}): {process.errorString()}."
+        else:
+            description = f"The Lokal runtime stopped unexpectedly: it {describe_exit(returncode)}."
         tail = self.stderr_tail.strip()
         if tail:
             description += "\n" + "\n".join(tail.splitlines()[-8:])

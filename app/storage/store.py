@@ -230,6 +230,19 @@ class Store:
         return _Transaction(self._db)
 
 
+def open_or_set_aside(path: str | Path | None = None) -> tuple[Store, str | None]:
+    """Open the store; a file SQLite cannot read is renamed (kept for the user) and a new one started."""
+    target = Path(path) if path is not None else default_path()
+    try:
+        return Store(target), None
+    except sqlite3.DatabaseError as exc:
+        aside = target.with_name(f"{target.name}.unreadable-{time.strftime('%Y%m%d-%H%M%S')}")
+        target.rename(aside)
+        for suffix in ("-wal", "-shm"):
+            Path(str(target) + suffix).unlink(missing_ok=True)
+        return Store(target), f"Your conversations file could not be read ({exc}); it was kept as {aside.name} and a new one was started."
+
+
 class _Transaction:
     def __init__(self, db: sqlite3.Connection):
         self._db = db

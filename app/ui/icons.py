@@ -30,22 +30,16 @@ class _SvgIconEngine(QIconEngine):
         self.name = name
         self.color_role = color_role
 
-    def _renderer(self, mode: QIcon.Mode) -> QSvgRenderer:
-        palette = QApplication.palette()
+    def _color(self, mode: QIcon.Mode) -> str:
         group = QPalette.ColorGroup.Disabled if mode == QIcon.Mode.Disabled else QPalette.ColorGroup.Normal
-        color = palette.color(group, self.color_role).name()
-        return QSvgRenderer(QByteArray(_svg(self.name).replace("currentColor", color).encode()))
+        return QApplication.palette().color(group, self.color_role).name()
 
     def paint(self, painter: QPainter, rect, mode, state) -> None:
-        self._renderer(mode).render(painter, QRectF(rect))
+        painter.drawPixmap(rect, self.pixmap(rect.size(), mode, state))
 
     def pixmap(self, size: QSize, mode, state) -> QPixmap:
-        pixmap = QPixmap(size)
-        pixmap.fill(Qt.GlobalColor.transparent)
-        painter = QPainter(pixmap)
-        self._renderer(mode).render(painter, QRectF(0, 0, size.width(), size.height()))
-        painter.end()
-        return pixmap
+        # Parsing and rendering SVG on every paint is slow; one pixmap per name, size and colour is kept.
+        return _render(self.name, size.width(), size.height(), self._color(mode))
 
     def scaledPixmap(self, size: QSize, mode, state, scale: float) -> QPixmap:
         pixmap = self.pixmap(QSize(int(size.width() * scale), int(size.height() * scale)), mode, state)
@@ -54,6 +48,17 @@ class _SvgIconEngine(QIconEngine):
 
     def clone(self) -> "QIconEngine":
         return _SvgIconEngine(self.name, self.color_role)
+
+
+@functools.lru_cache(maxsize=512)
+def _render(name: str, width: int, height: int, color: str) -> QPixmap:
+    renderer = QSvgRenderer(QByteArray(_svg(name).replace("currentColor", color).encode()))
+    pixmap = QPixmap(max(width, 1), max(height, 1))
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    renderer.render(painter, QRectF(0, 0, width, height))
+    painter.end()
+    return pixmap
 
 
 def icon(name: str, color_role: QPalette.ColorRole = QPalette.ColorRole.ButtonText) -> QIcon:

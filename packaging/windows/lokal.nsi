@@ -1,5 +1,6 @@
 ; Lokal's Windows installer (NSIS 3). A per-user install: no administrator rights, no UAC prompt.
-;   makensis /DVERSION=0.1.0 /DSOURCE_DIR=dist\lokal /DOUTFILE=dist\Lokal-0.1.0-windows-x64-setup.exe packaging\windows\lokal.nsi
+;   makensis /NOCD /DVERSION=0.1.0 /DSOURCE_DIR=dist\lokal /DOUTFILE=dist\Lokal-0.1.0-windows-x64-setup.exe packaging\windows\lokal.nsi
+; (/NOCD: relative paths are taken from where makensis runs, the repository, not from this folder)
 ; Optional: /DVARIANT=cuda names the CUDA build in the title. Silent install: setup.exe /S [/D=folder]
 
 Unicode true

@@ -395,6 +395,11 @@ class DownloadManager:
     def _forget(self, download: Download) -> None:
         (self.state_dir / f"{download.id}.json").unlink(missing_ok=True)
 
+    def _drop(self, download: Download) -> None:
+        self._forget(download)
+        with self._lock:
+            self._downloads.pop(download.id, None)
+
     # ---- progress -------------------------------------------------------------
     def _tick(self) -> None:
         # A clock, not a poll: progress goes out on time even while a server stalls.
@@ -447,6 +452,9 @@ class DownloadManager:
                     break
             else:
                 existing = None
+        if existing is not None and existing.state == "done" and not all(existing.blob(f).exists() for f in existing.files):
+            self._drop(existing)  # done once, deleted since: download it again
+            existing = None
         if existing is not None:
             if existing.state in ("paused", "failed"):
                 return self.resume(existing.id)

@@ -32,6 +32,7 @@ log = logging.getLogger("lokal.kvstore")
 SUFFIX = ".kvs"
 DEFAULT_RAM_BUDGET = 512 * 2**20
 DEFAULT_DISK_BUDGET = 5 * 2**30
+STALE_TEMP_SECONDS = 600
 
 
 @dataclass
@@ -94,7 +95,11 @@ class KvStore:
     def _scan(self) -> None:
         for path in self.directory.iterdir():
             if path.name.startswith(".") and path.name.endswith(".tmp"):
-                path.unlink(missing_ok=True)  # a write that a crash interrupted
+                try:
+                    if time.time() - path.stat().st_mtime > STALE_TEMP_SECONDS:
+                        path.unlink()  # a write that a crash interrupted (a recent one may be another runtime's, still writing)
+                except OSError:
+                    pass
                 continue
             if path.suffix != SUFFIX:
                 continue
@@ -209,11 +214,16 @@ class KvStore:
                 return None  # too big for RAM and not on disk yet: this turn prefills
         try:
             tokens, state = state_file.read_state(entry.path, entry.tag)
-            if not np.array_equal(tokens, entry.tokens):
-                raise StateFileError("token ids differ from the index")
         except (OSError, StateFileError) as exc:
             log.warning("discarding KV state %s: %s", entry.path.name, exc)
             self.discard(entry)
+            return None
+        if not np.array_equal(tokens, entry.tokens):
+            # Another runtime sharing this directory (the window and `lokal serve`, say) saved this
+            # conversation since: its file is good, only this index is stale.
+            with self._lock:
+                if self._entries.get(entry.key) is entry:
+                    del self._entries[entry.key]
             return None
         try:
             os.utime(entry.path)  # the disk LRU survives a restart through mtime

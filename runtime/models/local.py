@@ -49,7 +49,7 @@ def _describe(model_id: str, path: Path, source: str, repo: str | None = None, f
     size = sum(f.stat().st_size for f in files if f.exists())
     model = LocalModel(id=model_id, path=str(path), name=path.name, source=source, size=size, repo=repo, files=[str(f) for f in files])
     try:
-        header = _header(path, split=len(files) > 1)
+        header = _header(path, split=SPLIT_RE.search(path.name) is not None)
     except (GGUFError, OSError) as exc:
         model.problem = f"not a usable GGUF file: {exc}"
         return model

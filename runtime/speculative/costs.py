@@ -30,8 +30,9 @@ class CostModel:
     def observe_target(self, n: int, seconds: float) -> None:
         self.target[n] = _mix(self.target.get(n), seconds)
 
-    def observe_draft(self, sync_seconds: float, steps: int, step_seconds: float) -> None:
-        self.draft_sync = _mix(self.draft_sync, sync_seconds)
+    def observe_draft(self, sync_seconds: float | None, steps: int, step_seconds: float) -> None:
+        if sync_seconds is not None:
+            self.draft_sync = _mix(self.draft_sync, sync_seconds)
         if steps > 0:
             self.draft_step = _mix(self.draft_step, step_seconds / steps)
 

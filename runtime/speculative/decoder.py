@@ -99,6 +99,9 @@ class SpeculativeDecoder:
         history = list(model.tokens)
         if self.drafting.lookup is not None:
             self.drafting.lookup.reset(history)
+        if self.drafting.draft_model is not None:
+            # The draft model reads the prompt now, as part of the time to the first token, not mid-reply.
+            self.drafting.draft_model.sync(history)
         pending = sampler.sample(model.logits(-1))
         if not sink.accept(pending):
             return

@@ -12,6 +12,12 @@ def store_path(tmp_path):
     return tmp_path / "conversations.sqlite3"
 
 
+@pytest.fixture(autouse=True)
+def _own_hugging_face_cache(tmp_path, monkeypatch):
+    """The model scan also looks in the Hugging Face cache: an empty one here, not the machine's."""
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf-cache"))
+
+
 @pytest.fixture
 def window(qtbot, store_path, starter_model):
     win = open_window(qtbot, store_path, starter_model)

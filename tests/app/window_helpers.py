@@ -10,7 +10,7 @@ N_CTX = 2048
 
 
 def wait_loaded(qtbot, window, timeout=LOAD_MS):
-    qtbot.waitUntil(lambda: window.session.loaded is not None and window.session.loading is None and window.link.current_job is None, timeout=timeout)
+    qtbot.waitUntil(lambda: window.session.loaded is not None and not window.session.busy and window.link.current_job is None, timeout=timeout)
 
 
 def wait_reply(qtbot, window, timeout=REPLY_MS):

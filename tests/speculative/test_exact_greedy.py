@@ -113,16 +113,17 @@ def test_drafts_that_are_always_wrong_still_match_plain(target, draft):
 
 
 def test_drafts_running_into_the_end_of_the_context(starter_model, draft):
-    small = load(starter_model, n_ctx=48)
+    small = load(starter_model, n_ctx=256)  # llama.cpp's smallest context
     try:
-        # A prompt that repeats itself, so prompt lookup drafts long runs right up to the last slot.
-        tokens = chat_prompt(small, "Repeat after me: one two three four five six seven eight nine ten, one two three four five six seven eight nine ten")
-        assert 24 < len(tokens) < 40
-        plain = run(small, tokens, max_tokens=200)
+        # A sequence the model continues without end, with runs that prompt lookup drafts right up to the last slot.
+        tokens = small.tokenize("Counting: " + ", ".join(str(i) for i in range(1, 56)) + ",", add_bos=False)
+        assert 150 < len(tokens) < 220, len(tokens)
+        plain = run(small, tokens, max_tokens=300)
         plain_cache = list(small.tokens)
+        assert small.n_ctx == 256
         assert plain.finish_reason == "length" and len(tokens) + len(plain.completion) == small.n_ctx + 1
         for mode in ("lookup", "both"):
-            spec = run(small, tokens, speculative(small, draft, mode, k=8), max_tokens=200)
+            spec = run(small, tokens, speculative(small, draft, mode, k=8), max_tokens=300)
             assert spec.completion == plain.completion and spec.finish_reason == "length", mode
             assert small.tokens == plain_cache, "the cache is not left as plain decoding leaves it"
             assert spec.stats.draft_tokens > 0

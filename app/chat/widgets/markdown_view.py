@@ -88,7 +88,7 @@ class CodeBlock(QFrame):
     def _on_copy(self) -> None:
         QGuiApplication.clipboard().setText(self.code)
         self.copy_button.setText("Copied")
-        QTimer.singleShot(1500, lambda: self.copy_button.setText("Copy"))
+        QTimer.singleShot(1500, self.copy_button, lambda: self.copy_button.setText("Copy"))
         self.sig_copied.emit(self.code)
 
 

@@ -1,0 +1,185 @@
+"""The model browser dialog: the curated catalog or a search, a repository's quantization levels
+with size and fit badges, its draft partner, and a download button. It only renders CatalogService's
+signals and forwards clicks; the runtime does the work."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.catalog.models import PayloadRole, QuantModel, RepoModel
+from app.catalog.service import CatalogService
+from runtime.protocol import CatalogEntry, HubQuantsResult, HubRepo
+
+
+class ModelBrowserDialog(QDialog):
+    sig_download_requested = Signal(str, str)  # repo, quant
+
+    def __init__(self, service: CatalogService, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Models from Hugging Face")
+        self.resize(900, 560)
+        self.service = service
+        self._catalog: list[CatalogEntry] = []
+        self._repo: str | None = None
+
+        self.search_edit = QLineEdit(placeholderText="Search Hugging Face for GGUF models (empty: the curated catalog)")
+        self.search_button = QPushButton("Search")
+        self.repos = RepoModel(self)
+        self.repo_view = _table(self.repos)
+        self.levels = QuantModel(self)
+        self.level_view = _table(self.levels)
+        self.n_ctx = QSpinBox(minimum=512, maximum=1_048_576, singleStep=1024, value=4096)
+        self.kv_type = QComboBox()
+        self.kv_type.addItems(["f16", "q8_0", "q4_0"])
+        self.repo_label = QLabel("Pick a model on the left.")
+        self.repo_label.setWordWrap(True)
+        self.draft_label = QLabel("")
+        self.draft_label.setWordWrap(True)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        self.download_button = QPushButton("Download")
+        self.download_button.setEnabled(False)
+
+        search_row = QHBoxLayout()
+        search_row.addWidget(self.search_edit)
+        search_row.addWidget(self.search_button)
+        fit_row = QHBoxLayout()
+        fit_row.addWidget(QLabel("Context"))
+        fit_row.addWidget(self.n_ctx)
+        fit_row.addWidget(QLabel("KV cache"))
+        fit_row.addWidget(self.kv_type)
+        fit_row.addStretch(1)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.repo_label)
+        right_layout.addLayout(fit_row)
+        right_layout.addWidget(self.level_view)
+        right_layout.addWidget(self.draft_label)
+        right_layout.addWidget(self.download_button, alignment=Qt.AlignmentFlag.AlignRight)
+        splitter = QSplitter()
+        splitter.addWidget(self.repo_view)
+        splitter.addWidget(right)
+        layout = QVBoxLayout(self)
+        layout.addLayout(search_row)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(self.status)
+
+        self.search_button.clicked.connect(self._on_search)
+        self.search_edit.returnPressed.connect(self._on_search)
+        self.repo_view.selectionModel().currentRowChanged.connect(self._on_repo_selected)
+        self.level_view.selectionModel().currentRowChanged.connect(self._on_level_selected)
+        self.n_ctx.editingFinished.connect(self._on_fit_settings_changed)
+        self.kv_type.currentTextChanged.connect(self._on_fit_settings_changed)
+        self.download_button.clicked.connect(self._on_download)
+        service.sig_catalog.connect(self._on_catalog)
+        service.sig_search_results.connect(self._on_search_results)
+        service.sig_quants.connect(self._on_quants)
+        service.sig_error.connect(self._on_error)
+        service.sig_download.connect(self._on_download_update)
+        service.load_catalog()
+
+    # ---- slots ---------------------------------------------------------------------
+    def _on_catalog(self, entries: list[CatalogEntry]) -> None:
+        self._catalog = entries
+        if not self.search_edit.text().strip():
+            self.repos.set_rows(entries)
+
+    def _on_search(self) -> None:
+        query = self.search_edit.text().strip()
+        if not query:
+            self.repos.set_rows(self._catalog)
+            return
+        self.status.setText(f"Searching for {query!r}…")
+        self.service.search(query)
+
+    def _on_search_results(self, query: str, repos: list[HubRepo]) -> None:
+        if query != self.search_edit.text().strip():
+            return  # the user typed on
+        self.repos.set_rows(repos)
+        self.status.setText(f"{len(repos)} models found for {query!r}" if repos else f"no GGUF models found for {query!r}")
+
+    def _on_repo_selected(self, current, _previous) -> None:
+        if not current.isValid():
+            return
+        item = self.repos.row(current.row())
+        if isinstance(item, CatalogEntry):
+            self.show_repo(item.repo, item.draft)
+        else:
+            self.show_repo(item.id)
+
+    def show_repo(self, repo: str, draft: str | None = None) -> None:
+        """Show one repository's levels (also for a window that opens the browser on a given model)."""
+        self._repo = repo
+        self.draft_label.setText(f"Draft partner for faster replies: {draft}" if draft else "")
+        self.repo_label.setText(repo)
+        self.levels.set_rows([])
+        self.download_button.setEnabled(False)
+        self._request_quants()
+
+    def _on_fit_settings_changed(self, *_args) -> None:
+        if self._repo:
+            self._request_quants()
+
+    def _request_quants(self) -> None:
+        self.status.setText(f"Reading {self._repo}: files, and one GGUF header for the fit check…")
+        self.service.quants(self._repo, self.n_ctx.value(), self.kv_type.currentText())
+
+    def _on_quants(self, result: HubQuantsResult) -> None:
+        if result.repo != self._repo:
+            return
+        self.levels.set_rows(result.levels)
+        h = result.header
+        if h is not None:
+            self.repo_label.setText(f"{result.repo}: {h.architecture}, {h.n_layers} layers, trained context {h.context_length}")
+        self.status.setText(f"{len(result.levels)} quantization levels" if result.levels else "no GGUF files in this repository")
+        preferred = next((i for i, lv in enumerate(result.levels) if lv.name == "Q4_K_M"), 0 if result.levels else None)
+        if preferred is not None:
+            self.level_view.selectRow(preferred)
+
+    def _on_level_selected(self, current, _previous) -> None:
+        level = self.levels.data(self.levels.index(current.row(), 0), PayloadRole) if current.isValid() else None
+        self.download_button.setEnabled(level is not None and not level.problem and not level.downloaded)
+
+    def _on_download(self) -> None:
+        index = self.level_view.currentIndex()
+        if not index.isValid() or self._repo is None:
+            return
+        level = self.levels.row(index.row())
+        self.service.start_download(self._repo, level.name)
+        self.sig_download_requested.emit(self._repo, level.name)
+        self.download_button.setEnabled(False)
+
+    def _on_download_update(self, info) -> None:
+        if info.repo == self._repo and info.state == "done":
+            self._request_quants()  # its "downloaded" mark
+
+    def _on_error(self, what: str, message: str) -> None:
+        self.status.setText(f"{what}: {message}")
+
+
+def _table(model) -> QTableView:
+    view = QTableView()
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.verticalHeader().hide()
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    view.horizontalHeader().setStretchLastSection(True)
+    return view

@@ -1,0 +1,157 @@
+"""Qt models for the browser and the downloads panel: repositories, quantization levels, downloads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor
+
+from runtime.protocol import CatalogEntry, DownloadInfo, HubRepo, QuantLevel
+
+Index = QModelIndex | QPersistentModelIndex
+FIT_TEXT = {"gpu": "fits on GPU", "ram": "fits in RAM", "too_big": "too big", "unknown": "?"}
+FIT_COLOR = {"gpu": QColor("#1b7f3b"), "ram": QColor("#2a62b8"), "too_big": QColor("#b3261e")}
+ProgressRole = Qt.ItemDataRole.UserRole + 1  # 0..100 for the progress column
+PayloadRole = Qt.ItemDataRole.UserRole + 2  # the row's dataclass
+
+
+def human_size(n: float) -> str:
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if abs(n) < 1000 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} TB"
+
+
+def human_eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "–"
+    seconds = int(seconds)
+    return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m" if seconds >= 3600 else f"{seconds // 60}m {seconds % 60:02d}s"
+
+
+class _Table(QAbstractTableModel):
+    headers: tuple[str, ...] = ()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.rows: list[Any] = []
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.headers)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.headers[section]
+        return None
+
+    def set_rows(self, rows: list[Any]) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
+    def row(self, index: int) -> Any:
+        return self.rows[index]
+
+
+class RepoModel(_Table):
+    """Catalog entries or search results: one repository per row."""
+
+    headers = ("Repository", "Size", "Draft partner / downloads")
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        item = self.rows[index.row()]
+        if role == PayloadRole:
+            return item
+        if role == Qt.ItemDataRole.ToolTipRole and isinstance(item, CatalogEntry):
+            return item.description
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        col = index.column()
+        if isinstance(item, CatalogEntry):
+            return (f"{item.name}  ({item.repo})", item.params, item.draft or "")[col]
+        assert isinstance(item, HubRepo)
+        return (item.id + ("  [gated]" if item.gated else ""), "", f"{item.downloads:,} downloads")[col]
+
+
+class QuantModel(_Table):
+    """A repository's quantization levels with their size and fit badge."""
+
+    headers = ("Level", "Size", "Fit", "Memory needed", "")
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        level: QuantLevel = self.rows[index.row()]
+        col = index.column()
+        if role == PayloadRole:
+            return level
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return level.problem or (level.fit.detail if level.fit else None)
+        if role == Qt.ItemDataRole.ForegroundRole and col == 2 and level.fit:
+            return FIT_COLOR.get(level.fit.label)
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if col == 0:
+            return level.name + (f" ({len(level.files)} parts)" if len(level.files) > 1 else "")
+        if col == 1:
+            return human_size(level.size)
+        if col == 2:
+            return FIT_TEXT[level.fit.label] if level.fit else ""
+        if col == 3:
+            if not level.fit:
+                return ""
+            return human_size(level.fit.gpu_needed if level.fit.label == "gpu" else level.fit.ram_needed)
+        return "downloaded" if level.downloaded else (level.problem or "")
+
+
+class DownloadsModel(_Table):
+    """One row per download, updated in place from progress notifications."""
+
+    headers = ("Model", "File", "Progress", "Speed", "ETA", "State")
+
+    def upsert(self, info: DownloadInfo) -> None:
+        for i, existing in enumerate(self.rows):
+            if existing.id == info.id:
+                if info.state == "cancelled":
+                    self.beginRemoveRows(QModelIndex(), i, i)
+                    del self.rows[i]
+                    self.endRemoveRows()
+                    return
+                self.rows[i] = info
+                self.dataChanged.emit(self.index(i, 0), self.index(i, len(self.headers) - 1))
+                return
+        if info.state == "cancelled":
+            return
+        self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows))
+        self.rows.append(info)
+        self.endInsertRows()
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        d: DownloadInfo = self.rows[index.row()]
+        col = index.column()
+        percent = int(100 * d.bytes_done / d.bytes_total) if d.bytes_total else 0
+        if role == PayloadRole:
+            return d
+        if role == ProgressRole:
+            return percent
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return d.error
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        return (
+            f"{d.repo}:{d.quant}",
+            d.current_file or (d.files[0] if len(d.files) == 1 else f"{len(d.files)} files"),
+            f"{percent}%  {human_size(d.bytes_done)} / {human_size(d.bytes_total)}",
+            f"{human_size(d.speed)}/s" if d.state == "running" else "",
+            human_eta(d.eta_s) if d.state == "running" else "",
+            d.state if not d.error else f"{d.state}: {d.error}",
+        )[col]

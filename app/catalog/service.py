@@ -1,0 +1,93 @@
+"""CatalogService: the hub and download methods of the runtime, as Qt signals with typed payloads.
+
+Widgets call its methods and render what its signals carry; it holds no widget
+and does no I/O of its own: every request goes through the RuntimeLink, whose
+replies arrive on the GUI thread as callbacks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from runtime.protocol import (
+    DownloadInfo,
+    DownloadListResult,
+    DownloadStartParams,
+    HubCatalogResult,
+    HubQuantsParams,
+    HubQuantsResult,
+    HubSearchParams,
+    HubSearchResult,
+    RpcError,
+    decode,
+)
+
+QUANTS_TIMEOUT_MS = 120_000
+SEARCH_TIMEOUT_MS = 60_000
+
+
+class CatalogService(QObject):
+    sig_catalog = Signal(object)  # list[CatalogEntry]
+    sig_search_results = Signal(str, object)  # query, list[HubRepo]
+    sig_quants = Signal(object)  # HubQuantsResult
+    sig_download = Signal(object)  # DownloadInfo, on every progress notification and reply
+    sig_error = Signal(str, str)  # what was being done, the runtime's message
+
+    def __init__(self, link, parent: QObject | None = None):
+        super().__init__(parent)
+        self.link = link
+        self._quants_repo: str | None = None
+        link.sig_notification.connect(self._on_notification)
+
+    # ---- requests ----------------------------------------------------------------
+    def load_catalog(self) -> None:
+        self.link.call("hub.catalog", None, lambda r: self.sig_catalog.emit(decode(HubCatalogResult, r, "result").entries), self._error("catalog"))
+
+    def search(self, query: str, limit: int = 30) -> None:
+        self.link.call(
+            "hub.search", HubSearchParams(query, limit),
+            lambda r: self.sig_search_results.emit(query, decode(HubSearchResult, r, "result").repos),
+            self._error(f"search {query!r}"), SEARCH_TIMEOUT_MS,
+        )
+
+    def quants(self, repo: str, n_ctx: int = 4096, kv_type: str = "f16") -> None:
+        self._quants_repo = repo
+
+        def done(result: Any) -> None:
+            quants = decode(HubQuantsResult, result, "result")
+            if quants.repo == self._quants_repo:  # an answer for a repository no longer shown is dropped
+                self.sig_quants.emit(quants)
+
+        self.link.call("hub.quants", HubQuantsParams(repo, n_ctx=n_ctx, type_k=kv_type, type_v=kv_type), done, self._error(f"levels of {repo}"), QUANTS_TIMEOUT_MS)
+
+    def start_download(self, repo: str, quant: str | None) -> None:
+        self.link.call("download.start", DownloadStartParams(repo, quant), self._on_download_reply, self._error(f"download {repo}"), QUANTS_TIMEOUT_MS)
+
+    def pause(self, download_id: str) -> None:
+        self.link.call("download.pause", {"id": download_id}, self._on_download_reply, self._error("pause"))
+
+    def resume(self, download_id: str) -> None:
+        self.link.call("download.resume", {"id": download_id}, self._on_download_reply, self._error("resume"))
+
+    def cancel(self, download_id: str) -> None:
+        self.link.call("download.cancel", {"id": download_id}, self._on_download_reply, self._error("cancel"))
+
+    def refresh_downloads(self) -> None:
+        def done(result: Any) -> None:
+            for info in decode(DownloadListResult, result, "result").downloads:
+                self.sig_download.emit(info)
+
+        self.link.call("download.list", None, done, self._error("downloads"))
+
+    # ---- replies -------------------------------------------------------------------
+    def _on_download_reply(self, result: Any) -> None:
+        self.sig_download.emit(decode(DownloadInfo, result, "result"))
+
+    def _on_notification(self, method: str, params: Any) -> None:
+        if method == "download.progress":
+            self.sig_download.emit(decode(DownloadInfo, params, "params"))
+
+    def _error(self, what: str):
+        return lambda error: self.sig_error.emit(what, error.message if isinstance(error, RpcError) else str(error))

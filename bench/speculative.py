@@ -1,0 +1,266 @@
+"""Speculative decoding against plain decoding, through the runtime protocol.
+
+Qwen2.5-Coder-1.5B-Instruct Q4_K_M as the target and Qwen2.5-Coder-0.5B-Instruct
+Q4_K_M as the draft model (both fetched from their wheels), CPU, greedy. Code-edit
+prompts (rewrite a given piece of code with changes), question answering and
+free writing; for every prompt the modes run one after another (off, lookup,
+draft, both, auto), so a busy machine slows them alike and the ratio to `off`
+is what counts. Each output is compared with off's: batched verification
+evaluates tokens in batches, whose logits differ slightly from a lone token's on
+llama.cpp's CPU kernels, so a greedy reply may legitimately part from plain
+decoding; where it does, the first differing character is reported.
+
+    .venv/bin/python bench/speculative.py [--tokens 256] [--prompts 8] [--modes off,lookup,draft,both,auto]
+                                          [--threads 2] [--json out.json] [--chart out.png]
+
+Prints one JSON object (and writes the PNG bar chart when matplotlib is installed: the `bench` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from runtime.client import RuntimeClient  # noqa: E402
+from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams  # noqa: E402
+
+SYSTEM = "You are a senior software engineer."
+
+LRU = '''class LRUCache:
+    def __init__(self, capacity):
+        self.capacity = capacity
+        self.data = {}
+        self.order = []
+
+    def get(self, key):
+        if key not in self.data:
+            return -1
+        self.order.remove(key)
+        self.order.append(key)
+        return self.data[key]
+
+    def put(self, key, value):
+        if key in self.data:
+            self.order.remove(key)
+        elif len(self.data) >= self.capacity:
+            oldest = self.order.pop(0)
+            del self.data[oldest]
+        self.data[key] = value
+        self.order.append(key)
+'''
+
+PARSER = '''def parse_config(path):
+    result = {}
+    f = open(path)
+    for line in f.readlines():
+        line = line.strip()
+        if line == "" or line.startswith("#"):
+            continue
+        key, value = line.split("=")
+        key = key.strip()
+        value = value.strip()
+        if value.isdigit():
+            value = int(value)
+        elif value == "true":
+            value = True
+        elif value == "false":
+            value = False
+        result[key] = value
+    f.close()
+    return result
+'''
+
+JS = '''function summarize(orders) {
+  var total = 0;
+  var count = 0;
+  var byCustomer = {};
+  for (var i = 0; i < orders.length; i++) {
+    var order = orders[i];
+    total = total + order.amount;
+    count = count + 1;
+    if (byCustomer[order.customer] === undefined) {
+      byCustomer[order.customer] = 0;
+    }
+    byCustomer[order.customer] = byCustomer[order.customer] + order.amount;
+  }
+  return { total: total, count: count, average: total / count, byCustomer: byCustomer };
+}
+'''
+
+STATS = '''def stats(values):
+    n = len(values)
+    mean = sum(values) / n
+    variance = 0
+    for v in values:
+        variance = variance + (v - mean) ** 2
+    variance = variance / n
+    ordered = sorted(values)
+    if n % 2 == 1:
+        median = ordered[n // 2]
+    else:
+        median = (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    return {"mean": mean, "variance": variance, "median": median, "min": ordered[0], "max": ordered[-1]}
+'''
+
+PROMPTS = [
+    ("code-edit", "lru-type-hints", f"Rewrite this class with type hints and docstrings on every method, keeping the logic the same. Output only the code.\n\n```python\n{LRU}```"),
+    ("code-edit", "parser-with", f"Refactor this function to use a `with` statement and pathlib.Path, and rename `result` to `config`. Output only the code.\n\n```python\n{PARSER}```"),
+    ("code-edit", "js-modern", f"Rewrite this JavaScript with const/let, arrow functions and a for...of loop, same behaviour. Output only the code.\n\n```javascript\n{JS}```"),
+    ("code-edit", "stats-rename", f"Rename `values` to `samples` and `n` to `count` in this function, and add a docstring. Output only the code.\n\n```python\n{STATS}```"),
+    ("question", "qa-gil", "What is Python's global interpreter lock, and when does it limit the speed of a program?"),
+    ("question", "qa-tcp", "Explain the difference between TCP and UDP, and when to choose each."),
+    ("free-writing", "story", "Write a short story about a lighthouse keeper who finds a message in a bottle."),
+    ("free-writing", "essay", "Write a short essay on why people enjoy gardening."),
+]
+
+MODES = ["off", "lookup", "draft", "both", "auto"]
+N_CTX = 4096
+TARGETS = {"auto_over_off_code_edit_min": 2.0, "auto_over_off_free_writing_min": 0.95, "draft_over_off_min": 0.95}
+
+
+def pick_prompts(n: int) -> list[tuple[str, str, str]]:
+    """n prompts, the categories interleaved so a short run still sees each kind."""
+    by_kind: dict[str, list] = {}
+    for p in PROMPTS:
+        by_kind.setdefault(p[0], []).append(p)
+    order = []
+    while any(by_kind.values()):
+        for kind in list(by_kind):
+            if by_kind[kind]:
+                order.append(by_kind[kind].pop(0))
+    return order[:n]
+
+
+def first_difference(a: str, b: str) -> int | None:
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return None if len(a) == len(b) else min(len(a), len(b))
+
+
+def geomean(values: list[float]) -> float | None:
+    values = [v for v in values if v > 0]
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else None
+
+
+def chart(report: dict, path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    names = [r["name"] for r in report["prompts"]]
+    modes = [m for m in report["modes"] if m != "off"]
+    fig, ax = plt.subplots(figsize=(max(8, 1.3 * len(names)), 4.5))
+    width = 0.8 / len(modes)
+    for j, mode in enumerate(modes):
+        ratios = [r["modes"][mode]["ratio_over_off"] for r in report["prompts"]]
+        ax.bar([i + (j - (len(modes) - 1) / 2) * width for i in range(len(names))], ratios, width, label=mode)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(names)), [f"{r['name']}\n({r['kind']})" for r in report["prompts"]], fontsize=8)
+    ax.set_ylabel("decode speed / off")
+    ax.set_title(f"Speculative decoding, {report['target']} + {report['draft']}, {report['threads']} threads, {report['tokens']} greedy tokens")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return True
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", type=int, default=256)
+    parser.add_argument("--prompts", type=int, default=len(PROMPTS), help=f"how many of the {len(PROMPTS)} prompts (categories interleaved)")
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--target", help="target GGUF (default: Qwen2.5-Coder-1.5B)")
+    parser.add_argument("--draft", help="draft GGUF (default: Qwen2.5-Coder-0.5B)")
+    parser.add_argument("--json", type=Path, help="also write the JSON here")
+    parser.add_argument("--chart", type=Path, default=Path("bench/speculative.png"))
+    args = parser.parse_args()
+    modes = args.modes.split(",")
+    if modes[0] != "off":
+        parser.error("--modes must start with off: the other modes are measured against it")
+
+    from runtime.models import wheels
+
+    log = lambda s: print(s, file=sys.stderr, flush=True)
+    target = args.target or str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=log))
+    draft = args.draft or str(wheels.ensure(wheels.QWEN_CODER_0_5B, log=log))
+    client = RuntimeClient()
+    client.initialize("bench-speculative")
+    client.load_model(ModelLoadParams(path=target, n_ctx=N_CTX, n_threads=args.threads, draft_path=draft))
+
+    started = time.perf_counter()
+    rows = []
+    for kind, name, prompt in pick_prompts(args.prompts):
+        row = {"kind": kind, "name": name, "modes": {}}
+        off_text = None
+        off_rate = None
+        for mode in modes:
+            params = ChatGenerateParams(f"bench-{name}-{mode}", [ChatMessage("system", SYSTEM), ChatMessage("user", prompt)], max_tokens=args.tokens, temperature=0.0, speculation=mode)
+            result = client.chat(params, timeout=3600)
+            s = result.stats
+            if mode == "off":
+                off_text, off_rate = result.text, s.decode_tokens_per_s
+            diff = first_difference(result.text, off_text)
+            row["modes"][mode] = {
+                "decode_tokens_per_s": round(s.decode_tokens_per_s, 3),
+                "ratio_over_off": round(s.decode_tokens_per_s / off_rate, 3) if off_rate else None,
+                "completion_tokens": s.completion_tokens,
+                "finish_reason": result.finish_reason,
+                "matches_off": diff is None,
+                "first_difference_at_char": diff,
+                "draft_tokens": s.draft_tokens,
+                "draft_tokens_accepted": s.draft_tokens_accepted,
+                "acceptance_rate": round(s.acceptance_rate, 3),
+                "mean_accepted_length": round(s.mean_accepted_length, 3),
+                "tokens_per_target_pass": round(s.tokens_per_target_pass, 3),
+                "target_passes": s.target_passes,
+                "runtime_speedup_estimate": round(s.speedup, 3),
+            }
+            log(f"{name:16s} {mode:6s} {s.decode_tokens_per_s:6.2f} tok/s  x{row['modes'][mode]['ratio_over_off'] or 0:.2f}  drafted {s.draft_tokens} accepted {s.draft_tokens_accepted}  tokens/pass {s.tokens_per_target_pass:.2f}  matches off: {diff is None}")
+        rows.append(row)
+    client.close()
+
+    summary = {}
+    for kind in sorted({r["kind"] for r in rows}):
+        summary[kind] = {mode: geomean([r["modes"][mode]["ratio_over_off"] or 0 for r in rows if r["kind"] == kind]) for mode in modes if mode != "off"}
+    ratios = lambda mode, kind=None: [r["modes"][mode]["ratio_over_off"] or 0 for r in rows if mode in r["modes"] and (kind is None or r["kind"] == kind)]
+    checks = {}
+    if "auto" in modes:
+        if ratios("auto", "code-edit"):
+            checks["auto_over_off_code_edit_geomean"] = summary["code-edit"]["auto"]
+        if ratios("auto", "free-writing"):
+            checks["auto_over_off_free_writing_min"] = min(ratios("auto", "free-writing"))
+    if "draft" in modes:
+        checks["draft_over_off_min"] = min(ratios("draft"))
+    report = {
+        "target": Path(target).name,
+        "draft": Path(draft).name,
+        "threads": args.threads,
+        "tokens": args.tokens,
+        "modes": modes,
+        "seconds": round(time.perf_counter() - started, 1),
+        "prompts": rows,
+        "geomean_ratio_over_off": summary,
+        "checks": checks,
+        "targets": TARGETS,
+    }
+    report["chart"] = str(args.chart) if chart(report, args.chart) else None
+    text = json.dumps(report, indent=2)
+    if args.json:
+        args.json.write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""Markdown splitting, code highlighting, the metrics rows, exports, and the widgets that show them."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtGui import QGuiApplication
+
+from app.chat import export, markdown
+from app.chat.widgets.markdown_view import CodeBlock, MarkdownView
+from app.metrics import figures
+from app.metrics.panel import MetricsPanel
+from app.storage.store import Store
+
+REPLY = "# Plan\n\n1. one\n2. two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\ndef f():\n    return 1\n```\nDone."
+
+
+def test_split_keeps_code_blocks_whole_and_an_open_fence_is_code_already():
+    kinds = [(s.kind, s.language) for s in markdown.split(REPLY)]
+    assert kinds == [("text", ""), ("text", ""), ("text", ""), ("code", "python"), ("text", "")]
+    streaming = markdown.split("Here:\n\n```js\nlet x = 1")
+    assert streaming[-1].kind == "code" and streaming[-1].text == "let x = 1" and not streaming[-1].closed
+
+
+def test_markdown_view_renders_headings_lists_tables_and_highlighted_code(qtbot):
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    view.set_markdown(REPLY)
+    html = "".join(w.toHtml() for kind, w, _t in view._parts if kind == "text")
+    assert "Plan" in html and "<table" in html and "<li" in html
+    (block,) = view.code_blocks
+    assert block.language_label.text() == "python"
+    assert "style=" in block.view.toHtml() and "def" in block.view.toPlainText()  # coloured by Pygments
+    block.copy_button.click()
+    assert QGuiApplication.clipboard().text() == "def f():\n    return 1"
+
+
+def test_streaming_updates_only_the_last_segment(qtbot):
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.set_markdown("First paragraph.\n\nSecond")
+    first_widget = view._parts[0][1]
+    view.set_markdown("First paragraph.\n\nSecond paragraph grows")
+    assert view._parts[0][1] is first_widget and len(view._parts) == 2
+
+
+def test_metrics_rows_show_unknown_numeric_stats_generically():
+    stats = {"ttft_ms": 120.0, "decode_tokens_per_s": 50.0, "prompt_tokens_reused": 10, "prompt_tokens_evaluated": 5,
+             "draft_tokens_accepted": 42, "acceptance_rate": 0.75, "kv_restore_source": "disk"}
+    metrics = {"n_ctx": 2048, "kv_tokens_used": 512, "kv_bytes_used": 2**21, "rss_bytes": 3 * 2**20,
+               "devices": [{"name": "GPU0", "type": "gpu", "memory_total": 2**30, "memory_free": 2**29}]}
+    rows = {r.key: r for r in figures.rows(metrics, stats)}
+    assert rows["context"].value == "512 of 2,048 (25 %)"
+    assert rows["kv"].value == "2.0 MB" and rows["rss"].value == "3.0 MB"
+    assert rows["gpu:GPU0"].value == "512.0 MB of 1,024.0 MB"
+    assert rows["extra:draft_tokens_accepted"].label == "Draft tokens accepted" and rows["extra:draft_tokens_accepted"].value == "42"
+    assert rows["extra:acceptance_rate"].value == "75 %"
+    assert "extra:kv_restore_source" not in rows  # not a number
+
+
+def test_metrics_panel_adds_and_removes_extra_rows(qtbot):
+    panel = MetricsPanel()
+    qtbot.addWidget(panel)
+    panel.on_turn_finished({"decode_tokens_per_s": 12.5, "ttft_ms": 80, "speculative_accepted": 7, "finish_reason": "stop"})
+    assert panel.speed.text() == "12.5 tok/s" and panel.value_of("extra:speculative_accepted") == "7"
+    panel.on_turn_finished({"decode_tokens_per_s": 10.0, "finish_reason": "stop"})
+    assert panel.value_of("extra:speculative_accepted") is None and panel.value_of("ttft") == "…"
+
+
+def test_export_markdown_and_json(tmp_path):
+    store = Store(tmp_path / "c.sqlite3")
+    conv = store.create_conversation("Plans", system_prompt="Be brief.", settings={"temperature": 0.2})
+    store.add_message(conv.id, "user", "Hi")
+    store.add_message(conv.id, "assistant", "Hello!\n\n```py\nx = 1\n```", state="stopped")
+    conv, messages = store.conversation(conv.id), store.messages(conv.id)
+    md = export.to_markdown(conv, messages)
+    assert md.startswith("# Plans\n") and "> Be brief." in md and "## You\n\nHi" in md and "## Assistant (stopped)" in md and "```py\nx = 1\n```" in md
+    data = json.loads(export.to_json(conv, messages))
+    assert data["format"] == "lokal.conversation/1" and data["settings"] == {"temperature": 0.2}
+    assert [(m["role"], m["state"]) for m in data["messages"]] == [("user", "complete"), ("assistant", "stopped")]

@@ -1,0 +1,123 @@
+"""The Linux installers, built here for real: the PyInstaller bundle, the AppDir and the .deb,
+each self-tested (window offscreen, runtime from the same binary, the starter model, 8 tokens)
+from a scratch directory with a minimal environment; the .deb installed by dpkg into a scratch root."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import freeze, linux_package, require
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+
+BUNDLE_LIMIT_BYTES = 250_000_000
+
+
+def assert_self_test_passes(program: Path, model: Path) -> str:
+    result = freeze.self_test(program, model)
+    assert result.returncode == 0, f"{program}: {result.line}\n{result.stderr[-3000:]}"
+    assert result.line.startswith("lokal self-test: ok:"), result.stdout
+    assert "same executable" in result.line and "8 tokens" in result.line
+    print(f"{program}: {result.line}")
+    return result.line
+
+
+def test_bundle_passes_its_self_test(linux_build, starter_model):
+    assert_self_test_passes(linux_build.program, starter_model)
+
+
+def test_bundle_is_under_250_mb(linux_build):
+    size = freeze.tree_size(linux_build.bundle)
+    print(f"bundle: {size / 1e6:.1f} MB")
+    assert size < BUNDLE_LIMIT_BYTES
+
+
+def test_bundle_has_llama_cpp_libraries_where_llama_cpp_looks(linux_build):
+    lib = linux_build.bundle / "_internal" / "llama_cpp" / "lib"
+    names = {p.name for p in lib.iterdir()}
+    assert {"libllama.so", "libggml.so", "libggml-base.so", "libggml-cpu.so"} <= names
+
+
+def test_bundle_leaves_out_what_lokal_does_not_use(linux_build):
+    files = [p.relative_to(linux_build.bundle).as_posix() for p in linux_build.bundle.rglob("*")]
+    for unused in ("QtQuick", "QtQml", "QtWebEngine", "Qt3D", "QtPdf", "libqgtk3", "libqeglfs", "tkinter", "openai"):
+        assert not [f for f in files if unused in f], unused
+    dangling = [f for f in linux_build.bundle.rglob("*") if f.is_symlink() and not f.exists()]
+    assert dangling == []
+
+
+def test_frozen_runtime_is_the_same_executable(linux_build):
+    """`lokal runtime` from the bundle speaks the protocol, with no Python on the path."""
+    from runtime.client import RuntimeClient
+
+    client = RuntimeClient([str(linux_build.program), "runtime"], env={"HOME": "/nonexistent", "LANG": "C.UTF-8"})
+    try:
+        info = client.initialize("pytest", timeout=120)
+        assert info.lokal_version == linux_build.version
+        assert os.path.realpath(f"/proc/{client.pid}/exe") == os.path.realpath(linux_build.program)
+    finally:
+        client.close()
+
+
+def test_frozen_app_refuses_a_missing_model_with_the_reason(linux_build, tmp_path):
+    result = freeze.self_test(linux_build.program, tmp_path / "missing.gguf")
+    assert result.returncode == 2
+    assert "lokal self-test: FAILED: no model file at" in result.line
+
+
+def test_appdir_passes_validation_and_its_self_test(linux_build, starter_model):
+    appdir = linux_build.appdir
+    assert os.access(appdir / "AppRun", os.X_OK)
+    assert (appdir / ".DirIcon").resolve() == (appdir / f"{linux_package.APP_ID}.png").resolve()
+    linux_package.validate(appdir)
+    assert_self_test_passes(appdir / "AppRun", starter_model)
+
+
+def deb_field(deb: Path, field: str) -> str:
+    return subprocess.run(["dpkg-deb", "-f", str(deb), field], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_deb_describes_itself_and_holds_the_desktop_integration(linux_build):
+    deb = linux_build.deb
+    assert deb_field(deb, "Package") == "lokal"
+    assert deb_field(deb, "Version") == linux_build.version
+    assert int(deb_field(deb, "Installed-Size")) * 1024 >= freeze.tree_size(linux_build.bundle)
+    listing = subprocess.run(["dpkg-deb", "-c", str(deb)], capture_output=True, text=True, check=True).stdout
+    for path in (
+        "./usr/bin/lokal -> ../lib/lokal/lokal",
+        "./usr/lib/lokal/lokal",
+        "./usr/lib/lokal/_internal/llama_cpp/lib/libllama.so",
+        f"./usr/share/applications/{linux_package.APP_ID}.desktop",
+        f"./usr/share/metainfo/{linux_package.APP_ID}.metainfo.xml",
+        f"./usr/share/icons/hicolor/scalable/apps/{linux_package.APP_ID}.svg",
+        f"./usr/share/icons/hicolor/256x256/apps/{linux_package.APP_ID}.png",
+    ):
+        assert path in listing, path
+    assert " root/root " in listing.splitlines()[0]
+
+
+def test_deb_depends_on_packages_that_exist_here(linux_build):
+    depends = linux_package.check_depends_installed(linux_build.deb)
+    assert "libc6" in depends
+
+
+def test_installed_deb_passes_the_self_test(linux_build, starter_model, tmp_path):
+    require("dpkg")
+    program = linux_package.install_deb(linux_build.deb, tmp_path / "root")
+    assert program.is_symlink() and program.resolve() == (tmp_path / "root" / "usr" / "lib" / "lokal" / "lokal")
+    assert_self_test_passes(program, starter_model)
+
+
+def test_a_bundle_without_its_libraries_fails_its_self_test_with_the_reason(linux_build, starter_model, tmp_path):
+    """The self-test really catches a broken bundle: here, one whose llama.cpp library is gone."""
+    import shutil
+
+    broken = tmp_path / "lokal"
+    shutil.copytree(linux_build.bundle, broken, symlinks=True)
+    (broken / "_internal" / "llama_cpp" / "lib" / "libllama.so").unlink()
+    result = freeze.self_test(freeze.executable(broken), starter_model)
+    assert result.returncode == 1, result.line
+    assert "lokal self-test: FAILED: the runtime" in result.line

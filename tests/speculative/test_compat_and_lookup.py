@@ -1,0 +1,83 @@
+"""The draft/target tokenizer check on real and made-up GGUF headers, and the n-gram index against a linear scan."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from runtime.gguf.reader import GGUFHeader, read_file_header
+from runtime.models import wheels
+from runtime.speculative.compat import IncompatibleDraft, check_compatible
+from runtime.speculative.lookup import NgramIndex
+
+
+def header(**metadata) -> GGUFHeader:
+    base = {"general.architecture": "llama", "tokenizer.ggml.model": "gpt2", "tokenizer.ggml.tokens": ["a", "b", "c", "d"], "tokenizer.ggml.bos_token_id": 1, "tokenizer.ggml.eos_token_id": 2}
+    base.update(metadata)
+    return GGUFHeader(version=3, metadata={k: v for k, v in base.items() if v is not None}, tensors=[], header_size=0)
+
+
+def test_same_tokenizer_is_compatible():
+    check_compatible(header(), header())
+    check_compatible(header(), header(**{"tokenizer.ggml.tokens": ["a", "b", "c", "d", "pad"]}))  # a few extra rows are fine
+
+
+@pytest.mark.parametrize(
+    "draft, reason",
+    [
+        (header(**{"tokenizer.ggml.model": "llama"}), "tokenizers differ"),
+        (header(**{"tokenizer.ggml.eos_token_id": 3}), "end-of-text tokens differ"),
+        (header(**{"tokenizer.ggml.bos_token_id": None}), "beginning-of-text tokens differ"),
+        (header(**{"tokenizer.ggml.tokens": ["a", "b", "x", "d"]}), "token 2 is 'c' in the target but 'x' in the draft"),
+        (header(**{"tokenizer.ggml.tokens": ["a"] * 400}), "differ in size"),
+        (header(**{"general.architecture": "mamba"}), "cannot rewind"),
+    ],
+)
+def test_incompatible_drafts_are_refused_with_the_reason(draft, reason):
+    with pytest.raises(IncompatibleDraft, match=reason):
+        check_compatible(header(), draft)
+
+
+def test_real_model_pairs():
+    qwen_small, qwen_big, smol = (wheels.path_of(m) for m in (wheels.QWEN_CODER_0_5B, wheels.QWEN_CODER_1_5B, wheels.STARTER))
+    if not (qwen_small.exists() and qwen_big.exists() and smol.exists()):
+        pytest.skip("the benchmark models are not fetched on this machine")
+    check_compatible(read_file_header(qwen_big), read_file_header(qwen_small))
+    with pytest.raises(IncompatibleDraft):
+        check_compatible(read_file_header(qwen_big), read_file_header(smol))
+
+
+def linear_scan(tokens: list[int], limit: int, n_min: int, n_max: int):
+    """The reference: the longest suffix (n_max down to n_min) seen before, its most recent earlier occurrence."""
+    for n in range(min(n_max, len(tokens) - 1), n_min - 1, -1):
+        suffix = tokens[-n:]
+        for end in range(len(tokens) - 1, n - 1, -1):
+            if tokens[end - n : end] == suffix:
+                return n, tokens[end : end + limit]
+    return None
+
+
+def test_index_agrees_with_a_linear_scan_as_the_history_grows():
+    rng = random.Random(7)
+    tokens = [rng.randrange(6) for _ in range(300)]  # a small alphabet: many repeats of every length
+    index = NgramIndex(n_min=1, n_max=5)
+    index.reset(tokens[:10])
+    for i in range(10, len(tokens)):
+        index.extend([tokens[i]])
+        match = index.match(limit=7)
+        expected = linear_scan(tokens[: i + 1], 7, 1, 5)
+        assert (match.n, match.continuation) == expected if expected else match is None
+
+
+def test_index_finds_a_copied_run_and_resets_when_the_history_changes():
+    text = [10, 11, 12, 13, 14, 15, 16, 99, 10, 11, 12]
+    index = NgramIndex()
+    index.reset(text)
+    match = index.match(limit=4)
+    assert match.n == 3 and match.continuation == [13, 14, 15, 16]
+    index.reset(text + [13])  # grew: extended, not rebuilt
+    assert index.match(limit=2).continuation == [14, 15]
+    index.reset([1, 2, 3, 1])  # an edit earlier in the conversation: rebuilt
+    assert index.match(limit=5).continuation == [2, 3, 1]
+    assert NgramIndex().match(limit=3) is None
