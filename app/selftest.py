@@ -194,7 +194,8 @@ def run(model: str | os.PathLike, timeout_s: float | None = None) -> int:
     saved = {name: os.environ.get(name) for name in (*LOKAL_DIRS, "QT_QPA_PLATFORM")}
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     try:
-        with tempfile.TemporaryDirectory(prefix="lokal-self-test-") as scratch:
+        # ignore_cleanup_errors: on Windows a file the window still holds open cannot be deleted yet.
+        with tempfile.TemporaryDirectory(prefix="lokal-self-test-", ignore_cleanup_errors=True) as scratch:
             for name in LOKAL_DIRS:
                 os.environ[name] = str(Path(scratch) / name.lower())
             return _run_with_window(path, timeout_s)

@@ -297,6 +297,9 @@ class MainWindow(QMainWindow):
         self.store.set_state("splitter_state", bytes(self.splitter.saveState().toBase64()).decode())
         self.store.set_state("metrics_visible", "1" if self.action_metrics.isChecked() else "0")
         self.poller.stop()
+        self.local_models.stop()
+        if self.starter_fetch is not None and self.starter_fetch.process is not None:
+            self.starter_fetch.process.kill()
         self.link.close()
 
     # ---- models -----------------------------------------------------------------
@@ -354,6 +357,7 @@ class MainWindow(QMainWindow):
         backend = self.link.info.backend.upper() if self.link.info else "?"
         local = self.local_models.file_for(info.path)
         name = local.model if local else info.name
+        self.session.display_name = name
         self.model_label.setText(f"{name}  ·  {info.quantization}  ·  {backend}")
         self.model_label.setToolTip(f"{info.path}\ncontext {info.n_ctx} tokens, loaded in {info.load_ms:.0f} ms")
         self.model_button.setText(f"{name} · {info.quantization}")

@@ -167,7 +167,7 @@ def chart(report: dict, path: Path) -> bool:
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(names)), [f"{r['name']}\n({r['kind']})" for r in report["prompts"]], fontsize=8)
     ax.set_ylabel("decode speed / off")
-    ax.set_title(f"Speculative decoding, {report['target']} + {report['draft']}, {report['threads']} threads, {report['tokens']} greedy tokens")
+    ax.set_title(f"Speculative decoding: {report['target']} + draft {report['draft']}\n{report['threads']} threads, {report['tokens']} greedy tokens", fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -184,7 +184,10 @@ def main() -> int:
     parser.add_argument("--draft", help="draft GGUF (default: Qwen2.5-Coder-0.5B)")
     parser.add_argument("--json", type=Path, help="also write the JSON here")
     parser.add_argument("--chart", type=Path, default=Path("bench/speculative.png"))
+    parser.add_argument("--chart-from", type=Path, metavar="JSON", help="only draw the chart of a saved run")
     args = parser.parse_args()
+    if args.chart_from:
+        return 0 if chart(json.loads(args.chart_from.read_text()), args.chart) else 1
     modes = args.modes.split(",")
     if modes[0] != "off":
         parser.error("--modes must start with off: the other modes are measured against it")

@@ -46,7 +46,7 @@ from runtime.protocol import (
 log = logging.getLogger("lokal.runtime")
 
 ENGINE_METHODS = {"model.load", "model.unload", "chat.generate"}
-CAPABILITIES = ["chat.stream", "chat.cancel", "kv.prefix_reuse", "model.progress", "chat.raw_prompt"]
+CAPABILITIES = ["chat.stream", "chat.cancel", "kv.prefix_reuse", "model.progress", "chat.raw_prompt", "kv.saved_states", "context.overflow_trim"]
 
 
 @dataclass

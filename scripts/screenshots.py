@@ -110,6 +110,7 @@ def shoot(scheme: str) -> list[Path]:
     window.model_menu.aboutToShow.emit()  # let hooks add their entries, as a real click does
     button = window.model_button
     at = button.mapToGlobal(QPoint(0, button.height()))
+    window.model_menu.setAutoFillBackground(True)  # offscreen popups are not composited: paint the menu's own background
     window.model_menu.popup(at)
     wait(app, lambda: window.model_menu.isVisible(), 5)
     app.processEvents()

@@ -92,6 +92,7 @@ class ModelBrowserDialog(QDialog):
         service.sig_quants.connect(self._on_quants)
         service.sig_error.connect(self._on_error)
         service.sig_download.connect(self._on_download_update)
+        service.sig_draft_check.connect(self._on_draft_check)
         service.load_catalog()
 
     # ---- slots ---------------------------------------------------------------------
@@ -126,8 +127,10 @@ class ModelBrowserDialog(QDialog):
     def show_repo(self, repo: str, draft: str | None = None) -> None:
         """Show one repository's levels (also for a window that opens the browser on a given model)."""
         self._repo = repo
-        self.draft_label.setText(f"Draft partner for faster replies: {draft}" if draft else "")
+        self.draft_label.setText(f"Draft partner for faster replies: {draft} (checking its tokenizer…)" if draft else "")
         self.repo_label.setText(repo)
+        if draft:
+            self.service.draft_check(repo, draft)
         self.levels.set_rows([])
         self.download_button.setEnabled(False)
         self._request_quants()
@@ -168,6 +171,14 @@ class ModelBrowserDialog(QDialog):
     def _on_download_update(self, info) -> None:
         if info.repo == self._repo and info.state == "done":
             self._request_quants()  # its "downloaded" mark
+
+    def _on_draft_check(self, target: str, draft: str, result) -> None:
+        if target != self._repo:
+            return
+        if result.compatible:
+            self.draft_label.setText(f"Draft partner for faster replies: {draft} (same tokenizer: compatible)")
+        else:
+            self.draft_label.setText(f"Draft partner {draft} does not match: " + "; ".join(result.reasons))
 
     def _on_error(self, what: str, message: str) -> None:
         self.status.setText(f"{what}: {message}")

@@ -15,11 +15,14 @@ from runtime.protocol import (
     DownloadInfo,
     DownloadListResult,
     DownloadStartParams,
+    DraftCheckParams,
+    DraftCheckResult,
     HubCatalogResult,
     HubQuantsParams,
     HubQuantsResult,
     HubSearchParams,
     HubSearchResult,
+    ModelRef,
     RpcError,
     decode,
 )
@@ -33,6 +36,7 @@ class CatalogService(QObject):
     sig_search_results = Signal(str, object)  # query, list[HubRepo]
     sig_quants = Signal(object)  # HubQuantsResult
     sig_download = Signal(object)  # DownloadInfo, on every progress notification and reply
+    sig_draft_check = Signal(str, str, object)  # target repo, draft repo, DraftCheckResult
     sig_error = Signal(str, str)  # what was being done, the runtime's message
 
     def __init__(self, link, parent: QObject | None = None):
@@ -61,6 +65,15 @@ class CatalogService(QObject):
                 self.sig_quants.emit(quants)
 
         self.link.call("hub.quants", HubQuantsParams(repo, n_ctx=n_ctx, type_k=kv_type, type_v=kv_type), done, self._error(f"levels of {repo}"), QUANTS_TIMEOUT_MS)
+
+    def draft_check(self, target_repo: str, draft_repo: str) -> None:
+        """Whether `draft_repo` can draft for `target_repo`, from both GGUF headers (nothing is downloaded)."""
+        params = DraftCheckParams(target=ModelRef(repo=target_repo), draft=ModelRef(repo=draft_repo))
+        self.link.call(
+            "hub.draft_check", params,
+            lambda r: self.sig_draft_check.emit(target_repo, draft_repo, decode(DraftCheckResult, r, "result")),
+            self._error(f"draft check {draft_repo}"), QUANTS_TIMEOUT_MS,
+        )
 
     def start_download(self, repo: str, quant: str | None) -> None:
         self.link.call("download.start", DownloadStartParams(repo, quant), self._on_download_reply, self._error(f"download {repo}"), QUANTS_TIMEOUT_MS)

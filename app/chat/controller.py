@@ -217,7 +217,7 @@ class ChatController(QObject):
             top_p=settings.top_p,
             seed=settings.seed,
         )
-        model_name = self.models.loaded.name if self.models.loaded else ""
+        model_name = (self.models.display_name or self.models.loaded.name) if self.models.loaded else ""
         msg = self.store.add_message(conv.id, "assistant", "", state=st.STREAMING, model=model_name)
         self.messages.append(msg)
         call = self.link.call("chat.generate", params, on_result=self._on_reply_result, on_error=self._on_reply_error)

@@ -60,4 +60,20 @@ def _paragraphs(segment: Segment) -> list[Segment]:
     """
     if segment.kind == "code":
         return [segment]
-    return [Segment("text", part) for part in re.split(r"\n[ \t]*\n", segment.text) if part.strip()]
+    return [Segment("text", _hard_breaks(part)) for part in re.split(r"\n[ \t]*\n", segment.text) if part.strip()]
+
+
+# A line that starts a Markdown block of its own (list item, table row, heading, quote, rule).
+_BLOCK_START = re.compile(r"^\s*([-*+]\s|\d+[.)]\s|\||#|>|---|\*\*\*)")
+
+
+def _hard_breaks(text: str) -> str:
+    """Chat models write single newlines meaning line breaks (poems, addresses); Markdown would join them."""
+    lines = text.split("\n")
+    out = []
+    for i, line in enumerate(lines):
+        following = lines[i + 1] if i + 1 < len(lines) else None
+        if following is not None and line.strip() and not _BLOCK_START.match(following) and not line.lstrip().startswith("|"):
+            line = line.rstrip() + "  "
+        out.append(line)
+    return "\n".join(out)

@@ -40,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
         from runtime.server import main as runtime_main
 
         return runtime_main()
+    if argv[:1] == ["scan-models"]:  # the window's model-folder scan, run as a child process (app/models/scan.py)
+        from app.models.scan import main as scan_main
+
+        return scan_main(argv[1:])
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.self_test is not None:

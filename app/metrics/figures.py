@@ -61,7 +61,7 @@ def rows(metrics: dict | None, stats: dict | None) -> list[Row]:
     n_ctx = metrics.get("n_ctx") or 0
     if n_ctx:
         used = metrics.get("kv_tokens_used", 0)
-        out.append(Row("context", "Context used", f"{used:,} of {n_ctx:,} ({used / n_ctx * 100:.0f} %)"))
+        out.append(Row("context", "Context used", f"{used:,} / {n_ctx:,} ({used / n_ctx * 100:.0f} %)"))
     if "kv_bytes_used" in metrics:
         out.append(Row("kv", "KV cache", mb(metrics["kv_bytes_used"])))
     rss = metrics.get("rss_bytes") or stats.get("rss_bytes")

@@ -66,9 +66,13 @@ class LocalModels(QObject):
         process.start(command[0], command[1:])
 
     def stop(self) -> None:
-        if self._process is not None:
-            self._process.kill()
-            self._process.waitForFinished(1_000)
+        process, self._process = self._process, None
+        if process is not None:
+            process.finished.disconnect()
+            process.readyReadStandardOutput.disconnect()
+            process.kill()
+            process.waitForFinished(1_000)
+            process.deleteLater()
 
     def _on_output(self) -> None:
         self._buffer += bytes(self._process.readAllStandardOutput())

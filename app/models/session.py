@@ -31,6 +31,7 @@ class ModelSession(QObject):
         self.link = link
         self.wanted: ModelChoice | None = None
         self.loaded: ModelLoadResult | None = None
+        self.display_name = ""  # the name the menu groups the file under, set by the window
         self.loading: ModelChoice | None = None
         self._previous: ModelChoice | None = None
         self._verifying = False

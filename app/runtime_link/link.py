@@ -139,14 +139,18 @@ class RuntimeLink(QObject):
         process, self._process = self._process, None
         self._fail_all(RpcError(RUNTIME_DIED, "the runtime was shut down"))
         if process is None:
+            self._set_state(ConnectionState.STOPPED)
             return
-        process.finished.disconnect(self._on_finished)
+        # Nothing from this process may reach the link after close: its signals are cut first.
+        for signal in (process.finished, process.readyReadStandardOutput, process.readyReadStandardError, process.errorOccurred):
+            signal.disconnect()
         if process.state() != QProcess.ProcessState.NotRunning:
             process.write(protocol.request_line(0, "shutdown"))
             process.closeWriteChannel()
             if not process.waitForFinished(timeout_ms):
                 process.kill()
                 process.waitForFinished(1_000)
+        process.deleteLater()
         self._set_state(ConnectionState.STOPPED)
 
     def kill(self) -> None:

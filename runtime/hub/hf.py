@@ -9,10 +9,16 @@ one the standard `hf auth login` stored (or HF_TOKEN).
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
-from huggingface_hub import HfApi, constants, get_token, hf_hub_url
+from huggingface_hub import HfApi, constants, get_token, hf_hub_url, set_client_factory
 from huggingface_hub.utils import build_hf_headers
+
+# huggingface_hub sends its API requests with no timeout, so a network that swallows packets would
+# hang a search forever; every request without a limit gets these (seconds).
+TIMEOUTS = {"connect": 10.0, "read": 30.0, "write": 30.0, "pool": 30.0}
+_bounded = threading.Event()
 
 from runtime import __version__
 
@@ -36,7 +42,23 @@ def token() -> str | None:
     return get_token()
 
 
+def _bound_timeouts(request) -> None:
+    timeouts = dict(request.extensions.get("timeout") or {})
+    request.extensions = {**request.extensions, "timeout": {k: timeouts.get(k) or v for k, v in TIMEOUTS.items()}}
+
+
+def _bounded_client():
+    from huggingface_hub.utils._http import default_client_factory
+
+    client = default_client_factory()  # its redirects and request hooks, plus ours
+    client.event_hooks = {**client.event_hooks, "request": [*client.event_hooks["request"], _bound_timeouts]}
+    return client
+
+
 def api() -> HfApi:
+    if not _bounded.is_set():
+        _bounded.set()
+        set_client_factory(_bounded_client)
     return HfApi(endpoint=endpoint(), library_name="lokal", library_version=__version__)
 
 

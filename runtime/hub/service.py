@@ -14,9 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from runtime.protocol import (
-    DownloadIdParams,
     DownloadListResult,
-    DownloadStartParams,
     DraftCheckParams,
     DraftCheckResult,
     Empty,

@@ -71,3 +71,27 @@ def test_burst_leaves_the_server_serving_and_loses_no_conversation(served):
         assert ask(client, topic).choices[0].message.content == reference[topic]
     health = served.wait_health(running=False, queued=0)
     assert health["status"] == "ready" and health["restarts"] == 0
+
+
+def test_a_caller_that_hangs_up_while_queued_leaves_the_queue(served):
+    import http.client
+    import json
+
+    client = served.openai()
+    long = client.completions.create(model=MODEL_NAME, prompt=COUNTING, max_tokens=900, stream=True, **GREEDY)
+    next(iter(long))
+    body = json.dumps({"model": MODEL_NAME, "prompt": "Hi", "max_tokens": 2}).encode()
+    waiting = http.client.HTTPConnection("127.0.0.1", served.port, timeout=30)
+    waiting.request("POST", "/v1/completions", body=body, headers={"Authorization": f"Bearer {served.key}", "Content-Type": "application/json"})
+    served.wait_health(queued=1)
+    waiting.close()  # gone before its turn
+    served.wait_health(queued=0)
+    # Its place is free again: another caller can wait there (no 429).
+    result = {}
+    waiter = threading.Thread(target=lambda: result.update(reply=client.completions.create(model=MODEL_NAME, prompt="The sky is", max_tokens=2, **GREEDY)))
+    waiter.start()
+    served.wait_health(queued=1)
+    long.close()
+    waiter.join(timeout=120)
+    assert result["reply"].usage.completion_tokens == 2
+    served.wait_health(running=False, queued=0)

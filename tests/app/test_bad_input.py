@@ -95,6 +95,8 @@ def test_a_runtime_of_another_protocol_version_is_refused_plainly(qtbot, tmp_pat
         assert not link.auto_restart
     finally:
         link.close()
+        link.deleteLater()
+        qtbot.wait(50)
 
 
 def test_a_corrupt_conversation_database_is_set_aside(qtbot, tmp_path, starter_model):

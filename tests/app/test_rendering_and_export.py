@@ -22,6 +22,15 @@ def test_split_keeps_code_blocks_whole_and_an_open_fence_is_code_already():
     assert streaming[-1].kind == "code" and streaming[-1].text == "let x = 1" and not streaming[-1].closed
 
 
+def test_single_newlines_are_line_breaks_but_lists_and_tables_stay_blocks():
+    (poem,) = markdown.split("Roses are red,\nviolets are blue")
+    assert poem.text == "Roses are red,  \nviolets are blue"
+    (items,) = markdown.split("Fruits:\n- apple\n- pear")
+    assert items.text == "Fruits:\n- apple\n- pear"
+    (table,) = markdown.split("| a |\n|---|\n| 1 |")
+    assert table.text == "| a |\n|---|\n| 1 |"
+
+
 def test_markdown_view_renders_headings_lists_tables_and_highlighted_code(qtbot):
     view = MarkdownView()
     qtbot.addWidget(view)
@@ -51,7 +60,7 @@ def test_metrics_rows_show_unknown_numeric_stats_generically():
     metrics = {"n_ctx": 2048, "kv_tokens_used": 512, "kv_bytes_used": 2**21, "rss_bytes": 3 * 2**20,
                "devices": [{"name": "GPU0", "type": "gpu", "memory_total": 2**30, "memory_free": 2**29}]}
     rows = {r.key: r for r in figures.rows(metrics, stats)}
-    assert rows["context"].value == "512 of 2,048 (25 %)"
+    assert rows["context"].value == "512 / 2,048 (25 %)"
     assert rows["kv"].value == "2.0 MB" and rows["rss"].value == "3.0 MB"
     assert rows["gpu:GPU0"].value == "512.0 MB of 1,024.0 MB"
     assert rows["extra:draft_tokens_accepted"].label == "Draft tokens accepted" and rows["extra:draft_tokens_accepted"].value == "42"

@@ -4,7 +4,6 @@ that never take the engine's job slot, resume after a restart, and one test per 
 from __future__ import annotations
 
 import os
-import threading
 import time
 
 import pytest

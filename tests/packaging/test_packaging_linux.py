@@ -43,7 +43,7 @@ def test_bundle_has_llama_cpp_libraries_where_llama_cpp_looks(linux_build):
 
 def test_bundle_leaves_out_what_lokal_does_not_use(linux_build):
     files = [p.relative_to(linux_build.bundle).as_posix() for p in linux_build.bundle.rglob("*")]
-    for unused in ("QtQuick", "QtQml", "QtWebEngine", "Qt3D", "QtPdf", "libqgtk3", "libqeglfs", "tkinter", "openai"):
+    for unused in ("QtQuick", "QtQml", "QtWebEngine", "Qt3D", "QtPdf", "libqgtk3", "libqeglfs", "tkinter", "openai", "PIL/"):
         assert not [f for f in files if unused in f], unused
     dangling = [f for f in linux_build.bundle.rglob("*") if f.is_symlink() and not f.exists()]
     assert dangling == []

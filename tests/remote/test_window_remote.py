@@ -5,6 +5,8 @@ from PySide6.QtWidgets import QDialogButtonBox
 
 from api.serve_process import MODEL_NAME
 from app.chat.controller import ConversationSettings
+from app.metrics import figures
+from app.remote.serve import READY, STOPPED
 
 pytestmark = pytest.mark.slow
 
@@ -64,6 +66,9 @@ def test_remote_models_appear_in_the_model_menu_and_chat_streams_through_them(qt
     assert message.content == expected.choices[0].message.content
     assert message.stats["completion_tokens"] == expected.usage.completion_tokens
     assert message.stats["ttft_ms"] > 0 and message.stats["finish_reason"] == expected.choices[0].finish_reason
+    # The metrics panel's rows come from these figures, as for a local reply.
+    shown = {row.key: row.value for row in figures.rows(None, message.stats)}
+    assert shown["ttft"].endswith(" ms") and shown["completion"] == str(expected.usage.completion_tokens)
     # Saved like any reply: the store has it.
     saved = window.store.messages(window.chat.current.id)
     assert [m.role for m in saved] == ["user", "assistant"] and saved[-1].content == message.content
@@ -96,3 +101,24 @@ def test_choosing_a_local_model_routes_the_chat_back_to_the_runtime(qtbot, windo
         window.chat.send("Hi")
     # A local reply carries the runtime's own figures, which a remote one cannot have.
     assert "prefill_tokens_per_s" in signal.args[0].stats
+
+
+def test_serve_the_api_from_the_window_serves_the_loaded_model(qtbot, window, starter_model):
+    window.load_model(str(starter_model))
+    qtbot.waitUntil(lambda: window.session.loaded is not None, timeout=90_000)
+    hook = window.remote_hook
+    window.model_menu.aboutToShow.emit()
+    serve_action = next(a for a in window.model_menu.actions() if a.text() == "Serve the API…")
+    serve_action.trigger()
+    panel = hook.api_dialog.panel
+    assert hook.api_dialog.isVisible() and not panel.toggle.isChecked()
+    hook.mode.server.start = _on_free_port(hook.mode.server.start)  # port 8080 may be taken on a test machine
+    with qtbot.waitSignal(hook.mode.server.sig_state_changed, timeout=120_000, check_params_cb=lambda s: s == READY):
+        panel.toggle.click()
+    assert panel.url.text().startswith("http://127.0.0.1:") and panel.key.text() == hook.mode.server.key
+    with qtbot.waitSignal(hook.mode.server.sig_state_changed, timeout=30_000, check_params_cb=lambda s: s == STOPPED):
+        panel.toggle.click()
+
+
+def _on_free_port(start):
+    return lambda path, port=0, **kw: start(path, port=0, **kw)
