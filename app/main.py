@@ -52,8 +52,23 @@ def main(argv: list[str]) -> int:
     app.setDesktopFileName("lokal")
     theme.apply(app)
     window = create_main_window()
+    app.aboutToQuit.connect(window.shutdown)
+    _quit_on_sigterm(app)
     window.show()
     if os.environ.get("LOKAL_STALL_LOG"):
         probe = StallProbe(report_over_ms=50, parent=window)
         probe.start()
     return app.exec()
+
+
+def _quit_on_sigterm(app) -> None:
+    """SIGTERM (a logout, `kill`) closes the window the normal way, so the geometry and state are saved."""
+    import signal
+
+    from PySide6.QtCore import QTimer
+
+    signal.signal(signal.SIGTERM, lambda *_args: app.quit())
+    # Python runs signal handlers only when it has control; an idle timer gives it that inside Qt's loop.
+    timer = QTimer(app)
+    timer.timeout.connect(lambda: None)
+    timer.start(250)

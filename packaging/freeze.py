@@ -1,7 +1,8 @@
 """Freeze Lokal into one PyInstaller onedir bundle, and run a bundle's --self-test the way a user's machine would.
 
     .venv/bin/python packaging/freeze.py                      # -> dist/lokal/ (dist/Lokal.app on macOS)
-    .venv/bin/python packaging/freeze.py --self-test MODEL.gguf
+    .venv/bin/python packaging/freeze.py --self-test MODEL.gguf  # freeze, then self-test the bundle
+    .venv/bin/python packaging/freeze.py --program PATH/lokal --self-test MODEL.gguf   # an installed app
 
 The same script runs on Linux, macOS and Windows (the release workflow calls it on each).
 The self-test starts the frozen executable from a scratch directory with an almost empty

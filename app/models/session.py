@@ -61,7 +61,7 @@ class ModelSession(QObject):
         if self.wanted is not None and self.wanted.n_ctx != n_ctx:
             self.load(ModelChoice(self.wanted.path, n_ctx, self.wanted.n_gpu_layers))
 
-    def _send_load(self, choice: ModelChoice) -> None:
+    def _send_load(self, choice: ModelChoice, first: bool = False) -> None:
         self._last_progress = -1.0
         self.loading = choice
         self.sig_loading.emit(choice.path)
@@ -72,6 +72,7 @@ class ModelSession(QObject):
             on_result=lambda result, c=choice: self._on_loaded(c, result),
             on_error=lambda error, c=choice: self._on_load_failed(c, error),
             timeout_ms=LOAD_TIMEOUT_MS,
+            first=first,
         )
 
     def _on_progress(self, path: str, fraction: float) -> None:
@@ -110,7 +111,7 @@ class ModelSession(QObject):
         if metrics.get("model_id") is None:
             self.loaded = None
             if previous is not None:
-                self._send_load(previous)
+                self._send_load(previous, first=True)
 
     def _end_verify(self) -> None:
         self._verifying = False
@@ -122,4 +123,5 @@ class ModelSession(QObject):
 
     def _on_runtime_ready(self, _info) -> None:
         if self.wanted is not None and self.loaded is None and self.loading is None:
-            self._send_load(self.wanted)
+            # Ahead of any reply the user asked for while the runtime restarted: it needs the model.
+            self._send_load(self.wanted, first=True)

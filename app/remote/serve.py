@@ -35,6 +35,7 @@ class ApiServer(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.state = STOPPED
+        self.port = DEFAULT_PORT  # 0: any free port (the listening event says which)
         self.url = ""
         self.model = ""
         self._process: QProcess | None = None
@@ -50,12 +51,12 @@ class ApiServer(QObject):
     def running(self) -> bool:
         return self._process is not None
 
-    def start(self, model_path: str, port: int = DEFAULT_PORT, n_ctx: int = 4096, extra_args: list[str] | None = None) -> None:
+    def start(self, model_path: str, port: int | None = None, n_ctx: int = 4096, extra_args: list[str] | None = None) -> None:
         if self._process is not None:
             return
         keys.load_or_create()  # the key exists before the first request can need it
         process = QProcess(self)
-        command = serve_command() + ["--json", "--port", str(port), "--model", model_path, "--n-ctx", str(n_ctx), *(extra_args or [])]
+        command = serve_command() + ["--json", "--port", str(self.port if port is None else port), "--model", model_path, "--n-ctx", str(n_ctx), *(extra_args or [])]
         process.readyReadStandardOutput.connect(self._on_stdout)
         process.readyReadStandardError.connect(self._on_stderr)
         process.finished.connect(self._on_finished)

@@ -29,7 +29,9 @@ class WindowHook:
         self.mode.sig_models_changed.connect(self._on_models_changed)
         self.mode.sig_error.connect(lambda message: window.show_banner(f"Remote endpoint: {message}"))
         self.mode.sig_chosen.connect(self._on_chosen)
-        window.session.sig_loading.connect(lambda _path: self.mode.choose(None) if self.mode.chosen else None)
+        # Only the user's choice of a local model in the menu routes the chat back: the session also
+        # reloads by itself (another context size, a runtime restart), which must not drop the remote model.
+        window.model_menu.triggered.connect(self._on_menu_triggered)
         window.model_menu.aboutToShow.connect(self._add_menu_items)
         app = QCoreApplication.instance()
         if app is not None:
@@ -49,6 +51,11 @@ class WindowHook:
         for action in menu.actions():
             if action not in before:
                 action.setProperty(MARK, True)
+
+    def _on_menu_triggered(self, action) -> None:
+        local_model = not action.property(MARK) and (action.isCheckable() or bool(action.data()))
+        if local_model and self.mode.chosen is not None:
+            self.choose(None)
 
     def _on_models_changed(self) -> None:
         if self.window.model_menu.isVisible():

@@ -91,6 +91,7 @@ class RuntimeLink(QObject):
         self._stderr_buffer = bytearray()
         self._closing = False
         self._process: QProcess | None = None
+        self.heartbeat_timeout_ms = HEARTBEAT_TIMEOUT_MS
         self._heartbeat = QTimer(self)
         self._heartbeat.setInterval(HEARTBEAT_MS)
         self._heartbeat.timeout.connect(self._on_heartbeat)
@@ -166,11 +167,15 @@ class RuntimeLink(QObject):
         on_result: Callable[[Any], None] | None = None,
         on_error: Callable[[RpcError], None] | None = None,
         timeout_ms: int | None = None,
+        first: bool = False,
     ) -> Call:
-        """Send a request (engine jobs wait for their turn); exactly one of the callbacks runs, later, on this thread."""
+        """Send a request (engine jobs wait for their turn; `first` jumps the queue); exactly one of the callbacks runs, later, on this thread."""
         call = self._make_call(method, params, on_result, on_error, timeout_ms)
         if call.is_engine_job:
-            self._queue.append(call)
+            if first:
+                self._queue.appendleft(call)
+            else:
+                self._queue.append(call)
             self.sig_queue_changed.emit(len(self._queue))
             self._pump()
         elif self.state in (ConnectionState.READY, ConnectionState.BUSY):
@@ -338,10 +343,14 @@ class RuntimeLink(QObject):
         self.sig_crashed.emit(f"the runtime refused to start: {error.message}")
         self.kill()
 
+    def set_heartbeat(self, interval_ms: int, timeout_ms: int) -> None:
+        self._heartbeat.setInterval(interval_ms)
+        self.heartbeat_timeout_ms = timeout_ms
+
     def _on_heartbeat(self) -> None:
         if self._heartbeat_call is not None and not self._heartbeat_call.done:
             return
-        self._heartbeat_call = self.call("runtime.metrics", None, on_error=lambda _e: None, timeout_ms=HEARTBEAT_TIMEOUT_MS)
+        self._heartbeat_call = self.call("runtime.metrics", None, on_error=lambda _e: None, timeout_ms=self.heartbeat_timeout_ms)
 
     # ---- unexpected exits --------------------------------------------------------
     def _on_process_error(self, error: QProcess.ProcessError) -> None:

@@ -197,7 +197,8 @@ class Backend:
                 self.restarts += 1
                 self._set_state(LOADING)  # before the slot is free, so waiters see it and get 503
                 self._slot.release()
-                self.client = None
+                dead, self.client = self.client, None
+                asyncio.get_running_loop().run_in_executor(None, dead.close)  # reap the dead process
                 self.start()
             else:
                 self._slot.release()

@@ -24,23 +24,37 @@ def key_path() -> Path:
 def load_or_create(path: Path | None = None) -> str:
     """The key stored at `path`, creating it (mode 0600) if there is none."""
     path = path or key_path()
+    key = _read(path)
+    if key:
+        return key
+    key = KEY_PREFIX + secrets.token_urlsafe(32)
+    try:
+        # O_EXCL: if another process (the window, a second `lokal serve`) made one meanwhile, theirs wins.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        theirs = _read(path)
+        if theirs:
+            return theirs
+        # An empty or blank file: replace it whole, never leaving a moment where it is readable by others.
+        tmp = path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(key + "\n")
+        os.replace(tmp, path)
+        return key
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(key + "\n")
+    return key
+
+
+def _read(path: Path) -> str:
     try:
         key = path.read_text(encoding="utf-8").strip()
     except FileNotFoundError:
-        key = ""
-    if key:
-        # A key someone else can read is not a secret: take the group/other bits back.
-        if stat.S_IMODE(path.stat().st_mode) & 0o077:
-            os.chmod(path, 0o600)
-        return key
-    key = KEY_PREFIX + secrets.token_urlsafe(32)
-    # O_EXCL: if another process created it in between, use theirs rather than overwrite it.
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return load_or_create(path)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(key + "\n")
+        return ""
+    # A key someone else can read is not a secret: take the group/other bits back.
+    if key and stat.S_IMODE(path.stat().st_mode) & 0o077:
+        os.chmod(path, 0o600)
     return key
 
 

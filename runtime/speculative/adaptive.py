@@ -73,6 +73,7 @@ class Controller:
         self.acceptance["draft"] = Acceptance(DRAFT_PRIOR)
         self.plain_since_draft = 0
         self.probe_interval = PROBE_FIRST
+        self.lookup_declined = 0
 
     def rate(self, key: str) -> float:
         return self.acceptance[key].rate
@@ -95,7 +96,15 @@ class Controller:
         if self.costs.plain_step is None:
             return Plan(0, 1.0)  # first measure what a plain step costs here
         plan = self._best(self.rate(lookup_key(n)), k_max, lambda k: self.costs.target_cost(k + 1))
-        return plan if plan.gain >= MIN_GAIN else Plan(0, plan.gain)
+        if plan.gain >= MIN_GAIN:
+            self.lookup_declined = 0
+            return plan
+        self.lookup_declined += 1
+        if self.lookup_declined >= PROBE_FIRST and self.rate(lookup_key(n)) >= 0.5:
+            # Lookups that agree with the target keep being declined: re-measure what verifying costs now.
+            self.lookup_declined = 0
+            return Plan(min(PROBE_K + 2, k_max), plan.gain, probe=True)
+        return Plan(0, plan.gain)
 
     def plan_draft(self, room: int) -> Plan:
         k_max = min(room, K_MAX_DRAFT)

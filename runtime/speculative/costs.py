@@ -1,14 +1,19 @@
-"""What a forward pass costs on this machine, measured as decoding goes (wall-clock, moving averages).
+"""What a forward pass costs on this machine, measured as decoding goes (wall-clock).
 
 The controller needs three figures: one target decode step (the plain rate),
 the target verifying n tokens in one batch, and one draft-model step. Until a
-figure is measured a prior stands in for it; every real pass replaces it
-gradually, so a machine that is busy with other work is seen as it is now.
+figure is measured a prior stands in for it. Target passes are summarised by the
+median of the last few: on a machine shared with other work a single pass can
+take many times its usual time, and one such outlier must not decide for long.
 """
 
 from __future__ import annotations
 
-SMOOTHING = 0.25  # weight of the newest measurement
+import collections
+import statistics
+
+SMOOTHING = 0.25  # weight of the newest draft-model measurement
+WINDOW = 7  # target passes of each batch size kept for the median
 # Before any batch was measured: verifying n tokens costs (1 + PRIOR_SLOPE * (n - 1)) single steps.
 PRIOR_SLOPE = 0.3
 
@@ -19,7 +24,8 @@ def _mix(old: float | None, new: float) -> float:
 
 class CostModel:
     def __init__(self) -> None:
-        self.target: dict[int, float] = {}  # batch size -> seconds
+        self.target: dict[int, float] = {}  # batch size -> seconds (median of the recent passes)
+        self._recent: dict[int, collections.deque] = {}
         self.draft_step: float | None = None  # seconds per drafted token
         self.draft_sync: float | None = None  # seconds to catch the draft's cache up before drafting
 
@@ -28,7 +34,9 @@ class CostModel:
         return self.target.get(1)
 
     def observe_target(self, n: int, seconds: float) -> None:
-        self.target[n] = _mix(self.target.get(n), seconds)
+        recent = self._recent.setdefault(n, collections.deque(maxlen=WINDOW))
+        recent.append(seconds)
+        self.target[n] = statistics.median(recent)
 
     def observe_draft(self, sync_seconds: float | None, steps: int, step_seconds: float) -> None:
         if sync_seconds is not None:

@@ -1,9 +1,10 @@
 """The GUI event loop never stalls for more than 50 ms: at start, while a model loads, while a reply streams.
 
-The bound is asserted on the CPU time the GUI thread spent between two ticks
-of a 5 ms QTimer (work the app did without returning to its event loop). The
-wall-clock gap is printed too: on the shared 2-core test machine it also holds
-the time the OS gave other processes, which no code in the app can remove.
+The bound is asserted on the gap between two ticks of a 5 ms QTimer less the
+time the GUI thread waited on the OS run queue (StallProbe.longest_own_ms: work
+the app did, or a blocking wait it made, without returning to its event loop).
+The wall-clock gap is printed too: on the shared 2-core test machine it also
+holds the time the OS gave other processes, which no code in the app removes.
 """
 
 from __future__ import annotations
@@ -36,24 +37,31 @@ def test_the_event_loop_never_stalls_over_50_ms(qtbot, store_path, starter_model
         window.show()
         window.load_model(str(starter_model))
         wait_loaded(qtbot, window)
-        start_ms, start_wall = probe.longest_cpu_ms, probe.longest_ms
+        start_ms, start_wall = probe.longest_own_ms, probe.longest_ms
 
         probe.reset()
         window.chat.send("Write a poem with a heading, a list, a table and a Python code block.")
         wait_reply(qtbot, window)
-        stream_ms, stream_wall = probe.longest_cpu_ms, probe.longest_ms
+        stream_ms, stream_wall = probe.longest_own_ms, probe.longest_ms
         reply = window.chat.messages.messages[-1]
         assert reply.stats["completion_tokens"] >= 8
 
         probe.reset()
         window.session.load(ModelChoice(str(starter_model), n_ctx=2048))
         qtbot.waitUntil(lambda: window.session.loaded is not None and window.session.loaded.n_ctx == 2048, timeout=120_000)
-        load_ms, load_wall = probe.longest_cpu_ms, probe.longest_ms
+        load_ms, load_wall = probe.longest_own_ms, probe.longest_ms
         print(
-            f"longest GUI-thread busy stretch (CPU): start {start_ms:.1f} ms, streaming {stream_ms:.1f} ms, model load {load_ms:.1f} ms; "
+            f"longest stall of the GUI thread's own (wall less run-queue wait): start {start_ms:.1f} ms, streaming {stream_ms:.1f} ms, model load {load_ms:.1f} ms; "
             f"wall-clock gaps: {start_wall:.1f} / {stream_wall:.1f} / {load_wall:.1f} ms; window built in {build_ms:.0f} ms"
         )
         assert probe.ticks > 20
+
+        # The probe does see a blocking call on the GUI thread, even one that uses no CPU.
+        probe.reset()
+        qtbot.wait(30)
+        time.sleep(0.08)
+        qtbot.wait(30)
+        assert probe.longest_own_ms >= 70
         assert start_ms < BOUND_MS, f"start stalled the GUI for {start_ms:.0f} ms"
         assert stream_ms < BOUND_MS, f"streaming stalled the GUI for {stream_ms:.0f} ms"
         assert load_ms < BOUND_MS, f"a model load stalled the GUI for {load_ms:.0f} ms"

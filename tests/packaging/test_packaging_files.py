@@ -199,16 +199,21 @@ def test_workflow_uploads_every_installer(workflow):
     assert upload[0]["with"]["if-no-files-found"] == "error"
 
 
-def test_workflow_shell_steps_parse(workflow, tmp_path):
-    """bash -n on every bash step, with each ${{ expression }} replaced by a plain word."""
+def test_workflow_shell_steps_parse_and_pass_shellcheck(workflow, tmp_path):
+    """bash -n and shellcheck on every bash step (GitHub gives it bash -e), with each
+    ${{ expression }} replaced by a plain word."""
+    require("shellcheck")
     checked = 0
-    for index, step in enumerate(steps(workflow)):
+    all_steps = steps(workflow) + workflow["jobs"]["publish"]["steps"]
+    for index, step in enumerate(all_steps):
         if "run" not in step or step.get("shell", "bash") != "bash":
             continue
         script = tmp_path / f"step{index}.sh"
-        script.write_text(re.sub(r"\$\{\{[^}]*\}\}", "EXPR", step["run"]))
+        script.write_text("#!/bin/bash\n" + re.sub(r"\$\{\{[^}]*\}\}", "EXPR", step["run"]))
         done = run(["bash", "-n", script])
         assert done.returncode == 0, f"{step.get('name')}: {done.stderr}"
+        done = run(["shellcheck", "--severity=warning", script])
+        assert done.returncode == 0, f"{step.get('name')}: {done.stdout}"
         checked += 1
     assert checked >= 8
 

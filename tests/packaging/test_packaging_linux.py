@@ -121,3 +121,50 @@ def test_a_bundle_without_its_libraries_fails_its_self_test_with_the_reason(linu
     result = freeze.self_test(freeze.executable(broken), starter_model)
     assert result.returncode == 1, result.line
     assert "lokal self-test: FAILED: the runtime" in result.line
+
+
+def test_frozen_cli_chat_answers(linux_build, starter_model, tmp_path):
+    """`lokal chat` from the bundle: the terminal path, through the same frozen runtime."""
+    done = subprocess.run(
+        [str(linux_build.program), "chat", "--model", str(starter_model), "--max-tokens", "4", "--seed", "1", "--json", "Hello"],
+        cwd=tmp_path, env={"HOME": str(tmp_path), "LANG": "C.UTF-8"}, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    import json
+
+    assert json.loads(done.stdout.strip().splitlines()[-1])["stats"]["completion_tokens"] == 4
+
+
+def test_frozen_api_server_answers_on_loopback(linux_build, starter_model, tmp_path):
+    """`lokal serve` from the bundle (aiohttp, pydantic and all): /health, then a 4-token completion."""
+    import json
+    import socket
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = tmp_path / "config"
+    server = subprocess.Popen(
+        [str(linux_build.program), "serve", "--model", str(starter_model), "--port", str(port)],
+        cwd=tmp_path, env={"HOME": str(tmp_path), "LANG": "C.UTF-8", "LOKAL_CONFIG_DIR": str(config)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        for line in server.stderr:  # it says when the model is ready; it exits (ending this loop) on failure
+            if "ready" in line:
+                break
+        assert server.poll() is None, "lokal serve exited before the model was ready"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=30) as reply:
+            assert json.load(reply)["status"] == "ready"
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/v1/chat/completions",
+            data=json.dumps({"model": starter_model.stem, "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 4}).encode(),
+            headers={"Authorization": f"Bearer {(config / 'api-key').read_text().strip()}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=120) as reply:
+            body = json.load(reply)
+        assert body["usage"]["completion_tokens"] == 4
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -15,7 +15,10 @@ def no_keyring(monkeypatch):
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     import keyring.core
 
+    previous = keyring.core.get_keyring()
     keyring.core.set_keyring(keyring.core.load_keyring("keyring.backends.fail.Keyring"))
+    yield
+    keyring.core.set_keyring(previous)
 
 
 @pytest.mark.parametrize(
@@ -82,3 +85,42 @@ def test_remote_models_are_replaced_per_endpoint(qtbot, tmp_path, no_keyring):
     assert models.data(models.index(1)) == "m4  (A)"
     models.drop_endpoint(b.id)
     assert models.rowCount() == 1
+
+
+def test_with_a_keyring_keys_go_there_and_not_to_the_file(tmp_path, monkeypatch):
+    import keyring
+    import keyring.core
+    from keyring.backend import KeyringBackend
+
+    class MemoryKeyring(KeyringBackend):
+        """A real keyring backend (the interface the OS ones implement), holding its secrets in memory."""
+
+        priority = 1
+
+        def __init__(self):
+            super().__init__()
+            self.secrets = {}
+
+        def get_password(self, service, username):
+            return self.secrets.get((service, username))
+
+        def set_password(self, service, username, password):
+            self.secrets[(service, username)] = password
+
+        def delete_password(self, service, username):
+            self.secrets.pop((service, username))
+
+    backend = MemoryKeyring()
+    previous = keyring.get_keyring()
+    keyring.core.set_keyring(backend)
+    try:
+        store = KeyStore(file=tmp_path / "keys.json")
+        assert store.where == "the system keyring"
+        store.set("e1", "sk-in-keyring")
+        assert backend.secrets == {("lokal-remote-endpoint", "e1"): "sk-in-keyring"}
+        assert not (tmp_path / "keys.json").exists()
+        assert store.get("e1") == "sk-in-keyring"
+        store.delete("e1")
+        assert backend.secrets == {} and store.get("e1") == ""
+    finally:
+        keyring.core.set_keyring(previous)

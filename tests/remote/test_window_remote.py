@@ -1,11 +1,14 @@
 """The main window chatting with a remote model: a real `lokal serve` on loopback, added as a remote endpoint."""
 
+import os
+
 import pytest
 from PySide6.QtWidgets import QDialogButtonBox
 
 from api.serve_process import MODEL_NAME
 from app.chat.controller import ConversationSettings
 from app.metrics import figures
+from app.models.session import ModelChoice
 from app.remote.serve import READY, STOPPED
 
 pytestmark = pytest.mark.slow
@@ -90,13 +93,27 @@ def test_stop_in_the_window_stops_the_remote_reply(qtbot, window, served):
     served.wait_health(running=False, queued=0)
 
 
-def test_choosing_a_local_model_routes_the_chat_back_to_the_runtime(qtbot, window, served, starter_model):
+def local_action(window, model_path):
+    window.model_menu.aboutToShow.emit()
+    wanted = os.path.realpath(model_path)
+    return next((a for a in window.model_menu.actions() if a.data() and os.path.realpath(a.data()) == wanted), None)
+
+
+def test_a_local_reload_keeps_the_remote_model_and_choosing_a_local_one_routes_back(qtbot, window, served, starter_model):
+    # A local model loaded with another context size than the conversation asks for: sending reloads it.
+    window.session.load(ModelChoice(str(starter_model), 2048))
+    qtbot.waitUntil(lambda: window.session.loaded is not None, timeout=90_000)
     hook = add_loopback(qtbot, window, served)
     remote_action(window, f"{MODEL_NAME}  (loopback)").trigger()
+    with qtbot.waitSignal(window.chat.sig_reply_finished, timeout=120_000) as signal:
+        window.chat.send("Name a fruit.")
     assert window.chat.link is hook.mode.chat_link
-    window.load_model(str(starter_model))
+    assert "prefill_tokens_per_s" not in signal.args[0].stats  # answered remotely, not by the reloaded local model
+
+    qtbot.waitUntil(lambda: local_action(window, starter_model) is not None, timeout=30_000)
+    local_action(window, starter_model).trigger()
     assert window.chat.link is window.link and hook.mode.chosen is None
-    qtbot.waitUntil(lambda: window.session.loaded is not None, timeout=90_000)
+    qtbot.waitUntil(lambda: window.session.loaded is not None and window.session.loading is None, timeout=90_000)
     with qtbot.waitSignal(window.chat.sig_reply_finished, timeout=120_000) as signal:
         window.chat.send("Hi")
     # A local reply carries the runtime's own figures, which a remote one cannot have.
@@ -112,13 +129,9 @@ def test_serve_the_api_from_the_window_serves_the_loaded_model(qtbot, window, st
     serve_action.trigger()
     panel = hook.api_dialog.panel
     assert hook.api_dialog.isVisible() and not panel.toggle.isChecked()
-    hook.mode.server.start = _on_free_port(hook.mode.server.start)  # port 8080 may be taken on a test machine
+    hook.mode.server.port = 0  # any free port: 8080 may be taken on a test machine
     with qtbot.waitSignal(hook.mode.server.sig_state_changed, timeout=120_000, check_params_cb=lambda s: s == READY):
         panel.toggle.click()
     assert panel.url.text().startswith("http://127.0.0.1:") and panel.key.text() == hook.mode.server.key
     with qtbot.waitSignal(hook.mode.server.sig_state_changed, timeout=30_000, check_params_cb=lambda s: s == STOPPED):
         panel.toggle.click()
-
-
-def _on_free_port(start):
-    return lambda path, port=0, **kw: start(path, port=0, **kw)

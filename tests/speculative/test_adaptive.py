@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from runtime.speculative.adaptive import MIN_GAIN, PROBE_FIRST, Controller, expected_tokens
 from runtime.speculative.costs import CostModel
 
@@ -67,3 +69,19 @@ def test_a_cheap_accurate_draft_model_is_used():
         c.observe("draft", 4, 4)
     plan = c.plan_draft(room=100)
     assert plan.k >= 4 and plan.gain > 1.5 and not plan.probe
+
+
+def test_one_slow_pass_on_a_busy_machine_does_not_decide_for_long():
+    c = costs()
+    c.observe_target(4, 0.052)
+    c.observe_target(4, 0.5)  # one verification that took ten times its usual time
+    assert c.target_cost(4) == pytest.approx(0.052)
+
+
+def test_declined_lookups_that_agree_with_the_target_are_probed_again():
+    c = Controller(costs(per_token=0.05))  # verification looks far too expensive
+    for _ in range(10):
+        c.observe("lookup4", 8, 8)  # yet shadow lookups keep agreeing
+    plans = [c.plan_lookup(n=5, available=16, room=100) for _ in range(PROBE_FIRST)]
+    assert all(p.k == 0 for p in plans[:-1])
+    assert plans[-1].k > 0 and plans[-1].probe
