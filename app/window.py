@@ -26,6 +26,7 @@ from app.chat.widgets.settings_dialog import ConversationSettingsDialog
 from app.chat.widgets.sidebar import Sidebar
 from app.metrics.panel import MetricsPanel
 from app.metrics.poller import MetricsPoller
+from app.catalog.ui import CatalogUi
 from app.models.local import FileRole, LocalModels, human_size
 from app.models.session import ModelChoice, ModelSession
 from app.models.starter import StarterFetch, starter_path
@@ -50,12 +51,14 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle("Lokal")
         self.setWindowIcon(icons.app_icon())
+        self.setAcceptDrops(True)
         self.store = store
         self.link = link
         self.session = ModelSession(link, self)
         self.local_models = local_models or LocalModels(parent=self)
         self.chat = ChatController(store, link, self.session, self)
         self.poller = MetricsPoller(link, self)
+        self.catalog = CatalogUi(link, self)
         self.starter_fetch: StarterFetch | None = None
         self._deleted = None
         self._recovering = False
@@ -221,6 +224,7 @@ class MainWindow(QMainWindow):
         session.sig_failed.connect(self._on_model_failed)
         self.local_models.sig_scanned.connect(self._rebuild_model_menu)
         self.local_models.sig_scanned.connect(self._show_model_name)
+        self.catalog.sig_model_downloaded.connect(lambda _paths: self.local_models.scan())
         chat.sig_current_changed.connect(self._on_current_changed)
         chat.sig_generating_changed.connect(self._on_generating_changed)
         chat.sig_reply_finished.connect(self._on_reply_finished)
@@ -329,6 +333,8 @@ class MainWindow(QMainWindow):
                 action.triggered.connect(lambda _c=False, p=info.path: self._on_model_chosen(p))
                 group.addAction(action)
         menu.addSeparator()
+        menu.addAction("Browse Hugging Face models…", self.catalog.open_browser)
+        menu.addAction("Downloads", self.catalog.show_downloads)
         menu.addAction("Open a GGUF file…", self._on_open_model_file)
         menu.addAction("Rescan model folders", self.local_models.scan)
 
@@ -339,7 +345,34 @@ class MainWindow(QMainWindow):
     def _on_open_model_file(self) -> None:
         path, _filter = QFileDialog.getOpenFileName(self, "Open a model", str(Path.home()), "GGUF models (*.gguf);;All files (*)")
         if path:
-            self._on_model_chosen(path)
+            self.add_model_file(path)
+
+    def add_model_file(self, path: str) -> None:
+        """A file the user picked or dropped: the runtime checks it is a whole GGUF model and remembers it, then it loads."""
+
+        def added(result) -> None:
+            self.local_models.scan()
+            self._on_model_chosen(result["path"])
+
+        if self.link.state not in (ConnectionState.READY, ConnectionState.BUSY):
+            # Dropped while the runtime starts or restarts: add it as soon as the runtime is there.
+            def when_ready(_info) -> None:
+                self.link.sig_ready.disconnect(when_ready)
+                self.add_model_file(path)
+
+            self.link.sig_ready.connect(when_ready)
+            return
+        self.link.call("models.add", {"path": path}, on_result=added, on_error=lambda error: self.show_banner(f"Cannot add {Path(path).name}: {error.message}"))
+
+    def dragEnterEvent(self, event) -> None:
+        if any(url.toLocalFile().lower().endswith(".gguf") for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        paths = [url.toLocalFile() for url in event.mimeData().urls() if url.toLocalFile().lower().endswith(".gguf")]
+        if paths:
+            event.acceptProposedAction()
+            self.add_model_file(paths[0])
 
     def _on_model_loading(self, path: str) -> None:
         self.load_progress.setValue(0)

@@ -12,6 +12,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Nothing in the tests may reach the real Hugging Face hub: unless a test points huggingface_hub at its
+# loopback server, it points at a loopback port where nothing listens.
+os.environ.setdefault("HF_ENDPOINT", "http://127.0.0.1:9")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 
 @pytest.fixture(scope="session")

@@ -49,6 +49,7 @@ class LocalModels(QObject):
         self._found_errors: dict[str, str] = {}
         self._buffer = b""
         self._process: QProcess | None = None
+        self._rescan = False
 
     @property
     def scanning(self) -> bool:
@@ -56,7 +57,9 @@ class LocalModels(QObject):
 
     def scan(self) -> None:
         if self._process is not None:
+            self._rescan = True  # something changed while this scan ran: run again when it ends
             return
+        self._rescan = False
         self._found, self._found_errors, self._buffer = [], {}, b""
         process = QProcess(self)
         process.readyReadStandardOutput.connect(self._on_output)
@@ -92,6 +95,8 @@ class LocalModels(QObject):
         self._process.deleteLater()
         self._process = None
         self._publish(self._found, self._found_errors)
+        if self._rescan:
+            self.scan()
 
     def _publish(self, files: list[LocalModelFile], errors: dict) -> None:
         self.files, self.errors = files, errors

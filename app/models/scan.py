@@ -84,7 +84,14 @@ def describe(path: Path) -> LocalModelFile:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     dirs = [Path(a) for a in argv] or search_dirs()
-    for path in find_gguf_files(dirs):
+    paths = find_gguf_files(dirs)
+    if not argv:
+        # Files the user added from elsewhere (file dialog, drag and drop), remembered by the runtime.
+        from runtime.models.local import added_paths
+
+        known = {os.path.realpath(p) for p in paths}
+        paths += [Path(p) for p in added_paths() if os.path.realpath(p) not in known and os.path.isfile(p)]
+    for path in paths:
         try:
             line = {"file": dataclasses.asdict(describe(path))}
         except (GGUFError, OSError) as exc:

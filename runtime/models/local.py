@@ -28,7 +28,7 @@ def _registry_path() -> Path:
     return data_dir() / "added_models.json"
 
 
-def _added_paths() -> list[str]:
+def added_paths() -> list[str]:
     path = _registry_path()
     try:
         data = json.loads(path.read_text())
@@ -104,7 +104,7 @@ def list_models(cache: Path | None = None) -> list[LocalModel]:
     from runtime.paths import models_dir
 
     models = _hf_models(cache or cache_dir())
-    for path in _added_paths():
+    for path in added_paths():
         models.append(_describe(f"file:{path}", Path(path), "added"))
     bundled = models_dir()
     for path in sorted(bundled.glob("*.gguf")):
@@ -127,7 +127,7 @@ def add(path: str) -> LocalModel:
     except OSError as exc:
         raise RpcError(ErrorCode.INVALID_MODEL, f"cannot read {path}: {exc.strerror}", {"path": str(resolved)}) from None
     with _registry_lock:
-        paths = _added_paths()
+        paths = added_paths()
         if str(resolved) not in paths:
             paths.append(str(resolved))
             _save_added(paths)
@@ -144,7 +144,7 @@ def remove(model_id: str, delete_file: bool = True, cache: Path | None = None) -
     freed = 0
     if model.source == "added":
         with _registry_lock:
-            _save_added([p for p in _added_paths() if p != model.path])
+            _save_added([p for p in added_paths() if p != model.path])
     if delete_file or model.source == "bundled":
         path = Path(model.path)
         if path.exists():

@@ -20,7 +20,7 @@ CODE = "def area(w, h):\n    return w * h\n\ndef perimeter(w, h):\n    return 2 
 EDIT = [ChatMessage("user", f"Rewrite this code, renaming w to width and h to height:\n{CODE}")]
 
 
-def ask(client, speculation, max_tokens=24, messages=EDIT):
+def ask(client, speculation, max_tokens=16, messages=EDIT):
     return client.chat(ChatGenerateParams("spec", messages, max_tokens=max_tokens, temperature=0.0, speculation=speculation), timeout=300)
 
 
@@ -63,7 +63,7 @@ def test_live_figures_in_runtime_metrics(exact_runtime):
 
 def test_auto_is_the_default_and_adapts(loaded_runtime):
     """A runtime without test knobs: auto drafts by prompt lookup and measures the speed-up against plain steps."""
-    result = loaded_runtime.chat(ChatGenerateParams("auto", EDIT, max_tokens=48, temperature=0.0), timeout=300)
+    result = loaded_runtime.chat(ChatGenerateParams("auto", EDIT, max_tokens=32, temperature=0.0), timeout=300)
     s = result.stats
     assert s.speculation == "auto" and s.speculation_notice == ""
     assert s.target_passes >= 1 and s.completion_tokens > 0
