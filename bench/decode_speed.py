@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -46,7 +47,8 @@ def bare_loop(llm, tokens: list[int], n_tokens: int) -> dict:
 
 
 def through_runtime(client: RuntimeClient, i: int, n_tokens: int) -> dict:
-    params = ChatGenerateParams(f"bench-{i}", [ChatMessage("system", SYSTEM), ChatMessage("user", PROMPT.format(i=i))], max_tokens=n_tokens, temperature=0.0)
+    # Plain decoding: this measures what the runtime and its protocol add, not speculation (bench/speculative.py).
+    params = ChatGenerateParams(f"bench-{i}", [ChatMessage("system", SYSTEM), ChatMessage("user", PROMPT.format(i=i))], max_tokens=n_tokens, temperature=0.0, speculation="off")
     result = client.chat(params, timeout=600)
     s = result.stats
     return {"tokens": s.completion_tokens, "ttft_ms": s.ttft_ms, "decode_tokens_per_s": s.decode_tokens_per_s, "prompt_tokens_evaluated": s.prompt_tokens_evaluated, "finish_reason": result.finish_reason}
@@ -57,7 +59,7 @@ def third_turn(client: RuntimeClient) -> dict:
     stats = None
     for turn, question in enumerate(["What is a hash map?", "And a binary tree?", "Which one is faster to look up?"], 1):
         history.append(ChatMessage("user", question))
-        result = client.chat(ChatGenerateParams("third-turn", list(history), max_tokens=64, temperature=0.0), timeout=600)
+        result = client.chat(ChatGenerateParams("third-turn", list(history), max_tokens=64, temperature=0.0, speculation="off"), timeout=600)
         history.append(ChatMessage("assistant", result.text))
         stats = result.stats
     return {"prompt_tokens": stats.prompt_tokens, "prompt_tokens_evaluated": stats.prompt_tokens_evaluated, "prompt_tokens_reused": stats.prompt_tokens_reused, "evaluated_fraction": stats.prompt_tokens_evaluated / stats.prompt_tokens, "ttft_ms": stats.ttft_ms}
@@ -82,7 +84,8 @@ def main() -> int:
     template = ChatTemplate(header.chat_template)
 
     llm = Llama(model_path=model, n_ctx=N_CTX, n_batch=512, n_threads=threads, n_threads_batch=threads, verbose=False)
-    client = RuntimeClient()
+    # No saved KV states here: their background writes would overlap the bare loop's runs.
+    client = RuntimeClient(env={**os.environ, "LOKAL_KV_STORE": "off"})
     client.initialize("bench")
     client.load_model(ModelLoadParams(path=model, n_ctx=N_CTX, n_threads=threads))
 

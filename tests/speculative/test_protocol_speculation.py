@@ -27,7 +27,8 @@ def ask(client, speculation, max_tokens=16, messages=EDIT):
 @pytest.fixture(scope="module")
 def exact_runtime(starter_model):
     """Verification one token at a time and a fixed draft length (test-only knobs): outputs comparable byte for byte."""
-    env = dict(os.environ, LOKAL_SPECULATIVE_VERIFY="single", LOKAL_SPECULATIVE_FIXED_K="4")
+    env = {k: v for k, v in os.environ.items() if k != "LOKAL_AUTO_SPECULATION"}
+    env.update(LOKAL_SPECULATIVE_VERIFY="single", LOKAL_SPECULATIVE_FIXED_K="4")
     client = RuntimeClient(env=env)
     client.initialize("pytest")
     info = client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=1024, draft_path=str(starter_model)))
@@ -122,3 +123,15 @@ def test_lokal_chat_takes_speculation_and_draft(starter_model):
     assert proc.returncode == 0, proc.stderr
     stats = json.loads(proc.stdout.splitlines()[-1])["stats"]
     assert stats["speculation"] == "both" and stats["target_passes"] > 0
+
+
+def test_auto_can_be_switched_off_for_the_machine(starter_model):
+    """LOKAL_AUTO_SPECULATION=off: `auto` decodes plainly (explicit modes still speculate)."""
+    env = dict(os.environ, LOKAL_AUTO_SPECULATION="off")
+    with RuntimeClient(env=env) as client:
+        client.initialize("pytest")
+        client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=1024))
+        auto = ask(client, "auto")
+        assert auto.stats.speculation == "off" and auto.stats.draft_tokens == 0
+        lookup = ask(client, "lookup")
+        assert lookup.stats.speculation == "lookup"
