@@ -27,7 +27,8 @@ from app.chat.widgets.sidebar import Sidebar
 from app.metrics.panel import MetricsPanel
 from app.metrics.poller import MetricsPoller
 from app.catalog.ui import CatalogUi
-from app.models.local import FileRole, LocalModels, human_size
+from app.formatting import human_size
+from app.models.local import FileRole, LocalModels
 from app.models.session import ModelChoice, ModelSession
 from app.models.starter import StarterFetch, starter_path
 from app.runtime_link import ConnectionState, RuntimeLink

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.formatting import human_size
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
@@ -16,12 +17,6 @@ ProgressRole = Qt.ItemDataRole.UserRole + 1  # 0..100 for the progress column
 PayloadRole = Qt.ItemDataRole.UserRole + 2  # the row's dataclass
 
 
-def human_size(n: float) -> str:
-    for unit in ("B", "kB", "MB", "GB", "TB"):
-        if abs(n) < 1000 or unit == "TB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1000
-    return f"{n:.1f} TB"
 
 
 def human_eta(seconds: float | None) -> str:

@@ -10,6 +10,7 @@ import sys
 import threading
 from typing import Any
 
+from app.formatting import human_size
 from runtime.client import RuntimeClient, RuntimeDied
 from runtime.protocol import (
     DownloadInfo,
@@ -81,12 +82,6 @@ def _with_runtime(work) -> int:
         client.close()
 
 
-def human_size(n: float) -> str:
-    for unit in ("B", "kB", "MB", "GB", "TB"):
-        if abs(n) < 1000 or unit == "TB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1000
-    return f"{n:.1f} TB"
 
 
 def _dump(obj: Any) -> None:

@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+from app.formatting import human_size
 from PySide6.QtCore import QObject, QProcess, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
@@ -26,12 +27,6 @@ def scan_command() -> list[str]:
     return [sys.executable, "-m", "app.models.scan"]
 
 
-def human_size(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1000:
-            return f"{n:.0f} {unit}" if unit in ("B", "KB") else f"{n:.1f} {unit}"
-        n /= 1000
-    return f"{n:.1f} TB"
 
 
 class LocalModels(QObject):
