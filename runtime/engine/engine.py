@@ -25,7 +25,8 @@ from runtime.engine.devices import list_devices
 from runtime.engine.generation import Decoder, GenerationRequest, decode_plain, generate
 from runtime.engine.llama_model import LlamaModel, LoadSettings, default_threads
 from runtime.engine.sampling import SamplingConfig
-from runtime.gguf.reader import GGUFError, GGUFHeader, read_file_header
+from runtime.gguf.model_file import check_model_file
+from runtime.gguf.reader import GGUFHeader
 from runtime.speculative.session import Speculation, check_draft_file, load_draft
 from runtime.protocol import (
     ChatGenerateParams,
@@ -63,19 +64,6 @@ def model_id_for(path: str, size: int) -> str:
     """A stable id for a model file: its resolved path and size, hashed (cheap, unlike hashing gigabytes)."""
     digest = hashlib.sha256(f"{os.path.realpath(path)}\0{size}".encode()).hexdigest()[:16]
     return f"{os.path.splitext(os.path.basename(path))[0]}-{digest}"
-
-
-def check_model_file(path: str) -> GGUFHeader:
-    if not os.path.exists(path):
-        raise RpcError(ErrorCode.MODEL_NOT_FOUND, f"model file not found: {path}", {"path": path})
-    if not os.path.isfile(path):
-        raise RpcError(ErrorCode.INVALID_MODEL, f"not a file: {path}", {"path": path})
-    try:
-        return read_file_header(path)
-    except GGUFError as exc:
-        raise RpcError(ErrorCode.INVALID_MODEL, f"{os.path.basename(path)} is not a usable GGUF model: {exc}", {"path": path}) from None
-    except OSError as exc:
-        raise RpcError(ErrorCode.INVALID_MODEL, f"cannot read {path}: {exc.strerror}", {"path": path}) from None
 
 
 def check_fits(header: GGUFHeader, params: ModelLoadParams, n_batch: int) -> memory.MemoryEstimate:

@@ -15,6 +15,7 @@ import shutil
 import threading
 from pathlib import Path
 
+from runtime.gguf.model_file import check_model_file
 from runtime.gguf.reader import GGUFError, GGUFHeader, read_file_header, read_header
 from runtime.hub.quants import SPLIT_RE
 from runtime.protocol import ErrorCode, LocalModel, RpcError
@@ -116,16 +117,7 @@ def list_models(cache: Path | None = None) -> list[LocalModel]:
 def add(path: str) -> LocalModel:
     """Remember a GGUF file the user picked, once it proves to be a complete GGUF model."""
     resolved = Path(path).expanduser().resolve()
-    if not resolved.exists():
-        raise RpcError(ErrorCode.MODEL_NOT_FOUND, f"file not found: {path}", {"path": path})
-    if not resolved.is_file():
-        raise RpcError(ErrorCode.INVALID_MODEL, f"not a file: {path}", {"path": path})
-    try:
-        read_file_header(resolved)
-    except GGUFError as exc:
-        raise RpcError(ErrorCode.INVALID_MODEL, f"{resolved.name} is not a usable GGUF model: {exc}", {"path": str(resolved)}) from None
-    except OSError as exc:
-        raise RpcError(ErrorCode.INVALID_MODEL, f"cannot read {path}: {exc.strerror}", {"path": str(resolved)}) from None
+    check_model_file(str(resolved))
     with _registry_lock:
         paths = added_paths()
         if str(resolved) not in paths:

@@ -41,7 +41,7 @@ FIXED_K_ENV = "LOKAL_SPECULATIVE_FIXED_K"
 
 def check_draft_file(params: ModelLoadParams, target: GGUFHeader) -> GGUFHeader:
     """The draft model's header, once it is known to draft for `target`; INVALID_MODEL saying why not."""
-    from runtime.engine.engine import check_model_file  # the engine imports this module
+    from runtime.gguf.model_file import check_model_file
 
     path = os.path.abspath(os.path.expanduser(params.draft_path))
     header = check_model_file(path)
