@@ -155,6 +155,12 @@ class KvStore:
             self._ram.pop(entry.key, None)
 
     def _write_loop(self) -> None:
+        # The writer hashes and writes tens of MB after every turn, while the next turn may already be
+        # decoding on every core: at the lowest priority it takes only CPU time the decode leaves idle.
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        except (AttributeError, OSError):
+            pass  # no per-thread priorities here (macOS, Windows): the write just competes
         while True:
             job = self._writes.get()
             if job is None:
