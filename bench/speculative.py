@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import math
 import sys
 import time
@@ -197,7 +198,7 @@ def main() -> int:
     log = lambda s: print(s, file=sys.stderr, flush=True)
     target = args.target or str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=log))
     draft = args.draft or str(wheels.ensure(wheels.QWEN_CODER_0_5B, log=log))
-    client = RuntimeClient()
+    client = RuntimeClient(env={**os.environ, "LOKAL_AUTO_SPECULATION": "on"})  # measure auto as it speculates
     client.initialize("bench-speculative")
     client.load_model(ModelLoadParams(path=target, n_ctx=N_CTX, n_threads=args.threads, draft_path=draft))
 

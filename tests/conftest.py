@@ -17,7 +17,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HF_ENDPOINT", "http://127.0.0.1:9")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 # Tests that compare greedy replies across runs need plain decoding: with speculation, which positions are
-# verified in a batch depends on timing, and batched logits differ slightly. tests/speculative clears this.
+# verified in a batch depends on timing, and batched logits differ slightly. `auto` is plain by default;
+# this pins it for the tests even if the machine sets it on. tests/speculative turns it on for its runtimes.
 os.environ["LOKAL_AUTO_SPECULATION"] = "off"
 
 

@@ -1,4 +1,4 @@
-"""Speculation's own tests run the runtime as users get it: `auto` speculates (the top conftest turns that off elsewhere)."""
+"""Speculation's own tests run the runtime with `auto` speculating (LOKAL_AUTO_SPECULATION=on)."""
 
 import os
 
@@ -10,7 +10,7 @@ def loaded_runtime(starter_model):
     from runtime.client import RuntimeClient
     from runtime.protocol import ModelLoadParams
 
-    env = {k: v for k, v in os.environ.items() if k != "LOKAL_AUTO_SPECULATION"}
+    env = dict(os.environ, LOKAL_AUTO_SPECULATION="on")
     client = RuntimeClient(env=env)
     client.initialize("pytest")
     client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=2048))
@@ -22,7 +22,7 @@ def loaded_runtime(starter_model):
 def runtime():
     from runtime.client import RuntimeClient
 
-    env = {k: v for k, v in os.environ.items() if k != "LOKAL_AUTO_SPECULATION"}
+    env = dict(os.environ, LOKAL_AUTO_SPECULATION="on")
     client = RuntimeClient(env=env)
     client.initialize("pytest")
     yield client

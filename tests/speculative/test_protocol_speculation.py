@@ -27,7 +27,7 @@ def ask(client, speculation, max_tokens=16, messages=EDIT):
 @pytest.fixture(scope="module")
 def exact_runtime(starter_model):
     """Verification one token at a time and a fixed draft length (test-only knobs): outputs comparable byte for byte."""
-    env = {k: v for k, v in os.environ.items() if k != "LOKAL_AUTO_SPECULATION"}
+    env = dict(os.environ, LOKAL_AUTO_SPECULATION="on")
     env.update(LOKAL_SPECULATIVE_VERIFY="single", LOKAL_SPECULATIVE_FIXED_K="4")
     client = RuntimeClient(env=env)
     client.initialize("pytest")
@@ -125,9 +125,9 @@ def test_lokal_chat_takes_speculation_and_draft(starter_model):
     assert stats["speculation"] == "both" and stats["target_passes"] > 0
 
 
-def test_auto_can_be_switched_off_for_the_machine(starter_model):
-    """LOKAL_AUTO_SPECULATION=off: `auto` decodes plainly (explicit modes still speculate)."""
-    env = dict(os.environ, LOKAL_AUTO_SPECULATION="off")
+def test_auto_decodes_plainly_unless_switched_on(starter_model):
+    """Without LOKAL_AUTO_SPECULATION=on, `auto` decodes plainly (explicit modes still speculate)."""
+    env = {k: v for k, v in os.environ.items() if k != "LOKAL_AUTO_SPECULATION"}
     with RuntimeClient(env=env) as client:
         client.initialize("pytest")
         client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=1024))
