@@ -57,6 +57,3 @@ def backend_name() -> str:
     accelerated = [n for n in names if n and n not in ("cpu", "blas", "rpc")]
     return accelerated[0] if accelerated else "cpu"
 
-
-def gpu_memory_free() -> int:
-    return sum(d.memory_free for d in list_devices() if d.type in ("gpu", "igpu"))

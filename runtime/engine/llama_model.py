@@ -211,7 +211,6 @@ class LlamaModel:
                 raise DecodeAborted()
             raise DecodeError(f"llama_decode failed with code {rc}")
         self.tokens.extend(tokens)
-        self._n_logit_rows = n if all_logits else 1
 
     def logits(self, i: int = -1) -> np.ndarray:
         """A zero-copy view of the logits of output row i of the last decode (-1: the last)."""
