@@ -56,7 +56,7 @@ class MainWindow(QMainWindow):
         self.store = store
         self.link = link
         self.session = ModelSession(link, self)
-        self.local_models = local_models or LocalModels(parent=self)
+        self.local_models = local_models or LocalModels(link, parent=self)
         self.chat = ChatController(store, link, self.session, self)
         self.poller = MetricsPoller(link, self)
         self.catalog = CatalogUi(link, self)
@@ -231,6 +231,7 @@ class MainWindow(QMainWindow):
         chat.sig_reply_finished.connect(self._on_reply_finished)
         chat.sig_error.connect(lambda message: self.show_banner(f"The reply failed: {message}"))
         chat.sig_deleted.connect(self._on_deleted)
+        chat.sig_reply_link_changed.connect(self._on_reply_link_changed)
         self.poller.sig_sample.connect(self.metrics_panel.on_sample)
         self.sidebar.sig_open.connect(chat.open)
         self.sidebar.sig_new.connect(self._on_new)
@@ -277,14 +278,25 @@ class MainWindow(QMainWindow):
             return
         self.starter_fetch = StarterFetch(self)
         self.starter_fetch.sig_status.connect(lambda text: self.statusBar().showMessage(text))
+        self.starter_fetch.sig_progress.connect(self._on_starter_progress)
         self.starter_fetch.sig_done.connect(self._on_starter_fetched)
-        self.starter_fetch.sig_failed.connect(lambda message: self.show_banner(f"{message}. Choose a GGUF file from the Model menu."))
+        self.starter_fetch.sig_failed.connect(self._on_starter_failed)
         self.starter_fetch.start()
+
+    def _on_starter_progress(self, fraction: float) -> None:
+        self.load_progress.setValue(int(fraction * 1000))
+        self.load_progress.show()
 
     def _on_starter_fetched(self, path: str) -> None:
         self.statusBar().clearMessage()
+        self.load_progress.hide()
         self.local_models.scan()
         self.load_model(path)
+
+    def _on_starter_failed(self, message: str) -> None:
+        self.statusBar().clearMessage()
+        self.load_progress.hide()
+        self.show_banner(f"{message}. Choose a GGUF file from the Model menu.")
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.shutdown()
@@ -390,11 +402,12 @@ class MainWindow(QMainWindow):
             return ""
         backend = self.link.info.backend.upper() if self.link.info else "?"
         local = self.local_models.file_for(info.path)
-        name = local.model if local else info.name
+        name = local.group if local else info.name
         self.session.display_name = name
         self.model_label.setText(f"{name}  ·  {info.quantization}  ·  {backend}")
         self.model_label.setToolTip(f"{info.path}\ncontext {info.n_ctx} tokens, loaded in {info.load_ms:.0f} ms")
-        self.model_button.setText(f"{name} · {info.quantization}")
+        if self.chat.local_replies:
+            self.model_button.setText(f"{name} · {info.quantization}")
         return name
 
     def _on_model_loaded(self, info: protocol.ModelLoadResult) -> None:
@@ -449,7 +462,8 @@ class MainWindow(QMainWindow):
         self.chat_view.set_generating(generating)
         if generating:
             self.metrics_panel.on_turn_started()
-            self.poller.start()
+            if self.chat.local_replies:  # the runtime knows nothing of a remote reply: its figures come with the reply
+                self.poller.start()
         else:
             self.poller.stop()
         self._on_state_changed(self.link.state)
@@ -457,7 +471,15 @@ class MainWindow(QMainWindow):
 
     def _on_reply_finished(self, message) -> None:
         self.metrics_panel.on_turn_finished(message.stats)
-        self.poller.poll_once()  # context and KV figures after the turn
+        if self.chat.local_replies:
+            self.poller.poll_once()  # context and KV figures after the turn
+
+    def _on_reply_link_changed(self) -> None:
+        if not self.chat.local_replies:
+            self.model_button.setText(self.chat.reply_model_name)
+        elif not self._show_model_name():
+            self.model_button.setText("No model")
+        self._update_actions()
 
     def _update_actions(self) -> None:
         has_conv = self.chat.current is not None
@@ -465,7 +487,7 @@ class MainWindow(QMainWindow):
         self.action_regenerate.setEnabled(self.chat.can_regenerate())
         self.action_rename.setEnabled(has_conv)
         self.action_delete.setEnabled(has_conv)
-        if self.session.wanted is None:
+        if self.session.wanted is None and self.chat.local_replies:
             self.composer.set_can_send(False, "Choose a model first (Model menu)")
         else:
             self.composer.set_can_send(True)
@@ -532,7 +554,7 @@ class MainWindow(QMainWindow):
         if dialog.exec():
             system_prompt, settings = dialog.result_settings()
             self.chat.set_settings(system_prompt, settings)
-            if self.session.wanted is not None:
+            if self.session.wanted is not None and self.chat.local_replies:
                 self.session.ensure_context(settings.n_ctx)
 
     def _on_about(self) -> None:

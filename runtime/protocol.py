@@ -21,7 +21,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSION = "1.1"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group
 
 
 def major(version: str) -> str:
@@ -43,6 +43,7 @@ class ErrorCode(enum.IntEnum):
     VERSION_MISMATCH = -32007
     CONTEXT_OVERFLOW = -32008
     NOT_INITIALIZED = -32009
+    LISTEN_FAILED = -32010  # api.start: the address is taken or not this machine's
     # models from Hugging Face (runtime/hub)
     REPO_NOT_FOUND = -32040
     FILE_NOT_FOUND = -32041
@@ -201,6 +202,8 @@ class GenerationStats:
     prompt_tokens_restored: int = 0
     kv_restore_ms: float = 0.0  # time to find, read, check and load that state (part of ttft_ms)
     kv_restore_source: str = ""  # "ram", "disk", or "" when nothing was restored
+    # The prefill time the restore spared, from this model's measured prefill speed, less kv_restore_ms (0: unknown).
+    kv_restore_saved_ms: float = 0.0
     # Oldest messages left out because the conversation no longer fits the context (system prompt kept).
     context_dropped_messages: int = 0
     # Speculative decoding (runtime/speculative), this turn so far.
@@ -251,7 +254,8 @@ class MetricsResult:
     kv_tokens_used: int
     kv_bytes_used: int
     devices: list[Device]
-    generation: Optional[GenerationStats] = None  # live figures of the reply streaming now
+    # Live figures of this client's reply streaming now; None while none streams, also while the API's does.
+    generation: Optional[GenerationStats] = None
 
 
 @dataclass
@@ -457,7 +461,7 @@ class LocalModel:
     id: str
     path: str
     name: str
-    source: Literal["hf_cache", "added", "bundled"]
+    source: Literal["hf_cache", "added", "bundled"]  # bundled: in Lokal's models folder (the starter model and any GGUF put there)
     size: int
     quantization: str = "unknown"
     architecture: str = "unknown"
@@ -466,6 +470,7 @@ class LocalModel:
     repo: Optional[str] = None
     files: list[str] = field(default_factory=list)  # every part of a split model
     problem: Optional[str] = None  # why it cannot be loaded (unreadable header, missing part)
+    group: str = ""  # what the quantizations of one model share ("Qwen2.5 Coder 1.5B Instruct"): the window's menu groups by it
 
 
 @dataclass
@@ -488,6 +493,42 @@ class ModelsRemoveParams:
 class ModelsRemoveResult:
     removed: bool
     freed_bytes: int
+
+
+# ---- the OpenAI-compatible API, served from inside the runtime (runtime/api) ----------------------
+
+
+@dataclass
+class ApiStartParams:
+    host: str = "127.0.0.1"
+    port: int = 8080  # 0: any free port (the result says which)
+    allow_network: bool = False  # needed for any host that is not loopback
+    key_file: Optional[str] = None  # the bearer key's file (made 0600 if missing); None: `api-key` in the config directory
+    cors_origins: list[str] = field(default_factory=list)  # empty: no CORS headers; "*": any origin
+    max_queue: int = 8  # API requests that may wait behind the running one before 429
+    max_body: int = 4 * 1024 * 1024  # bytes; larger bodies get 413
+
+
+@dataclass
+class ApiStartResult:
+    url: str  # http://HOST:PORT/v1
+    host: str
+    port: int
+    key_file: str
+    model: Optional[str]  # the id clients use for the loaded model (its file name); None while none is
+
+
+@dataclass
+class ApiStopResult:
+    stopped: bool  # False: it was not serving
+
+
+@dataclass
+class JobWaiting:
+    """Notification `job.waiting`: this client's engine job waits for the API's running reply (then it runs)."""
+
+    request_id: Union[int, str]
+    method: str
 
 
 @dataclass
@@ -523,12 +564,15 @@ METHODS: dict[str, Method] = {
     "models.remove": Method(ModelsRemoveParams, ModelsRemoveResult),
     "kv.store_info": Method(KvStoreInfoParams, KvStoreInfo),
     "kv.clear": Method(Empty, KvClearResult),
+    "api.start": Method(ApiStartParams, ApiStartResult),
+    "api.stop": Method(Empty, ApiStopResult),
 }
 
 NOTIFICATIONS: dict[str, type] = {
     "chat.delta": ChatDelta,
     "model.progress": ModelProgress,
     "download.progress": DownloadInfo,
+    "job.waiting": JobWaiting,
 }
 
 

@@ -3,9 +3,15 @@
 The reader thread parses each line and answers at once what needs no engine
 time (initialize, chat.cancel, runtime.metrics, shutdown), so a reply that is
 streaming never blocks them. Engine jobs (model.load, model.unload,
-chat.generate) run one at a time on the worker; a second job while one runs is
-refused with BUSY and the id of the running request: clients queue on their
-side, where they can show it.
+chat.generate) take the engine's one slot in turn (job_slot.py); a client's
+second job while its first runs or waits is refused with BUSY and the id of
+that request: clients queue on their side, where they can show it.
+
+The OpenAI-compatible API (`api.start`, runtime/api) is served from inside this
+process, so its replies share the engine, its KV cache, the saved conversation
+states and speculative decoding with the client's. Its jobs take the same slot:
+a client's job that arrives while an API reply runs waits for it (with a
+`job.waiting` notification) instead of failing, and the other way round.
 
 stdout carries protocol lines only: at start the process moves its real stdout
 to a private descriptor and points fd 1 at stderr, so nothing llama.cpp prints
@@ -15,25 +21,33 @@ can corrupt the stream.
 from __future__ import annotations
 
 import concurrent.futures
+import itertools
 import logging
 import os
 import sys
 import threading
 import traceback
-from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable
 
 from runtime import __version__, protocol
 from runtime.protocol import (
+    ApiStartParams,
+    ApiStartResult,
+    ApiStopResult,
     ChatCancelParams,
     ChatCancelResult,
     ChatDelta,
     ChatGenerateParams,
+    ChatGenerateResult,
     Empty,
     ErrorCode,
+    GenerationStats,
     InitializeParams,
     InitializeResult,
+    JobWaiting,
+    MetricsResult,
     ModelLoadParams,
+    ModelLoadResult,
     ModelProgress,
     ModelUnloadResult,
     Notification,
@@ -42,18 +56,15 @@ from runtime.protocol import (
     RpcError,
     ShutdownResult,
 )
+from runtime.job_slot import API, PROTOCOL, Job, JobSlot
 
 log = logging.getLogger("lokal.runtime")
 
 ENGINE_METHODS = {"model.load", "model.unload", "chat.generate"}
-CAPABILITIES = ["chat.stream", "chat.cancel", "kv.prefix_reuse", "model.progress", "chat.raw_prompt", "kv.saved_states", "context.overflow_trim"]
+API_METHODS = {"api.start", "api.stop"}  # on the background pool: starting or stopping a listener may take a moment
+CAPABILITIES = ["chat.stream", "chat.cancel", "kv.prefix_reuse", "model.progress", "chat.raw_prompt", "kv.saved_states", "context.overflow_trim", "api.serve"]
 
-
-@dataclass
-class Job:
-    request_id: Any
-    method: str
-    cancel: threading.Event = field(default_factory=threading.Event)
+Finish = Callable[[Any, "RpcError | None"], None]  # a job's result, or its error
 
 
 class RuntimeServer:
@@ -64,25 +75,30 @@ class RuntimeServer:
         self._out = stdout
         self._out_lock = threading.Lock()
         self.engine = engine or Engine()
-        self._job: Job | None = None
-        self._job_lock = threading.Lock()
-        self._job_thread: threading.Thread | None = None
+        self.slot = JobSlot()
+        self._job_threads: set[threading.Thread] = set()
+        self._job_threads_lock = threading.Lock()
+        self._api_ids = itertools.count(1)
+        self._api = None  # runtime.api.service.ApiService, made on the first api.start (aiohttp loads then)
+        self._api_lock = threading.Lock()
         self._initialized = False
         self._stopping = False
         self._handlers: dict[str, Callable[[Any], Any]] = {
             "initialize": self._initialize,
             "chat.cancel": self._cancel,
-            "runtime.metrics": lambda _params: self.engine.metrics(),
+            "runtime.metrics": self._metrics,
             "shutdown": self._shutdown,
             "kv.store_info": lambda params: self.engine.kv_store_info(params.wait_for_writes),
             "kv.clear": lambda _params: self.engine.kv_clear(),
+            "api.start": self._api_start,
+            "api.stop": self._api_stop,
         }
         # Hub and local-model methods (runtime/hub): never in the engine's job slot; the slow ones on a pool.
         from runtime.hub.service import BACKGROUND, HubService
 
         self.hub = HubService(self.notify)
         self._handlers.update(self.hub.handlers())
-        self._background_methods = BACKGROUND
+        self._background_methods = BACKGROUND | API_METHODS
         self._background = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="hub")
 
     # ---- output ------------------------------------------------------------
@@ -105,9 +121,13 @@ class RuntimeServer:
                 break  # the client closed our stdin: it is gone, so are we
             if line.strip():
                 self.handle_line(line)
-        self._stop_job()
-        self.hub.close()  # running downloads pause, to resume at the next start
+        self._close()
         return 0
+
+    def _close(self) -> None:
+        self._close_api()  # first: no new API job may come in
+        self._stop_jobs()
+        self.hub.close()  # running downloads pause, to resume at the next start
 
     def handle_line(self, line: bytes) -> None:
         try:
@@ -156,30 +176,49 @@ class RuntimeServer:
 
     # ---- engine jobs ---------------------------------------------------------
     def _start_job(self, request: Request, params: Any) -> None:
-        with self._job_lock:
-            if self._job is not None:
-                raise RpcError(
-                    ErrorCode.BUSY,
-                    f"the runtime is busy with {self._job.method} (request {self._job.request_id!r}); try again when it finishes",
-                    {"running_request_id": self._job.request_id, "running_method": self._job.method},
-                )
-            job = self._job = Job(request.id, request.method)
-        thread = threading.Thread(target=self._run_job, args=(job, params), name=f"job-{request.method}", daemon=True)
-        self._job_thread = thread
+        mine = self.slot.jobs(PROTOCOL)
+        if mine:
+            raise RpcError(
+                ErrorCode.BUSY,
+                f"the runtime is busy with {mine[0].method} (request {mine[0].request_id!r}); try again when it finishes",
+                {"running_request_id": mine[0].request_id, "running_method": mine[0].method},
+            )
+        job = Job(request.id, request.method, PROTOCOL)
+        on_text = lambda text: self.notify("chat.delta", ChatDelta(job.request_id, params.conversation_id, text))
+        self.submit(job, params, on_text if request.method == "chat.generate" else None, lambda result, error: self._send(self._answer_line(job, result, error)))
+        if self.slot.first_in_line() is not job:
+            self.notify("job.waiting", JobWaiting(job.request_id, job.method))  # behind the API's reply: say so rather than go quiet
+
+    @staticmethod
+    def _answer_line(job: Job, result: Any, error: RpcError | None) -> bytes:
+        return protocol.error_line(job.request_id, error) if error is not None else protocol.result_line(job.request_id, result)
+
+    def submit(self, job: Job, params: Any, on_text: Callable[[str], None] | None, finish: Finish) -> None:
+        """Run `job` when its turn in the slot comes, on a thread of its own; `finish(result, error)` once the slot is free again."""
+        self.slot.join(job)
+        thread = threading.Thread(target=self._run_job, args=(job, params, on_text, finish), name=f"job-{job.method}", daemon=True)
+        with self._job_threads_lock:
+            self._job_threads.add(thread)
         thread.start()
 
-    def _run_job(self, job: Job, params: Any) -> None:
+    def _run_job(self, job: Job, params: Any, on_text: Callable[[str], None] | None, finish: Finish) -> None:
+        result, error = None, None
         try:
-            result = self._execute(job, params)
-            line = protocol.result_line(job.request_id, result)
+            if self.slot.wait_turn(job):
+                result = self._execute(job, params, on_text)
+            else:
+                result, error = cancelled_before_start(job, params)
         except RpcError as exc:
-            line = protocol.error_line(job.request_id, exc)
+            error = exc
         except Exception as exc:
             log.exception("job %s failed", job.method)
-            line = protocol.error_line(job.request_id, internal_error(exc))
-        with self._job_lock:
-            self._job = None
-        self._send(line)
+            error = internal_error(exc)
+        finally:
+            self.slot.leave(job)
+        try:
+            finish(result, error)
+        except Exception:
+            log.exception("delivering the result of %s failed", job.method)
         # The reply is out: now the engine may copy its KV cache for the store (the next job waits for that copy, never for the disk).
         after_reply = getattr(self.engine, "after_reply", None)
         if after_reply is not None:
@@ -187,8 +226,10 @@ class RuntimeServer:
                 after_reply()
             except Exception:
                 log.exception("saving the KV state after %s failed", job.method)
+        with self._job_threads_lock:
+            self._job_threads.discard(threading.current_thread())
 
-    def _execute(self, job: Job, params: Any) -> Any:
+    def _execute(self, job: Job, params: Any, on_text: Callable[[str], None] | None) -> Any:
         if job.method == "model.load":
             assert isinstance(params, ModelLoadParams)
             return self.engine.load(params, lambda p: self.notify("model.progress", ModelProgress(params.path, p)), job.cancel)
@@ -196,17 +237,51 @@ class RuntimeServer:
             return ModelUnloadResult(self.engine.unload())
         if job.method == "chat.generate":
             assert isinstance(params, ChatGenerateParams)
-            on_text = lambda text: self.notify("chat.delta", ChatDelta(job.request_id, params.conversation_id, text))
-            return self.engine.generate(params, job.cancel, on_text, job.request_id)
+            return self.engine.generate(params, job.cancel, on_text or (lambda _text: None), job.request_id)
         raise RpcError(ErrorCode.METHOD_NOT_FOUND, job.method)
 
-    def _stop_job(self) -> None:
-        with self._job_lock:
-            job, thread = self._job, self._job_thread
-        if job is not None:
-            job.cancel.set()
-        if thread is not None:
+    def _stop_jobs(self) -> None:
+        for job in self.slot.jobs():
+            self.slot.cancel(job)
+        with self._job_threads_lock:
+            threads = list(self._job_threads)
+        for thread in threads:
             thread.join(timeout=10)
+
+    # ---- the API's way to the engine (runtime/api/backend.py's EngineJobs) -----------
+    def served_model(self) -> ModelLoadResult | None:
+        loaded = self.engine.loaded
+        return loaded.info if loaded is not None else None
+
+    def model_loading(self) -> bool:
+        return any(job.method in ("model.load", "model.unload") for job in self.slot.jobs())
+
+    def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str], None], finish: Finish) -> Job:
+        job = Job(f"api-{next(self._api_ids)}", "chat.generate", API)
+        self.submit(job, params, on_text, finish)
+        return job
+
+    def cancel_job(self, job: Job) -> None:
+        self.slot.cancel(job)
+
+    def _api_start(self, params: ApiStartParams) -> ApiStartResult:
+        with self._api_lock:
+            if self._stopping:
+                raise RpcError(ErrorCode.INVALID_REQUEST, "the runtime is shutting down")
+            if self._api is None:
+                from runtime.api.service import ApiService  # aiohttp loads here, only for a runtime that serves
+
+                self._api = ApiService(self)
+            return self._api.start(params)
+
+    def _api_stop(self, _params: Empty) -> ApiStopResult:
+        with self._api_lock:
+            return ApiStopResult(self._api.stop() if self._api is not None else False)
+
+    def _close_api(self) -> None:
+        with self._api_lock:
+            if self._api is not None:
+                self._api.stop()
 
     # ---- immediate methods ---------------------------------------------------
     def _initialize(self, params: InitializeParams) -> InitializeResult:
@@ -232,18 +307,30 @@ class RuntimeServer:
         )
 
     def _cancel(self, params: ChatCancelParams) -> ChatCancelResult:
-        with self._job_lock:
-            job = self._job
-        if job is None or job.request_id != params.request_id:
+        job = next((j for j in self.slot.jobs(PROTOCOL) if j.request_id == params.request_id), None)
+        if job is None:
             return ChatCancelResult(False)  # already finished: not an error, the reply is on its way
-        job.cancel.set()
+        self.slot.cancel(job)
         return ChatCancelResult(True)
+
+    def _metrics(self, _params: Empty) -> MetricsResult:
+        metrics = self.engine.metrics()
+        running = self.slot.running
+        if running is not None and running.owner != PROTOCOL:
+            metrics.generation = None  # the API's reply: a client polling for its own reply must not take these figures for it
+        return metrics
 
     def _shutdown(self, _params: Empty) -> ShutdownResult:
         self._stopping = True
-        self._stop_job()
-        self.hub.close()
+        self._close()
         return ShutdownResult(True)
+
+
+def cancelled_before_start(job: Job, params: Any) -> tuple[Any, RpcError | None]:
+    """A job cancelled while it waited for its turn: a reply ends empty, as a cancelled one does; anything else never ran."""
+    if job.method == "chat.generate":
+        return ChatGenerateResult(job.request_id, params.conversation_id, "", "cancelled", GenerationStats()), None
+    return None, RpcError(ErrorCode.UNKNOWN_REQUEST, f"{job.method} was cancelled before it started")
 
 
 def internal_error(exc: BaseException) -> RpcError:

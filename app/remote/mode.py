@@ -1,4 +1,4 @@
-"""RemoteMode: remote endpoints, their models, the chosen one, and the "Serve the API" toggle, for the window.
+"""RemoteMode: remote endpoints, their models and the chosen one, for the window.
 
 No widgets here: the window's menu and dialogs call it, and it tells them what
 changed through signals.
@@ -11,7 +11,6 @@ from PySide6.QtCore import QObject, Signal
 from app.remote.chat_link import RemoteChatLink
 from app.remote.client import RemoteClient
 from app.remote.endpoints import Endpoint, EndpointList, RemoteModel, RemoteModelList
-from app.remote.serve import ApiServer
 
 
 class RemoteMode(QObject):
@@ -25,7 +24,6 @@ class RemoteMode(QObject):
         self.models = RemoteModelList(self)
         self.client = RemoteClient(self)
         self.chat_link = RemoteChatLink(self.client, lambda model: self.endpoints.key_for(model.endpoint), self)
-        self.server = ApiServer(self)
         self.client.sig_models.connect(self._on_models)
         self.client.sig_models_failed.connect(self._on_models_failed)
 

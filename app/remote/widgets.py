@@ -8,7 +8,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.remote.endpoints import EndpointError, RemoteModel, RemoteModelList, normalize_base_url
-from app.remote.serve import FAILED, LOADING, READY, STARTING, ApiServer
+from app.remote.serve import FAILED, READY, STARTING, ApiServer
 
 
 class AddEndpointDialog(QDialog):
@@ -53,7 +53,7 @@ class AddEndpointDialog(QDialog):
         return self.name.text(), self.base_url.text(), self.key.text()
 
 
-STATE_TEXT = {STARTING: "Starting…", LOADING: "Loading the model…", READY: "Serving", FAILED: "Failed"}
+STATE_TEXT = {STARTING: "Starting…", READY: "Serving", FAILED: "Failed"}
 
 
 class ApiPanel(QWidget):
@@ -93,7 +93,7 @@ class ApiPanel(QWidget):
         self.key.setText(self.server.key)
 
     def _on_state_changed(self, state: str) -> None:
-        running = state in (STARTING, LOADING, READY)
+        running = state in (STARTING, READY)
         self.toggle.blockSignals(True)
         self.toggle.setChecked(running)
         self.toggle.blockSignals(False)

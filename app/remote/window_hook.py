@@ -2,19 +2,20 @@
 
 install(window) adds to the Model menu: the models of every remote endpoint,
 "Add remote endpoint…" and "Serve the API…"; choosing a remote model routes the
-chat's replies through RemoteChatLink, and choosing a local model routes them
-back to the runtime. What it needs from the window: model_menu, chat (its
-`link`, `generating` and `_on_delta`), session (sig_loading, loaded), link,
-model_button, show_banner, statusBar.
+chat's replies through RemoteChatLink (chat.set_reply_link), and choosing a
+local model routes them back to the runtime. "Serve the API…" has the window's
+own runtime serve the API (ApiServer). What it needs from the window:
+model_menu, chat (set_reply_link, generating, reply), session (wanted), link,
+show_banner, statusBar.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout
 
 from app.remote.endpoints import RemoteModel
 from app.remote.mode import RemoteMode
+from app.remote.serve import ApiServer
 from app.remote.widgets import AddEndpointDialog, ApiPanel, add_remote_section
 
 MARK = "lokalRemote"  # a property on the menu actions this hook added, so it can replace them
@@ -24,8 +25,7 @@ class WindowHook:
     def __init__(self, window, mode: RemoteMode | None = None):
         self.window = window
         self.mode = mode or RemoteMode(parent=window)
-        self.local_link = window.chat.link
-        self.mode.chat_link.sig_delta.connect(window.chat._on_delta)
+        self.api_server = ApiServer(window.link, window)
         self.mode.sig_models_changed.connect(self._on_models_changed)
         self.mode.sig_error.connect(lambda message: window.show_banner(f"Remote endpoint: {message}"))
         self.mode.sig_chosen.connect(self._on_chosen)
@@ -33,9 +33,11 @@ class WindowHook:
         # reloads by itself (another context size, a runtime restart), which must not drop the remote model.
         window.model_menu.triggered.connect(self._on_menu_triggered)
         window.model_menu.aboutToShow.connect(self._add_menu_items)
-        app = QCoreApplication.instance()
-        if app is not None:
-            app.aboutToQuit.connect(self.mode.server.stop)
+        # A reply of the window's that waits for one the API is generating: say why nothing streams yet.
+        window.link.sig_notification.connect(self._on_runtime_notification)
+        window.link.sig_delta.connect(self._end_waiting)
+        window.chat.sig_generating_changed.connect(self._end_waiting)
+        self._waiting_shown = False
         self.api_dialog: QDialog | None = None
         self.mode.refresh()
 
@@ -71,7 +73,7 @@ class WindowHook:
         if self.api_dialog is None:
             dialog = QDialog(self.window)
             dialog.setWindowTitle("OpenAI-compatible API")
-            panel = ApiPanel(self.mode.server, dialog)
+            panel = ApiPanel(self.api_server, dialog)
             panel.sig_toggled.connect(self._on_api_toggled)
             buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
             buttons.rejected.connect(dialog.hide)
@@ -79,21 +81,31 @@ class WindowHook:
             layout.addWidget(panel)
             layout.addWidget(buttons)
             dialog.panel = panel
-            self.mode.server.sig_failed.connect(lambda message: self.window.show_banner(f"The API: {message}"))
+            self.api_server.sig_failed.connect(lambda message: self.window.show_banner(f"The API: {message}"))
             self.api_dialog = dialog
         self.api_dialog.show()
         return self.api_dialog
 
     def _on_api_toggled(self, on: bool) -> None:
         if not on:
-            self.mode.server.stop()
+            self.api_server.stop()
             return
-        loaded = self.window.session.loaded
-        if loaded is None:
+        if self.window.session.wanted is None:
             self.window.show_banner("Load a model first: the API serves the model the window has loaded.")
             self.api_dialog.panel.toggle.setChecked(False)
             return
-        self.mode.server.start(loaded.path, n_ctx=loaded.n_ctx)
+        self.api_server.start()
+
+    def _on_runtime_notification(self, method: str, params: dict) -> None:
+        reply = self.window.chat.reply
+        if method == "job.waiting" and reply is not None and params.get("request_id") == reply.call.id:
+            self._waiting_shown = True
+            self.window.statusBar().showMessage("Waiting for the reply the API is generating; yours comes next…")
+
+    def _end_waiting(self, *_args) -> None:
+        if self._waiting_shown:
+            self._waiting_shown = False
+            self.window.statusBar().clearMessage()
 
     # ---- routing the chat -------------------------------------------------------
     def choose(self, model: RemoteModel | None) -> None:
@@ -105,10 +117,9 @@ class WindowHook:
     def _on_chosen(self, model: RemoteModel | None) -> None:
         chat = self.window.chat
         if model is None:
-            chat.link = self.local_link
+            chat.set_reply_link(None)
             return
-        chat.link = self.mode.chat_link
-        self.window.model_button.setText(model.label)
+        chat.set_reply_link(self.mode.chat_link, model.model_id)
         self.window.statusBar().showMessage(f"Chatting with {model.model_id} on {model.endpoint.base_url}", 5000)
 
 

@@ -1,31 +1,42 @@
-"""The model behind the API: the runtime process, its state, and one generation at a time.
+"""The model behind the API: the runtime's own engine, its state, and one API generation at a time.
 
-The runtime runs one engine job at a time and refuses a second with BUSY, so
-the queue lives here: a request is admitted while fewer than `max_queue` wait
-behind the running one, waits its turn on a FIFO lock, and is refused with 429
-when the queue is full. While the model loads (or reloads after the runtime
-died) requests get 503 at once instead of waiting without bound.
+The API runs inside the runtime process and hands its replies to the engine's
+job slot (runtime/job_slot.py), the one the protocol client's jobs take too; so
+the API's replies share the KV cache, the saved conversation states and
+speculative decoding with the window's. The API's own queue lives here: a
+request is admitted while fewer than `max_queue` wait behind the running one,
+waits its turn on a FIFO lock, and is refused with 429 when the queue is full.
+While a model loads requests get 503 at once instead of waiting without bound.
 
-The runtime client is thread-based (a reader thread, concurrent futures); this
-module is the one place that bridges it into asyncio.
+The engine's jobs run on threads; this module is the one place that bridges
+them into asyncio.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
-from typing import AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Protocol
 
 from runtime.api import errors
-from runtime.api.errors import ApiError
-from runtime.client import RuntimeClient, RuntimeDied
-from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ModelLoadParams, ModelLoadResult
+from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ModelLoadResult, RpcError
 
-log = logging.getLogger("lokal.api")
+LOADING, READY, NO_MODEL = "loading", "ready", "no_model"
 
-LOADING, READY, FAILED = "loading", "ready", "failed"
+Finish = Callable[[Any, "RpcError | None"], None]
+
+
+class EngineJobs(Protocol):
+    """What the API needs of the runtime (runtime/server.py implements it); every method may be called from any thread."""
+
+    def served_model(self) -> ModelLoadResult | None: ...
+
+    def model_loading(self) -> bool: ...
+
+    def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str], None], finish: Finish) -> Any: ...
+
+    def cancel_job(self, job: Any) -> None: ...
 
 
 def model_name(path: str) -> str:
@@ -35,20 +46,33 @@ def model_name(path: str) -> str:
 
 
 class Generation:
-    """One reply streaming from the runtime: its text pieces in order, then its result."""
+    """One reply streaming from the engine: its text pieces in order, then its result."""
 
-    def __init__(self, client: RuntimeClient, params: ChatGenerateParams, loop: asyncio.AbstractEventLoop):
-        self._client = client
+    def __init__(self, engine: EngineJobs, params: ChatGenerateParams, loop: asyncio.AbstractEventLoop):
+        self._engine = engine
         self._loop = loop
         self._pieces: asyncio.Queue[str | None] = asyncio.Queue()
-        self.call, wait = client.generate(params, self._on_text)
-        # The runtime client's reader thread posts every delta before it resolves the call, so the
-        # end marker queued by this callback always comes after the last piece of text.
-        self._done = loop.run_in_executor(None, wait, None)
-        self._done.add_done_callback(lambda _f: self._pieces.put_nowait(None))
+        self._done: asyncio.Future[ChatGenerateResult] = loop.create_future()
+        self.job = engine.start_generation(params, self._on_text, self._on_finish)
 
-    def _on_text(self, text: str) -> None:  # on the runtime client's reader thread
-        self._loop.call_soon_threadsafe(self._pieces.put_nowait, text)
+    # The job thread calls these in order, the text first; call_soon_threadsafe keeps that order on the loop.
+    def _on_text(self, text: str) -> None:
+        self._post(self._pieces.put_nowait, text)
+
+    def _on_finish(self, result: Any, error: RpcError | None) -> None:
+        self._post(self._resolve, result, error)
+
+    def _post(self, callback, *args) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the API stopped, nobody waits for this any more
+            self._loop.call_soon_threadsafe(callback, *args)
+
+    def _resolve(self, result: Any, error: RpcError | None) -> None:
+        if not self._done.done():
+            if error is not None:
+                self._done.set_exception(error)
+            else:
+                self._done.set_result(result)
+        self._pieces.put_nowait(None)
 
     async def next_text(self) -> str | None:
         """The next piece of text, or None once the reply is over."""
@@ -59,86 +83,72 @@ class Generation:
             yield text
 
     async def result(self) -> ChatGenerateResult:
-        """The reply's result; raises the runtime's RpcError, or RuntimeDied."""
+        """The reply's result; raises the runtime's RpcError."""
         return await self._done
 
     async def finish(self) -> None:
-        """Stop the reply if it still runs (the caller hung up) and wait until the runtime is free again."""
+        """Stop the reply if it still runs (the caller hung up) and wait until the engine's slot is free of it."""
         if not self._done.done():
-            with contextlib.suppress(Exception):
-                await self._loop.run_in_executor(None, self._client.cancel, self.call.id)
+            self._engine.cancel_job(self.job)
         with contextlib.suppress(BaseException):
             await self._done
 
 
 class Backend:
-    def __init__(self, model_path: str, n_ctx: int = 4096, n_gpu_layers: int = 0, n_threads: int | None = None, max_queue: int = 8, client_factory: Callable[[], RuntimeClient] = RuntimeClient):
-        self.model_path = model_path
-        self.name = model_name(model_path)
-        self.n_ctx_requested = n_ctx
-        self.n_gpu_layers = n_gpu_layers
-        self.n_threads = n_threads
+    def __init__(self, engine: EngineJobs, max_queue: int = 8):
+        self.engine = engine
         self.max_queue = max_queue
-        self._client_factory = client_factory
-        self.client: RuntimeClient | None = None
-        self.info: ModelLoadResult | None = None
-        self.state = LOADING
-        self.error: str | None = None
-        self.restarts = 0
         self._slot = asyncio.Lock()  # FIFO: waiters are served in the order they came
         self._admitted = 0  # running + waiting
-        self._loader: asyncio.Task | None = None
-        self.sig_state: list[Callable[[str], None]] = []  # called with the new state (serve prints it)
+        self._generations: set[Generation] = set()
+        self._closed = False
 
-    # ---- lifetime ------------------------------------------------------------
-    def start(self) -> None:
-        self._loader = asyncio.get_running_loop().create_task(self._load())
+    # ---- the model -------------------------------------------------------------
+    @property
+    def model(self) -> ModelLoadResult | None:
+        return self.engine.served_model()
 
-    async def wait_loaded(self) -> None:
-        if self._loader is not None:
-            await asyncio.shield(self._loader)
+    @property
+    def name(self) -> str | None:
+        model = self.model
+        return model_name(model.path) if model is not None else None
 
-    def _set_state(self, state: str) -> None:
-        self.state = state
-        for callback in self.sig_state:
-            callback(state)
+    @property
+    def state(self) -> str:
+        if self.engine.model_loading():
+            return LOADING
+        return READY if self.model is not None else NO_MODEL
 
-    async def _load(self) -> None:
-        # The load holds the slot, so no generation can reach a runtime that is not ready.
-        async with self._slot:
-            self._set_state(LOADING)
-            loop = asyncio.get_running_loop()
-            try:
-                self.client, self.info = await loop.run_in_executor(None, self._start_runtime)
-            except Exception as exc:
-                self.error = getattr(exc, "message", None) or str(exc)
-                log.error("cannot load %s: %s", self.model_path, self.error)
-                self._set_state(FAILED)
-                return
-            self.error = None
-            self._set_state(READY)
-
-    def _start_runtime(self) -> tuple[RuntimeClient, ModelLoadResult]:
-        client = self._client_factory()
-        try:
-            client.initialize("lokal-serve")
-            info = client.load_model(ModelLoadParams(path=self.model_path, n_ctx=self.n_ctx_requested, n_gpu_layers=self.n_gpu_layers, n_threads=self.n_threads))
-        except BaseException:
-            client.close()
-            raise
-        return client, info
-
-    async def close(self) -> None:
-        if self._loader is not None and not self._loader.done():
-            self._loader.cancel()
-        if self.client is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self.client.close)
-
-    # ---- requests ------------------------------------------------------------
     @property
     def n_ctx(self) -> int:
-        return self.info.n_ctx if self.info else self.n_ctx_requested
+        model = self.model
+        return model.n_ctx if model is not None else 0
 
+    def check_model(self, requested: str) -> None:
+        """503 while no model is ready; 404 for a model that is not the one loaded."""
+        self._check_available()
+        self.check_name(requested)
+
+    def check_name(self, requested: str) -> None:
+        """404 for a model that is not the one loaded now (the window may load another at any time)."""
+        name = self.name
+        if requested != name:
+            raise errors.model_not_found(requested, [name] if name else [])
+
+    def max_tokens(self, requested: int | None) -> int:
+        """The reply can never outgrow the context, so that is the cap (and the default)."""
+        return self.n_ctx if requested is None else min(requested, self.n_ctx)
+
+    def _check_available(self) -> None:
+        if self._closed:
+            raise errors.stopping()
+        state = self.state
+        if state == LOADING:
+            raise errors.loading(self.name)
+        if state == NO_MODEL:
+            raise errors.no_model()
+
+    # ---- requests ------------------------------------------------------------
     @property
     def queued(self) -> int:
         return max(self._admitted - 1, 0)
@@ -146,20 +156,6 @@ class Backend:
     @property
     def running(self) -> bool:
         return self._admitted > 0 and self._slot.locked()
-
-    def check_model(self, requested: str) -> None:
-        if requested != self.name:
-            raise errors.model_not_found(requested, [self.name])
-
-    def max_tokens(self, requested: int | None) -> int:
-        """The reply can never outgrow the context, so that is the cap (and the default)."""
-        return self.n_ctx if requested is None else min(requested, self.n_ctx)
-
-    def _check_available(self) -> None:
-        if self.state == LOADING:
-            raise errors.loading(self.name)
-        if self.state == FAILED:
-            raise ApiError(503, f"the model {self.name!r} could not be loaded: {self.error}", type="server_error", code="model_unavailable")
 
     @contextlib.asynccontextmanager
     async def generation(self, params: ChatGenerateParams) -> AsyncIterator[Generation]:
@@ -175,30 +171,25 @@ class Backend:
             raise
         generation = None
         try:
-            self._check_available()  # the runtime may have died while this request waited
-            try:
-                generation = Generation(self.client, params, asyncio.get_running_loop())
-            except RuntimeDied as exc:
-                raise errors.from_runtime(exc) from None
+            self._check_available()  # a model load may have come in while this request waited
+            generation = Generation(self.engine, params, asyncio.get_running_loop())
+            self._generations.add(generation)
             yield generation
         finally:
-            # Shielded: even if the caller hangs up now, the runtime is stopped and the slot freed.
+            # Shielded: even if the caller hangs up now, the reply is stopped and the slot freed.
             await asyncio.shield(self._settle(generation))
 
     async def _settle(self, generation: Generation | None) -> None:
         try:
             if generation is not None:
                 await generation.finish()
+                self._generations.discard(generation)
         finally:
             self._admitted -= 1
-            died = self.client is not None and self.client.died is not None
-            if died and self.state == READY:
-                log.error("the runtime died: %s; restarting it", self.client.died)
-                self.restarts += 1
-                self._set_state(LOADING)  # before the slot is free, so waiters see it and get 503
-                self._slot.release()
-                dead, self.client = self.client, None
-                asyncio.get_running_loop().run_in_executor(None, dead.close)  # reap the dead process
-                self.start()
-            else:
-                self._slot.release()
+            self._slot.release()
+
+    async def close(self) -> None:
+        """Refuse new requests and stop the replies still running."""
+        self._closed = True
+        for generation in list(self._generations):
+            await generation.finish()

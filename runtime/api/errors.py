@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime.client import RuntimeDied
 from runtime.protocol import ErrorCode, RpcError
 
 
@@ -41,8 +40,17 @@ def model_not_found(requested: str, available: list[str]) -> ApiError:
     return ApiError(404, f"the model {requested!r} does not exist here; this server has: {', '.join(available) or 'none'}", param="model", code="model_not_found")
 
 
-def loading(model: str) -> ApiError:
-    return ApiError(503, f"the model {model!r} is still loading; try again shortly", type="server_error", code="model_loading", retry_after=1)
+def loading(model: str | None) -> ApiError:
+    what = f"the model {model!r}" if model else "the model"
+    return ApiError(503, f"{what} is still loading; try again shortly", type="server_error", code="model_loading", retry_after=1)
+
+
+def no_model() -> ApiError:
+    return ApiError(503, "no model is loaded: load one in Lokal (the window's Model menu, or `lokal serve --model PATH`)", type="server_error", code="model_unavailable", retry_after=5)
+
+
+def stopping() -> ApiError:
+    return ApiError(503, "the API is stopping", type="server_error", code="server_stopping")
 
 
 def queue_full(limit: int) -> ApiError:
@@ -50,9 +58,7 @@ def queue_full(limit: int) -> ApiError:
 
 
 def from_runtime(exc: BaseException) -> ApiError:
-    """What the caller should see for an error the runtime process reported (or its death)."""
-    if isinstance(exc, RuntimeDied):
-        return ApiError(503, "the model's runtime stopped unexpectedly and is being restarted; try again shortly", type="server_error", code="runtime_restarting", retry_after=2)
+    """What the caller should see for an error the runtime's engine reported."""
     if isinstance(exc, RpcError):
         if exc.code == ErrorCode.CONTEXT_OVERFLOW:
             return ApiError(400, exc.message, code="context_length_exceeded")

@@ -1,4 +1,4 @@
-"""The HTTP side of `lokal serve`: an aiohttp application over the Backend.
+"""The HTTP side of the API: an aiohttp application over the Backend (runtime/api/service.py runs it).
 
 Why aiohttp: one well-kept package gives the server, a body-size limit
 (`client_max_size`, enforced while the body is read), streamed responses for
@@ -12,7 +12,6 @@ error bodies, then the bearer key.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from typing import Awaitable, Callable, Iterable
@@ -24,7 +23,6 @@ from runtime.api.backend import Backend
 from runtime.api.conversation import chat_conversation_id, text_conversation_id
 from runtime.api.errors import ApiError
 from runtime.api.responses import SSE_DONE, Shapes, sse
-from runtime.client import RuntimeDied
 from runtime.protocol import ChatGenerateParams, ChatMessage, RpcError
 
 log = logging.getLogger("lokal.api")
@@ -62,7 +60,7 @@ def create_app(backend: Backend, api_key: str, cors_origins: Iterable[str] = (),
             return error_response(exc)
         except web.HTTPException as exc:
             return error_response(from_http(exc, max_body))
-        except (RpcError, RuntimeDied) as exc:
+        except RpcError as exc:
             return error_response(errors.from_runtime(exc))
 
     @web.middleware
@@ -98,22 +96,25 @@ def from_http(exc: web.HTTPException, max_body: int) -> ApiError:
 # ---- endpoints -----------------------------------------------------------------
 async def health(request: web.Request) -> web.Response:
     backend = request.app[BACKEND]
-    body = {"status": backend.state, "model": backend.name, "running": backend.running, "queued": backend.queued, "restarts": backend.restarts}
+    body = {"status": backend.state, "model": backend.name, "running": backend.running, "queued": backend.queued}
     return web.json_response(body, status=200 if backend.state == "ready" else 503)
 
 
-def model_object(backend: Backend) -> dict:
-    return {"id": backend.name, "object": "model", "created": 0, "owned_by": "lokal", "context_length": backend.n_ctx, "status": backend.state}
+def model_object(backend: Backend, name: str) -> dict:
+    return {"id": name, "object": "model", "created": 0, "owned_by": "lokal", "context_length": backend.n_ctx, "status": backend.state}
 
 
 async def list_models(request: web.Request) -> web.Response:
-    return web.json_response({"object": "list", "data": [model_object(request.app[BACKEND])]})
+    backend = request.app[BACKEND]
+    name = backend.name  # the model the runtime holds now: the window may load another one at any time
+    return web.json_response({"object": "list", "data": [model_object(backend, name)] if name else []})
 
 
 async def get_model(request: web.Request) -> web.Response:
     backend = request.app[BACKEND]
-    backend.check_model(request.match_info["model"])
-    return web.json_response(model_object(backend))
+    requested = request.match_info["model"]
+    backend.check_name(requested)
+    return web.json_response(model_object(backend, requested))
 
 
 async def read_json(request: web.Request) -> object:
@@ -140,7 +141,7 @@ async def chat_completions(request: web.Request) -> web.StreamResponse:
     backend.check_model(body.model)
     messages = [ChatMessage(m.runtime_role(), m.text()) for m in body.messages]
     params = _params(backend, body, chat_conversation_id(messages), messages, None)
-    return await respond(request, backend, body, params, Shapes(chat=True, model=backend.name))
+    return await respond(request, backend, body, params, Shapes(chat=True, model=body.model))
 
 
 async def completions(request: web.Request) -> web.StreamResponse:
@@ -151,7 +152,7 @@ async def completions(request: web.Request) -> web.StreamResponse:
     if not prompt:
         raise errors.bad_request("prompt: must not be empty", param="prompt")
     params = _params(backend, body, text_conversation_id(prompt), [], prompt)
-    return await respond(request, backend, body, params, Shapes(chat=False, model=backend.name))
+    return await respond(request, backend, body, params, Shapes(chat=False, model=body.model))
 
 
 async def respond(request: web.Request, backend: Backend, body: schema._Sampling, params: ChatGenerateParams, shapes: Shapes) -> web.StreamResponse:
@@ -177,7 +178,7 @@ async def respond(request: web.Request, backend: Backend, body: schema._Sampling
                 await response.write(sse(shapes.text_chunk(text)))
             try:
                 result = await generation.result()
-            except (RpcError, RuntimeDied) as exc:
+            except RpcError as exc:
                 # The status line is long gone: the error travels as an event, as OpenAI's streams do.
                 await response.write(sse(errors.from_runtime(exc).body()))
                 await response.write_eof()
@@ -188,21 +189,3 @@ async def respond(request: web.Request, backend: Backend, body: schema._Sampling
         await response.write(SSE_DONE)
         await response.write_eof()
         return response
-
-
-# ---- running -------------------------------------------------------------------
-async def run(backend: Backend, api_key: str, host: str, port: int, cors_origins: Iterable[str], max_body: int, on_listening: Callable[[str, int], None], stop: asyncio.Event) -> None:
-    """Listen, load the model in the background, serve until `stop` is set, then shut the runtime down."""
-    app = create_app(backend, api_key, cors_origins, max_body)
-    runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
-    await runner.setup()
-    try:
-        site = web.TCPSite(runner, host, port)
-        await site.start()
-        bound_host, bound_port = runner.addresses[0][:2]
-        on_listening(bound_host, bound_port)
-        backend.start()
-        await stop.wait()
-    finally:
-        await runner.cleanup()
-        await backend.close()

@@ -28,7 +28,7 @@ class Reply:
 
 
 class Served:
-    """One `lokal serve --json` process: its events, URL and key."""
+    """One `lokal serve --json` process: its events, URL and key; the API itself runs in its runtime child."""
 
     def __init__(self, *args: str, model: str | None = None, n_ctx: int = 1024, env: dict | None = None):
         cmd = [sys.executable, "-m", "app", "serve", "--port", "0", "--json", "--n-ctx", str(n_ctx), *args]
@@ -36,6 +36,7 @@ class Served:
             cmd += ["--model", model]
         self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or dict(os.environ))
         self.events: queue.Queue[dict] = queue.Queue()
+        self.all_events: list[dict] = []  # every event, also those wait_event consumed
         self.stderr: list[str] = []
         threading.Thread(target=self._read_events, daemon=True).start()
         threading.Thread(target=lambda: self.stderr.extend(self.process.stderr), daemon=True).start()
@@ -47,7 +48,9 @@ class Served:
 
     def _read_events(self) -> None:
         for line in self.process.stdout:
-            self.events.put(json.loads(line))
+            event = json.loads(line)
+            self.all_events.append(event)
+            self.events.put(event)
 
     def wait_event(self, name: str, timeout: float, **match) -> dict:
         deadline = time.monotonic() + timeout
@@ -88,6 +91,11 @@ class Served:
             return Reply(response.status, dict(response.getheaders()), response.read())
         finally:
             connection.close()
+
+    @property
+    def restarts(self) -> int:
+        """How often `lokal serve` had to start its runtime again (it says so in each state event)."""
+        return max((e["restarts"] for e in self.all_events if e["event"] == "state"), default=0)
 
     def health(self) -> dict:
         return self.http("GET", "/health", key=None).json()

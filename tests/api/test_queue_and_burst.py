@@ -40,7 +40,7 @@ def test_second_request_waits_and_a_third_gets_429(served):
     assert not waiter.is_alive()
     assert result["reply"].choices[0].text and result["reply"].usage.completion_tokens == 4
     health = served.wait_health(running=False, queued=0)
-    assert health["status"] == "ready" and health["restarts"] == 0
+    assert health["status"] == "ready" and served.restarts == 0
 
 
 def ask(client, topic: str, max_tokens: int = 4):
@@ -70,7 +70,7 @@ def test_burst_leaves_the_server_serving_and_loses_no_conversation(served):
     for topic in refused:
         assert ask(client, topic).choices[0].message.content == reference[topic]
     health = served.wait_health(running=False, queued=0)
-    assert health["status"] == "ready" and health["restarts"] == 0
+    assert health["status"] == "ready" and served.restarts == 0
 
 
 def test_a_caller_that_hangs_up_while_queued_leaves_the_queue(served):

@@ -9,7 +9,6 @@ from api.serve_process import MODEL_NAME
 from app.chat.controller import ConversationSettings
 from app.metrics import figures
 from app.models.session import ModelChoice
-from app.remote.serve import READY, STOPPED
 
 pytestmark = pytest.mark.slow
 
@@ -99,16 +98,36 @@ def local_action(window, model_path):
     return next((a for a in window.model_menu.actions() if a.data() and os.path.realpath(a.data()) == wanted), None)
 
 
-def test_a_local_reload_keeps_the_remote_model_and_choosing_a_local_one_routes_back(qtbot, window, served, starter_model):
-    # A local model loaded with another context size than the conversation asks for: sending reloads it.
+def test_a_remote_model_needs_no_local_model(qtbot, window, served):
+    assert window.session.wanted is None and not window.composer.can_send  # nothing local: nothing to send to yet
+    hook = add_loopback(qtbot, window, served)
+    with qtbot.assertNotEmitted(window.session.sig_loading):
+        remote_action(window, f"{MODEL_NAME}  (loopback)").trigger()
+        assert window.composer.can_send and window.model_button.text() == MODEL_NAME
+        window.chat.send("Name a fruit.")
+        assert window.chat.generating and not window.poller.active  # the local runtime has no figures for a remote reply
+        with qtbot.waitSignal(window.chat.sig_reply_finished, timeout=120_000) as signal:
+            pass
+    message = signal.args[0]
+    assert message.model == MODEL_NAME  # the remote model's name is stored with the reply
+    assert window.store.messages(window.chat.current.id)[-1].model == MODEL_NAME
+    assert window.metrics_panel.value_of("ttft").endswith(" ms")  # measured by the client
+    assert window.session.wanted is None and window.session.loaded is None
+
+    hook.choose(None)
+    assert window.chat.link is window.link and not window.composer.can_send and window.model_button.text() == "No model"
+
+
+def test_a_remote_model_never_reloads_the_local_one_and_choosing_a_local_one_routes_back(qtbot, window, served, starter_model):
+    # A local model loaded with another context size than the conversation asks for: a local reply would reload it.
     window.session.load(ModelChoice(str(starter_model), 2048))
     qtbot.waitUntil(lambda: window.session.loaded is not None, timeout=90_000)
     hook = add_loopback(qtbot, window, served)
     remote_action(window, f"{MODEL_NAME}  (loopback)").trigger()
-    with qtbot.waitSignal(window.chat.sig_reply_finished, timeout=120_000) as signal:
+    with qtbot.assertNotEmitted(window.session.sig_loading), qtbot.waitSignal(window.chat.sig_reply_finished, timeout=120_000) as signal:
         window.chat.send("Name a fruit.")
-    assert window.chat.link is hook.mode.chat_link
-    assert "prefill_tokens_per_s" not in signal.args[0].stats  # answered remotely, not by the reloaded local model
+    assert window.chat.link is hook.mode.chat_link and window.session.loaded.n_ctx == 2048
+    assert "prefill_tokens_per_s" not in signal.args[0].stats and signal.args[0].model == MODEL_NAME  # answered remotely
 
     qtbot.waitUntil(lambda: local_action(window, starter_model) is not None, timeout=30_000)
     local_action(window, starter_model).trigger()
@@ -117,21 +136,5 @@ def test_a_local_reload_keeps_the_remote_model_and_choosing_a_local_one_routes_b
     with qtbot.waitSignal(window.chat.sig_reply_finished, timeout=120_000) as signal:
         window.chat.send("Hi")
     # A local reply carries the runtime's own figures, which a remote one cannot have.
-    assert "prefill_tokens_per_s" in signal.args[0].stats
-
-
-def test_serve_the_api_from_the_window_serves_the_loaded_model(qtbot, window, starter_model):
-    window.load_model(str(starter_model))
-    qtbot.waitUntil(lambda: window.session.loaded is not None, timeout=90_000)
-    hook = window.remote_hook
-    window.model_menu.aboutToShow.emit()
-    serve_action = next(a for a in window.model_menu.actions() if a.text() == "Serve the API…")
-    serve_action.trigger()
-    panel = hook.api_dialog.panel
-    assert hook.api_dialog.isVisible() and not panel.toggle.isChecked()
-    hook.mode.server.port = 0  # any free port: 8080 may be taken on a test machine
-    with qtbot.waitSignal(hook.mode.server.sig_state_changed, timeout=120_000, check_params_cb=lambda s: s == READY):
-        panel.toggle.click()
-    assert panel.url.text().startswith("http://127.0.0.1:") and panel.key.text() == hook.mode.server.key
-    with qtbot.waitSignal(hook.mode.server.sig_state_changed, timeout=30_000, check_params_cb=lambda s: s == STOPPED):
-        panel.toggle.click()
+    assert "prefill_tokens_per_s" in signal.args[0].stats, signal.args[0]
+    assert signal.args[0].model != MODEL_NAME
