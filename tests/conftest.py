@@ -16,6 +16,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # loopback server, it points at a loopback port where nothing listens.
 os.environ.setdefault("HF_ENDPOINT", "http://127.0.0.1:9")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+# Nor the real package index: model wheels come from a test's loopback index (tests/fake_pypi.py). The starter
+# model is fetched before the tests run (scripts/dev.sh), so `starter_model` finds it on disk.
+os.environ.setdefault("LOKAL_PYPI_URL", "http://127.0.0.1:9/pypi")
 # Tests that compare greedy replies across runs need plain decoding: with speculation, which positions are
 # verified in a batch depends on timing, and batched logits differ slightly. `auto` is plain by default;
 # this pins it for the tests even if the machine sets it on. tests/speculative turns it on for its runtimes.

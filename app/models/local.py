@@ -1,32 +1,30 @@
-"""The GGUF files on this machine (Lokal's models folder and the Hugging Face cache) as a Qt tree model.
+"""The GGUF files on this machine as a Qt tree model, from the runtime's `models.list`.
 
-The headers are read by a child process (app/models/scan.py) started with
-QProcess; its JSON lines arrive through readyRead, so the window never waits.
+The runtime reads the headers on its own background pool (runtime/models/local.py: the
+Hugging Face cache, the files the user added, Lokal's models folder), the same list
+`lokal models` prints; the answer arrives through the window's runtime link, so the
+window never waits on the disk. A list asked for while the runtime starts or restarts
+is asked again once it is ready.
 """
 
 from __future__ import annotations
 
-import json
+import logging
 import os
-import sys
-from pathlib import Path
 
-from app.formatting import human_size
-from PySide6.QtCore import QObject, QProcess, Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
-from app.models.scan import LocalModelFile
+from app.formatting import human_size
+from app.runtime_link import ConnectionState, RuntimeLink
+from runtime import protocol
+from runtime.protocol import LocalModel, ModelsListResult, RpcError
+
+log = logging.getLogger("lokal.models")
 
 PathRole = Qt.ItemDataRole.UserRole + 1
 FileRole = Qt.ItemDataRole.UserRole + 2
-
-
-def scan_command() -> list[str]:
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "scan-models"]
-    return [sys.executable, "-m", "app.models.scan"]
-
-
+LIST_TIMEOUT_MS = 60_000  # a cold disk with many large headers
 
 
 class LocalModels(QObject):
@@ -34,73 +32,74 @@ class LocalModels(QObject):
 
     sig_scanned = Signal()
 
-    def __init__(self, dirs: list[Path] | None = None, parent: QObject | None = None):
+    def __init__(self, link: RuntimeLink, parent: QObject | None = None):
         super().__init__(parent)
-        self.dirs = dirs
+        self.link = link
         self.model = QStandardItemModel(self)
-        self.files: list[LocalModelFile] = []
-        self.errors: dict[str, str] = {}
-        self._found: list[LocalModelFile] = []
-        self._found_errors: dict[str, str] = {}
-        self._buffer = b""
-        self._process: QProcess | None = None
+        self.files: list[LocalModel] = []
+        self.errors: dict[str, str] = {}  # path -> why it cannot be loaded
+        self._asking = False
+        self._waiting_for_runtime = False
         self._rescan = False
+        self._stopped = False
+        link.sig_ready.connect(self._on_runtime_ready)
 
     @property
     def scanning(self) -> bool:
-        return self._process is not None
+        return self._asking or self._waiting_for_runtime
 
     def scan(self) -> None:
-        if self._process is not None:
-            self._rescan = True  # something changed while this scan ran: run again when it ends
+        if self._stopped:
+            return
+        if self._asking:
+            self._rescan = True  # something changed while this list was made: ask again when it comes
+            return
+        if self.link.state not in (ConnectionState.READY, ConnectionState.BUSY):
+            self._waiting_for_runtime = True
             return
         self._rescan = False
-        self._found, self._found_errors, self._buffer = [], {}, b""
-        process = QProcess(self)
-        process.readyReadStandardOutput.connect(self._on_output)
-        process.finished.connect(self._on_finished)
-        command = scan_command() + [str(d) for d in (self.dirs or [])]
-        self._process = process
-        process.start(command[0], command[1:])
+        self._asking = True
+        self.link.call("models.list", None, self._on_listed, self._on_failed, LIST_TIMEOUT_MS)
 
     def stop(self) -> None:
-        process, self._process = self._process, None
-        if process is not None:
-            process.finished.disconnect()
-            process.readyReadStandardOutput.disconnect()
-            process.kill()
-            process.waitForFinished(1_000)
-            process.deleteLater()
+        """No more lists: the window is closing."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self.link.sig_ready.disconnect(self._on_runtime_ready)
 
-    def _on_output(self) -> None:
-        self._buffer += bytes(self._process.readAllStandardOutput())
-        *lines, self._buffer = self._buffer.split(b"\n")
-        for line in lines:
-            try:
-                data = json.loads(line)
-            except ValueError:
-                continue
-            if "file" in data:
-                self._found.append(LocalModelFile(**data["file"]))
-            elif "error" in data:
-                self._found_errors[data["error"]["path"]] = data["error"]["message"]
+    def _on_runtime_ready(self, _info) -> None:
+        if self._waiting_for_runtime:
+            self._waiting_for_runtime = False
+            self.scan()
 
-    def _on_finished(self, *_args) -> None:
-        self._on_output()
-        self._process.deleteLater()
-        self._process = None
-        self._publish(self._found, self._found_errors)
+    def _on_listed(self, result) -> None:
+        self._asking = False
+        if self._stopped:
+            return
+        models = protocol.decode(ModelsListResult, result, "result").models
+        self._publish([m for m in models if not m.problem], {m.path: m.problem for m in models if m.problem})
         if self._rescan:
             self.scan()
 
-    def _publish(self, files: list[LocalModelFile], errors: dict) -> None:
+    def _on_failed(self, error: RpcError) -> None:
+        self._asking = False
+        if self._stopped:
+            return
+        log.warning("models.list failed: %s", error.message)
+        if self.link.state not in (ConnectionState.READY, ConnectionState.BUSY):
+            self._waiting_for_runtime = True  # the runtime died meanwhile: ask the next one
+        elif self._rescan:
+            self.scan()
+
+    def _publish(self, files: list[LocalModel], errors: dict[str, str]) -> None:
         self.files, self.errors = files, errors
         self.model.clear()
         groups: dict[str, QStandardItem] = {}
-        for info in sorted(files, key=lambda f: (f.model.lower(), f.size)):
-            group = groups.get(info.model)
+        for info in sorted(files, key=lambda f: (f.group.lower(), f.size)):
+            group = groups.get(info.group)
             if group is None:
-                group = groups[info.model] = QStandardItem(info.model)
+                group = groups[info.group] = QStandardItem(info.group)
                 group.setEditable(False)
                 self.model.appendRow(group)
             item = QStandardItem(f"{info.quantization}  ·  {human_size(info.size)}")
@@ -111,6 +110,6 @@ class LocalModels(QObject):
             group.appendRow(item)
         self.sig_scanned.emit()
 
-    def file_for(self, path: str) -> LocalModelFile | None:
+    def file_for(self, path: str) -> LocalModel | None:
         real = os.path.realpath(path)
         return next((f for f in self.files if os.path.realpath(f.path) == real), None)

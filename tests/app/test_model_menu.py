@@ -1,4 +1,4 @@
-"""The local model list: GGUF files found on disk, grouped by model with their quantizations, in the menu."""
+"""The local model list: GGUF files found on disk (the runtime's models.list), grouped by model with their quantizations, in the menu."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ import os
 import pytest
 
 from app.models.local import FileRole, LocalModels
+from app.runtime_link import RuntimeLink
 from gguf_files import write_gguf
 from window_helpers import wait_loaded
 
 pytestmark = pytest.mark.slow
 
 
-def test_scan_groups_quantizations_and_reports_bad_files(qtbot, tmp_path, starter_model):
+def test_models_are_grouped_by_model_with_their_quantizations_and_bad_files_reported(qtbot, tmp_path, monkeypatch, starter_model):
     models = tmp_path / "models"
     (models / "nested").mkdir(parents=True)
     os.symlink(starter_model, models / starter_model.name)
@@ -22,15 +23,32 @@ def test_scan_groups_quantizations_and_reports_bad_files(qtbot, tmp_path, starte
     write_gguf(models / "nested" / "tiny-q4.gguf", metadata={**meta, "general.file_type": 15}, tensor_elements=1000)
     write_gguf(models / "nested" / "tiny-00002-of-00002.gguf", metadata=meta, tensor_elements=10)  # a later shard: skipped
     (models / "broken.gguf").write_bytes(b"nope")
-    scanner = LocalModels([models])
-    with qtbot.waitSignal(scanner.sig_scanned, timeout=60_000):
-        scanner.scan()
-    tree = scanner.model
-    groups = {tree.item(r).text(): [tree.item(r).child(c).data(FileRole) for c in range(tree.item(r).rowCount())] for r in range(tree.rowCount())}
-    assert set(groups) == {"Smollm2 135M", "Tiny Llama 1B Chat"}
-    assert [f.quantization for f in groups["Tiny Llama 1B Chat"]] == ["Q4_K_M", "Q8_0"]
-    assert groups["Smollm2 135M"][0].quantization == "Q4_1" and groups["Smollm2 135M"][0].size == starter_model.stat().st_size
-    assert list(scanner.errors) == [str(models / "broken.gguf")]
+    # The runtime this link starts lists this folder, an empty Hugging Face cache and no added files.
+    monkeypatch.setenv("LOKAL_MODELS_DIR", str(models))
+    monkeypatch.setenv("LOKAL_DATA_DIR", str(tmp_path / "data"))
+    link = RuntimeLink(auto_restart=False)
+    scanner = LocalModels(link, parent=link)
+    try:
+        with qtbot.waitSignal(scanner.sig_scanned, timeout=60_000):
+            link.start()
+            scanner.scan()  # asked while the runtime starts: answered once it is ready
+        tree = scanner.model
+        groups = {tree.item(r).text(): [tree.item(r).child(c).data(FileRole) for c in range(tree.item(r).rowCount())] for r in range(tree.rowCount())}
+        assert set(groups) == {"Smollm2 135M", "Tiny Llama 1B Chat"}
+        assert [f.quantization for f in groups["Tiny Llama 1B Chat"]] == ["Q4_K_M", "Q8_0"]
+        assert groups["Smollm2 135M"][0].quantization == "Q4_1" and groups["Smollm2 135M"][0].size == starter_model.stat().st_size
+        assert list(scanner.errors) == [str(models / "broken.gguf")]
+        assert "not a usable GGUF file" in scanner.errors[str(models / "broken.gguf")]
+        # A file put there later is in the next list.
+        write_gguf(models / "tiny-f16.gguf", metadata={**meta, "general.file_type": 1}, tensor_elements=1000)
+        with qtbot.waitSignal(scanner.sig_scanned, timeout=60_000):
+            scanner.scan()
+        assert len(scanner.files) == 4
+    finally:
+        scanner.stop()
+        link.close()
+        link.deleteLater()  # Qt deletes it, after its process's deferred deletion
+        qtbot.wait(20)
 
 
 def test_the_model_menu_lists_files_and_status_bar_shows_model_quant_backend(qtbot, window, starter_model):

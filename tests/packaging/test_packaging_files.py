@@ -178,6 +178,25 @@ def test_workflow_self_tests_each_frozen_app_and_what_the_installers_install(wor
     assert "appimagetool" in runs
 
 
+def test_workflow_self_tests_the_cuda_variant_on_a_runner_without_a_gpu(workflow):
+    """GitHub's runners have no NVIDIA driver: the CUDA build must not link the driver's library
+    (GGML_CUDA_NO_VMM), or it could not even load there; then it is self-tested like the CPU build."""
+    cuda = next(entry for entry in workflow["jobs"]["build"]["strategy"]["matrix"]["include"] if entry.get("cuda"))
+    assert "-DGGML_CUDA_NO_VMM=ON" in cuda["cmake_args"]
+    cuda_steps = [step for step in steps(workflow) if "matrix.cuda" in str(step.get("if", "")) and "!matrix.cuda" not in str(step.get("if", ""))]
+    runs = "\n".join(step.get("run", "") for step in cuda_steps)
+    assert "packaging/freeze.py --no-freeze --self-test" in runs
+    assert "cudart64_" in runs and "cublas64_" in runs
+    installed = next(step for step in steps(workflow) if step.get("name") == "Install silently and self-test the installed app")
+    assert "cuda" not in installed["if"]  # both Windows installers are installed and self-tested
+
+
+def test_workflow_fetches_the_starter_model_with_each_frozen_app(workflow):
+    fetch = next(step for step in steps(workflow) if step.get("name") == "Fetch the starter model with the frozen app")
+    assert "if" not in fetch  # every target
+    assert '"$program" fetch-model' in fetch["run"] and "cmp " in fetch["run"]
+
+
 def test_workflow_signs_only_when_the_secrets_exist(workflow):
     signing = [step for step in steps(workflow) if re.search(r"Sign|Notarize", step.get("name", ""))]
     assert {s["name"] for s in signing} >= {"Sign the macOS app", "Notarize the .dmg", "Sign the Windows app", "Sign the installer"}
