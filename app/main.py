@@ -33,6 +33,9 @@ def create_main_window(store_path=None, runtime_command: Sequence[str] | None = 
     from app.remote.window_hook import install as install_remote  # remote endpoints and "Serve the API" (app/remote)
 
     install_remote(window)
+    from app.kvcache import install as install_kv_cache  # Edit ▸ Saved conversation caches… (app/kvcache)
+
+    install_kv_cache(window)
     return window
 
 

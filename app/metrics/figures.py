@@ -9,6 +9,7 @@ from dataclasses import dataclass
 KNOWN_STATS = {
     "prompt_tokens", "prompt_tokens_reused", "prompt_tokens_evaluated", "completion_tokens", "ttft_ms",
     "prefill_tokens_per_s", "decode_tokens_per_s", "total_ms", "rss_bytes", "finish_reason", "error",
+    "prompt_tokens_restored", "kv_restore_ms", "kv_restore_saved_ms", "kv_restore_source",
 }
 
 
@@ -46,6 +47,37 @@ def format_number(key: str, value: float) -> str:
     return f"{int(value):,}"
 
 
+def seconds(ms: float) -> str:
+    return f"{ms / 1000:,.1f} s" if ms >= 1000 else f"{ms:,.0f} ms"
+
+
+# Figures of a speculating reply: rows only while the reply speculates, never as a column of zeros.
+SPECULATION_STATS = {
+    "draft_tokens", "draft_tokens_accepted", "acceptance_rate", "mean_accepted_length", "target_passes",
+    "tokens_per_target_pass", "speedup",
+}
+SHOWN_WHEN_NONZERO = {"context_dropped_messages"}
+
+
+def restored_from_cache(stats: dict) -> list[Row]:
+    """'1,820 tokens (disk, 38 ms)' and 'Time saved ≈ 20.1 s'; nothing when this turn restored nothing."""
+    restored = stats.get("prompt_tokens_restored") or 0
+    if not restored:
+        return []
+    out = [Row("restored", "Restored from cache", f"{restored:,} tokens ({stats.get('kv_restore_source') or 'cache'}, {seconds(stats.get('kv_restore_ms') or 0)})")]
+    if stats.get("kv_restore_saved_ms"):
+        out.append(Row("restore_saved", "Time saved by the cache", f"≈ {seconds(stats['kv_restore_saved_ms'])}"))
+    return out
+
+
+def restored_note(stats: dict) -> str:
+    """The short form for a reply's footer: 'restored from cache, saved ≈ 20.1 s'."""
+    if not stats.get("prompt_tokens_restored"):
+        return ""
+    saved = stats.get("kv_restore_saved_ms") or 0
+    return "restored from cache" + (f", saved ≈ {seconds(saved)}" if saved else "")
+
+
 def rows(metrics: dict | None, stats: dict | None) -> list[Row]:
     """The panel's rows from the latest runtime.metrics result and the turn's GenerationStats."""
     metrics = metrics or {}
@@ -55,6 +87,7 @@ def rows(metrics: dict | None, stats: dict | None) -> list[Row]:
         out.append(Row("ttft", "Time to first token", f"{stats.get('ttft_ms', 0):,.0f} ms" if stats.get("ttft_ms") else "…"))
         out.append(Row("prefill", "Prefill", f"{stats.get('prefill_tokens_per_s', 0):,.0f} tok/s" if stats.get("prefill_tokens_per_s") else "…"))
         out.append(Row("reuse", "Prompt tokens reused / evaluated", f"{stats.get('prompt_tokens_reused', 0):,} / {stats.get('prompt_tokens_evaluated', 0):,}"))
+        out += restored_from_cache(stats)
         out.append(Row("completion", "Tokens generated", f"{stats.get('completion_tokens', 0):,}"))
         if stats.get("total_ms"):
             out.append(Row("total", "Turn time", f"{stats['total_ms'] / 1000:,.2f} s"))
@@ -73,6 +106,8 @@ def rows(metrics: dict | None, stats: dict | None) -> list[Row]:
             out.append(Row(f"gpu:{device.get('name')}", f"GPU memory ({device.get('name')})", f"{mb(used)} of {mb(device['memory_total'])}"))
     for key, value in stats.items():
         if key in KNOWN_STATS or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        if (key in SPECULATION_STATS and stats.get("speculation", "off") == "off") or (key in SHOWN_WHEN_NONZERO and not value):
             continue
         out.append(Row(f"extra:{key}", label_of(key), format_number(key, value)))
     return out

@@ -100,6 +100,7 @@ class MetricsPanel(QFrame):
         label = self._labels[key] = QLabel()
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         label.setAlignment(Qt.AlignmentFlag.AlignRight)
+        label.setWordWrap(True)  # a long value wraps in the narrow panel instead of being cut off
         name = QLabel(text)
         name.setObjectName("metricsName")
         name.setWordWrap(True)

@@ -245,6 +245,7 @@ class Engine:
             if decoder is decode_plain and loaded.speculation is not None:
                 decoder = loaded.speculation.decoder_for(params.speculation)
             outcome = generate(loaded.llama, request, stats, decoder)
+            self.saved_states.observe_prefill(outcome.stats)
         finally:
             self.live_stats = None
             self._save_after_reply = params.conversation_id

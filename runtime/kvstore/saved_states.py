@@ -34,6 +34,8 @@ log = logging.getLogger("lokal.kvstore")
 FINGERPRINT_BYTES = 1 << 20
 # Restoring costs a copy of the whole state; below this many tokens gained, prefilling is as quick.
 MIN_GAIN_TOKENS = 32
+# Prefills at least this long measure the model's prefill speed (shorter batches run less efficiently).
+MEASURED_PREFILL_TOKENS = 32
 
 
 def model_fingerprint(path: str) -> str:
@@ -75,6 +77,7 @@ class SavedStates:
         self.min_tokens = min_tokens if min_tokens is not None else int(os.environ.get("LOKAL_KV_MIN_TOKENS", "64"))
         self._tag: dict | None = None
         self._tag_json = ""
+        self._prefill_ms_per_token = 0.0  # measured on the loaded model in this process (0: not yet)
 
     def attach(self, model: LlamaModel) -> None:
         """A model was loaded: from now on states are saved and restored for its tag."""
@@ -82,6 +85,7 @@ class SavedStates:
             return
         self._tag = state_tag(model)
         self._tag_json = json.dumps(self._tag, sort_keys=True)
+        self._prefill_ms_per_token = 0.0
 
     def detach(self) -> None:
         self._tag = None
@@ -110,6 +114,15 @@ class SavedStates:
         stats.prompt_tokens_restored = match.n_common
         stats.kv_restore_ms = (time.perf_counter() - started) * 1000
         stats.kv_restore_source = loaded.source
+        # After a restart nothing was prefilled yet: the cost measured when the state was saved stands in.
+        per_token = self._prefill_ms_per_token or entry.prefill_ms_per_token
+        if per_token:
+            stats.kv_restore_saved_ms = max(0.0, match.n_common * per_token - stats.kv_restore_ms)
+
+    def observe_prefill(self, stats: GenerationStats) -> None:
+        """Learn what prefilling costs on this model from a turn that prefilled enough tokens to tell."""
+        if stats.prompt_tokens_evaluated >= MEASURED_PREFILL_TOKENS and stats.prefill_tokens_per_s > 0:
+            self._prefill_ms_per_token = 1000.0 / stats.prefill_tokens_per_s
 
     # ---- after the reply was sent ------------------------------------------
     def save(self, model: LlamaModel, conversation_id: str) -> None:
@@ -118,4 +131,4 @@ class SavedStates:
             return
         key = xxhash.xxh3_64_hexdigest(f"{self._tag_json}\0{conversation_id}".encode())
         tokens = np.asarray(model.tokens, dtype=np.int32)
-        self.store.put(key, self._tag, tokens, seq_state.copy_out(model))
+        self.store.put(key, self._tag, tokens, seq_state.copy_out(model), self._prefill_ms_per_token)

@@ -1,7 +1,8 @@
 """The on-disk format of one saved sequence state, and the checks that keep a damaged file from being used.
 
     prelude   8-byte magic | u32 header length | u64 xxh3 of the header
-    header    JSON: format, tag (what the state is valid for), n_tokens, state_bytes, checksum
+    header    JSON: format, tag (what the state is valid for), n_tokens, state_bytes, checksum,
+              prefill_ms_per_token (what prefilling cost when it was saved: how much a restore saves)
     tokens    n_tokens little-endian int32: the exact token ids the state covers
     state     llama_state_seq_get_data's bytes
 
@@ -42,6 +43,7 @@ class StateHeader:
     checksum: str
     key: str
     data_offset: int  # where the token ids start
+    prefill_ms_per_token: float = 0.0
 
     @property
     def file_size(self) -> int:
@@ -55,11 +57,14 @@ def checksum(tokens: np.ndarray, state: np.ndarray) -> str:
     return h.hexdigest()
 
 
-def write(path: Path, key: str, tag: dict, tokens: np.ndarray, state: np.ndarray) -> int:
+def write(path: Path, key: str, tag: dict, tokens: np.ndarray, state: np.ndarray, prefill_ms_per_token: float = 0.0) -> int:
     """Write atomically: a temporary file in the same directory, then a rename. Returns the file's size."""
     tokens = np.ascontiguousarray(tokens, dtype="<i4")
     header = json.dumps(
-        {"format": FORMAT, "key": key, "tag": tag, "n_tokens": int(tokens.size), "state_bytes": int(state.size), "checksum": checksum(tokens, state)},
+        {
+            "format": FORMAT, "key": key, "tag": tag, "n_tokens": int(tokens.size), "state_bytes": int(state.size),
+            "checksum": checksum(tokens, state), "prefill_ms_per_token": float(prefill_ms_per_token),
+        },
         sort_keys=True,
     ).encode()
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -91,7 +96,10 @@ def read_index(f: BinaryIO, file_size: int) -> tuple[StateHeader, np.ndarray]:
         raise StateFileError("header is damaged")
     try:
         data = json.loads(raw)
-        header = StateHeader(data["tag"], int(data["n_tokens"]), int(data["state_bytes"]), str(data["checksum"]), str(data["key"]), _PRELUDE.size + header_len)
+        header = StateHeader(
+            data["tag"], int(data["n_tokens"]), int(data["state_bytes"]), str(data["checksum"]), str(data["key"]),
+            _PRELUDE.size + header_len, float(data.get("prefill_ms_per_token", 0.0)),
+        )
     except (ValueError, KeyError, TypeError) as exc:
         raise StateFileError(f"header does not parse: {exc}") from None
     if data.get("format") != FORMAT:

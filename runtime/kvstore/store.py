@@ -47,6 +47,7 @@ class Entry:
     disk_bytes: int = 0  # bytes its file takes (the previous save's file until this one is written)
     written: bool = False  # this very state is on disk
     version: int = 0  # bumped by each save, so a late write of an older state is dropped
+    prefill_ms_per_token: float = 0.0  # what prefilling cost when it was saved (0: not measured)
 
 
 @dataclass
@@ -111,7 +112,10 @@ class KvStore:
                 log.warning("discarding KV state %s: %s", path.name, exc)
                 path.unlink(missing_ok=True)
                 continue
-            self._entries[header.key] = Entry(header.key, header.tag, tokens, header.state_bytes, path, stat.st_mtime, disk_bytes=stat.st_size, written=True)
+            self._entries[header.key] = Entry(
+                header.key, header.tag, tokens, header.state_bytes, path, stat.st_mtime, disk_bytes=stat.st_size, written=True,
+                prefill_ms_per_token=header.prefill_ms_per_token,
+            )
 
     def best_match(self, tag: dict, prompt: np.ndarray) -> Match | None:
         """The saved state, valid for `tag`, that shares the longest prefix with `prompt`."""
@@ -125,11 +129,14 @@ class KvStore:
         return best
 
     # ---- save --------------------------------------------------------------
-    def put(self, key: str, tag: dict, tokens: np.ndarray, state: np.ndarray) -> None:
+    def put(self, key: str, tag: dict, tokens: np.ndarray, state: np.ndarray, prefill_ms_per_token: float = 0.0) -> None:
         """Keep a state in RAM now and queue its write to disk."""
         with self._lock:
             old = self._entries.get(key)
-            entry = Entry(key, tag, np.array(tokens, dtype=np.int32), int(state.size), self.directory / f"{key}{SUFFIX}", time.time(), version=(old.version + 1 if old else 0))
+            entry = Entry(
+                key, tag, np.array(tokens, dtype=np.int32), int(state.size), self.directory / f"{key}{SUFFIX}", time.time(),
+                version=(old.version + 1 if old else 0), prefill_ms_per_token=prefill_ms_per_token,
+            )
             if old is not None:
                 self._drop_ram(old)
                 entry.disk_bytes = old.disk_bytes  # the old file stays until the new one replaces it
@@ -181,7 +188,7 @@ class KvStore:
             current = self._entries.get(entry.key)
             if job.epoch != self._epoch or current is not entry:
                 return  # cleared, or a newer state of this conversation was saved since
-        size = state_file.write(entry.path, entry.key, entry.tag, entry.tokens, job.state)
+        size = state_file.write(entry.path, entry.key, entry.tag, entry.tokens, job.state, entry.prefill_ms_per_token)
         with self._lock:
             if job.epoch != self._epoch or self._entries.get(entry.key) is not entry:
                 # cleared or superseded while it was written: the newer write (or clear) owns the file

@@ -56,7 +56,8 @@ def test_streaming_updates_only_the_last_segment(qtbot):
 
 def test_metrics_rows_show_unknown_numeric_stats_generically():
     stats = {"ttft_ms": 120.0, "decode_tokens_per_s": 50.0, "prompt_tokens_reused": 10, "prompt_tokens_evaluated": 5,
-             "draft_tokens_accepted": 42, "acceptance_rate": 0.75, "kv_restore_source": "disk"}
+             "draft_tokens_accepted": 42, "acceptance_rate": 0.75, "kv_restore_source": "disk", "speculation": "lookup",
+             "context_dropped_messages": 0, "some_new_figure": 3}
     metrics = {"n_ctx": 2048, "kv_tokens_used": 512, "kv_bytes_used": 2**21, "rss_bytes": 3 * 2**20,
                "devices": [{"name": "GPU0", "type": "gpu", "memory_total": 2**30, "memory_free": 2**29}]}
     rows = {r.key: r for r in figures.rows(metrics, stats)}
@@ -65,7 +66,11 @@ def test_metrics_rows_show_unknown_numeric_stats_generically():
     assert rows["gpu:GPU0"].value == "512.0 MB of 1,024.0 MB"
     assert rows["extra:draft_tokens_accepted"].label == "Draft tokens accepted" and rows["extra:draft_tokens_accepted"].value == "42"
     assert rows["extra:acceptance_rate"].value == "75 %"
-    assert "extra:kv_restore_source" not in rows  # not a number
+    assert rows["extra:some_new_figure"].value == "3"
+    assert "extra:kv_restore_source" not in rows and "restored" not in rows  # nothing restored this turn
+    assert "extra:context_dropped_messages" not in rows  # shown only once messages were dropped
+    plain = {r.key for r in figures.rows(metrics, dict(stats, speculation="off"))}
+    assert "extra:draft_tokens_accepted" not in plain and "extra:some_new_figure" in plain  # no speculation rows when off
 
 
 def test_metrics_panel_adds_and_removes_extra_rows(qtbot):

@@ -56,6 +56,10 @@ def test_restored_from_disk_after_a_restart_the_reply_is_byte_identical_to_the_w
     s = restored.stats
     assert s.kv_restore_source == "disk" and s.kv_restore_ms > 0
     assert s.prompt_tokens_restored >= turn1.stats.prompt_tokens
+    # The time it saved: the restored tokens at the prefill speed the first process measured, less the restore.
+    assert turn1.stats.prompt_tokens_evaluated >= 32
+    expected_saved = s.prompt_tokens_restored * 1000 / turn1.stats.prefill_tokens_per_s - s.kv_restore_ms
+    assert s.kv_restore_saved_ms == pytest.approx(max(0.0, expected_saved), rel=0.01, abs=0.01)
     assert s.prompt_tokens_restored + s.prompt_tokens_reused + s.prompt_tokens_evaluated == s.prompt_tokens
     # only the new turn is evaluated, exactly what the warm process evaluated
     assert s.prompt_tokens_evaluated == warm.stats.prompt_tokens_evaluated

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePol
 
 from app.chat.models import MessageListModel
 from app.chat.widgets.markdown_view import MarkdownView
+from app.metrics import figures
 from app.storage import store as st
 from app.ui import icons
 
@@ -80,7 +81,8 @@ class MessageWidget(QFrame):
         self.badge.setText(badge or "")
         stats = message.stats or {}
         if message.role == "assistant" and stats.get("decode_tokens_per_s") and not streaming:
-            self.footer.setText(f"{stats.get('completion_tokens', 0)} tokens · {stats['decode_tokens_per_s']:.1f} tok/s" + (f" · {message.model}" if message.model else ""))
+            parts = [f"{stats.get('completion_tokens', 0)} tokens", f"{stats['decode_tokens_per_s']:.1f} tok/s", message.model, figures.restored_note(stats)]
+            self.footer.setText(" · ".join(p for p in parts if p))
             self.footer.show()
         elif stats.get("error") and message.state == st.FAILED:
             self.footer.setText(stats["error"])
