@@ -114,6 +114,9 @@ PROMPTS = [
     ("code-edit", "parser-with", f"Refactor this function to use a `with` statement and pathlib.Path, and rename `result` to `config`. Output only the code.\n\n```python\n{PARSER}```"),
     ("code-edit", "js-modern", f"Rewrite this JavaScript with const/let, arrow functions and a for...of loop, same behaviour. Output only the code.\n\n```javascript\n{JS}```"),
     ("code-edit", "stats-rename", f"Rename `values` to `samples` and `n` to `count` in this function, and add a docstring. Output only the code.\n\n```python\n{STATS}```"),
+    # Small edits to a whole file: the reply is mostly the code given, the case prompt lookup is for.
+    ("code-edit", "lru-add-len", f"Add a `__len__` method that returns the number of cached items to this class. Output the whole class, nothing else.\n\n```python\n{LRU}```"),
+    ("code-edit", "js-fix-empty", f"Fix the division by zero when `orders` is empty (the average should then be 0). Output the whole function, nothing else.\n\n```javascript\n{JS}```"),
     ("question", "qa-gil", "What is Python's global interpreter lock, and when does it limit the speed of a program?"),
     ("question", "qa-tcp", "Explain the difference between TCP and UDP, and when to choose each."),
     ("free-writing", "story", "Write a short story about a lighthouse keeper who finds a message in a bottle."),

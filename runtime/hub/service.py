@@ -149,11 +149,12 @@ class HubService:
 
     # ---- draft compatibility ---------------------------------------------------
     def draft_check(self, params: DraftCheckParams) -> DraftCheckResult:
-        from runtime.hub import draft, fit
+        from runtime.hub import fit
+        from runtime.speculative.compat import incompatibilities
 
         target = self._header_of(params.target)
         candidate = self._header_of(params.draft)
-        reasons = draft.incompatibilities(target, candidate)
+        reasons = incompatibilities(target, candidate)
         return DraftCheckResult(compatible=not reasons, reasons=reasons, target=fit.summarize(target), draft=fit.summarize(candidate))
 
     def _header_of(self, ref: ModelRef):

@@ -18,23 +18,34 @@ class IncompatibleDraft(ValueError):
     """The draft model cannot draft for the target; the message says why."""
 
 
-def check_compatible(target: GGUFHeader, draft: GGUFHeader) -> None:
+def incompatibilities(target: GGUFHeader, draft: GGUFHeader) -> list[str]:
+    """Why `draft` cannot draft for `target` (empty: it can). Also the catalog's check, on headers read over HTTP ranges."""
+    reasons = []
     if draft.architecture in RECURRENT_ARCHITECTURES:
-        raise IncompatibleDraft(f"the draft model is a {draft.architecture} model, which cannot rewind its cache to the last accepted token")
+        reasons.append(f"the draft model is a {draft.architecture} model, which cannot rewind its cache to the last accepted token")
     if target.tokenizer_model != draft.tokenizer_model:
-        raise IncompatibleDraft(f"the tokenizers differ: the target uses {target.tokenizer_model or 'an unnamed'} tokenization, the draft {draft.tokenizer_model or 'an unnamed one'}")
+        reasons.append(f"the tokenizers differ: the target uses {target.tokenizer_model or 'an unnamed'} tokenization, the draft {draft.tokenizer_model or 'an unnamed one'}")
     for key, what in (("tokenizer.ggml.bos_token_id", "beginning-of-text"), ("tokenizer.ggml.eos_token_id", "end-of-text"), ("tokenizer.ggml.add_bos_token", "add-BOS setting")):
         a, b = target.metadata.get(key), draft.metadata.get(key)
         if a != b:
-            raise IncompatibleDraft(f"the {what} tokens differ: {a!r} in the target, {b!r} in the draft")
+            reasons.append(f"the {what} tokens differ: {a!r} in the target, {b!r} in the draft")
     n_target, n_draft = target.vocab_size, draft.vocab_size
     if abs(n_target - n_draft) > MAX_VOCAB_DIFFERENCE:
-        raise IncompatibleDraft(f"the vocabularies differ in size: {n_target} tokens in the target, {n_draft} in the draft")
+        reasons.append(f"the vocabularies differ in size: {n_target} tokens in the target, {n_draft} in the draft")
     target_tokens = target.metadata.get("tokenizer.ggml.tokens")
     draft_tokens = draft.metadata.get("tokenizer.ggml.tokens")
     if isinstance(target_tokens, list) and isinstance(draft_tokens, list):
-        for token_id, (a, b) in enumerate(zip(target_tokens, draft_tokens)):
-            if a != b:
-                raise IncompatibleDraft(f"the vocabularies differ: token {token_id} is {a!r} in the target but {b!r} in the draft")
+        if not reasons:  # the first differing token says nothing more when the vocabularies already differ
+            for token_id, (a, b) in enumerate(zip(target_tokens, draft_tokens)):
+                if a != b:
+                    reasons.append(f"the vocabularies differ: token {token_id} is {a!r} in the target but {b!r} in the draft")
+                    break
     elif target.tokenizer_pre != draft.tokenizer_pre:
-        raise IncompatibleDraft(f"the tokenizers differ: pre-tokenizer {target.tokenizer_pre!r} in the target, {draft.tokenizer_pre!r} in the draft")
+        reasons.append(f"the tokenizers differ: pre-tokenizer {target.tokenizer_pre!r} in the target, {draft.tokenizer_pre!r} in the draft")
+    return reasons
+
+
+def check_compatible(target: GGUFHeader, draft: GGUFHeader) -> None:
+    reasons = incompatibilities(target, draft)
+    if reasons:
+        raise IncompatibleDraft("; ".join(reasons))

@@ -32,7 +32,7 @@ from runtime.protocol import GenerationStats
 class Draft:
     tokens: list[int]
     proposals: list[Proposal]  # the distribution each token was drawn from; None: deterministic
-    key: str  # which acceptance estimate it feeds ("lookup1".."lookup4", "draft")
+    key: str  # which acceptance estimate it feeds ("lookup1".."lookup16", "draft")
     probe: bool = False
 
 

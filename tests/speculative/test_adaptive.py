@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.speculative.adaptive import MIN_GAIN, PROBE_FIRST, Controller, expected_tokens
+from runtime.speculative.adaptive import LOOKUP_PROBE_AFTER, MIN_GAIN, NEAR_GAIN, PROBE_FIRST, PROBE_MAX, Controller, expected_tokens, lookup_key
 from runtime.speculative.costs import CostModel
 
 
@@ -47,11 +47,22 @@ def test_lookup_that_keeps_failing_is_not_used():
     assert plan.k == 0 and plan.gain < MIN_GAIN
 
 
-def test_an_expensive_draft_model_backs_off_and_is_probed_less_and_less_often():
-    # The figures for this CPU: a draft step costs 0.6 of a target step.
-    c = Controller(costs(t1=0.03, per_token=0.0105, draft_step=0.018))
+def test_a_draft_model_that_could_not_pay_even_if_always_right_is_never_probed():
+    # The CPU: a draft step costs 0.6 of a target step; and this 2-core CPU's verification,
+    # each extra token about 0.45 of a target step (bench/verify_costs.py).
+    c = Controller(costs(t1=0.1, per_token=0.045, draft_step=0.06))
     for _ in range(10):
-        c.observe("draft", 3, 1)
+        c.observe("draft", 3, 3)
+    assert c.plan_draft(room=100).k == 0
+    for _ in range(PROBE_MAX * 2):
+        assert not c.plan_draft(room=100).probe
+        c.skipped_draft()
+
+
+def test_a_draft_model_that_is_often_wrong_backs_off_and_is_probed_less_and_less_often():
+    c = Controller(costs(t1=0.04, per_token=0.004, draft_step=0.006))  # cheap, so it could pay if it were right
+    for _ in range(10):
+        c.observe("draft", 3, 0)
     assert c.plan_draft(room=100).k == 0
     plain_steps = 0
     while not c.plan_draft(room=100).probe:
@@ -78,10 +89,26 @@ def test_one_slow_pass_on_a_busy_machine_does_not_decide_for_long():
     assert c.target_cost(4) == pytest.approx(0.052)
 
 
-def test_declined_lookups_that_agree_with_the_target_are_probed_again():
-    c = Controller(costs(per_token=0.05))  # verification looks far too expensive
+def test_declined_lookups_that_nearly_pay_are_probed_again():
+    c = Controller(costs(per_token=0.04))  # verification looks expensive: a lookup almost pays
     for _ in range(10):
         c.observe("lookup4", 8, 8)  # yet shadow lookups keep agreeing
-    plans = [c.plan_lookup(n=5, available=16, room=100) for _ in range(PROBE_FIRST)]
-    assert all(p.k == 0 for p in plans[:-1])
+    plans = [c.plan_lookup(n=5, available=16, room=100) for _ in range(LOOKUP_PROBE_AFTER)]
+    assert all(p.k == 0 for p in plans[:-1]) and NEAR_GAIN <= plans[0].gain < MIN_GAIN
     assert plans[-1].k > 0 and plans[-1].probe
+
+
+def test_lookups_far_from_paying_are_not_probed():
+    c = Controller(costs(per_token=0.045))
+    for _ in range(20):
+        c.observe("lookup1", 1, 0)
+    plans = [c.plan_lookup(n=1, available=16, room=100) for _ in range(4 * LOOKUP_PROBE_AFTER)]
+    assert not any(p.k or p.probe for p in plans)
+
+
+def test_long_suffix_matches_get_their_own_estimate():
+    assert [lookup_key(n) for n in (1, 2, 3, 5, 12, 20, 32)] == ["lookup1", "lookup2", "lookup3", "lookup4", "lookup8", "lookup16", "lookup32"]
+    c = Controller(costs(t1=0.1, per_token=0.045))
+    # On this CPU's costs, a copied run 32 tokens long is worth verifying; a 1-token coincidence is not.
+    assert c.plan_lookup(n=32, available=16, room=100).k > 0
+    assert c.plan_lookup(n=1, available=16, room=100).k == 0

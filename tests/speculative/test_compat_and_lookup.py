@@ -48,9 +48,9 @@ def test_real_model_pairs():
         check_compatible(read_file_header(qwen_big), read_file_header(smol))
 
 
-def linear_scan(tokens: list[int], limit: int, n_min: int, n_max: int):
-    """The reference: the longest suffix (n_max down to n_min) seen before, its most recent earlier occurrence."""
-    for n in range(min(n_max, len(tokens) - 1), n_min - 1, -1):
+def linear_scan(tokens: list[int], limit: int, lengths: tuple[int, ...]):
+    """The reference: the longest suffix (of the given lengths) seen before, its most recent earlier occurrence."""
+    for n in sorted((n for n in lengths if n < len(tokens)), reverse=True):
         suffix = tokens[-n:]
         for end in range(len(tokens) - 1, n - 1, -1):
             if tokens[end - n : end] == suffix:
@@ -61,12 +61,13 @@ def linear_scan(tokens: list[int], limit: int, n_min: int, n_max: int):
 def test_index_agrees_with_a_linear_scan_as_the_history_grows():
     rng = random.Random(7)
     tokens = [rng.randrange(6) for _ in range(300)]  # a small alphabet: many repeats of every length
-    index = NgramIndex(n_min=1, n_max=5)
+    lengths = (1, 2, 3, 5, 8)  # sparse, as the default lengths are
+    index = NgramIndex(lengths)
     index.reset(tokens[:10])
     for i in range(10, len(tokens)):
         index.extend([tokens[i]])
         match = index.match(limit=7)
-        expected = linear_scan(tokens[: i + 1], 7, 1, 5)
+        expected = linear_scan(tokens[: i + 1], 7, lengths)
         assert (match.n, match.continuation) == expected if expected else match is None
 
 

@@ -1,0 +1,119 @@
+"""What speculative decoding can gain on this machine: the cost of verifying k tokens in one target pass.
+
+Speculation pays only when one pass over k+1 tokens costs much less than k+1
+single-token passes. This measures, at a realistic context length, the time of
+one target pass over n tokens (logits for every row, as verification needs) for
+n = 1 .. 33, and one draft-model step, each the median of several passes, sizes
+interleaved so a busy moment does not favour one size. From the curve it derives
+the best speed-up any drafter could reach if every drafted token were accepted:
+max over k of (k + 1) / cost(k + 1).
+
+    .venv/bin/python bench/verify_costs.py [--context 1000] [--reps 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from runtime.engine.llama_model import LlamaModel, LoadSettings  # noqa: E402
+from runtime.gguf.reader import read_file_header  # noqa: E402
+from runtime.models import wheels  # noqa: E402
+
+SIZES = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 33]
+FILLER = "def scale(values, factor):\n    return [v * factor for v in values]\n\n"
+
+
+def load(path: str, n_ctx: int, threads: int) -> LlamaModel:
+    return LlamaModel(LoadSettings(path, n_ctx, 0, "f16", "f16", None, threads), read_file_header(path))
+
+
+def fill(model: LlamaModel, n: int) -> list[int]:
+    tokens = model.tokenize(FILLER * (n // 10 + 40), add_bos=False)
+    for i in range(0, n, model.n_batch):
+        model.decode(tokens[i : min(n, i + model.n_batch)])
+    return tokens
+
+
+def pass_seconds(model: LlamaModel, tokens: list[int], base: int, n: int) -> float:
+    model.truncate(base)
+    started = time.perf_counter()
+    model.decode(tokens[base : base + n], all_logits=True)
+    return time.perf_counter() - started
+
+
+def chart(report: dict, path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    sizes = [int(n) for n in report["target_pass_in_steps"]]
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.plot(sizes, [report["target_pass_in_steps"][str(n)] for n in sizes], "o-", label="one pass over n tokens (this machine)")
+    ax.plot(sizes, sizes, "--", color="grey", label="n single steps")
+    ax.plot(sizes, [1 + (n - 1) * 33 / 95 for n in sizes], ":", color="black", label="the issue's CPU (k/95 s vs 1/33 s)")
+    ax.set_xlabel("tokens in one target pass (k drafted + 1)")
+    ax.set_ylabel("cost, in plain decode steps")
+    ax.set_title(f"Verification cost, {report['target']}, {report['threads']} threads, context {report['context']}\nbest possible speed-up with every draft accepted: {report['best_speedup_if_all_accepted']:.2f}x", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return True
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--context", type=int, default=1000, help="tokens already in the cache when a pass runs")
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--chart", type=Path, default=Path("bench/verify_costs.png"))
+    args = parser.parse_args()
+    log = lambda s: print(s, file=sys.stderr, flush=True)
+    target_path = str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=log))
+    draft_path = str(wheels.ensure(wheels.QWEN_CODER_0_5B, log=log))
+    n_ctx = args.context + max(SIZES) + 16
+
+    target = load(target_path, n_ctx, args.threads)
+    tokens = fill(target, args.context)
+    times: dict[int, list[float]] = {n: [] for n in SIZES}
+    for _ in range(args.reps):
+        for n in SIZES:
+            times[n].append(pass_seconds(target, tokens, args.context, n))
+    target.close()
+    draft = load(draft_path, n_ctx, args.threads)
+    fill(draft, args.context)
+    draft_steps = [pass_seconds(draft, tokens, args.context, 1) for _ in range(args.reps * 2)]
+    draft.close()
+
+    step = statistics.median(times[1])
+    in_steps = {n: statistics.median(v) / step for n, v in times.items()}
+    best_k = max((n - 1 for n in SIZES if n > 1), key=lambda k: (k + 1) / in_steps[k + 1])
+    report = {
+        "target": Path(target_path).name,
+        "draft": Path(draft_path).name,
+        "threads": args.threads,
+        "context": args.context,
+        "reps": args.reps,
+        "target_step_ms": round(step * 1000, 1),
+        "target_pass_in_steps": {str(n): round(c, 3) for n, c in in_steps.items()},
+        "draft_step_in_target_steps": round(statistics.median(draft_steps) / step, 3),
+        "best_speedup_if_all_accepted": round((best_k + 1) / in_steps[best_k + 1], 3),
+        "best_k": best_k,
+    }
+    report["chart"] = str(args.chart) if chart(report, args.chart) else None
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
