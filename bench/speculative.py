@@ -10,8 +10,13 @@ evaluates tokens in batches, whose logits differ slightly from a lone token's on
 llama.cpp's CPU kernels, so a greedy reply may legitimately part from plain
 decoding; where it does, the first differing character is reported.
 
-    .venv/bin/python bench/speculative.py [--tokens 256] [--prompts 8] [--modes off,lookup,draft,both,auto]
+    .venv/bin/python bench/speculative.py [--tokens 256] [--prompts 10] [--modes off,lookup,draft,both,auto]
+                                          [--rounds 1] [--kinds question,free-writing]
                                           [--threads 2] [--json out.json] [--chart out.png]
+
+One run of a mode varies by about +-15 % on a shared 2-core machine (auto and
+both run the same algorithm when a draft model is loaded, and differed that much
+in one run); --rounds N runs every mode N times, alternating, and reports medians.
 
 Prints one JSON object (and writes the PNG bar chart when matplotlib is installed: the `bench` extra).
 """
@@ -22,6 +27,7 @@ import argparse
 import json
 import os
 import math
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -174,6 +180,7 @@ def chart(report: dict, path: Path) -> bool:
     ax.set_title(f"Speculative decoding: {report['target']} + draft {report['draft']}\n{report['threads']} threads, {report['tokens']} greedy tokens", fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     return True
 
@@ -183,11 +190,13 @@ def main() -> int:
     parser.add_argument("--tokens", type=int, default=256)
     parser.add_argument("--prompts", type=int, default=len(PROMPTS), help=f"how many of the {len(PROMPTS)} prompts (categories interleaved)")
     parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--rounds", type=int, default=1, help="run every mode this many times per prompt (alternating); figures are medians")
+    parser.add_argument("--kinds", help="only these prompt kinds, comma-separated (code-edit, question, free-writing)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--target", help="target GGUF (default: Qwen2.5-Coder-1.5B)")
     parser.add_argument("--draft", help="draft GGUF (default: Qwen2.5-Coder-0.5B)")
     parser.add_argument("--json", type=Path, help="also write the JSON here")
-    parser.add_argument("--chart", type=Path, default=Path("bench/speculative.png"))
+    parser.add_argument("--chart", type=Path, default=Path("bench/out/speculative.png"))
     parser.add_argument("--chart-from", type=Path, metavar="JSON", help="only draw the chart of a saved run")
     args = parser.parse_args()
     if args.chart_from:
@@ -201,30 +210,39 @@ def main() -> int:
     log = lambda s: print(s, file=sys.stderr, flush=True)
     target = args.target or str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=log))
     draft = args.draft or str(wheels.ensure(wheels.QWEN_CODER_0_5B, log=log))
-    client = RuntimeClient(env={**os.environ, "LOKAL_AUTO_SPECULATION": "on"})  # measure auto as it speculates
+    client = RuntimeClient(env={**os.environ, "LOKAL_AUTO_SPECULATION": "on"})  # auto as it runs by default, whatever this shell sets
     client.initialize("bench-speculative")
     client.load_model(ModelLoadParams(path=target, n_ctx=N_CTX, n_threads=args.threads, draft_path=draft))
 
     started = time.perf_counter()
     rows = []
-    for kind, name, prompt in pick_prompts(args.prompts):
+    chosen = [p for p in pick_prompts(args.prompts) if not args.kinds or p[0] in args.kinds.split(",")]
+    for kind, name, prompt in chosen:
         row = {"kind": kind, "name": name, "modes": {}}
-        off_text = None
-        off_rate = None
         messages = [ChatMessage("system", SYSTEM), ChatMessage("user", prompt)]
         # The prompt into the cache first: every measured run then starts alike (the last prompt token
         # evaluated alone), instead of off from a cold batch prefill and the rest from the cache.
         client.chat(ChatGenerateParams(f"bench-{name}-warm", messages, max_tokens=1, temperature=0.0, speculation="off"), timeout=3600)
+        runs: dict[str, list] = {mode: [] for mode in modes}
+        for round_ in range(args.rounds):
+            for mode in modes:
+                params = ChatGenerateParams(f"bench-{name}-{mode}-{round_}", messages, max_tokens=args.tokens, temperature=0.0, speculation=mode)
+                result = client.chat(params, timeout=3600)
+                runs[mode].append(result)
+                s = result.stats
+                log(f"{name:16s} {mode:6s} {s.decode_tokens_per_s:6.2f} tok/s  drafted {s.draft_tokens} accepted {s.draft_tokens_accepted}  tokens/pass {s.tokens_per_target_pass:.2f}")
+        off_rate = statistics.median(r.stats.decode_tokens_per_s for r in runs["off"])
+        off_text = runs["off"][0].text
         for mode in modes:
-            params = ChatGenerateParams(f"bench-{name}-{mode}", messages, max_tokens=args.tokens, temperature=0.0, speculation=mode)
-            result = client.chat(params, timeout=3600)
+            rates = [r.stats.decode_tokens_per_s for r in runs[mode]]
+            result = sorted(runs[mode], key=lambda r: r.stats.decode_tokens_per_s)[len(rates) // 2]  # the median run
             s = result.stats
-            if mode == "off":
-                off_text, off_rate = result.text, s.decode_tokens_per_s
+            rate = statistics.median(rates)
             diff = first_difference(result.text, off_text)
             row["modes"][mode] = {
-                "decode_tokens_per_s": round(s.decode_tokens_per_s, 3),
-                "ratio_over_off": round(s.decode_tokens_per_s / off_rate, 3) if off_rate else None,
+                "decode_tokens_per_s": round(rate, 3),
+                "decode_tokens_per_s_runs": [round(r, 3) for r in rates],
+                "ratio_over_off": round(rate / off_rate, 3) if off_rate else None,
                 "completion_tokens": s.completion_tokens,
                 "finish_reason": result.finish_reason,
                 "matches_off": diff is None,
@@ -237,7 +255,7 @@ def main() -> int:
                 "target_passes": s.target_passes,
                 "runtime_speedup_estimate": round(s.speedup, 3),
             }
-            log(f"{name:16s} {mode:6s} {s.decode_tokens_per_s:6.2f} tok/s  x{row['modes'][mode]['ratio_over_off'] or 0:.2f}  drafted {s.draft_tokens} accepted {s.draft_tokens_accepted}  tokens/pass {s.tokens_per_target_pass:.2f}  matches off: {diff is None}")
+            log(f"{name:16s} {mode:6s} median {rate:6.2f} tok/s  x{row['modes'][mode]['ratio_over_off'] or 0:.2f}  matches off: {diff is None}")
         rows.append(row)
     client.close()
 
@@ -258,6 +276,7 @@ def main() -> int:
         "draft": Path(draft).name,
         "threads": args.threads,
         "tokens": args.tokens,
+        "rounds": args.rounds,
         "modes": modes,
         "seconds": round(time.perf_counter() - started, 1),
         "prompts": rows,

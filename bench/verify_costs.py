@@ -67,6 +67,7 @@ def chart(report: dict, path: Path) -> bool:
     ax.set_title(f"Verification cost, {report['target']}, {report['threads']} threads, context {report['context']}\nbest possible speed-up with every draft accepted: {report['best_speedup_if_all_accepted']:.2f}x", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     return True
 
@@ -76,7 +77,7 @@ def main() -> int:
     parser.add_argument("--context", type=int, default=1000, help="tokens already in the cache when a pass runs")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--chart", type=Path, default=Path("bench/verify_costs.png"))
+    parser.add_argument("--chart", type=Path, default=Path("bench/out/verify_costs.png"))
     args = parser.parse_args()
     log = lambda s: print(s, file=sys.stderr, flush=True)
     target_path = str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=log))

@@ -20,8 +20,8 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 # model is fetched before the tests run (scripts/dev.sh), so `starter_model` finds it on disk.
 os.environ.setdefault("LOKAL_PYPI_URL", "http://127.0.0.1:9/pypi")
 # Tests that compare greedy replies across runs need plain decoding: with speculation, which positions are
-# verified in a batch depends on timing, and batched logits differ slightly. `auto` is plain by default;
-# this pins it for the tests even if the machine sets it on. tests/speculative turns it on for its runtimes.
+# verified in a batch depends on timing, and batched logits differ slightly. `auto` speculates by default;
+# this pins it to plain decoding for the tests. tests/speculative turns it on for its runtimes.
 os.environ["LOKAL_AUTO_SPECULATION"] = "off"
 
 

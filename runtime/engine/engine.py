@@ -44,6 +44,11 @@ from runtime.protocol import (
 log = logging.getLogger("lokal.engine")
 
 
+# A character no message contains: where the next user message would start in the rendered template.
+NEXT_TURN_SENTINEL = "\ue000lokal-next-turn\ue000"
+MAX_NEXT_TURN_HEADER = 32  # tokens evaluated after a reply without being asked (the header is 3 to 10)
+
+
 def _exclusive(method):
     """Engine jobs and the post-reply KV save never touch the llama.cpp context at the same time.
 
@@ -113,6 +118,7 @@ class Engine:
         self._context_lock = threading.RLock()
         self.saved_states = SavedStates(store_from_environment())
         self._save_after_reply: str | None = None  # the conversation whose KV state is saved once its reply is sent
+        self._continue_after_reply: tuple[ChatGenerateParams, str] | None = None  # the reply whose next-turn header is prefilled then
         self._context_cuts: dict[str, int] = {}  # per conversation: oldest messages left out (context_window.py)
 
     # ---- models ----------------------------------------------------------
@@ -246,6 +252,8 @@ class Engine:
                 decoder = loaded.speculation.decoder_for(params.speculation)
             outcome = generate(loaded.llama, request, stats, decoder)
             self.saved_states.observe_prefill(outcome.stats)
+            if params.prompt is None and outcome.finish_reason != "cancelled" and not dropped:
+                self._continue_after_reply = (params, outcome.text)
         finally:
             self.live_stats = None
             self._save_after_reply = params.conversation_id
@@ -257,14 +265,50 @@ class Engine:
         """Called by the server once a reply is sent: `_exclusive` saves the state (see _save_pending_state)."""
 
     def _save_pending_state(self) -> None:
-        """Copy the cache out (engine thread, under the lock); the store writes it in the background."""
+        """Prefill the next turn's header, then copy the cache out (engine thread, under the lock); the store writes it in the background."""
+        pending, self._continue_after_reply = self._continue_after_reply, None
         conversation_id, self._save_after_reply = self._save_after_reply, None
+        if pending is not None and self.loaded is not None:
+            try:
+                self._prefill_next_turn_header(*pending)
+            except Exception:
+                log.exception("could not prefill the next turn's header")
         if conversation_id is None or self.loaded is None:
             return
         try:
             self.saved_states.save(self.loaded.llama, conversation_id)
         except Exception:
             log.exception("could not save the KV state of conversation %r", conversation_id)
+
+    def _prefill_next_turn_header(self, params: ChatGenerateParams, reply: str) -> None:
+        """Evaluate what every next turn of this conversation starts with, while the user reads and types.
+
+        The template writes the same tokens after a reply whatever the next message says (ChatML:
+        `<|im_end|>\n<|im_start|>user\n`); evaluated now, they are not part of the next turn's time to
+        first token, and the saved state covers them too. If the next request is anything else (an edit,
+        a regenerate, another conversation), the cache rewinds as usual and this work is simply unused.
+        """
+        loaded = self.require_model()
+        llama = loaded.llama
+        messages = [{"role": m.role, "content": m.content} for m in params.messages]
+        messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": NEXT_TURN_SENTINEL}]
+        try:
+            text = loaded.template.render(messages, add_generation_prompt=False)
+        except TemplateError:
+            return
+        cut = text.find(NEXT_TURN_SENTINEL)
+        if cut < 0:
+            return
+        add_bos = llama.adds_bos and not (loaded.template.bos_token and text.startswith(loaded.template.bos_token))
+        header = llama.tokenize(text[:cut], add_bos=add_bos, special=True)
+        # The last token may merge with the message text that follows it: leave it to the next turn.
+        header = header[:-1]
+        common = llama.common_prefix(header)
+        if len(header) - common > MAX_NEXT_TURN_HEADER or len(header) >= llama.n_ctx - 1 or common < len(llama.tokens) - MAX_NEXT_TURN_HEADER:
+            return  # not the cache of this reply, or too much to evaluate unasked
+        llama.truncate(common)
+        if common < len(header):
+            llama.decode(header[common:])
 
     def kv_store_info(self, wait_for_writes: bool = False) -> KvStoreInfo:
         store = self.saved_states.store

@@ -125,10 +125,14 @@ def test_lokal_chat_takes_speculation_and_draft(starter_model):
     assert stats["speculation"] == "both" and stats["target_passes"] > 0
 
 
-def test_auto_decodes_plainly_unless_switched_on(starter_model):
-    """Without LOKAL_AUTO_SPECULATION=on, `auto` decodes plainly (explicit modes still speculate)."""
+def test_auto_speculates_by_default_and_decodes_plainly_when_switched_off(starter_model):
+    """`auto` speculates unless LOKAL_AUTO_SPECULATION=off (explicit modes speculate either way)."""
     env = {k: v for k, v in os.environ.items() if k != "LOKAL_AUTO_SPECULATION"}
     with RuntimeClient(env=env) as client:
+        client.initialize("pytest")
+        client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=1024))
+        assert ask(client, "auto").stats.speculation == "auto"
+    with RuntimeClient(env=dict(env, LOKAL_AUTO_SPECULATION="off")) as client:
         client.initialize("pytest")
         client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=1024))
         auto = ask(client, "auto")
