@@ -125,4 +125,4 @@ def test_the_draft_partner_is_checked_from_both_headers(qtbot, service, hub):
     assert "same tokenizer" in dialog.draft_label.text()
     dialog.show_repo(QWEN_REPO, draft=SMOL_REPO)
     qtbot.waitUntil(lambda: "does not match" in dialog.draft_label.text(), timeout=60_000)
-    assert "vocabulary sizes differ" in dialog.draft_label.text()
+    assert "the vocabularies differ in size" in dialog.draft_label.text()
