@@ -34,6 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import charts  # noqa: E402  (bench/charts.py)
 from runtime.client import RuntimeClient  # noqa: E402
 from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams  # noqa: E402
 
@@ -160,12 +161,8 @@ def geomean(values: list[float]) -> float | None:
 
 
 def chart(report: dict, path: Path) -> bool:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = charts.pyplot()
+    if plt is None:
         return False
     names = [r["name"] for r in report["prompts"]]
     modes = [m for m in report["modes"] if m != "off"]
@@ -177,12 +174,8 @@ def chart(report: dict, path: Path) -> bool:
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(names)), [f"{r['name']}\n({r['kind']})" for r in report["prompts"]], fontsize=8)
     ax.set_ylabel("decode speed / off")
-    ax.set_title(f"Speculative decoding: {report['target']} + draft {report['draft']}\n{report['threads']} threads, {report['tokens']} greedy tokens", fontsize=10)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    return True
+    title = f"Speculative decoding: {report['target']} + draft {report['draft']}\n{report['threads']} threads, {report['tokens']} greedy tokens, {report.get('rounds', 1)} round(s)"
+    return charts.save(fig, ax, path, title)
 
 
 def main() -> int:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import charts  # noqa: E402  (bench/charts.py)
 from runtime.engine.llama_model import LlamaModel, LoadSettings  # noqa: E402
 from runtime.gguf.reader import read_file_header  # noqa: E402
 from runtime.models import wheels  # noqa: E402
@@ -50,12 +51,8 @@ def pass_seconds(model: LlamaModel, tokens: list[int], base: int, n: int) -> flo
 
 
 def chart(report: dict, path: Path) -> bool:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = charts.pyplot()
+    if plt is None:
         return False
     sizes = [int(n) for n in report["target_pass_in_steps"]]
     fig, ax = plt.subplots(figsize=(7, 4.2))
@@ -64,12 +61,8 @@ def chart(report: dict, path: Path) -> bool:
     ax.plot(sizes, [1 + (n - 1) * 33 / 95 for n in sizes], ":", color="black", label="the issue's CPU (k/95 s vs 1/33 s)")
     ax.set_xlabel("tokens in one target pass (k drafted + 1)")
     ax.set_ylabel("cost, in plain decode steps")
-    ax.set_title(f"Verification cost, {report['target']}, {report['threads']} threads, context {report['context']}\nbest possible speed-up with every draft accepted: {report['best_speedup_if_all_accepted']:.2f}x", fontsize=9)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    return True
+    title = f"Verification cost, {report['target']}, {report['threads']} threads, context {report['context']}\nbest possible speed-up with every draft accepted: {report['best_speedup_if_all_accepted']:.2f}x"
+    return charts.save(fig, ax, path, title)
 
 
 def main() -> int:
