@@ -28,6 +28,9 @@ def create_main_window(store_path=None, runtime_command: Sequence[str] | None = 
     store, problem = open_or_set_aside(store_path)
     link = RuntimeLink(runtime_command)
     window = MainWindow(store, link, autoload=autoload)
+    # The link lives exactly as long as the window (Qt deletes it with the window), never until some
+    # later garbage collection that could run while another event loop is processing its process's events.
+    link.setParent(window)
     if problem:
         window.show_banner(problem)
     from app.remote.window_hook import install as install_remote  # remote endpoints and "Serve the API" (app/remote)

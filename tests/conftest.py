@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -23,6 +24,23 @@ os.environ.setdefault("LOKAL_PYPI_URL", "http://127.0.0.1:9/pypi")
 # verified in a batch depends on timing, and batched logits differ slightly. `auto` speculates by default;
 # this pins it to plain decoding for the tests. tests/speculative turns it on for its runtimes.
 os.environ["LOKAL_AUTO_SPECULATION"] = "off"
+
+
+@pytest.fixture(autouse=True)
+def _qt_leftovers_go_with_their_test():
+    """Whatever Qt objects a test leaves for deletion are deleted before the next test starts.
+
+    Otherwise Python's garbage collector frees them at some later moment, possibly inside another
+    test's event loop, where a crash would point at the wrong test.
+    """
+    yield
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    app = QCoreApplication.instance()
+    if app is not None:
+        gc.collect()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        app.processEvents()
 
 
 @pytest.fixture(scope="session")

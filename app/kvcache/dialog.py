@@ -70,7 +70,7 @@ class KvCacheDialog(QDialog):
         self.status.setText(self._note)
         self._note = ""
         # The rows arrive after the dialog was laid out: grow it to fit them once the layout has seen them.
-        QTimer.singleShot(0, lambda: self.resize(self.width(), max(self.height(), self.sizeHint().height())))
+        QTimer.singleShot(0, self, lambda: self.resize(self.width(), max(self.height(), self.sizeHint().height())))
 
     def _show_error(self, error) -> None:
         self.status.setText(f"Could not read the cache store: {error.message}")

