@@ -213,11 +213,7 @@ class Engine:
             text = loaded.template.render(messages, add_generation_prompt=True)
         except TemplateError as exc:
             raise RpcError(ErrorCode.INVALID_PARAMS, str(exc)) from None
-        llama = loaded.llama
-        bos_text = loaded.template.bos_token
-        # Many templates write the BOS token themselves; a second one would change the model's output.
-        add_bos = llama.adds_bos and not (bos_text and text.startswith(bos_text))
-        return llama.tokenize(text, add_bos=add_bos, special=True)
+        return tokenize_rendered(loaded, text)
 
     def fitted_prompt_tokens(self, params: ChatGenerateParams, committed: int = 0) -> tuple[list[int], int]:
         """The prompt, with the oldest turns left out if the conversation (and `committed` reply tokens) no longer fits; and how many were."""
@@ -299,8 +295,7 @@ class Engine:
         cut = text.find(NEXT_TURN_SENTINEL)
         if cut < 0:
             return
-        add_bos = llama.adds_bos and not (loaded.template.bos_token and text.startswith(loaded.template.bos_token))
-        header = llama.tokenize(text[:cut], add_bos=add_bos, special=True)
+        header = tokenize_rendered(loaded, text[:cut])
         # The last token may merge with the message text that follows it: leave it to the next turn.
         header = header[:-1]
         common = llama.common_prefix(header)
@@ -353,6 +348,14 @@ def validate_generate(params: ChatGenerateParams) -> None:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.top_p: must be in (0, 1]")
     if params.top_k < 0:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.top_k: must not be negative")
+
+
+def tokenize_rendered(loaded: LoadedModel, text: str) -> list[int]:
+    """Token ids of text the chat template rendered."""
+    bos_text = loaded.template.bos_token
+    # Many templates write the BOS token themselves; a second one would change the model's output.
+    add_bos = loaded.llama.adds_bos and not (bos_text and text.startswith(bos_text))
+    return loaded.llama.tokenize(text, add_bos=add_bos, special=True)
 
 
 def raw_prompt_tokens(llama: LlamaModel, prompt: str) -> list[int]:

