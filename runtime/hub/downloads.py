@@ -41,6 +41,7 @@ from typing import Callable
 import httpx2
 
 from runtime.hub import hf
+from runtime.hub import names
 from runtime.hub.errors import TransientError, disk_full, from_exception
 from runtime.hub.quants import find_level, incomplete_split
 from runtime.hub.repo import list_repo
@@ -95,6 +96,7 @@ class Download:
         self.commit: str = record["commit"]
         self.quant: str = record.get("quant", "")
         self.files = [PlannedFile(**f) for f in record["files"]]
+        _check_names(self.repo, self.revision, self.commit, self.files)  # a saved record is read back through the same check
         self.state: str = record.get("state", "paused")
         self.error: str | None = record.get("error")
         self.error_code: int | None = record.get("error_code")
@@ -115,10 +117,13 @@ class Download:
         return repo_folder(self.manager.cache_dir, self.repo)
 
     def blob(self, f: PlannedFile) -> Path:
-        return self.folder / "blobs" / blob_name(f)
+        return names.inside(self.folder, self.folder / "blobs" / blob_name(f))
 
     def partial(self, f: PlannedFile) -> Path:
-        return self.folder / "blobs" / (blob_name(f) + ".incomplete")
+        return names.inside(self.folder, self.folder / "blobs" / (blob_name(f) + ".incomplete"))
+
+    def snapshot_path(self, f: PlannedFile) -> Path:
+        return names.inside(self.folder, self.folder / "snapshots" / self.commit / f.name)
 
     def _bytes_on_disk(self) -> int:
         total = 0
@@ -303,10 +308,9 @@ class Download:
 
     def _link_snapshot(self) -> list[str]:
         """Make the verified blobs visible where Hugging Face tools look: snapshots/<commit>/<file>."""
-        snapshot = self.folder / "snapshots" / self.commit
         paths = []
         for f in self.files:
-            link = snapshot / f.name
+            link = self.snapshot_path(f)
             link.parent.mkdir(parents=True, exist_ok=True)
             if link.is_symlink() or link.exists():
                 link.unlink()
@@ -317,10 +321,19 @@ class Download:
                 shutil.copy2(self.blob(f), link)
             paths.append(str(link))
         if self.revision != self.commit:
-            refs = self.folder / "refs" / self.revision
+            refs = names.inside(self.folder, self.folder / "refs" / self.revision)
             refs.parent.mkdir(parents=True, exist_ok=True)
             refs.write_text(self.commit)
         return paths
+
+
+def _check_names(repo: str, revision: str, commit: str, files: list[PlannedFile]) -> None:
+    """Every name that becomes part of a path in the cache, refused before anything touches the disk."""
+    names.check_revision(revision)
+    names.check_commit(repo, commit)
+    for f in files:
+        names.check_filename(repo, f.name)
+        names.check_sha256(repo, f.name, f.sha256)
 
 
 class _Digest:
@@ -379,7 +392,7 @@ class DownloadManager:
             try:
                 record = json.loads(path.read_text())
                 download = Download(self, record)
-            except (OSError, ValueError, KeyError, TypeError) as exc:
+            except (OSError, ValueError, KeyError, TypeError, RpcError) as exc:
                 log.warning("ignoring unreadable download record %s: %s", path, exc)
                 continue
             if download.state in ACTIVE:
@@ -425,6 +438,7 @@ class DownloadManager:
     # ---- the API ----------------------------------------------------------------
     def start(self, params: DownloadStartParams) -> DownloadInfo:
         """Plan a download (one hub call), check the disk, and start it on its own thread."""
+        names.check_revision(params.revision)
         listing = list_repo(params.repo, params.revision)
         if params.files:
             by_name = {f.path: f for f in listing.files}
@@ -445,6 +459,7 @@ class DownloadManager:
                 raise RpcError(ErrorCode.FILE_NOT_FOUND, f"{params.repo}: {problem}", {"repo": params.repo})
             remote, quant = level.files, level.name
         files = [PlannedFile(f.path, f.size, f.sha256) for f in remote]
+        _check_names(params.repo, params.revision, listing.commit, files)
         with self._lock:
             for d in self._downloads.values():
                 if d.repo == params.repo and d.commit == listing.commit and [f.name for f in d.files] == [f.name for f in files] and d.state not in ("cancelled",):
