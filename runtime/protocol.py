@@ -289,7 +289,8 @@ class KvClearResult:
 # ---- models from Hugging Face: catalog, quantization levels, fit, downloads, local models (runtime/hub)
 
 FitLabel = Literal["gpu", "ram", "too_big", "unknown"]
-DownloadState = Literal["queued", "running", "paused", "verifying", "done", "failed", "cancelled"]
+# waiting: another process (a `lokal pull`, the window, another Hugging Face tool) is fetching the same file
+DownloadState = Literal["queued", "waiting", "running", "paused", "verifying", "done", "failed", "cancelled"]
 
 
 @dataclass

@@ -166,7 +166,7 @@ def run_pull(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"lokal: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    state: dict[str, Any] = {"id": None, "last": None}
+    state: dict[str, Any] = {"id": None, "last": None, "waited": False}
     finished = threading.Event()
     bar = _ProgressBar()
 
@@ -175,6 +175,9 @@ def run_pull(args: argparse.Namespace) -> int:
             return
         info = decode(DownloadInfo, data, "params")
         state["last"] = info
+        if info.state == "waiting" and not state["waited"]:
+            state["waited"] = True
+            bar.write(f"waiting: another process is downloading {info.current_file}; this pull goes on once it is done")
         bar.update(info)
         if info.state in ("done", "failed", "cancelled", "paused"):
             finished.set()
@@ -199,6 +202,8 @@ def run_pull(args: argparse.Namespace) -> int:
         bar.close()
         last: DownloadInfo = state["last"]
         if last.state == "done":
+            if state["waited"]:
+                print("done after waiting for another process's download of the same file", file=sys.stderr)
             print("\n".join(last.paths))
             return 0
         print(f"lokal: download {last.state}: {last.error or ''}", file=sys.stderr)
@@ -225,6 +230,13 @@ class _ProgressBar:
         eta = f"{info.eta_s:.0f}s" if info.eta_s is not None else "?"
         self._bar.set_postfix_str(f"{human_size(info.speed)}/s ETA {eta}" + (f" retries {info.attempts}" if info.attempts else ""), refresh=False)
         self._bar.refresh()
+
+    def write(self, line: str) -> None:
+        """A line on stderr above the bar."""
+        if self._bar is not None:
+            self._bar.write(line, file=sys.stderr)
+        else:
+            print(line, file=sys.stderr)
 
     def close(self) -> None:
         if self._bar is not None:

@@ -197,9 +197,12 @@ def _remove_from_hf_cache(links: list[Path]) -> int:
         name = link.relative_to(snapshot_root)
         blob = link.resolve()
         for other in (repo_dir / "snapshots").glob(f"*/{name}"):  # the same file in every revision
+            if other.is_file() and not other.is_symlink():
+                freed += other.stat().st_size  # the blob itself, moved here where symlinks are refused
             other.unlink(missing_ok=True)
         still_used = any(p.is_symlink() and p.resolve() == blob for p in (repo_dir / "snapshots").rglob("*"))
-        if blob.exists() and blob.parent.name == "blobs" and not still_used:
+        # Only a blob of this repository goes: a link pointing anywhere else is not followed into a deletion.
+        if blob.exists() and blob.parent == (repo_dir / "blobs").resolve() and not still_used:
             freed += blob.stat().st_size
             blob.unlink()
         _prune_empty(repo_dir)

@@ -94,3 +94,25 @@ def test_unsafe_relative_paths_are_named_as_such(name):
 @pytest.mark.parametrize("name", ["model-Q4_K_M.gguf", "Q4_K_M/model-00001-of-00002.gguf", "refs/pr/1", "v1.0", "a..b.gguf"])
 def test_plain_relative_paths_pass(name):
     assert names.path_problem(name) is None
+
+
+def test_rm_does_not_follow_a_link_in_the_cache_to_a_file_outside_it(hub, tmp_path):
+    """A cache another tool (or a crafted archive) left with a link pointing elsewhere: `lokal rm` unlinks it only."""
+    import subprocess
+    import sys
+
+    from gguf_files import write_gguf
+    from sample_repos import hub_env
+
+    elsewhere = tmp_path / "elsewhere" / "blobs"  # named like a blob folder, but not this repository's
+    elsewhere.mkdir(parents=True)
+    victim = write_gguf(elsewhere / "victim.gguf", metadata={"general.architecture": "llama"}, tensor_elements=64)
+    snapshot = tmp_path / "hf_home" / "hub" / "models--lokal-test--crafted" / "snapshots" / COMMIT
+    snapshot.mkdir(parents=True)
+    (snapshot / "model-Q4_0.gguf").symlink_to(victim)
+
+    env = {**os.environ, **hub_env(hub, tmp_path)}
+    removed = subprocess.run([sys.executable, "-m", "app", "rm", "lokal-test/crafted"], capture_output=True, text=True, timeout=180, env=env)
+    assert removed.returncode == 0, removed.stderr
+    assert victim.exists(), "rm followed a link out of the cache and deleted the file it pointed to"
+    assert not (snapshot / "model-Q4_0.gguf").is_symlink()
