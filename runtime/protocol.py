@@ -488,7 +488,9 @@ class ModelsAddParams:
 @dataclass
 class ModelsRemoveParams:
     id: str
-    delete_file: bool = True  # False: only forget a file the user added
+    # A file the user added from their own folder only leaves the list, unless this asks to delete the file
+    # itself too. Downloads (the Hugging Face cache) and files in Lokal's models folder are always deleted.
+    delete_file: bool = False
 
 
 @dataclass

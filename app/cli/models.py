@@ -57,9 +57,11 @@ def add_parsers(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=run_models)
 
-    p = sub.add_parser("rm", help="delete a model from disk (an id, a path, a file name, or REPO[:QUANT] as `lokal models` shows)")
+    p = sub.add_parser("rm", help="delete a model from disk (an id, a path, a file name, or REPO[:QUANT] as `lokal models` shows); "
+                                  "a file you added only leaves the list")
     p.add_argument("model", metavar="MODEL")
-    p.add_argument("--keep-file", action="store_true", help="for a file you added: only forget it, keep the file")
+    p.add_argument("--delete-file", action="store_true", help="for a file you added: delete the file itself too")
+    p.add_argument("--keep-file", action="store_true", help=argparse.SUPPRESS)  # the default now; still accepted
     p.set_defaults(run=run_rm)
 
 
@@ -285,8 +287,11 @@ def run_rm(args: argparse.Namespace) -> int:
         except LookupError as exc:
             print(f"lokal: {exc}", file=sys.stderr)
             return EXIT_ERROR
-        result = decode(ModelsRemoveResult, client.call("models.remove", ModelsRemoveParams(model.id, not args.keep_file), timeout=60), "result")
-        print(f"removed {model.id} ({human_size(result.freed_bytes)} freed)")
+        result = decode(ModelsRemoveResult, client.call("models.remove", ModelsRemoveParams(model.id, args.delete_file), timeout=60), "result")
+        if model.source == "added" and not args.delete_file:
+            print(f"removed {model.id} from the list; the file stays at {model.path} (`lokal rm --delete-file` deletes it)")
+        else:
+            print(f"removed {model.id} ({human_size(result.freed_bytes)} freed)")
         return 0
 
     return _with_runtime(work)

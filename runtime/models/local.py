@@ -168,8 +168,12 @@ def add(path: str) -> LocalModel:
     return _describe(f"file:{resolved}", resolved, "added")
 
 
-def remove(model_id: str, delete_file: bool = True, cache: Path | None = None) -> tuple[bool, int]:
-    """Delete a model from disk (or only forget an added file); returns (removed, bytes freed)."""
+def remove(model_id: str, delete_file: bool = False, cache: Path | None = None) -> tuple[bool, int]:
+    """Take a model off the list, deleting it from disk; returns (removed, bytes freed).
+
+    A file the user added stays where it is (it is theirs, maybe used by other programs) unless
+    `delete_file` says to delete it too, with its `.sha256` beside it.
+    """
     model = next((m for m in list_models(cache) if m.id == model_id), None)
     if model is None:
         raise RpcError(ErrorCode.MODEL_NOT_FOUND, f"no local model with id {model_id!r}", {"id": model_id})
