@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout
 from app.remote.endpoints import RemoteModel
 from app.remote.mode import RemoteMode
 from app.remote.serve import ApiServer
-from app.remote.widgets import AddEndpointDialog, ApiPanel, add_remote_section
+from app.remote.widgets import AddEndpointDialog, ApiPanel, KeyStorageQuestion, add_remote_section
 
 MARK = "lokalRemote"  # a property on the menu actions this hook added, so it can replace them
 
@@ -29,6 +29,8 @@ class WindowHook:
         self.mode.sig_models_changed.connect(self._on_models_changed)
         self.mode.sig_error.connect(lambda message: window.show_banner(f"Remote endpoint: {message}"))
         self.mode.sig_chosen.connect(self._on_chosen)
+        self.mode.endpoints.sig_key_not_stored.connect(self._on_key_not_stored)
+        self.key_question: KeyStorageQuestion | None = None
         # Only the user's choice of a local model in the menu routes the chat back: the session also
         # reloads by itself (another context size, a runtime restart), which must not drop the remote model.
         window.model_menu.triggered.connect(self._on_menu_triggered)
@@ -68,6 +70,20 @@ class WindowHook:
         dialog.accepted.connect(lambda: self.mode.add_endpoint(*dialog.values()))
         dialog.open()
         return dialog
+
+    def _on_key_not_stored(self, endpoint, problem: str) -> None:
+        endpoints = self.mode.endpoints
+        question = KeyStorageQuestion(endpoint.name, problem, str(endpoints.keys.file), self.window)
+        question.sig_answered.connect(lambda in_file: self._on_key_storage_chosen(endpoint, in_file))
+        self.key_question = question
+        question.open()
+
+    def _on_key_storage_chosen(self, endpoint, in_file: bool) -> None:
+        if in_file:
+            self.mode.endpoints.store_key_in_file(endpoint)
+            self.window.statusBar().showMessage(f"The key for {endpoint.name} is stored in {self.mode.endpoints.keys.file}", 5000)
+        else:
+            self.window.statusBar().showMessage(f"The key for {endpoint.name} is used until Lokal quits and stored nowhere", 5000)
 
     def open_api_dialog(self) -> QDialog:
         if self.api_dialog is None:
