@@ -146,3 +146,43 @@ def test_a_keyring_failure_is_said_and_the_person_chooses_where_the_key_goes(qtb
         assert oct(os.stat(key_file).st_mode & 0o777) == "0o600" and after_restart == "sk-loopback"
     else:
         assert after_restart == "" and (not key_file.exists() or "sk-loopback" not in key_file.read_text())
+
+
+def test_a_keyring_that_cannot_be_read_is_said_in_the_window(qtbot, tmp_path, monkeypatch, models_server):
+    import keyring.core
+    from keyring.backend import KeyringBackend
+    from keyring.errors import KeyringLocked
+
+    class LockedKeyring(KeyringBackend):
+        """A real keyring backend (the interface the OS ones implement) whose store stays locked."""
+
+        priority = 1
+
+        def get_password(self, service, username):
+            raise KeyringLocked("the login keyring is locked")
+
+        def set_password(self, service, username, password):
+            raise KeyringLocked("the login keyring is locked")
+
+        def delete_password(self, service, username):
+            raise KeyringLocked("the login keyring is locked")
+
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "remote-endpoints.json").write_text(json.dumps([{"id": "e1", "name": "Home", "base_url": f"http://127.0.0.1:{models_server.port}/v1"}]))
+    monkeypatch.setenv("LOKAL_CONFIG_DIR", str(config))
+    previous = keyring.core.get_keyring()
+    keyring.core.set_keyring(LockedKeyring())
+    try:
+        from app.main import create_main_window
+
+        win = create_main_window(store_path=tmp_path / "conversations.sqlite3", autoload=False)
+        qtbot.addWidget(win)
+        win.show()
+        try:
+            qtbot.waitUntil(lambda: win.banner.isVisible() and "keyring could not be read" in win.banner_text.text(), timeout=5000)
+            assert "locked" in win.banner_text.text()
+        finally:
+            win.shutdown()
+    finally:
+        keyring.core.set_keyring(previous)
