@@ -78,3 +78,38 @@ def test_two_pulls_of_one_file_fetch_it_once_and_the_second_says_it_waited(hub, 
     assert hashlib.sha256(open(path, "rb").read()).hexdigest() == expected
     assert hub.ranges_for(SMOL_FILE) == [None]  # its bytes crossed the network once: the second pull asked for none
     assert (tmp_path / "hf_home" / "hub" / ".locks" / repo_dir.name / f"{expected}.lock").exists()
+
+
+def test_cancelling_the_waiting_download_leaves_the_other_process_s_file_alone(hub, tmp_path, starter_model):
+    from runtime.client import RuntimeClient
+    from runtime.protocol import DownloadStartParams
+    from test_no_symlinks import Downloads
+
+    env = {**os.environ, **hub_env(hub, tmp_path)}
+    hub.faults.stall_after[SMOL_FILE] = 4 << 20
+    first_notes, second_notes = Downloads(), Downloads()
+    first = RuntimeClient(env=env, on_notification=first_notes)
+    second = RuntimeClient(env={**env, "LOKAL_DATA_DIR": str(tmp_path / "other_data")}, on_notification=second_notes)  # its own records
+    try:
+        first.initialize("pytest-first")
+        second.initialize("pytest-second")
+        fetching = first.call("download.start", DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
+        assert hub.stalled.wait(60)
+        waiting = second.call("download.start", DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
+        second_notes.wait(waiting["id"], states=("waiting",), timeout=30)
+
+        cancelled = second.call("download.cancel", {"id": waiting["id"]}, timeout=30)
+        assert cancelled["state"] == "cancelled"
+        repo_dir = tmp_path / "hf_home" / "hub" / ("models--" + SMOL_REPO.replace("/", "--"))
+        expected = hub.repos[SMOL_REPO].files[SMOL_FILE].sha256
+        partial = repo_dir / "blobs" / f"{expected}.incomplete"
+        assert partial.exists() and 0 < partial.stat().st_size <= 4 << 20  # the first one's, not deleted nor added to
+
+        hub.release.set()
+        done = first_notes.wait(fetching["id"])
+        assert done.state == "done", done.error
+        assert hashlib.sha256(open(done.paths[0], "rb").read()).hexdigest() == expected
+    finally:
+        hub.release.set()
+        first.close()
+        second.close()

@@ -43,9 +43,9 @@ class Downloads:
                 self.seen.append(decode(DownloadInfo, params, "params"))
                 self._changed.notify_all()
 
-    def wait(self, download_id: str, after: int = 0, timeout: float = 120) -> DownloadInfo:
+    def wait(self, download_id: str, after: int = 0, timeout: float = 120, states=("done", "failed", "cancelled", "paused")) -> DownloadInfo:
         def terminal():
-            return next((d for d in self.seen[after:] if d.id == download_id and d.state in ("done", "failed", "cancelled", "paused")), None)
+            return next((d for d in self.seen[after:] if d.id == download_id and d.state in states), None)
 
         with self._changed:
             assert self._changed.wait_for(terminal, timeout), f"download {download_id} never finished: {self.seen[-1:]}"
