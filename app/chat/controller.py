@@ -23,11 +23,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.chat.models import ConversationListModel, MessageListModel
 from app.models.session import ModelSession
 from app.runtime_link import Call, RuntimeLink
-from app.runtime_link.link import RUNTIME_DIED
 from app.storage import store as st
 from app.storage.store import Conversation, Store
 from runtime import protocol
-from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, RpcError
+from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, RpcError
 
 FLUSH_MS = 50
 CHECKPOINT_MS = 1_000  # the issue allows 2 s; half of it leaves room for a busy event loop
@@ -301,7 +300,7 @@ class ChatController(QObject):
         self._end_reply(state, stats, text=outcome.text)
 
     def _on_reply_error(self, error: RpcError) -> None:
-        if error.code == RUNTIME_DIED:
+        if error.code == ErrorCode.RUNTIME_DIED:
             self._end_reply(st.INTERRUPTED, {"error": "the runtime stopped during this reply"})
         else:
             self._end_reply(st.FAILED, {"error": error.message})
