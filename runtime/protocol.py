@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -653,6 +654,8 @@ def _decode_value(tp: Any, value: Any, path: str) -> Any:
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise _invalid(path, "number", value)
+        if not math.isfinite(value):  # Python's json reads NaN and Infinity, which JSON has not got
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"{path}: expected a finite number, got {value!r}")
         return float(value)
     if tp is str:
         if not isinstance(value, str):
@@ -768,6 +771,8 @@ def parse_line(line: Union[bytes, str]) -> Incoming:
         message = json.loads(line)
     except (UnicodeDecodeError, ValueError) as exc:
         raise RpcError(ErrorCode.PARSE_ERROR, f"not valid JSON: {exc}") from None
+    except RecursionError:  # the JSON decoder's own bound on nesting (about a thousand levels)
+        raise RpcError(ErrorCode.PARSE_ERROR, "not valid JSON: arrays or objects nest too deeply") from None
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         raise RpcError(ErrorCode.INVALID_REQUEST, "expected a JSON-RPC 2.0 object")
     request_id = message.get("id")

@@ -346,7 +346,9 @@ def take_over_stdout() -> BinaryIO:
 
 
 def main() -> int:
-    logging.basicConfig(level=os.environ.get("LOKAL_LOG_LEVEL", "WARNING"), stream=sys.stderr, format="runtime %(levelname)s %(name)s: %(message)s")
+    from runtime.log_files import start_logging
+
+    start_logging("runtime", stderr_prefix="runtime")
     out = take_over_stdout()
     server = RuntimeServer(sys.stdin.buffer, out)
     return server.serve()

@@ -64,7 +64,7 @@ def _isolated_dirs(tmp_path_factory):
     from runtime.paths import models_dir
 
     os.environ["LOKAL_MODELS_DIR"] = str(models_dir())
-    for name in ("LOKAL_DATA_DIR", "LOKAL_CONFIG_DIR", "LOKAL_CACHE_DIR"):
+    for name in ("LOKAL_DATA_DIR", "LOKAL_CONFIG_DIR", "LOKAL_CACHE_DIR", "LOKAL_LOG_DIR"):
         os.environ[name] = str(base / name.lower())
     yield
 
