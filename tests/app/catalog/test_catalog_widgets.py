@@ -1,0 +1,126 @@
+"""The model browser and the downloads panel, offscreen, over a real RuntimeLink to a real runtime
+that talks to the loopback hub."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.catalog.browser import ModelBrowserDialog
+from app.catalog.downloads_panel import DownloadsPanel
+from app.catalog.service import CatalogService
+from app.runtime_link.link import ConnectionState, RuntimeLink
+from sample_repos import SMOL_REPO, hub_env
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def service(qtbot, hub, tmp_path):
+    env = {**os.environ, **hub_env(hub, tmp_path)}
+    env.pop("HF_TOKEN", None)
+    link = RuntimeLink(env=env, auto_restart=False)
+    link.start()
+    qtbot.waitUntil(lambda: link.state == ConnectionState.READY, timeout=60_000)
+    yield CatalogService(link)
+    link.close()
+
+
+def cell(model, row, col, role=Qt.ItemDataRole.DisplayRole):
+    return model.data(model.index(row, col), role)
+
+
+def test_browse_search_see_fit_badges_and_download_with_pause_and_resume(qtbot, service, hub):
+    dialog = ModelBrowserDialog(service)
+    panel = DownloadsPanel(service)
+    qtbot.addWidget(dialog)
+    qtbot.addWidget(panel)
+    dialog.show()
+
+    # The curated catalog first, with draft partners.
+    qtbot.waitUntil(lambda: dialog.repos.rowCount() >= 10, timeout=30_000)
+    assert any(cell(dialog.repos, r, 2) for r in range(dialog.repos.rowCount()))
+
+    dialog.search_edit.setText("lokal-test")
+    qtbot.keyClick(dialog.search_edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: cell(dialog.repos, 0, 0) == SMOL_REPO, timeout=30_000)
+
+    dialog.repo_view.selectRow(0)
+    qtbot.waitUntil(lambda: dialog.levels.rowCount() == 3, timeout=60_000)
+    assert [cell(dialog.levels, r, 0) for r in range(3)] == ["Q4_1", "Q8_0 (2 parts)", "F32"]
+    assert cell(dialog.levels, 0, 2) in ("fits in RAM", "fits on GPU")
+    assert cell(dialog.levels, 2, 2) == "too big"
+    assert cell(dialog.levels, 2, 2, Qt.ItemDataRole.ForegroundRole).name() == "#b3261e"
+    assert "30 layers" in dialog.repo_label.text()
+
+    hub.faults.rate = 30e6
+    dialog.level_view.selectRow(0)
+    assert dialog.download_button.isEnabled()
+    qtbot.mouseClick(dialog.download_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 1 and panel.model.row(0).state == "running" and panel.model.row(0).bytes_done > 0, timeout=30_000)
+    assert "/s" in cell(panel.model, 0, 3)
+
+    panel.view.selectRow(0)
+    assert panel.pause_button.isEnabled() and not panel.resume_button.isEnabled()
+    qtbot.mouseClick(panel.pause_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.model.row(0).state == "paused", timeout=30_000)
+    assert panel.resume_button.isEnabled()
+    paused_at = panel.model.row(0).bytes_done
+    assert 0 < paused_at < panel.model.row(0).bytes_total
+
+    hub.faults.rate = None
+    qtbot.mouseClick(panel.resume_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.model.row(0).state == "done", timeout=60_000)
+    assert cell(panel.model, 0, 2).startswith("100%")
+    qtbot.waitUntil(lambda: cell(dialog.levels, 0, 4) == "downloaded", timeout=60_000)
+
+
+def test_cancel_from_the_panel_removes_the_row(qtbot, service, hub):
+    panel = DownloadsPanel(service)
+    qtbot.addWidget(panel)
+    hub.faults.rate = 20e6
+    service.start_download(SMOL_REPO, "Q8_0")
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 1 and panel.model.row(0).state == "running", timeout=30_000)
+    panel.view.selectRow(0)
+    qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 0, timeout=30_000)
+
+
+def test_errors_show_in_the_status_line(qtbot, service):
+    dialog = ModelBrowserDialog(service)
+    qtbot.addWidget(dialog)
+    dialog.show_repo("lokal-test/missing")
+    qtbot.waitUntil(lambda: "repository not found" in dialog.status.text(), timeout=30_000)
+
+
+def test_catalog_ui_opens_in_a_main_window_and_announces_finished_downloads(qtbot, service, hub):
+    from PySide6.QtWidgets import QMainWindow
+
+    from app.catalog.ui import CatalogUi
+
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    ui = CatalogUi(service.link, window)
+    browser = ui.open_browser()
+    assert browser.isVisible() and ui.open_browser() is browser
+    with qtbot.waitSignal(ui.sig_model_downloaded, timeout=60_000) as signal:
+        ui.service.start_download(SMOL_REPO, "Q4_1")
+        dock = ui.show_downloads()
+    assert window.dockWidgetArea(dock) == Qt.DockWidgetArea.BottomDockWidgetArea
+    [path] = signal.args[0]
+    assert path.endswith("SmolLM2-135M-Instruct-Q4_1.gguf") and os.path.exists(path)
+
+
+def test_the_draft_partner_is_checked_from_both_headers(qtbot, service, hub):
+    from sample_repos import DRAFT_REPO, TARGET_REPO
+
+    dialog = ModelBrowserDialog(service)
+    qtbot.addWidget(dialog)
+    dialog.show_repo(TARGET_REPO, draft=DRAFT_REPO)
+    qtbot.waitUntil(lambda: "compatible" in dialog.draft_label.text(), timeout=60_000)
+    assert "same tokenizer" in dialog.draft_label.text()
+    dialog.show_repo(TARGET_REPO, draft=SMOL_REPO)
+    qtbot.waitUntil(lambda: "does not match" in dialog.draft_label.text(), timeout=60_000)
+    assert "the vocabularies differ in size" in dialog.draft_label.text()

@@ -1,0 +1,28 @@
+"""The fit check's memory estimate against what the runtime really uses: RSS measured by the runtime
+process itself (runtime.metrics) before and after model.load, and after a long prompt."""
+
+from __future__ import annotations
+
+import pytest
+
+from runtime.client import RuntimeClient
+from runtime.engine.memory import estimate_load
+from runtime.gguf.reader import read_file_header
+from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams
+
+pytestmark = pytest.mark.slow
+
+
+def test_estimate_is_within_ten_percent_of_the_measured_rss_increase(starter_model):
+    n_ctx = 4096
+    estimate = estimate_load(read_file_header(starter_model), n_ctx)
+    with RuntimeClient() as client:
+        client.initialize("pytest-memory")
+        before = client.metrics().rss_bytes
+        client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=n_ctx))
+        loaded = client.metrics().rss_bytes
+        # A prompt longer than one micro-batch (about 650 tokens): the peak a conversation reaches.
+        client.chat(ChatGenerateParams("memory", [ChatMessage("user", "the quick brown fox jumps over the lazy dog " * 70)], max_tokens=2, temperature=0))
+        peak = client.metrics().rss_bytes
+    assert estimate.ram_at_load == pytest.approx(loaded - before, rel=0.10)
+    assert estimate.ram_peak == pytest.approx(peak - before, rel=0.10)
