@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ctypes
 import weakref
+from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Protocol, Sequence
 
@@ -41,6 +42,8 @@ TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32
 assert TOKEN_DATA.itemsize == ctypes.sizeof(llama_cpp.llama_token_data)
 
 SEED_RANGE = 1 << 64  # any integer seed is taken modulo this (llama.cpp clients send -1, or huge ones)
+GRAMMAR_CHUNK = 64  # greedy with a grammar: the best tokens checked at once before the whole vocabulary
+REJECTION_TRIES = 16  # sampling with a grammar and no truncation: draws the grammar may refuse before computing p outright
 CHOOSE_BLOCK = 4096  # choose(): the cumulative sum runs over blocks of this many probabilities
 DRY_SEQUENCE_BREAKERS = ("\n", ":", '"', "*")  # llama.cpp's defaults
 
@@ -146,7 +149,10 @@ class Sampler:
         self.config = config
         self.rng = np.random.default_rng(None if config.seed is None else int(config.seed) % SEED_RANGE)
         n_vocab = vocabulary.n_vocab if vocabulary is not None else 0
-        self._adjust = _chain(self._adjusters(config, vocabulary, n_vocab))
+        # Logit bias and penalties change each token's logit on its own, and only the tokens they name
+        # (the biased ones, those in the penalty window): they run over just those, not the whole vocabulary.
+        self._elementwise = _chain(self._elementwise_parts(config, n_vocab))
+        self._dry = self._dry_sampler(config, vocabulary)
         self._truncate = None if config.greedy else _chain(self._truncators(config))
         self._grammar = None
         if config.grammar is not None:
@@ -154,33 +160,39 @@ class Sampler:
                 raise SamplerError("a grammar needs the model's vocabulary")
             self._grammar = llama_cpp.llama_sampler_init_grammar(vocabulary.vocab, config.grammar.encode("utf-8"), b"root")
             if not self._grammar:
-                _free(self._adjust, self._truncate)
+                _free(self._elementwise, self._dry, self._truncate)
                 raise SamplerError("the grammar does not parse (llama.cpp's log on stderr says where)")
-        self._finalizer = weakref.finalize(self, _free, self._adjust, self._truncate, self._grammar)
+        self._finalizer = weakref.finalize(self, _free, self._elementwise, self._dry, self._truncate, self._grammar)
+        self._biased = np.array(sorted({int(t) for t, _ in config.logit_bias}), dtype=np.int32)
+        # The penalty sampler's window, mirrored: which tokens it can touch.
+        self._window: deque[int] = deque(maxlen=max(config.penalty_last_n, 0) if config.penalized else 0)
         self._size_for(n_vocab)
         self._one = np.empty(1, dtype=TOKEN_DATA)
         self._array = llama_cpp.llama_token_data_array()
         tail = max(config.penalty_last_n if config.penalized else 0, config.dry_penalty_last_n if config.dry else 0)
-        if self._adjust and history and tail:
-            start = 0 if tail < 0 else max(len(history) - tail, 0)
-            for token in history[start:]:
-                llama_cpp.llama_sampler_accept(self._adjust, int(token))
+        if tail and history:
+            for token in history[max(len(history) - tail, 0) :]:
+                self._accept_history(int(token))
 
     @staticmethod
-    def _adjusters(config: SamplingConfig, vocabulary: Vocabulary | None, n_vocab: int) -> list:
+    def _elementwise_parts(config: SamplingConfig, n_vocab: int) -> list:
         parts = []
         if config.logit_bias:
             biases = (llama_cpp.llama_logit_bias * len(config.logit_bias))(*[llama_cpp.llama_logit_bias(int(t), float(b)) for t, b in config.logit_bias])
             parts.append(llama_cpp.llama_sampler_init_logit_bias(n_vocab, len(config.logit_bias), biases))
         if config.penalized:
             parts.append(llama_cpp.llama_sampler_init_penalties(n_vocab, config.penalty_last_n, config.repeat_penalty, config.frequency_penalty, config.presence_penalty))
-        if config.dry:
-            if vocabulary is None:
-                raise SamplerError("DRY needs the model's vocabulary")
-            breakers = [b.encode("utf-8") for b in config.dry_sequence_breakers]
-            array = (ctypes.c_char_p * len(breakers))(*breakers)
-            parts.append(llama_cpp.llama_sampler_init_dry(vocabulary.vocab, config.dry_multiplier, config.dry_base, config.dry_allowed_length, config.dry_penalty_last_n, array, len(breakers)))
         return parts
+
+    @staticmethod
+    def _dry_sampler(config: SamplingConfig, vocabulary: Vocabulary | None):
+        if not config.dry:
+            return None
+        if vocabulary is None:
+            raise SamplerError("DRY needs the model's vocabulary")
+        breakers = [b.encode("utf-8") for b in config.dry_sequence_breakers]
+        array = (ctypes.c_char_p * len(breakers))(*breakers)
+        return llama_cpp.llama_sampler_init_dry(vocabulary.vocab, config.dry_multiplier, config.dry_base, config.dry_allowed_length, config.dry_penalty_last_n, array, len(breakers))
 
     @staticmethod
     def _truncators(config: SamplingConfig) -> list:
@@ -218,40 +230,46 @@ class Sampler:
         """(token ids, probabilities) the chain samples from at this position."""
         if self.config.greedy:
             return np.array([self._best(logits)]), np.array([1.0])
+        row = self._adjusted(logits)
         if self._truncate is None and not self._grammar:
-            self._fit(len(logits))
-            # Nothing is cut: the whole vocabulary, in id order (the adjusters change logits in place, never the order).
-            return self._all_ids, _softmax(self._adjusted(logits)["logit"] if self._adjust else logits, self.config.temperature)
-        survivors = self._survivors(logits)
+            # Nothing is cut: the whole vocabulary, in id order (the adjusters change logits, never the order).
+            return self._all_ids, _softmax(row, self.config.temperature)
+        survivors = self._survivors(row)
         return survivors["id"].astype(np.int64), _softmax(survivors["logit"], self.config.temperature)
 
     def sample(self, logits: np.ndarray) -> int:
         if self.config.greedy:
             return self._best(logits)
+        if self._grammar and self._truncate is None:
+            return self._sample_by_rejection(logits)
         ids, probs = self.distribution(logits)
         return int(ids[0]) if len(ids) == 1 else self.choose(ids, probs)
 
     def choose(self, ids: np.ndarray, probs: np.ndarray) -> int:
-        """A draw from (ids, probs) by the inverse of the cumulative distribution.
+        """A draw from (ids, probs) (probs need not sum to 1) by the inverse of the cumulative distribution.
 
         A cumulative sum over the whole vocabulary is a sequential pass (~1 ms for 152k tokens):
         over block sums first, then inside the one block the draw falls in.
         """
         n = len(probs)
+        offset, base = 0, 0.0
         if n <= CHOOSE_BLOCK:
-            cumulative = np.cumsum(probs, dtype=np.float64)
-            offset = 0
+            target = self.rng.random() * float(np.sum(probs, dtype=np.float64))
+            block = probs
         else:
             starts = np.arange(0, n, CHOOSE_BLOCK)
             blocks = np.cumsum(np.add.reduceat(probs, starts, dtype=np.float64))
             target = self.rng.random() * blocks[-1]
             b = min(int(np.searchsorted(blocks, target, side="right")), len(blocks) - 1)
-            offset = int(starts[b])
-            cumulative = np.cumsum(probs[offset : offset + CHOOSE_BLOCK], dtype=np.float64) + (blocks[b - 1] if b else 0.0)
-            i = int(np.searchsorted(cumulative, target, side="right"))
-            return int(ids[offset + min(i, len(cumulative) - 1)])
-        i = int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1], side="right"))
-        return int(ids[offset + min(i, len(cumulative) - 1)])
+            offset, base = int(starts[b]), (float(blocks[b - 1]) if b else 0.0)
+            block = probs[offset : offset + CHOOSE_BLOCK]
+        cumulative = np.cumsum(block, dtype=np.float64) + base
+        i = int(np.searchsorted(cumulative, target, side="right"))
+        # A draw that rounding puts past the end, or onto a zero: the last token with any probability.
+        i = min(i, len(block) - 1)
+        while i > 0 and block[i] <= 0:
+            i -= 1
+        return int(ids[offset + i])
 
     def uniform(self) -> float:
         return float(self.rng.random())
@@ -263,44 +281,91 @@ class Sampler:
             if not self._fits_grammar(token):
                 raise SamplerError(f"token {token} does not fit the grammar here")
             llama_cpp.llama_sampler_accept(self._grammar, token)
-        if self._adjust:
-            llama_cpp.llama_sampler_accept(self._adjust, token)
+        self._accept_history(token)
+
+    def _accept_history(self, token: int) -> None:
+        if self._elementwise:
+            llama_cpp.llama_sampler_accept(self._elementwise, token)
+            if self._window.maxlen:
+                self._window.append(token)
+        if self._dry:
+            llama_cpp.llama_sampler_accept(self._dry, token)
 
     # ---- the steps -------------------------------------------------------
+    def _adjusted(self, logits: np.ndarray) -> np.ndarray:
+        """The logits row after logit bias, penalties and DRY (float32, in id order)."""
+        self._fit(len(logits))
+        row = logits
+        if self._elementwise:
+            touched = np.union1d(self._biased, np.fromiter(self._window, dtype=np.int32, count=len(self._window)))
+            if len(touched):
+                small = np.empty(len(touched), dtype=TOKEN_DATA)
+                small["id"], small["logit"] = touched, logits[touched]
+                self._apply(self._elementwise, small)
+                row = np.array(logits, dtype=np.float32)
+                row[small["id"]] = small["logit"]
+        if self._dry:
+            candidates = self._candidates(row)
+            self._apply(self._dry, candidates)
+            row = candidates["logit"]
+        return row
+
     def _best(self, logits: np.ndarray) -> int:
-        if not self._adjust and not self._grammar:
-            return int(np.argmax(logits))
-        candidates = self._adjusted(logits)
-        best = int(candidates["id"][np.argmax(candidates["logit"])])
+        row = self._adjusted(logits)
+        best = int(np.argmax(row))
         if not self._grammar or self._fits_grammar(best):
             return best
-        candidates = self._apply_grammar(candidates)
-        return int(candidates["id"][np.argmax(candidates["logit"])])
+        # The best tokens first, a few dozen at a time: the best one the grammar allows is usually among them.
+        order = np.argsort(-row, kind="stable") if len(row) <= GRAMMAR_CHUNK else None
+        top = order[:GRAMMAR_CHUNK] if order is not None else np.argpartition(-row, GRAMMAR_CHUNK)[:GRAMMAR_CHUNK]
+        chunk = np.empty(len(top), dtype=TOKEN_DATA)
+        chunk["id"], chunk["logit"] = top, row[top]
+        allowed = self._apply_grammar(chunk)
+        if len(allowed):
+            return int(allowed["id"][np.argmax(allowed["logit"])])
+        allowed = self._apply_grammar(self._candidates(row))
+        if not len(allowed):
+            raise SamplerError("the grammar allows no token here")
+        return int(allowed["id"][np.argmax(allowed["logit"])])
 
-    def _adjusted(self, logits: np.ndarray) -> np.ndarray:
-        candidates = self._candidates(logits)
-        self._apply(self._adjust, candidates)
-        return candidates
+    def _sample_by_rejection(self, logits: np.ndarray) -> int:
+        """A draw from p restricted to what the grammar allows, without checking the whole vocabulary.
 
-    def _survivors(self, logits: np.ndarray) -> np.ndarray:
-        candidates = self._adjusted(logits)
+        Draw from p; a token the grammar refuses is taken out and the draw repeated: the first allowed
+        token is distributed exactly as p restricted to the allowed ones. After a few refusals the
+        allowed set is computed outright.
+        """
+        probs = _softmax(self._adjusted(logits), self.config.temperature)
+        for _ in range(REJECTION_TRIES):
+            token = self.choose(self._all_ids, probs)
+            if probs[token] <= 0:
+                break
+            if self._fits_grammar(token):
+                return token
+            probs[token] = 0.0
+        ids, probs = self.distribution(logits)
+        return self.choose(ids, probs)
+
+    def _survivors(self, row: np.ndarray) -> np.ndarray:
+        candidates = self._candidates(row)
         if self._grammar:
             kept = self._apply_grammar(self._apply(self._truncate, candidates))
             if len(kept):
                 return kept
-            # Nothing truncation kept fits: the grammar goes first, over the whole vocabulary (the
-            # adjusters are pure functions of the logits and the accepted tokens, so running them again is exact).
-            candidates = self._apply_grammar(self._adjusted(logits))
+            # Nothing truncation kept fits: the grammar goes first, over the whole vocabulary.
+            candidates = self._apply_grammar(self._candidates(row))
+            if not len(candidates):
+                raise SamplerError("the grammar allows no token here")
         return self._apply(self._truncate, candidates)
 
-    def _candidates(self, logits: np.ndarray) -> np.ndarray:
-        self._fit(len(logits))
+    def _candidates(self, row: np.ndarray) -> np.ndarray:
+        self._fit(len(row))
         self._buf["id"] = self._ids
-        self._buf["logit"] = logits
+        self._buf["logit"] = row
         return self._buf
 
     def _apply(self, sampler, candidates: np.ndarray) -> np.ndarray:
-        """Run a llama.cpp sampler over `candidates` (a prefix of the buffer, in place); the rows it kept."""
+        """Run a llama.cpp sampler over `candidates` (a contiguous array, in place); the rows it kept."""
         if not sampler or len(candidates) == 0:
             return candidates
         array = self._array
