@@ -31,3 +31,22 @@ def write_gguf(path: Path, *, metadata: dict[str, str | int], tensor_elements: i
         f.write(out)
         f.truncate(header_size + 4 * tensor_elements)
     return path
+
+
+def with_chat_template(source: Path, target: Path, template: str) -> Path:
+    """A copy of the model `source` whose embedded chat template is `template` (padded with spaces to the old length).
+
+    The header keeps its size, so every offset in the file stays valid and llama.cpp loads the copy as it loads the original.
+    """
+    from runtime.gguf.reader import read_file_header
+
+    old = read_file_header(source).chat_template.encode()
+    new = template.encode()
+    if len(new) > len(old):
+        raise ValueError(f"the new template must fit in the old one's {len(old)} bytes")
+    data = bytearray(source.read_bytes())
+    at = data.find(old)
+    assert at > 0 and data.find(old, at + 1) < 0, "the template must appear exactly once"
+    data[at : at + len(old)] = new + b" " * (len(old) - len(new))
+    target.write_bytes(data)
+    return target

@@ -38,6 +38,8 @@ TITLE_CHARS = 48
 class ConversationSettings:
     temperature: float = 0.7
     top_p: float = 0.95
+    min_p: float = 0.05  # LM Studio's defaults for these two
+    repeat_penalty: float = 1.1
     max_tokens: int = 512
     n_ctx: int = 4096
     seed: int | None = None
@@ -244,6 +246,8 @@ class ChatController(QObject):
             max_tokens=settings.max_tokens,
             temperature=settings.temperature,
             top_p=settings.top_p,
+            min_p=settings.min_p,
+            repeat_penalty=settings.repeat_penalty,
             seed=settings.seed,
         )
         if not self.local_replies:

@@ -252,7 +252,8 @@ class Engine:
     def generate(self, params: ChatGenerateParams, cancel: threading.Event, on_text: Callable[[str], None], request_id) -> ChatGenerateResult:
         validate_generate(params)
         loaded = self.require_model()
-        self.template_fallback = ""
+        error = loaded.info.chat_template_error
+        self.template_fallback = f"{error}; using ChatML" if error else ""
         prompt, dropped = self.fitted_prompt_tokens(params)
         fmt = self.reply_format(params)
         request = GenerationRequest(

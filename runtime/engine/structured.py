@@ -12,6 +12,7 @@ typo in a type name is named as such.
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -71,7 +72,7 @@ def schema_grammar(schema: Any) -> str:
     _check_enforceable(schema, "#")
     converter = llama_grammar.SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
     try:
-        resolved = converter.resolve_refs(schema, "schema")
+        resolved = converter.resolve_refs(copy.deepcopy(schema), "schema")  # it rewrites references in place
         converter.visit(resolved, "")
     except (AssertionError, ValueError, KeyError, TypeError, RecursionError) as exc:
         raise SchemaError(f"cannot turn this schema into a grammar: {exc}") from None

@@ -81,8 +81,9 @@ class MessageWidget(QFrame):
         self.badge.setText(badge or "")
         stats = message.stats or {}
         if message.role == "assistant" and stats.get("decode_tokens_per_s") and not streaming:
-            parts = [f"{stats.get('completion_tokens', 0)} tokens", f"{stats['decode_tokens_per_s']:.1f} tok/s", message.model, figures.restored_note(stats)]
+            parts = [f"{stats.get('completion_tokens', 0)} tokens", f"{stats['decode_tokens_per_s']:.1f} tok/s", message.model, figures.restored_note(stats), figures.template_note(stats)]
             self.footer.setText(" · ".join(p for p in parts if p))
+            self.footer.setToolTip(stats.get("chat_template_fallback") or "")
             self.footer.show()
         elif stats.get("error") and message.state == st.FAILED:
             self.footer.setText(stats["error"])
