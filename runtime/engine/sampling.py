@@ -9,20 +9,27 @@ vocabulary).
 
 Speculative decoding needs the whole distribution p the chain samples from at a
 position, not just a token, to accept or reject drafted tokens exactly;
-`distribution()` is that p, given the tokens accepted so far. The chain is
-split in three so that p is cheap to compute and exact:
+`distribution()` is that p, given the tokens accepted so far. The chain runs in
+steps, each cheap on a 152k-token vocabulary and each exact:
 
-    adjust    logit bias, penalties, DRY: change logits; the stateful part, fed by accept()
-    truncate  top-k, typical-p, top-p, min-p: keep a subset (llama.cpp's order)
-    grammar   checks only the tokens truncation kept, which is a few dozen normally; when
-              none of them fits, the grammar is applied to the whole vocabulary first and
-              truncation runs again on what fits
+    elementwise  logit bias and penalties change each token's logit on its own, and only
+                 the tokens they name (biased, or in the penalty window): they run over
+                 just those tokens, and the changed logits go back into the row
+    DRY          over the whole row (it decides itself which tokens to penalise)
+    truncate     top-k, typical-p, top-p, min-p keep a subset (llama.cpp's order)
+    grammar      checks only the tokens truncation kept, a few dozen normally; when none
+                 of them fits, the grammar goes first over the whole vocabulary and
+                 truncation runs again on what fits
 
-Then temperature scales the survivors' logits and a softmax gives p. Every step is a
-function of the logits and the accepted prefix, so sampling from p (sample()) and
-judging drafts against p (runtime/speculative/acceptance.py) agree exactly.
-Penalties, DRY and the grammar see a token only through accept(), which decoders call
-for accepted tokens only; drafts the grammar rejects have p = 0 and are never accepted.
+Then temperature scales the survivors' logits and a softmax gives p. Without any
+truncation, sample() draws from p and checks the one token against the grammar,
+drawing again without it if refused: the first allowed token is distributed exactly
+as p restricted to the grammar, and the whole vocabulary is checked only for
+distribution() or after many refusals. Every step is a function of the logits and
+the accepted prefix, so sampling from p and judging drafts against p
+(runtime/speculative/acceptance.py) agree exactly. Penalties, DRY and the grammar
+see a token only through accept(), which decoders call for accepted tokens only;
+drafts the grammar rejects have p = 0 and are never accepted.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from __future__ import annotations
 import ctypes
 import weakref
 from collections import deque
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -90,11 +97,6 @@ class SamplingConfig:
     @property
     def dry(self) -> bool:
         return self.dry_multiplier != 0.0 and self.dry_base >= 1.0 and self.dry_penalty_last_n != 0
-
-    @property
-    def adjusts(self) -> bool:
-        """Whether anything changes the logits before truncation."""
-        return bool(self.logit_bias) or self.penalized or self.dry
 
     def for_drafting(self) -> "SamplingConfig":
         """The settings a draft model proposes with: the stateless part.
