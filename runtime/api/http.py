@@ -230,7 +230,7 @@ async def respond(request: web.Request, backend: Backend, body: schema._Sampling
             await response.write(sse(opening))
         # With tools the stream is split as it comes: text for the user, and each call once it is whole.
         model = backend.model
-        calls = ToolCallParser(model.tool_format if model is not None else "hermes") if params.tools and params.tool_choice != "none" else None
+        calls = ToolCallParser(model.tool_format if model is not None else "hermes", [t.name for t in params.tools]) if params.tools and params.tool_choice != "none" else None
         if first is not None:
             await _write_text(response, shapes, calls, first)
             async for text in generation.texts():

@@ -283,7 +283,7 @@ class Engine:
             self._save_after_reply = params.conversation_id
         text, finish, calls = outcome.text, outcome.finish_reason, []
         if params.tools and params.tool_choice != "none":
-            text, calls = split_reply(outcome.text, fmt)
+            text, calls = split_reply(outcome.text, fmt, [t.name for t in params.tools])
             if calls and finish != "cancelled":
                 finish = "tool_calls"
         return ChatGenerateResult(request_id, params.conversation_id, text, finish, outcome.stats, calls)

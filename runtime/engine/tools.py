@@ -140,23 +140,36 @@ class ToolCallParser:
 
     Text that may be the start of a call is held back until it is clear; a call is
     given out once whole. What looked like a call but does not parse is text after all.
+
+    In the hermes format, models also write a call as a bare JSON object, often in a
+    ```json fence, without the tags (Qwen2.5-Coder does; llama.cpp's own parser takes
+    these too): a reply that is nothing but such an object, naming one of `names`, is a call.
     """
 
-    def __init__(self, fmt: str):
+    def __init__(self, fmt: str, names: Sequence[str] = ()):
         self.fmt = fmt
+        self.names = set(names)
         self._pending = ""  # held back: maybe (the start of) a call
         self._started = False  # llama3 / mistral: a call can only open the reply
         self._in_call = False
         self._calls = 0
+        self._bare: bool | None = None if names else False  # hermes: the reply may be a bare JSON call (None: not known yet)
 
     def push(self, text: str) -> list[Event]:
         self._pending += text
         if self.fmt == HERMES:
-            return self._hermes(final=False)
+            if self._bare is None:
+                self._bare = _may_be_bare_call(self._pending)
+            return [] if self._bare is not False else self._hermes(final=False)
         return self._leading(final=False)
 
     def finish(self) -> list[Event]:
         if self.fmt == HERMES:
+            if self._bare is not False:
+                calls = _parse_bare(self._pending, self.names)
+                if calls:
+                    self._pending = ""
+                    return [Event(call=c) for c in calls]
             return self._hermes(final=True)
         return self._leading(final=True)
 
@@ -215,6 +228,32 @@ class ToolCallParser:
         if calls is None:
             return [Event(text=text)]
         return [Event(call=c) for c in calls]
+
+
+BARE_OPENERS = ("```json", "{")
+
+
+def _may_be_bare_call(text: str) -> bool | None:
+    """Whether a reply starting with `text` may be a bare JSON call (None: too early to say)."""
+    start = text.lstrip()
+    if not start:
+        return None
+    if start.startswith(BARE_OPENERS):
+        return True
+    return None if any(opener.startswith(start) for opener in BARE_OPENERS) else False
+
+
+def _parse_bare(text: str, names: set[str]) -> list[ToolCall] | None:
+    body = text.strip()
+    if body.startswith("```json"):
+        body = body.removeprefix("```json").removesuffix("```").strip()
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    items = data if isinstance(data, list) else [data]
+    calls = [_call_from(item, "arguments") for item in items]
+    return calls if calls and all(c is not None and c.name in names for c in calls) else None
 
 
 def _text(events: list[Event], text: str) -> None:
@@ -277,8 +316,8 @@ def _parse_leading(text: str, fmt: str) -> list[ToolCall] | None:
     return calls if len(calls) > 1 and all(calls) else None
 
 
-def split_reply(text: str, fmt: str) -> tuple[str, list[ToolCall]]:
+def split_reply(text: str, fmt: str, names: Sequence[str] = ()) -> tuple[str, list[ToolCall]]:
     """A whole reply's text without its calls, and the calls."""
-    parser = ToolCallParser(fmt)
+    parser = ToolCallParser(fmt, names)
     events = parser.push(text) + parser.finish()
     return "".join(e.text for e in events).strip() if any(e.call for e in events) else "".join(e.text for e in events), [e.call for e in events if e.call]
