@@ -154,6 +154,7 @@ class ToolCallParser:
         self._in_call = False
         self._calls = 0
         self._bare: bool | None = None if names else False  # hermes: the reply may be a bare JSON call (None: not known yet)
+        self._opener = HERMES_OPEN  # hermes: what opened the call being read
 
     def push(self, text: str) -> list[Event]:
         self._pending += text
@@ -173,37 +174,42 @@ class ToolCallParser:
             return self._hermes(final=True)
         return self._leading(final=True)
 
+    def _openers(self) -> dict[str, str]:
+        # A ```json fence holding a call of one of the tools is a call too (llama.cpp's hermes parser takes it).
+        return {HERMES_OPEN: HERMES_CLOSE, FENCE_OPEN: FENCE_CLOSE} if self.names else {HERMES_OPEN: HERMES_CLOSE}
+
     def _hermes(self, final: bool) -> list[Event]:
         events: list[Event] = []
+        openers = self._openers()
         while self._pending:
             if not self._in_call:
-                start = self._pending.find(HERMES_OPEN)
-                if start < 0:
+                found = [(self._pending.find(o), o) for o in openers if o in self._pending]
+                if not found:
                     # Held back: what may start a call, and trailing line breaks (they may only separate two calls).
-                    keep = 0 if final else _held_back(self._pending)
+                    keep = 0 if final else max(_held_back(self._pending, o) for o in openers)
                     text = self._pending[: len(self._pending) - keep]
                     _text(events, "" if final and self._calls and not text.strip() else text)
                     self._pending = self._pending[len(self._pending) - keep :]
                     return events
-                _text(events, self._pending[:start].rstrip("\n") if start else "")
+                start, self._opener = min(found)
+                _text(events, self._pending[:start])
                 self._pending = self._pending[start:]
                 self._in_call = True
-            end = self._pending.find(HERMES_CLOSE)
-            if end < 0:
-                if final:  # the reply ended inside a call (a stop, the end-of-turn token): parse what is there
-                    self._in_call = False
-                    body = self._pending[len(HERMES_OPEN) :]
-                    call = _parse_call(body, "arguments")
-                    events.append(Event(call=call) if call else Event(text=self._pending))
-                    self._pending = ""
+            opener, closer = self._opener, openers[self._opener]
+            end = self._pending.find(closer, len(opener))
+            if end < 0 and not final:
                 return events
-            body = self._pending[len(HERMES_OPEN) : end]
-            raw = self._pending[: end + len(HERMES_CLOSE)]
-            self._pending = self._pending[end + len(HERMES_CLOSE) :].lstrip("\n")
+            # The reply may end inside a call (a stop, the end-of-turn token): then what is there is parsed.
+            body = self._pending[len(opener) : end if end >= 0 else len(self._pending)]
+            raw = self._pending if end < 0 else self._pending[: end + len(closer)]
+            self._pending = "" if end < 0 else self._pending[end + len(closer) :].lstrip("\n")
             self._in_call = False
-            call = _parse_call(body, "arguments")
-            events.append(Event(call=call) if call else Event(text=raw))
-            self._calls += call is not None
+            calls = ([c] if (c := _parse_call(body, "arguments")) else None) if opener == HERMES_OPEN else _parse_bare(body, self.names)
+            if calls:
+                events += [Event(call=c) for c in calls]
+                self._calls += len(calls)
+            else:
+                events.append(Event(text=raw))
         return events
 
     def _leading(self, final: bool) -> list[Event]:
@@ -230,7 +236,8 @@ class ToolCallParser:
         return [Event(call=c) for c in calls]
 
 
-BARE_OPENERS = ("```json", "{")
+BARE_OPENERS = ("{",)
+FENCE_OPEN, FENCE_CLOSE = "```json", "```"
 
 
 def _may_be_bare_call(text: str) -> bool | None:
@@ -245,8 +252,6 @@ def _may_be_bare_call(text: str) -> bool | None:
 
 def _parse_bare(text: str, names: set[str]) -> list[ToolCall] | None:
     body = text.strip()
-    if body.startswith("```json"):
-        body = body.removeprefix("```json").removesuffix("```").strip()
     try:
         data = json.loads(body)
     except ValueError:
@@ -261,9 +266,9 @@ def _text(events: list[Event], text: str) -> None:
         events.append(Event(text=text))
 
 
-def _held_back(text: str) -> int:
+def _held_back(text: str, opener: str) -> int:
     """How much of the end of `text` may still turn out to be line breaks before a call and the call's start."""
-    partial = _partial_suffix(text, HERMES_OPEN)
+    partial = _partial_suffix(text, opener)
     before = text[: len(text) - partial]
     return partial + len(before) - len(before.rstrip("\n"))
 

@@ -14,6 +14,8 @@ NAMES = ["get_weather", "get_time"]
 REPLIES = [
     (HERMES, 'Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n<tool_call>\n{"name": "get_time", "arguments": {"city": "Paris"}}\n</tool_call>', "Let me check.", ["get_weather", "get_time"]),
     (HERMES, '```json\n{\n  "name": "get_weather",\n  "arguments": {"city": "Paris"}\n}\n```', "", ["get_weather"]),  # Qwen2.5-Coder's way
+    (HERMES, 'To get it, call:\n```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```', "To get it, call:", ["get_weather"]),
+    (HERMES, 'Example:\n```json\n{"a": 1}\n```', 'Example:\n```json\n{"a": 1}\n```', []),
     (HERMES, '{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}', "", ["get_weather"]),  # arguments as JSON text
     (HERMES, "```python\nprint('no call')\n```", "```python\nprint('no call')\n```", []),
     (HERMES, '{"name": "not_a_tool", "arguments": {}}', '{"name": "not_a_tool", "arguments": {}}', []),
