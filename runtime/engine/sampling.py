@@ -51,7 +51,10 @@ assert TOKEN_DATA.itemsize == ctypes.sizeof(llama_cpp.llama_token_data)
 SEED_RANGE = 1 << 64  # any integer seed is taken modulo this (llama.cpp clients send -1, or huge ones)
 GRAMMAR_CHUNK = 64  # greedy with a grammar: the best tokens checked at once before the whole vocabulary
 REJECTION_TRIES = 16  # sampling with a grammar and no truncation: draws the grammar may refuse before computing p outright
-CHOOSE_BLOCK = 4096  # choose(): the cumulative sum runs over blocks of this many probabilities
+CHOOSE_BLOCK = 4096
+TOP_P_GAPS = (4.0, 8.0, 12.0, 16.0, 24.0)  # logit distances below the best token tried for top-p's prefix
+TOP_P_MARGIN = 1e-4  # the prefix must hold clearly more than p: float rounding never moves the cut past it
+TOP_P_PREFIX_MAX = 16384  # choose(): the cumulative sum runs over blocks of this many probabilities
 DRY_SEQUENCE_BREAKERS = ("\n", ":", '"', "*")  # llama.cpp's defaults
 
 
@@ -156,6 +159,10 @@ class Sampler:
         self._elementwise = _chain(self._elementwise_parts(config, n_vocab))
         self._dry = self._dry_sampler(config, vocabulary)
         self._truncate = None if config.greedy else _chain(self._truncators(config))
+        # top-p over the whole vocabulary: it runs on its own first, on a sorted prefix (_top_p_prefix).
+        self._top_p_first = not config.greedy and config.top_k <= 0 and config.typical_p >= 1.0 and config.top_p < 1.0 and config.grammar is None
+        self._top_p = llama_cpp.llama_sampler_init_top_p(config.top_p, 1) if self._top_p_first else None
+        self._after_top_p = _chain(self._truncators(replace(config, top_p=1.0))) if self._top_p_first else None
         self._grammar = None
         if config.grammar is not None:
             if vocabulary is None:
@@ -164,7 +171,7 @@ class Sampler:
             if not self._grammar:
                 _free(self._elementwise, self._dry, self._truncate)
                 raise SamplerError("the grammar does not parse (llama.cpp's log on stderr says where)")
-        self._finalizer = weakref.finalize(self, _free, self._elementwise, self._dry, self._truncate, self._grammar)
+        self._finalizer = weakref.finalize(self, _free, self._elementwise, self._dry, self._truncate, self._grammar, self._top_p, self._after_top_p)
         self._biased = np.array(sorted({int(t) for t, _ in config.logit_bias}), dtype=np.int32)
         # The penalty sampler's window, mirrored: which tokens it can touch.
         self._window: deque[int] = deque(maxlen=max(config.penalty_last_n, 0) if config.penalized else 0)
@@ -349,6 +356,9 @@ class Sampler:
         return self.choose(ids, probs)
 
     def _survivors(self, row: np.ndarray) -> np.ndarray:
+        candidates = self._top_p_prefix(row) if self._top_p_first else None
+        if candidates is not None:
+            return self._apply(self._after_top_p, candidates)
         candidates = self._candidates(row)
         if self._grammar:
             kept = self._apply_grammar(self._apply(self._truncate, candidates))
@@ -359,6 +369,39 @@ class Sampler:
             if not len(candidates):
                 raise SamplerError("the grammar allows no token here")
         return self._apply(self._truncate, candidates)
+
+    def _top_p_prefix(self, row: np.ndarray) -> np.ndarray | None:
+        """The candidates top-p needs, for top-p over the whole vocabulary (top_k 0), or None.
+
+        llama.cpp's top-p sorts the whole vocabulary when its first 256 tokens hold less than p
+        (5-10 ms for 152k tokens). The cut falls among the tokens whose logits are above a
+        threshold whose tokens hold more than p; so those go first, sorted (llama.cpp trusts
+        `sorted`), followed by one stand-in candidate carrying the rest of the mass, so the
+        softmax top-p computes is the whole vocabulary's. The stand-in is never kept.
+        """
+        top = float(row.max())
+        weights = np.exp(row - np.float32(top))
+        total = float(weights.sum(dtype=np.float64))
+        for gap in TOP_P_GAPS:
+            chosen = np.flatnonzero(row >= top - gap)
+            kept = float(weights[chosen].sum(dtype=np.float64))
+            if kept / total > self.config.top_p + TOP_P_MARGIN:
+                break
+        else:
+            return None
+        if len(chosen) > TOP_P_PREFIX_MAX:
+            return None
+        chosen = chosen[np.argsort(-row[chosen], kind="stable")]
+        prefix = self._buf[: len(chosen) + 1]
+        prefix["id"][:-1], prefix["logit"][:-1] = chosen, row[chosen]
+        prefix["id"][-1], prefix["logit"][-1] = chosen[0], top + np.log(max(total - kept, 1e-30))
+        array = self._array
+        array.data = prefix.ctypes.data_as(llama_cpp.llama_token_data_p)
+        array.size, array.selected, array.sorted = len(prefix), -1, True
+        llama_cpp.llama_sampler_apply(self._top_p, ctypes.byref(array))
+        if array.size >= len(prefix):  # the stand-in would be kept (rounding at the edge): the whole vocabulary after all
+            return None
+        return prefix[: array.size]
 
     def _candidates(self, row: np.ndarray) -> np.ndarray:
         self._fit(len(row))

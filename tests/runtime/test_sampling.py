@@ -171,3 +171,27 @@ def test_any_integer_seed_is_taken_into_range_and_repeats(row, seed):
     assert draw() == draw()
     if seed == -1:
         assert draw() == [Sampler(SamplingConfig(temperature=1.0, top_k=0, top_p=1.0, seed=2**64 - 1)).sample(logits) for _ in range(3)]
+
+
+@pytest.mark.parametrize("top_p", [0.5, 0.9, 0.99])
+@pytest.mark.parametrize("flatten", [1.0, 4.0])
+def test_top_p_over_the_whole_vocabulary_keeps_what_llama_cpp_keeps(model, row, top_p, flatten):
+    """top_k 0: top-p runs on a sorted prefix plus a stand-in for the rest's mass; it must cut where llama.cpp's own top-p over every token cuts.
+
+    Up to rounding: llama.cpp normalises in float32 over the whole vocabulary (relative error ~1e-4 over 49k
+    additions), the prefix in float64, so on a flat tail the two cuts may differ by a few tokens of negligible mass.
+    """
+    logits = (row[1] / flatten).astype(np.float32)
+    ids, probs = Sampler(SamplingConfig(temperature=1.0, top_k=0, top_p=top_p), model).distribution(logits)
+    cur = np.empty(len(logits), dtype=TOKEN_DATA)
+    cur["id"], cur["logit"], cur["p"] = np.arange(len(logits)), logits, 0
+    top_p_sampler = llama_cpp.llama_sampler_init_top_p(top_p, 1)
+    array = llama_cpp.llama_token_data_array(cur.ctypes.data_as(llama_cpp.llama_token_data_p), len(cur), -1, False)
+    llama_cpp.llama_sampler_apply(top_p_sampler, ctypes.byref(array))
+    llama_cpp.llama_sampler_free(top_p_sampler)
+    ours, theirs = set(ids.tolist()), set(cur["id"][: array.size].tolist())
+    full = np.exp(logits.astype(np.float64) - logits.max())
+    full /= full.sum()
+    assert full[list(ours ^ theirs)].sum() < 1e-3, (len(ours), len(theirs))
+    assert full[list(ours)].sum() >= top_p - 1e-3
+    assert len(ids) > 1 and probs.sum() == pytest.approx(1.0)
