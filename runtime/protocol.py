@@ -347,7 +347,8 @@ class KvClearResult:
 # ---- models from Hugging Face: catalog, quantization levels, fit, downloads, local models (runtime/hub)
 
 FitLabel = Literal["gpu", "ram", "too_big", "unknown"]
-DownloadState = Literal["queued", "running", "paused", "verifying", "done", "failed", "cancelled"]
+# waiting: another process (a `lokal pull`, the window, another Hugging Face tool) is fetching the same file
+DownloadState = Literal["queued", "waiting", "running", "paused", "verifying", "done", "failed", "cancelled"]
 
 
 @dataclass
@@ -545,7 +546,9 @@ class ModelsAddParams:
 @dataclass
 class ModelsRemoveParams:
     id: str
-    delete_file: bool = True  # False: only forget a file the user added
+    # A file the user added from their own folder only leaves the list, unless this asks to delete the file
+    # itself too. Downloads (the Hugging Face cache) and files in Lokal's models folder are always deleted.
+    delete_file: bool = False
 
 
 @dataclass

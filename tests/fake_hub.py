@@ -14,7 +14,8 @@ It speaks the parts of the hub's HTTP API that huggingface_hub and Lokal use:
 
 Faults, set per file by a test: drop the connection after N bytes (a number of
 times), flip a byte (corruption), stall after N bytes until released, answer
-with given statuses first (503...), ignore Range, and limit the rate.
+with given statuses first (503...), ignore Range, and limit the rate; or act as
+a hostile mirror that answers any revision and serves bytes at any path.
 """
 
 from __future__ import annotations
@@ -95,6 +96,9 @@ class Faults:
     ignore_range: bool = False
     missing: set[str] = field(default_factory=set)  # listed by the API, 404 EntryNotFound from storage
     rate: float | None = None  # bytes per second per response
+    # A hostile mirror: every revision "exists", and a path that names nothing gets these bytes.
+    any_revision: bool = False
+    any_path: FakeFile | None = None
 
 
 class FakeHub:
@@ -166,7 +170,7 @@ class _Handler(BaseHTTPRequestHandler):
         if repo is None:
             self._error(404, "RepoNotFound", "Repository not found")
             return None
-        if rev is not None and urllib.parse.unquote(rev) not in ("main", repo.commit):
+        if rev is not None and urllib.parse.unquote(rev) not in ("main", repo.commit) and not self.hub.faults.any_revision:
             self._error(404, "RevisionNotFound", "Invalid rev id")
             return None
         return repo
@@ -196,6 +200,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if m := _RESOLVE.match(url.path):
             return self._resolve(m, send_body=True)
+        if self.hub.faults.any_path is not None:
+            data = self.hub.faults.any_path.read(0, self.hub.faults.any_path.size)
+            return self._send(200, data, content_type="application/octet-stream")
         self._error(404, "NotFound", "no such endpoint")
 
     def do_HEAD(self) -> None:

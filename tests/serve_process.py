@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import http.client
@@ -121,3 +122,12 @@ class Served:
                 self.process.kill()
                 self.process.wait()
         return self.process.returncode
+
+
+@contextmanager
+def serving(model, *args: str):
+    """A ready `lokal serve` of `model` with one thread (plus `args`), for a module-scoped fixture; it must stop cleanly."""
+    server = Served("--n-threads", "1", *args, model=str(model))
+    server.wait_ready()
+    yield server
+    assert server.close() == 0, "lokal serve did not stop cleanly on SIGTERM"

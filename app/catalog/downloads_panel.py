@@ -76,9 +76,9 @@ class DownloadsPanel(QWidget):
     def _update_buttons(self) -> None:
         d = self._selected()
         state = d.state if d else None
-        self.pause_button.setEnabled(state in ("queued", "running"))
+        self.pause_button.setEnabled(state in ("queued", "waiting", "running"))
         self.resume_button.setEnabled(state in ("paused", "failed"))
-        self.cancel_button.setEnabled(state in ("queued", "running", "paused", "failed"))
+        self.cancel_button.setEnabled(state in ("queued", "waiting", "running", "paused", "failed"))
 
     def _on_pause(self) -> None:
         if d := self._selected():

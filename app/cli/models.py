@@ -55,9 +55,11 @@ def add_parsers(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=run_models)
 
-    p = sub.add_parser("rm", help="delete a model from disk (an id, a path, a file name, or REPO[:QUANT] as `lokal models` shows)")
+    p = sub.add_parser("rm", help="delete a model from disk (an id, a path, a file name, or REPO[:QUANT] as `lokal models` shows); "
+                                  "a file you added only leaves the list")
     p.add_argument("model", metavar="MODEL")
-    p.add_argument("--keep-file", action="store_true", help="for a file you added: only forget it, keep the file")
+    p.add_argument("--delete-file", action="store_true", help="for a file you added: delete the file itself too")
+    p.add_argument("--keep-file", action="store_true", help=argparse.SUPPRESS)  # the default now; still accepted
     p.set_defaults(run=run_rm)
 
 
@@ -164,6 +166,7 @@ class _Pull:
 
     id: str | None = None
     last: DownloadInfo | None = None
+    waited: bool = False  # another process held the blob's lock at some point
 
 
 def run_pull(args: argparse.Namespace) -> int:
@@ -183,6 +186,9 @@ def run_pull(args: argparse.Namespace) -> int:
         if info.id != pull.id:
             return
         pull.last = info
+        if info.state == "waiting" and not pull.waited:
+            pull.waited = True
+            bar.write(f"waiting: another process is downloading {info.current_file}; this pull goes on once it is done")
         bar.update(info)
         if info.state in ("done", "failed", "cancelled", "paused"):
             finished.set()
@@ -207,6 +213,8 @@ def run_pull(args: argparse.Namespace) -> int:
         bar.close()
         last = pull.last
         if last.state == "done":
+            if pull.waited:
+                print("done after waiting for another process's download of the same file", file=sys.stderr)
             print("\n".join(last.paths))
             return 0
         print(f"lokal: download {last.state}: {last.error or ''}", file=sys.stderr)
@@ -233,6 +241,13 @@ class _ProgressBar:
         eta = f"{info.eta_s:.0f}s" if info.eta_s is not None else "?"
         self._bar.set_postfix_str(f"{human_size(info.speed)}/s ETA {eta}" + (f" retries {info.attempts}" if info.attempts else ""), refresh=False)
         self._bar.refresh()
+
+    def write(self, line: str) -> None:
+        """A line on stderr above the bar."""
+        if self._bar is not None:
+            self._bar.write(line, file=sys.stderr)
+        else:
+            print(line, file=sys.stderr)
 
     def close(self) -> None:
         if self._bar is not None:
@@ -281,8 +296,11 @@ def run_rm(args: argparse.Namespace) -> int:
         except LookupError as exc:
             print(f"lokal: {exc}", file=sys.stderr)
             return EXIT_ERROR
-        result = client.request("models.remove", ModelsRemoveParams(model.id, not args.keep_file), timeout=60)
-        print(f"removed {model.id} ({human_size(result.freed_bytes)} freed)")
+        result = client.request("models.remove", ModelsRemoveParams(model.id, args.delete_file), timeout=60)
+        if model.source == "added" and not args.delete_file:
+            print(f"removed {model.id} from the list; the file stays at {model.path} (`lokal rm --delete-file` deletes it)")
+        else:
+            print(f"removed {model.id} ({human_size(result.freed_bytes)} freed)")
         return 0
 
     return _with_runtime(work)

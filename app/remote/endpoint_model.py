@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import logging
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -12,6 +14,8 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, Qt, Signal
 
 from app.remote.keystore import KeyStore
 from runtime.paths import config_dir
+
+log = logging.getLogger("lokal.remote")
 
 ENDPOINTS_FILE = "remote-endpoints.json"
 
@@ -23,12 +27,36 @@ class EndpointError(ValueError):
     pass
 
 
+def is_loopback(host: str) -> bool:
+    """This machine itself: localhost (and *.localhost), 127.0.0.0/8, ::1."""
+    host = host.strip("[]").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def key_in_clear(base_url: str) -> bool:
+    """Whether a key sent to this URL would cross the network unencrypted: http:// to a host that is not this machine."""
+    parts = urlsplit(base_url)
+    return parts.scheme == "http" and not is_loopback(parts.hostname or "")
+
+
 def normalize_base_url(url: str) -> str:
-    """'host:8080', 'http://host:8080' and 'http://host:8080/v1/' all become 'http://host:8080/v1'."""
+    """'localhost:8080', 'http://host:8080' and 'http://host:8080/v1/' all become 'http://host:8080/v1'.
+
+    Without a scheme only this machine's addresses get http://: for another host the person says
+    which, since over http:// the key and the conversation can be read on the way.
+    """
     url = url.strip()
     if not url:
         raise EndpointError("enter the server's address, such as http://127.0.0.1:8080/v1")
     if "://" not in url:
+        host = urlsplit("//" + url).hostname or ""
+        if not is_loopback(host):
+            raise EndpointError(f"type https:// or http:// before {url}: over http:// the key and the conversation can be read on the way")
         url = "http://" + url
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -48,6 +76,7 @@ class Endpoint:
     id: str
     name: str
     base_url: str
+    key_in_clear_accepted: bool = False  # the person was warned that the key goes over http:// to another machine, and went on
 
 
 @dataclass(frozen=True)
@@ -64,6 +93,7 @@ class EndpointList(QAbstractListModel):
     """The endpoints, saved to a JSON file (without keys: those live in the KeyStore)."""
 
     sig_changed = Signal()
+    sig_key_not_stored = Signal(object, str)  # Endpoint, why the keyring could not keep its key (kept for this session)
 
     def __init__(self, keys: KeyStore | None = None, file: Path | None = None, parent: QObject | None = None):
         super().__init__(parent)
@@ -86,16 +116,30 @@ class EndpointList(QAbstractListModel):
             return endpoint
         return None
 
-    def add(self, name: str, base_url: str, key: str) -> Endpoint:
-        endpoint = Endpoint(uuid.uuid4().hex, name.strip() or urlsplit(normalize_base_url(base_url)).netloc, normalize_base_url(base_url))
-        self.keys.set(endpoint.id, key.strip())
+    def add(self, name: str, base_url: str, key: str, key_in_clear_accepted: bool = False) -> Endpoint:
+        """Add an endpoint and store its key (the KeyStore says through sig_key_not_stored if the keyring could not).
+
+        A key for http:// to another machine is refused unless the person accepted the warning.
+        """
+        url = normalize_base_url(base_url)
+        key = key.strip()
+        if key and key_in_clear(url) and not key_in_clear_accepted:
+            raise EndpointError(f"the key would be sent unencrypted to {urlsplit(url).hostname}: use https://, or accept the warning first")
+        endpoint = Endpoint(uuid.uuid4().hex, name.strip() or urlsplit(url).netloc, url, bool(key and key_in_clear_accepted))
+        problem = self.keys.set(endpoint.id, key) if key else None
         row = len(self.endpoints)
         self.beginInsertRows(QModelIndex(), row, row)
         self.endpoints.append(endpoint)
         self.endInsertRows()
         self._save()
         self.sig_changed.emit()
+        if problem:
+            self.sig_key_not_stored.emit(endpoint, problem)
         return endpoint
+
+    def store_key_in_file(self, endpoint: Endpoint) -> None:
+        """The person's answer where the keyring failed: keep this endpoint's key in the 0600 key file."""
+        self.keys.set_in_file(endpoint.id, self.keys.get(endpoint.id))
 
     def remove(self, endpoint_id: str) -> None:
         for row, endpoint in enumerate(self.endpoints):
@@ -109,6 +153,9 @@ class EndpointList(QAbstractListModel):
                 return
 
     def key_for(self, endpoint: Endpoint) -> str:
+        if key_in_clear(endpoint.base_url) and not endpoint.key_in_clear_accepted:
+            log.warning("not sending the key of %s over http:// without the warning accepted", endpoint.name)
+            return ""  # an endpoint saved before the warning existed: its key is never sent in the clear unasked
         return self.keys.get(endpoint.id)
 
     def _load(self) -> list[Endpoint]:
@@ -119,7 +166,7 @@ class EndpointList(QAbstractListModel):
         out = []
         for item in data if isinstance(data, list) else []:
             try:
-                out.append(Endpoint(str(item["id"]), str(item["name"]), normalize_base_url(str(item["base_url"]))))
+                out.append(Endpoint(str(item["id"]), str(item["name"]), normalize_base_url(str(item["base_url"])), item.get("key_in_clear_accepted") is True))
             except (KeyError, TypeError, EndpointError):
                 continue  # one damaged entry does not lose the others
         return out

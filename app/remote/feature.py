@@ -2,7 +2,8 @@
 
 The section lists the models of every remote endpoint and "Add remote endpoint…". Choosing a
 remote model routes the chat's replies through RemoteChatLink (chat.set_reply_link); the user
-choosing a model of another section routes them back to the runtime. What it needs from the
+choosing a model of another section routes them back to the runtime. Where the keyring cannot keep
+an endpoint's key, it asks whether to store the key in a 0600 file or nowhere. What it needs from the
 window: model_menu (a section, sig_model_chosen), chat (set_reply_link, generating), show_banner,
 statusBar.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from app.remote.endpoint_model import RemoteModel
 from app.remote.mode import RemoteMode
-from app.remote.widgets import AddEndpointDialog
+from app.remote.widgets import AddEndpointDialog, KeyStorageQuestion
 from app.ui.menus import MenuSection
 
 SECTION = "remote"
@@ -24,6 +25,8 @@ class RemoteFeature:
         self.mode.sig_models_changed.connect(window.model_menu.rebuild)
         self.mode.sig_error.connect(lambda message: window.show_banner(f"Remote endpoint: {message}"))
         self.mode.sig_chosen.connect(self._on_chosen)
+        self.mode.endpoints.sig_key_not_stored.connect(self._on_key_not_stored)
+        self.key_question: KeyStorageQuestion | None = None
         window.model_menu.add_section(SECTION, self._build_section, order=20)
         # Only the user's choice of another model in the menu routes the chat back: the session also
         # reloads by itself (another context size, a runtime restart), which must not drop the remote model.
@@ -46,6 +49,21 @@ class RemoteFeature:
         dialog.accepted.connect(lambda: self.mode.add_endpoint(*dialog.values()))
         dialog.open()
         return dialog
+
+    # ---- where the key is kept --------------------------------------------------
+    def _on_key_not_stored(self, endpoint, problem: str) -> None:
+        endpoints = self.mode.endpoints
+        question = KeyStorageQuestion(endpoint.name, problem, str(endpoints.keys.file), self.window)
+        question.sig_answered.connect(lambda in_file: self._on_key_storage_chosen(endpoint, in_file))
+        self.key_question = question
+        question.open()
+
+    def _on_key_storage_chosen(self, endpoint, in_file: bool) -> None:
+        if in_file:
+            self.mode.endpoints.store_key_in_file(endpoint)
+            self.window.statusBar().showMessage(f"The key for {endpoint.name} is stored in {self.mode.endpoints.keys.file}", 5000)
+        else:
+            self.window.statusBar().showMessage(f"The key for {endpoint.name} is used until Lokal quits and stored nowhere", 5000)
 
     # ---- routing the chat -------------------------------------------------------
     def choose(self, model: RemoteModel | None) -> None:

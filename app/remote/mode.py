@@ -33,12 +33,16 @@ class RemoteMode(QObject):
 
     def refresh(self) -> None:
         """Ask every endpoint for its models again (the answers come as signals)."""
+        keys = self.endpoints.keys
         for endpoint in self.endpoints.endpoints:
             self.client.list_models(endpoint, self.endpoints.key_for(endpoint))
+        if keys.read_problem:
+            self.sig_error.emit(keys.read_problem)
+            keys.read_problem = None
 
-    def add_endpoint(self, name: str, base_url: str, key: str) -> Endpoint:
-        endpoint = self.endpoints.add(name, base_url, key)
-        self.client.list_models(endpoint, key)
+    def add_endpoint(self, name: str, base_url: str, key: str, key_in_clear_accepted: bool = False) -> Endpoint:
+        endpoint = self.endpoints.add(name, base_url, key, key_in_clear_accepted)
+        self.client.list_models(endpoint, self.endpoints.key_for(endpoint))
         return endpoint
 
     def remove_endpoint(self, endpoint_id: str) -> None:

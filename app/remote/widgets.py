@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+from urllib.parse import urlsplit
 
-from app.remote.endpoint_model import EndpointError, normalize_base_url
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QMessageBox, QVBoxLayout, QWidget
+
+from app.remote.endpoint_model import EndpointError, key_in_clear, normalize_base_url
 
 
 class AddEndpointDialog(QDialog):
@@ -35,15 +38,50 @@ class AddEndpointDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
+        self.key_in_clear_accepted = False
+        self.warning: QMessageBox | None = None  # the question before a key goes out over http://
 
     def _on_accept(self) -> None:
         try:
-            normalize_base_url(self.base_url.text())
+            url = normalize_base_url(self.base_url.text())
         except EndpointError as exc:
             self.error.setText(str(exc))
             self.error.show()
             return
+        if self.key.text().strip() and key_in_clear(url):
+            self._warn_key_in_clear(url)
+            return
         self.accept()
 
-    def values(self) -> tuple[str, str, str]:
-        return self.name.text(), self.base_url.text(), self.key.text()
+    def _warn_key_in_clear(self, url: str) -> None:
+        host = urlsplit(url).hostname
+        box = QMessageBox(QMessageBox.Icon.Warning, "Key sent unencrypted", f"{host} is reached over http://, so the API key would cross the network unencrypted.", parent=self)
+        box.setInformativeText("Anyone on the way can read it, and the conversation too. Use https:// if the server offers it.")
+        send = box.addButton("Send over http://", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.buttonClicked.connect(lambda button: self._on_warning_answered(button is send))
+        self.warning = box
+        box.open()
+
+    def _on_warning_answered(self, send: bool) -> None:
+        if send:
+            self.key_in_clear_accepted = True
+            self.accept()
+
+    def values(self) -> tuple[str, str, str, bool]:
+        """Name, base URL, key, and whether the person accepted sending that key over http://."""
+        return self.name.text(), self.base_url.text(), self.key.text(), self.key_in_clear_accepted
+
+
+class KeyStorageQuestion(QMessageBox):
+    """The keyring could not keep a key: store it in a file only the user can read, or not at all."""
+
+    sig_answered = Signal(bool)  # True: in the file
+
+    def __init__(self, endpoint_name: str, problem: str, file: str, parent: QWidget | None = None):
+        super().__init__(QMessageBox.Icon.Warning, "API key not in the keyring", f"The key for {endpoint_name} could not be stored in the system keyring: {problem}.", parent=parent)
+        self.setInformativeText(f"Store it in {file}, a file only you can read (mode 0600)? If not, Lokal uses it until it quits and keeps it nowhere.")
+        self.file_button = self.addButton("Store in the file", QMessageBox.ButtonRole.AcceptRole)
+        self.nowhere_button = self.addButton("Don't store it", QMessageBox.ButtonRole.RejectRole)
+        self.buttonClicked.connect(lambda button: self.sig_answered.emit(button is self.file_button))

@@ -30,10 +30,31 @@ from runtime.protocol import ChatMessage, ErrorCode, GenerationStats, RpcError
 
 REFILL_FRACTION = 0.75
 REPLY_SHARE = 4  # at most 1/4 of the context is held back for the reply
+# Bounds on one conversation, far above any real one, so a crafted request is refused at once instead of
+# holding the engine: its number of messages, and the characters of their text.
+MAX_MESSAGES = 100_000
+MAX_CONVERSATION_CHARS = 32 << 20
+# Tokens of prompt are at most this many characters of text each (real tokenizers average 3 to 5): a
+# conversation longer than n_ctx times this cannot fit, so it is not rendered whole to find that out.
+MAX_CHARS_PER_TOKEN = 64
+
+
+class FitCancelled(Exception):
+    """The request was cancelled while its conversation was being fitted to the context."""
 
 
 def reply_room(n_ctx: int, max_tokens: int) -> int:
     return max(1, min(max_tokens, n_ctx // REPLY_SHARE))
+
+
+def check_conversation_size(messages: Sequence[ChatMessage]) -> None:
+    if len(messages) > MAX_MESSAGES:
+        raise RpcError(ErrorCode.INVALID_PARAMS, f"params.messages: {len(messages)} messages; at most {MAX_MESSAGES} are accepted", {"messages": len(messages), "limit": MAX_MESSAGES})
+    chars = 0
+    for m in messages:
+        chars += len(m.content)
+        if chars > MAX_CONVERSATION_CHARS:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"params.messages: more than {MAX_CONVERSATION_CHARS} characters of text; a conversation is accepted up to that", {"limit_chars": MAX_CONVERSATION_CHARS})
 
 
 def fit_to_context(
@@ -44,43 +65,79 @@ def fit_to_context(
     cuts: dict[str, int],
     conversation_id: str,
     committed: int = 0,
+    cancel: threading.Event | None = None,
 ) -> tuple[list[int], int]:
     """(prompt tokens, messages left out). `cuts` remembers each conversation's cut across turns.
 
     `committed`: tokens of a reply already generated, which must fit after the prompt too.
+    The cut is found with O(log n) renders, each of about the part that is kept (galloping from the
+    newest message, then bisecting), never one render per possible cut. `cancel` is looked at before
+    every render (FitCancelled). Too many messages or too much text: INVALID_PARAMS at once.
     """
     messages = list(messages)
+    check_conversation_size(messages)
     room = reply_room(n_ctx, max_tokens) + committed
     lead = 0
     while lead < len(messages) - 1 and messages[lead].role == "system":
         lead += 1
     system, history = messages[:lead], messages[lead:]
-    # Where a cut may go: before a user message, or just before the newest message.
-    cut_points = [d for d in range(1, len(history)) if history[d].role == "user" or d == len(history) - 1]
-
     remembered = cuts.get(conversation_id, 0)
-    if remembered and remembered not in cut_points:
+    # Where a cut may go: before a user message, or just before the newest message.
+    if remembered and not (0 < remembered < len(history) and (history[remembered].role == "user" or remembered == len(history) - 1)):
         remembered = 0  # the conversation changed under the cut (edited, shortened): start over
-    tokens = render(system + history[remembered:])
-    if len(tokens) + room <= n_ctx:
-        _remember(cuts, conversation_id, remembered)
-        return tokens, remembered
+    # candidates[0] is the remembered cut; the others, the cuts that leave out more, oldest first.
+    candidates = [remembered] + [d for d in range(remembered + 1, len(history)) if history[d].role == "user" or d == len(history) - 1]
+    rendered: dict[int, list[int]] = {}
 
-    best: tuple[list[int], int] | None = None
-    for d in cut_points:
-        if d <= remembered:
-            continue
-        tokens = render(system + history[d:])
-        if len(tokens) + room <= REFILL_FRACTION * n_ctx:
-            best = (tokens, d)
-            break
-        if len(tokens) + committed < n_ctx:
-            best = (tokens, d)  # fits, with less headroom: keep looking for the 3/4 mark
-    if best is not None:
-        _remember(cuts, conversation_id, best[1])
-        return best[0], best[1]
+    def tokens_at(i: int) -> list[int]:
+        if i not in rendered:
+            if cancel is not None and cancel.is_set():
+                raise FitCancelled()
+            rendered[i] = render(system + history[candidates[i]:])
+        return rendered[i]
+
+    def fits(i: int) -> bool:  # the whole of it, with room for the reply
+        return len(tokens_at(i)) + room <= n_ctx
+
+    def refills(i: int) -> bool:  # with headroom for the next turns too (true from some cut on: fewer messages, fewer tokens)
+        return len(tokens_at(i)) + room <= REFILL_FRACTION * n_ctx
+
+    last = len(candidates) - 1
+    text = sum(len(m.content) for m in system) + sum(len(m.content) for m in history[remembered:])
+    if (text <= n_ctx * MAX_CHARS_PER_TOKEN or last == 0) and fits(0):
+        _remember(cuts, conversation_id, remembered)
+        return tokens_at(0), remembered
+
+    if last > 0:
+        if not refills(last):
+            if len(tokens_at(last)) + committed < n_ctx:  # fits, with less headroom
+                _remember(cuts, conversation_id, candidates[last])
+                return tokens_at(last), candidates[last]
+        else:
+            # Gallop from the newest towards the oldest while the kept part still refills, then bisect.
+            good, step, bad = last, 1, 0
+            while good - step > 0:
+                if refills(good - step):
+                    good, step = good - step, step * 2
+                else:
+                    bad = good - step
+                    break
+            else:
+                if 0 not in rendered and fits(0):  # everything fits after all (text the size guess overrated)
+                    _remember(cuts, conversation_id, remembered)
+                    return tokens_at(0), remembered
+            while good - bad > 1:
+                middle = (good + bad) // 2
+                if refills(middle):
+                    good = middle
+                else:
+                    bad = middle
+            _remember(cuts, conversation_id, candidates[good])
+            return tokens_at(good), candidates[good]
 
     newest = history[-1:]
+    if cancel is not None and cancel.is_set():
+        raise FitCancelled()
     tokens = render(newest)
     if len(tokens) + committed < n_ctx:
         _remember(cuts, conversation_id, 0)
@@ -112,8 +169,8 @@ def make_room_for_reply(
     """
     try:
         prompt, dropped = fit(len(completion))
-    except RpcError:
-        return False  # the newest message and the reply so far fill the context on their own
+    except (RpcError, FitCancelled):
+        return False  # the newest message and the reply so far fill the context on their own, or a cancel came
     target = list(prompt) + list(completion)
     if dropped <= stats.context_dropped_messages or len(target) >= model.n_ctx:
         return False  # nothing more can be left out

@@ -21,7 +21,7 @@ from typing import Callable
 
 from runtime.engine import memory
 from runtime.engine.chat_template import ChatTemplate, TemplateError
-from runtime.engine.context_window import fit_to_context, make_room_for_reply
+from runtime.engine.context_window import FitCancelled, fit_to_context, make_room_for_reply
 from runtime.engine.devices import list_devices
 from runtime.engine.generation import Decoder, GenerationRequest, decode_plain, generate
 from runtime.engine.llama_model import LlamaModel, LoadSettings, default_threads
@@ -261,13 +261,13 @@ class Engine:
         template = CHATML if self.template_fallback or not loaded.template.from_model else loaded.template
         return tool_format(template.source if template.from_model else None, template.takes_tools)
 
-    def fitted_prompt_tokens(self, params: ChatGenerateParams, committed: int = 0) -> tuple[list[int], int]:
+    def fitted_prompt_tokens(self, params: ChatGenerateParams, committed: int = 0, cancel: threading.Event | None = None) -> tuple[list[int], int]:
         """The prompt, with the oldest turns left out if the conversation (and `committed` reply tokens) no longer fits; and how many were."""
         loaded = self.require_model()
         if params.prompt is not None or not params.messages:
             return self.prompt_tokens(params), 0
         render = lambda messages: self.prompt_tokens(dataclasses.replace(params, messages=messages))
-        return fit_to_context(params.messages, render, loaded.llama.n_ctx, max(1, params.max_tokens - committed), self._context_cuts, params.conversation_id, committed)
+        return fit_to_context(params.messages, render, loaded.llama.n_ctx, max(1, params.max_tokens - committed), self._context_cuts, params.conversation_id, committed, cancel)
 
     @_exclusive
     def generate(self, params: ChatGenerateParams, cancel: threading.Event, on_text: Callable[[str], None], request_id) -> ChatGenerateResult:
@@ -275,7 +275,10 @@ class Engine:
         loaded = self.require_model()
         error = loaded.info.chat_template_error
         self.template_fallback = f"{error}; using ChatML" if error else ""
-        prompt, dropped = self.fitted_prompt_tokens(params)
+        try:
+            prompt, dropped = self.fitted_prompt_tokens(params, cancel=cancel)
+        except FitCancelled:
+            return ChatGenerateResult(request_id, params.conversation_id, "", "cancelled", GenerationStats())
         fmt = self.reply_format(params)
         request = GenerationRequest(
             prompt=prompt,
@@ -288,7 +291,7 @@ class Engine:
         )
         stats = GenerationStats(context_dropped_messages=dropped, chat_template_fallback=self.template_fallback)
         if params.prompt is None:
-            fit = lambda committed: self.fitted_prompt_tokens(params, committed)
+            fit = lambda committed: self.fitted_prompt_tokens(params, committed, cancel)
             request.make_room = lambda model, completion: make_room_for_reply(model, completion, fit, cancel, stats)
         self.live_stats = stats
         try:

@@ -19,7 +19,18 @@ and error helpers:
   deletes the file and says so;
 - each download runs on its own thread, never in the engine's job slot. Pause
   and cancel shut the socket down, so they take effect at once even while the
-  server is stalled.
+  server is stalled;
+- one writer per blob, across processes: `lokal pull` runs its own runtime over
+  the same cache as the window, so each blob is fetched under a file lock in
+  `<cache>/.locks/models--org--name/<blob>.lock` (where huggingface_hub takes
+  its own, so it and Lokal never write one `.incomplete` file together). A
+  download that finds the lock taken says it is "waiting", and once it gets the
+  lock finds the blob done, or resumes what the other left;
+- where the file system refuses symlinks (Windows without developer mode or
+  admin rights), the verified blob is moved to its snapshot path, not copied:
+  the model takes its size once, as the disk check assumed, and `lokal rm`
+  frees it. A "done" download whose files are gone is forgotten, so it can be
+  pulled again.
 """
 
 from __future__ import annotations
@@ -39,8 +50,10 @@ from pathlib import Path
 from typing import Callable
 
 import httpx2
+from filelock import FileLock, Timeout
 
 from runtime.hub import hf
+from runtime.hub import names
 from runtime.hub.errors import TransientError, disk_full, from_exception
 from runtime.hub.quants import find_level, incomplete_split
 from runtime.hub.repo import list_repo
@@ -56,7 +69,10 @@ BACKOFF_S = 0.5
 MAX_BACKOFF_S = 30.0
 TIMEOUT = httpx2.Timeout(30.0, connect=10.0)
 DISK_MARGIN = 16 << 20  # keep a little free space for everything else
-ACTIVE = ("queued", "running", "verifying")
+ACTIVE = ("queued", "waiting", "running", "verifying")
+# A file lock has no portable "released" notification: a waiting download tries again this often (a pause
+# or cancel wakes it at once).
+LOCK_RETRY_S = 0.25
 
 
 class _Stopped(Exception):
@@ -95,6 +111,7 @@ class Download:
         self.commit: str = record["commit"]
         self.quant: str = record.get("quant", "")
         self.files = [PlannedFile(**f) for f in record["files"]]
+        _check_names(self.repo, self.revision, self.commit, self.files)  # a saved record is read back through the same check
         self.state: str = record.get("state", "paused")
         self.error: str | None = record.get("error")
         self.error_code: int | None = record.get("error_code")
@@ -115,15 +132,22 @@ class Download:
         return repo_folder(self.manager.cache_dir, self.repo)
 
     def blob(self, f: PlannedFile) -> Path:
-        return self.folder / "blobs" / blob_name(f)
+        return names.inside(self.folder, self.folder / "blobs" / blob_name(f))
 
     def partial(self, f: PlannedFile) -> Path:
-        return self.folder / "blobs" / (blob_name(f) + ".incomplete")
+        return names.inside(self.folder, self.folder / "blobs" / (blob_name(f) + ".incomplete"))
+
+    def snapshot_path(self, f: PlannedFile) -> Path:
+        return names.inside(self.folder, self.folder / "snapshots" / self.commit / f.name)
+
+    def lock_path(self, f: PlannedFile) -> Path:
+        locks = self.manager.cache_dir / ".locks" / self.folder.name
+        return names.inside(locks, locks / (blob_name(f) + ".lock"))
 
     def _bytes_on_disk(self) -> int:
         total = 0
         for f in self.files:
-            if f.done or self.blob(f).exists():
+            if f.done or self._in_cache(f):
                 total += f.size
             elif self.partial(f).exists():
                 total += min(self.partial(f).stat().st_size, f.size)
@@ -186,7 +210,7 @@ class Download:
                     self._fetch(client, f)
                     f.done = True
                     self.manager.save(self)
-            self.paths = self._link_snapshot()
+            self.paths = self._finish_snapshot()
             self.state = "done"
             self.current_file = ""
         except _Stopped:
@@ -199,15 +223,67 @@ class Download:
         finally:
             client.close()
         if self.state == "cancelled":
-            for f in self.files:
-                self.partial(f).unlink(missing_ok=True)
-            self.bytes_done = self._bytes_on_disk()
+            self.discard_partials()
         self.manager.finished(self)
 
     def _fetch(self, client: httpx2.Client, f: PlannedFile) -> None:
+        """Fetch the blob unless it is in the cache (ours, another process's, another Hugging Face tool's), and give it its snapshot name."""
+        lock = self._lock_blob(f)
+        try:
+            if not self._in_cache(f):
+                self._fetch_locked(client, f)
+            self._place(f)
+        finally:
+            lock.release()
+
+    def _in_cache(self, f: PlannedFile) -> bool:
+        """The verified bytes are here: as the blob, or as the snapshot file it was moved to (no symlinks)."""
+        return any(p.exists() and p.stat().st_size == f.size for p in (self.blob(f), self.snapshot_path(f)))
+
+    def on_disk(self) -> bool:
+        return all(self.snapshot_path(f).exists() for f in self.files)
+
+    def _lock_blob(self, f: PlannedFile) -> FileLock:
+        """This blob's lock, once no other process (or download) holds it; says "waiting" meanwhile."""
+        path = self.lock_path(f)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(path)
+        try:
+            lock.acquire(blocking=False)
+            return lock
+        except Timeout:
+            pass
+        log.info("download %s: another process is fetching %s; waiting for it", self.id, f.name)
+        self.state = "waiting"
+        self.manager._emit(self)
+        while True:
+            if self._wake.wait(LOCK_RETRY_S):
+                self._check()
+            try:
+                lock.acquire(blocking=False)
+                break
+            except Timeout:
+                continue
+        self.state = "running"
+        self.bytes_done = self._bytes_on_disk()
+        return lock
+
+    def discard_partials(self) -> None:
+        """Delete the partial files of this download, unless another process is writing one now."""
+        for f in self.files:
+            lock = FileLock(self.lock_path(f))
+            try:
+                lock.acquire(blocking=False)
+            except Timeout:
+                continue  # someone else's download of the same blob: theirs to keep
+            try:
+                self.partial(f).unlink(missing_ok=True)
+            finally:
+                lock.release()
+        self.bytes_done = self._bytes_on_disk()
+
+    def _fetch_locked(self, client: httpx2.Client, f: PlannedFile) -> None:
         blob, partial = self.blob(f), self.partial(f)
-        if blob.exists() and blob.stat().st_size == f.size:
-            return  # already in the cache (ours, or another Hugging Face tool's)
         blob.parent.mkdir(parents=True, exist_ok=True)
         url = hf.file_url(self.repo, f.name, self.commit)
         digest = _Digest()
@@ -301,26 +377,54 @@ class Download:
         if digest.length < f.size:
             raise TransientError(f"the connection closed after {digest.length} of {f.size} bytes")
 
-    def _link_snapshot(self) -> list[str]:
-        """Make the verified blobs visible where Hugging Face tools look: snapshots/<commit>/<file>."""
-        snapshot = self.folder / "snapshots" / self.commit
+    def _place(self, f: PlannedFile) -> None:
+        """Give the verified blob its name where Hugging Face tools look, snapshots/<commit>/<file> (under the blob's lock).
+
+        A relative symlink, as huggingface_hub makes, swapped in atomically. Where symlinks are refused
+        (Windows without developer mode), the blob itself is moved there, never copied: a copy would
+        take the model's size twice, and `lokal rm` would free only one of them.
+        """
+        link, blob = self.snapshot_path(f), self.blob(f)
+        if not blob.exists():
+            return  # moved to its snapshot path already, where symlinks are refused
+        link.parent.mkdir(parents=True, exist_ok=True)
+        temporary = link.with_name(f".{link.name}.{uuid.uuid4().hex[:12]}.link")
+        try:
+            os.symlink(os.path.relpath(blob, link.parent), temporary)
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            log.info("download %s: no symlinks here (%s); moving %s to its snapshot path", self.id, exc, f.name)
+            os.replace(blob, link)
+            return
+        os.replace(temporary, link)
+
+    def _finish_snapshot(self) -> list[str]:
+        """The snapshot paths (placed as each file was fetched; a record from before that is placed now), and the revision's ref."""
         paths = []
         for f in self.files:
-            link = snapshot / f.name
-            link.parent.mkdir(parents=True, exist_ok=True)
-            if link.is_symlink() or link.exists():
-                link.unlink()
-            target = os.path.relpath(self.blob(f), link.parent)
-            try:
-                os.symlink(target, link)
-            except OSError:  # no symlinks (Windows without developer mode): a copy, as huggingface_hub does
-                shutil.copy2(self.blob(f), link)
+            link = self.snapshot_path(f)
+            if not link.exists():
+                lock = self._lock_blob(f)
+                try:
+                    self._place(f)
+                finally:
+                    lock.release()
             paths.append(str(link))
         if self.revision != self.commit:
-            refs = self.folder / "refs" / self.revision
+            refs = names.inside(self.folder, self.folder / "refs" / self.revision)
             refs.parent.mkdir(parents=True, exist_ok=True)
             refs.write_text(self.commit)
         return paths
+
+
+def _check_names(repo: str, revision: str, commit: str, files: list[PlannedFile]) -> None:
+    """Every name that becomes part of a path in the cache, refused before anything touches the disk."""
+    names.check_revision(revision)
+    names.check_commit(repo, commit)
+    for f in files:
+        names.check_filename(repo, f.name)
+        names.check_sha256(repo, f.name, f.sha256)
 
 
 class _Digest:
@@ -379,7 +483,7 @@ class DownloadManager:
             try:
                 record = json.loads(path.read_text())
                 download = Download(self, record)
-            except (OSError, ValueError, KeyError, TypeError) as exc:
+            except (OSError, ValueError, KeyError, TypeError, RpcError) as exc:
                 log.warning("ignoring unreadable download record %s: %s", path, exc)
                 continue
             if download.state in ACTIVE:
@@ -388,7 +492,8 @@ class DownloadManager:
 
     def save(self, download: Download) -> None:
         path = self.state_dir / f"{download.id}.json"
-        tmp = path.with_suffix(".tmp")
+        # Two runtimes (the window's, a `lokal pull`'s) may save one download: each writes its own temporary file.
+        tmp = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
         tmp.write_text(json.dumps(download.record()))
         os.replace(tmp, path)
 
@@ -425,6 +530,7 @@ class DownloadManager:
     # ---- the API ----------------------------------------------------------------
     def start(self, params: DownloadStartParams) -> DownloadInfo:
         """Plan a download (one hub call), check the disk, and start it on its own thread."""
+        names.check_revision(params.revision)
         listing = list_repo(params.repo, params.revision)
         if params.files:
             by_name = {f.path: f for f in listing.files}
@@ -445,6 +551,7 @@ class DownloadManager:
                 raise RpcError(ErrorCode.FILE_NOT_FOUND, f"{params.repo}: {problem}", {"repo": params.repo})
             remote, quant = level.files, level.name
         files = [PlannedFile(f.path, f.size, f.sha256) for f in remote]
+        _check_names(params.repo, params.revision, listing.commit, files)
         with self._lock:
             for d in self._downloads.values():
                 if d.repo == params.repo and d.commit == listing.commit and [f.name for f in d.files] == [f.name for f in files] and d.state not in ("cancelled",):
@@ -452,7 +559,7 @@ class DownloadManager:
                     break
             else:
                 existing = None
-        if existing is not None and existing.state == "done" and not all(existing.blob(f).exists() for f in existing.files):
+        if existing is not None and existing.state == "done" and not existing.on_disk():
             self._drop(existing)  # done once, deleted since: download it again
             existing = None
         if existing is not None:
@@ -504,10 +611,8 @@ class DownloadManager:
             if download.thread is not None:
                 download.thread.join(timeout=10)
         elif download.state in ("paused", "failed"):
-            for f in download.files:
-                download.partial(f).unlink(missing_ok=True)
+            download.discard_partials()
             download.state = "cancelled"
-            download.bytes_done = download._bytes_on_disk()
             self.finished(download)
         with self._lock:
             self._downloads.pop(download_id, None)
@@ -516,7 +621,10 @@ class DownloadManager:
     def list(self) -> list[DownloadInfo]:
         with self._lock:
             downloads = list(self._downloads.values())
-        return [d.info() for d in downloads]
+        gone = [d for d in downloads if d.state == "done" and not d.on_disk()]
+        for d in gone:
+            self._drop(d)  # its files were removed since (`lokal rm`, another tool): it is no longer "done"
+        return [d.info() for d in downloads if d not in gone]
 
     def close(self) -> None:
         """Pause everything (resumable at the next start) and stop the clock."""

@@ -28,6 +28,8 @@ def from_exception(exc: BaseException, what: str, has_token: bool) -> RpcError:
     """The RpcError for a failed hub call about `what` (a repo id or "repo/file")."""
     if isinstance(exc, RpcError):
         return exc
+    if isinstance(exc, hf_errors.HFValidationError):  # a repository id that cannot be one (`../x`, a backslash)
+        return RpcError(ErrorCode.INVALID_PARAMS, f"{what}: {exc}", {"repo": what})
     if isinstance(exc, hf_errors.GatedRepoError):
         if has_token:
             return RpcError(ErrorCode.ACCESS_DENIED, f"{what} is a gated repository and your token has no access yet: accept its terms on the model page first", {"repo": what})

@@ -168,8 +168,12 @@ def add(path: str) -> LocalModel:
     return _describe(f"file:{resolved}", resolved, "added")
 
 
-def remove(model_id: str, delete_file: bool = True, cache: Path | None = None) -> tuple[bool, int]:
-    """Delete a model from disk (or only forget an added file); returns (removed, bytes freed)."""
+def remove(model_id: str, delete_file: bool = False, cache: Path | None = None) -> tuple[bool, int]:
+    """Take a model off the list, deleting it from disk; returns (removed, bytes freed).
+
+    A file the user added stays where it is (it is theirs, maybe used by other programs) unless
+    `delete_file` says to delete it too, with its `.sha256` beside it.
+    """
     model = next((m for m in list_models(cache) if m.id == model_id), None)
     if model is None:
         raise RpcError(ErrorCode.MODEL_NOT_FOUND, f"no local model with id {model_id!r}", {"id": model_id})
@@ -197,9 +201,12 @@ def _remove_from_hf_cache(links: list[Path]) -> int:
         name = link.relative_to(snapshot_root)
         blob = link.resolve()
         for other in (repo_dir / "snapshots").glob(f"*/{name}"):  # the same file in every revision
+            if other.is_file() and not other.is_symlink():
+                freed += other.stat().st_size  # the blob itself, moved here where symlinks are refused
             other.unlink(missing_ok=True)
         still_used = any(p.is_symlink() and p.resolve() == blob for p in (repo_dir / "snapshots").rglob("*"))
-        if blob.exists() and blob.parent.name == "blobs" and not still_used:
+        # Only a blob of this repository goes: a link pointing anywhere else is not followed into a deletion.
+        if blob.exists() and blob.parent == (repo_dir / "blobs").resolve() and not still_used:
             freed += blob.stat().st_size
             blob.unlink()
         _prune_empty(repo_dir)

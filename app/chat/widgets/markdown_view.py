@@ -6,20 +6,29 @@ which is almost always just the last one.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QTextOption
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QCursor, QDesktopServices, QGuiApplication, QTextOption
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QTextBrowser, QToolButton, QToolTip, QVBoxLayout, QWidget
 
-from app.chat import highlight, markdown
+from app.chat import highlight, links, markdown
 from app.ui import icons, theme
 
 
 class AutoHeightBrowser(QTextBrowser):
-    """A read-only text view as tall as its text: the chat's scroll area scrolls, not each message."""
+    """A read-only text view as tall as its text: the chat's scroll area scrolls, not each message.
+
+    A clicked link opens only if its scheme is http, https or mailto (app/chat/links.py); any other is
+    shown in a tooltip, and `sig_link_refused` says which. The browser never follows a link itself (it
+    would load a `file:` URL into the view).
+    """
+
+    sig_link_refused = Signal(str)
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setOpenExternalLinks(True)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.anchorClicked.connect(self._on_anchor_clicked)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -28,6 +37,14 @@ class AutoHeightBrowser(QTextBrowser):
         self.setStyleSheet("QTextBrowser { background: transparent; }")
         self.document().setDocumentMargin(2)
         self.document().documentLayout().documentSizeChanged.connect(self._fit)
+
+    def _on_anchor_clicked(self, url: QUrl) -> None:
+        target = url.toString()
+        if links.opens(target):
+            QDesktopServices.openUrl(url)
+            return
+        QToolTip.showText(QCursor.pos(), links.not_opened(target), self)
+        self.sig_link_refused.emit(target)
 
     def _fit(self, *_args) -> None:
         height = int(self.document().size().height()) + 2
@@ -93,6 +110,8 @@ class CodeBlock(QFrame):
 
 
 class MarkdownView(QWidget):
+    sig_link_refused = Signal(str)  # a link in the text that was clicked and not opened (see AutoHeightBrowser)
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.text = ""
@@ -120,7 +139,11 @@ class MarkdownView(QWidget):
                 for _k, old, _s in self._parts[i:]:
                     old.deleteLater()
                 del self._parts[i:]
-                widget = CodeBlock() if segment.kind == "code" else AutoHeightBrowser()
+                if segment.kind == "code":
+                    widget = CodeBlock()
+                else:
+                    widget = AutoHeightBrowser()
+                    widget.sig_link_refused.connect(self.sig_link_refused)
                 self._layout.addWidget(widget)
                 self._parts.append((segment.kind, widget, ""))
             if segment.kind == "code":

@@ -69,3 +69,45 @@ def test_pull_errors_are_clear(lokal):
     assert proc.returncode == 1 and "owner/name" in proc.stderr
     proc = lokal("rm", "nothing-like-this")
     assert proc.returncode == 1 and "no local model matches" in proc.stderr
+
+
+def test_rm_of_a_file_you_added_takes_it_off_the_list_and_deletes_it_only_when_asked(lokal, hub, tmp_path, starter_model):
+    from runtime.client import RuntimeClient
+    from runtime.protocol import ModelsAddParams
+
+    own = tmp_path / "my models" / "my-model.gguf"
+    own.parent.mkdir()
+    os.link(starter_model, own) if os.stat(starter_model).st_dev == os.stat(tmp_path).st_dev else own.write_bytes(starter_model.read_bytes())
+    checksum = own.with_name(own.name + ".sha256")
+    checksum.write_text("the user's own note\n")
+
+    def add() -> str:
+        with RuntimeClient(env={**os.environ, **hub_env(hub, tmp_path)}) as client:
+            client.initialize("pytest")
+            return client.request("models.add", ModelsAddParams(str(own)), timeout=60).id
+
+    def listed() -> list[str]:
+        return [m["id"] for m in json.loads(lokal("models", "--json").stdout)["models"]]
+
+    model_id = add()
+    proc = lokal("rm", str(own))
+    assert proc.returncode == 0, proc.stderr
+    assert "the file stays" in proc.stdout and "--delete-file" in proc.stdout
+    assert own.exists() and checksum.exists()  # the user's file, untouched
+    assert model_id not in listed()
+
+    model_id = add()
+    proc = lokal("rm", "--delete-file", str(own))
+    assert proc.returncode == 0, proc.stderr
+    assert not own.exists() and not checksum.exists()
+    assert model_id not in listed()
+
+
+def test_models_remove_of_an_added_file_keeps_it_unless_asked(hub_runtime, tmp_path, starter_model):
+    from runtime.protocol import ModelsAddParams, ModelsRemoveParams
+
+    own = tmp_path / "kept.gguf"
+    os.link(starter_model, own) if os.stat(starter_model).st_dev == os.stat(tmp_path).st_dev else own.write_bytes(starter_model.read_bytes())
+    added = hub_runtime.request("models.add", ModelsAddParams(str(own)), timeout=60)
+    hub_runtime.request("models.remove", ModelsRemoveParams(added.id), timeout=60)  # no delete_file: only off the list
+    assert own.exists()

@@ -9,18 +9,6 @@ from app.remote.endpoint_model import EndpointError, EndpointList, RemoteModelLi
 from app.remote.keystore import KeyStore
 
 
-@pytest.fixture
-def no_keyring(monkeypatch):
-    # Headless Linux has no keyring service; say so explicitly, so this runs the same everywhere.
-    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
-    import keyring.core
-
-    previous = keyring.core.get_keyring()
-    keyring.core.set_keyring(keyring.core.load_keyring("keyring.backends.fail.Keyring"))
-    yield
-    keyring.core.set_keyring(previous)
-
-
 @pytest.mark.parametrize(
     "given, expected",
     [
@@ -28,6 +16,7 @@ def no_keyring(monkeypatch):
         ("http://10.0.0.5:8000/v1/", "http://10.0.0.5:8000/v1"),
         ("http://10.0.0.5:8000", "http://10.0.0.5:8000/v1"),
         ("localhost:11434", "http://localhost:11434/v1"),
+        ("127.0.0.1:8080", "http://127.0.0.1:8080/v1"),
         ("https://llm.example.org/openai/v1", "https://llm.example.org/openai/v1"),
     ],
 )
@@ -35,18 +24,20 @@ def test_base_urls_are_normalised(given, expected):
     assert normalize_base_url(given) == expected
 
 
-@pytest.mark.parametrize("bad", ["", "   ", "ftp://host/v1", "http://", "http://host:notaport/v1"])
+@pytest.mark.parametrize("bad", ["", "   ", "ftp://host/v1", "http://", "http://host:notaport/v1", "10.0.0.5:8000", "gpu-box:8000/v1"])
 def test_bad_base_urls_are_refused_with_a_reason(bad):
     with pytest.raises(EndpointError) as err:
         normalize_base_url(bad)
     assert str(err.value)
 
 
-def test_without_a_keyring_keys_go_to_a_0600_file(tmp_path, no_keyring):
+def test_without_a_keyring_keys_go_to_a_0600_file_only_when_asked(tmp_path, no_keyring):
     store = KeyStore(file=tmp_path / "keys.json")
     assert store.where == str(tmp_path / "keys.json")
-    store.set("e1", "sk-one")
-    store.set("e2", "sk-two")
+    assert "no keyring" in store.set("e1", "sk-one")
+    assert not (tmp_path / "keys.json").exists() and store.get("e1") == "sk-one"  # this session only, until asked
+    store.set_in_file("e1", "sk-one")
+    store.set_in_file("e2", "sk-two")
     assert oct(os.stat(tmp_path / "keys.json").st_mode & 0o777) == "0o600"
     assert store.get("e1") == "sk-one" and store.get("missing") == ""
     store.delete("e1")
@@ -57,7 +48,8 @@ def test_endpoints_persist_without_their_keys(qtbot, tmp_path, no_keyring):
     keys = KeyStore(file=tmp_path / "keys.json")
     endpoints = EndpointList(keys, file=tmp_path / "endpoints.json")
     with qtbot.waitSignal(endpoints.sig_changed):
-        added = endpoints.add("Cluster", "http://10.1.2.3:8000", "sk-secret")
+        added = endpoints.add("Cluster", "http://10.1.2.3:8000", "sk-secret", key_in_clear_accepted=True)
+    endpoints.store_key_in_file(added)
     assert endpoints.rowCount() == 1 and endpoints.data(endpoints.index(0)) == "Cluster"
     saved = (tmp_path / "endpoints.json").read_text()
     assert "sk-secret" not in saved and json.loads(saved)[0]["base_url"] == "http://10.1.2.3:8000/v1"
@@ -116,7 +108,7 @@ def test_with_a_keyring_keys_go_there_and_not_to_the_file(tmp_path, monkeypatch)
     try:
         store = KeyStore(file=tmp_path / "keys.json")
         assert store.where == "the system keyring"
-        store.set("e1", "sk-in-keyring")
+        assert store.set("e1", "sk-in-keyring") is None
         assert backend.secrets == {("lokal-remote-endpoint", "e1"): "sk-in-keyring"}
         assert not (tmp_path / "keys.json").exists()
         assert store.get("e1") == "sk-in-keyring"
@@ -124,3 +116,15 @@ def test_with_a_keyring_keys_go_there_and_not_to_the_file(tmp_path, monkeypatch)
         assert backend.secrets == {} and store.get("e1") == ""
     finally:
         keyring.core.set_keyring(previous)
+
+
+def test_a_key_for_http_to_another_machine_needs_the_warning_accepted(tmp_path, no_keyring):
+    endpoints = EndpointList(KeyStore(file=tmp_path / "k.json"), file=tmp_path / "e.json")
+    with pytest.raises(EndpointError) as refused:
+        endpoints.add("Far", "http://10.9.8.7:8000", "sk-secret")
+    assert "unencrypted" in str(refused.value) and endpoints.rowCount() == 0
+    # An endpoint saved before the warning existed: its key is not sent in the clear.
+    (tmp_path / "old.json").write_text(json.dumps([{"id": "old", "name": "Old", "base_url": "http://10.9.8.7:8000/v1"}]))
+    old = EndpointList(KeyStore(file=tmp_path / "k.json"), file=tmp_path / "old.json")
+    old.keys.set_in_file("old", "sk-old")
+    assert old.key_for(old.endpoints[0]) == ""

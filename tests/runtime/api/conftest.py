@@ -1,12 +1,10 @@
 import pytest
 
-from serve_process import Served
+from serve_process import serving
 
 
 @pytest.fixture(scope="module")
 def served(starter_model):
     """One `lokal serve` with the starter model, ready, shared by a test module (queue of 1, small body limit)."""
-    server = Served("--n-threads", "1", "--max-queue", "1", "--max-body", "65536", "--cors", "http://allowed.example", model=str(starter_model))
-    server.wait_ready()
-    yield server
-    assert server.close() == 0, "lokal serve did not stop cleanly on SIGTERM"
+    with serving(starter_model, "--max-queue", "1", "--max-body", "65536", "--cors", "http://allowed.example") as server:
+        yield server

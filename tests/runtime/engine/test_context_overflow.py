@@ -1,8 +1,13 @@
 """A conversation longer than the context goes on: the oldest turns are left out, and the result says so."""
 
-import pytest
+import math
+import threading
 
-from runtime.engine.context_window import fit_to_context, reply_room
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from runtime.engine.context_window import FitCancelled, fit_to_context, reply_room
 from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, ModelLoadParams, RpcError
 
 
@@ -100,3 +105,140 @@ def test_a_reply_that_fills_the_context_goes_on_without_the_oldest_turns(starter
         assert s.completion_tokens > loaded.n_ctx - s.prompt_tokens, s
         assert s.context_dropped_messages >= 2, s
         assert result.finish_reason in ("stop", "length")
+
+
+# ---- a crafted conversation of very many messages (issue #13) ------------------------------------------
+
+
+def reference_fit(messages, render, n_ctx, max_tokens, remembered=0, committed=0):
+    """The policy as first written, one render per possible cut: what the fast search must agree with."""
+    room = reply_room(n_ctx, max_tokens) + committed
+    lead = 0
+    while lead < len(messages) - 1 and messages[lead].role == "system":
+        lead += 1
+    system, history = messages[:lead], messages[lead:]
+    cut_points = [d for d in range(1, len(history)) if history[d].role == "user" or d == len(history) - 1]
+    if remembered not in cut_points:
+        remembered = 0
+    if len(render(system + history[remembered:])) + room <= n_ctx:
+        return remembered
+    best = None
+    for d in cut_points:
+        if d <= remembered:
+            continue
+        n = len(render(system + history[d:]))
+        if n + room <= 0.75 * n_ctx:
+            return d
+        if n + committed < n_ctx:
+            best = d
+    if best is not None:
+        return best
+    if len(render(history[-1:])) + committed < n_ctx:
+        return len(messages) - 1
+    return "overflow"
+
+
+@given(
+    lengths=st.lists(st.integers(0, 40), min_size=1, max_size=60),
+    system=st.booleans(),
+    n_ctx=st.integers(64, 400),
+    max_tokens=st.integers(1, 64),
+    remembered=st.integers(0, 30),
+    committed=st.integers(0, 40),
+)
+@settings(max_examples=300, deadline=None)
+def test_the_fast_search_leaves_out_what_one_render_per_cut_would(lengths, system, n_ctx, max_tokens, remembered, committed):
+    messages = [ChatMessage("system", "be brief")] if system else []
+    messages += [ChatMessage("user" if i % 2 == 0 else "assistant", " ".join(["w"] * n)) for i, n in enumerate(lengths)]
+    expected = reference_fit(messages, words, n_ctx, max_tokens, remembered, committed)
+    cuts = {"c": remembered} if remembered else {}
+    try:
+        _tokens, dropped = fit_to_context(messages, words, n_ctx, max_tokens, cuts, "c", committed)
+    except RpcError as exc:
+        assert exc.code == ErrorCode.CONTEXT_OVERFLOW and expected == "overflow"
+        return
+    assert dropped == expected
+
+
+def test_finding_the_cut_takes_a_few_renders_of_about_the_part_kept():
+    messages = conversation(49_999)  # 100,000 messages: the most accepted
+    sizes = []
+    _tokens, dropped = fit_to_context(messages, lambda m: sizes.append(len(m)) or words(m), 256, 32, {}, "c")
+    kept = len(messages) - dropped
+    assert len(sizes) <= 2 * math.log2(len(messages)) + 4, len(sizes)
+    assert max(sizes) <= 4 * kept, (max(sizes), kept)  # never the whole history
+
+
+def test_the_fit_looks_at_cancel_before_each_render():
+    cancel = threading.Event()
+    renders = []
+
+    def render(messages):
+        renders.append(len(messages))
+        if len(renders) == 3:
+            cancel.set()  # as chat.cancel would, while the engine is fitting
+        return words(messages)
+
+    with pytest.raises(FitCancelled):
+        fit_to_context(conversation(49_999), render, 256, 32, {}, "c", cancel=cancel)
+    assert len(renders) == 3
+
+
+def test_too_many_messages_or_too_much_text_is_refused_before_any_render():
+    from runtime.engine import context_window
+
+    def never(_messages):
+        raise AssertionError("rendered a conversation that is refused")
+
+    many = [ChatMessage("user", "hi")] * (context_window.MAX_MESSAGES + 1)
+    with pytest.raises(RpcError) as info:
+        fit_to_context(many, never, 256, 32, {}, "c")
+    assert info.value.code == ErrorCode.INVALID_PARAMS and str(context_window.MAX_MESSAGES) in info.value.message
+    huge = [ChatMessage("user", "x" * (context_window.MAX_CONVERSATION_CHARS // 2 + 1))] * 2
+    with pytest.raises(RpcError) as info:
+        fit_to_context(huge, never, 256, 32, {}, "c")
+    assert info.value.code == ErrorCode.INVALID_PARAMS and "characters" in info.value.message
+
+
+def tiny_messages(n):
+    return [ChatMessage("user" if i % 2 == 0 else "assistant", "hi") for i in range(n - 1)] + [ChatMessage("user", "Say hello.")]
+
+
+@pytest.fixture(scope="module")
+def small_context(starter_model):
+    from runtime.client import RuntimeClient
+
+    with RuntimeClient() as client:
+        client.initialize("pytest")
+        client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=512))
+        yield client
+
+
+@pytest.mark.slow
+def test_a_hundred_thousand_tiny_messages_are_answered_within_seconds(small_context):
+    # max_tokens 0: the answer is the fitted prompt, so the bound is on the fitting (and the protocol), not on decoding.
+    many = tiny_messages(99_998)  # and two more next turn: the most accepted
+    result = small_context.chat(ChatGenerateParams("many", many, max_tokens=0), timeout=30)
+    s = result.stats
+    assert s.context_dropped_messages > 99_000 and s.prompt_tokens <= 0.75 * 512, s
+    # The next turn keeps the cut: again within seconds.
+    result = small_context.chat(ChatGenerateParams("many", many + [ChatMessage("assistant", "Hello."), ChatMessage("user", "Again.")], max_tokens=0), timeout=30)
+    assert result.stats.context_dropped_messages == s.context_dropped_messages
+
+
+@pytest.mark.slow
+def test_a_cancel_lands_while_a_hundred_thousand_messages_are_fitted(small_context):
+    call, wait = small_context.generate(ChatGenerateParams("many-cancelled", tiny_messages(100_000), max_tokens=64, temperature=0.0))
+    assert small_context.cancel(call.id)
+    assert wait(30).finish_reason == "cancelled"
+    # and the engine is free again
+    assert small_context.chat(ChatGenerateParams("after", [ChatMessage("user", "Hi")], max_tokens=1), timeout=120).finish_reason in ("stop", "length")
+
+
+@pytest.mark.slow
+def test_too_many_messages_are_refused_by_the_runtime(small_context):
+    from runtime.engine.context_window import MAX_MESSAGES
+
+    with pytest.raises(RpcError) as info:
+        small_context.chat(ChatGenerateParams("too-many", tiny_messages(MAX_MESSAGES + 1), max_tokens=1), timeout=30)
+    assert info.value.code == ErrorCode.INVALID_PARAMS and "messages" in info.value.message
