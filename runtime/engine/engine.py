@@ -25,6 +25,7 @@ from runtime.engine.devices import list_devices
 from runtime.engine.generation import Decoder, GenerationRequest, decode_plain, generate
 from runtime.engine.llama_model import LlamaModel, LoadSettings, default_threads
 from runtime.engine.sampling import SamplingConfig
+from runtime.engine.token_alignment import align
 from runtime.gguf.model_file import check_model_file
 from runtime.gguf.reader import GGUFHeader
 from runtime.speculative.session import Speculation, check_draft_file, load_draft
@@ -297,7 +298,7 @@ class Engine:
             return
         header = tokenize_rendered(loaded, text[:cut])
         # The last token may merge with the message text that follows it: leave it to the next turn.
-        header = header[:-1]
+        header = align(llama.tokens, header[:-1], lambda token: llama.piece(token, special=True))
         common = llama.common_prefix(header)
         if len(header) - common > MAX_NEXT_TURN_HEADER or len(header) >= llama.n_ctx - 1 or common < len(llama.tokens) - MAX_NEXT_TURN_HEADER:
             return  # not the cache of this reply, or too much to evaluate unasked

@@ -18,6 +18,7 @@ import psutil
 from runtime.engine.llama_model import DecodeAborted, LlamaModel
 from runtime.engine.sampling import Sampler, SamplingConfig
 from runtime.engine.text_stream import TextStream
+from runtime.engine.token_alignment import align
 from runtime.protocol import ErrorCode, GenerationStats, RpcError
 
 # Prefill is split so a cancel is seen between chunks too; llama.cpp's abort callback covers the inside of one.
@@ -32,8 +33,9 @@ class GenerationRequest:
     stop: Sequence[str] = ()
     cancel: threading.Event = field(default_factory=threading.Event)
     on_text: Callable[[str], None] = lambda text: None
-    # Called before the prompt is prepared: may swap a saved KV state into the cache (runtime/kvstore).
-    restore: Callable[[LlamaModel, Sequence[int], GenerationStats], None] | None = None
+    # Called before the prompt is prepared: may swap a saved KV state into the cache (runtime/kvstore);
+    # returns the prompt spelled with that state's ids (token_alignment.py), or None if it restored nothing.
+    restore: Callable[[LlamaModel, Sequence[int], GenerationStats], list[int] | None] | None = None
     # Called when the reply fills the context: may rebuild the cache as fewer old turns + the reply so far
     # (every accepted token evaluated); True if the reply can go on (runtime/engine/context_window.py).
     make_room: Callable[[LlamaModel, Sequence[int]], bool] | None = None
@@ -152,9 +154,10 @@ def generate(model: LlamaModel, request: GenerationRequest, stats: GenerationSta
     """Run one reply to completion. `stats` is updated in place so it can be read live."""
     started = time.perf_counter()
     stats = stats if stats is not None else GenerationStats()
-    if request.restore is not None:
-        request.restore(model, request.prompt, stats)
-    new_tokens = prepare_prompt(model, request.prompt, stats)
+    prompt = request.restore(model, request.prompt, stats) if request.restore is not None else None
+    if prompt is None:
+        prompt = align(model.tokens, request.prompt, lambda token: model.piece(token, special=True))
+    new_tokens = prepare_prompt(model, prompt, stats)
     sink = TokenSink(model, request, stats, started)
     if request.max_tokens <= 0:
         sink.finish_reason = "length"
