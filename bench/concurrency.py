@@ -184,6 +184,9 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--chart", type=Path, default=Path("bench/out/concurrency.png"))
     args = parser.parse_args()
+    from peer import exit_on_sigterm
+
+    exit_on_sigterm()
     if (args.rounds + 1) * (args.clients + 1) > len(TOPICS):
         parser.error(f"at most {len(TOPICS)} distinct prompts: lower --rounds or --clients")
 

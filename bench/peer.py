@@ -6,13 +6,21 @@ requests against it, interleaved with Lokal's, and prints the ratios.
 
 from __future__ import annotations
 
+import atexit
 import http.client
 import json
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+
+def exit_on_sigterm() -> None:
+    """A benchmark stopped with SIGTERM exits through Python, so its servers are stopped too (atexit)."""
+    signal.signal(signal.SIGTERM, lambda *_args: sys.exit(143))
 
 
 def free_port() -> int:
@@ -30,6 +38,7 @@ class LlamaServer:
         self.log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log", delete=False)
         self.command = [self.binary, "--host", "127.0.0.1", "--port", str(self.port), "--no-webui", *args]
         self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT)
+        atexit.register(self.close)  # also when the benchmark is stopped (see exit_on_sigterm)
         self._wait_ready(ready_timeout)
 
     @property

@@ -11,11 +11,11 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 import psutil
 
-from runtime.engine.llama_model import DecodeAborted, LlamaModel
+from runtime.engine.llama_model import DecodeAborted, LlamaModel, Slice, as_sequence
 from runtime.engine.sampling import Sampler, SamplingConfig
 from runtime.engine.text_stream import TextStream
 from runtime.engine.token_alignment import align
@@ -139,15 +139,83 @@ def prefill(model: LlamaModel, tokens: Sequence[int], cancel: threading.Event, s
     return True
 
 
-def decode_plain(model: LlamaModel, sampler: Sampler, sink: TokenSink) -> None:
+class Stepper(Protocol):
+    """Decodes one reply a step at a time, so that one llama_decode call can carry a step of several replies.
+
+    `begin` takes the first token from the logits the prompt left; then, each step, `plan` says what
+    this reply adds to the batch (its newest token, perhaps with a draft after it) and, once the batch
+    is decoded, `settle` reads this reply's logits rows, hands the tokens to the sink and rewinds
+    what was not accepted. Both return False once the reply is over.
+    """
+
+    def begin(self) -> bool: ...
+
+    def plan(self, batch: "BatchSoFar") -> Slice: ...
+
+    def settle(self, step: "StepTiming") -> bool: ...
+
+
+@dataclass
+class BatchSoFar:
+    """What the batch holds before a reply plans its part: tokens, and the replies' tokens expected from them."""
+
+    tokens: int = 0
+    expected: float = 0.0
+
+
+@dataclass
+class StepTiming:
+    """The decode this step took part in: how many tokens it carried, in how many seconds (None: not a measurement)."""
+
+    tokens: int
+    seconds: float | None
+
+    def take(self) -> float | None:
+        """The step's seconds, to the first reply that asks: one decode is one measurement, however many replies it carried."""
+        seconds, self.seconds = self.seconds, None
+        return seconds
+
+
+class PlainStepper:
     """One target forward pass per token."""
-    token = sampler.sample(model.logits(-1))
-    while sink.accept(token):
-        model.decode((token,))
-        token = sampler.sample(model.logits(-1))
+
+    def __init__(self, model: LlamaModel, sampler: Sampler, sink: "TokenSink", notice: str = ""):
+        self.model = model
+        self.sampler = sampler
+        self.sink = sink
+        sink.stats.speculation = "off"
+        sink.stats.speculation_notice = notice
+        self.pending = -1
+
+    def begin(self) -> bool:
+        return self._take(self.sampler.sample(self.model.logits(-1)))
+
+    def plan(self, batch: BatchSoFar) -> Slice:
+        return Slice(as_sequence(self.model), (self.pending,))
+
+    def settle(self, step: StepTiming) -> bool:
+        return self._take(self.sampler.sample(self.model.logits(-1)))
+
+    def _take(self, token: int) -> bool:
+        self.pending = token
+        return self.sink.accept(token)
 
 
-Decoder = Callable[[LlamaModel, Sampler, TokenSink], None]
+Decoder = Callable[[LlamaModel, Sampler, "TokenSink"], Stepper]  # makes the stepper of one reply
+decode_plain: Decoder = PlainStepper
+
+
+def run_steps(stepper: Stepper) -> None:
+    """A reply alone: one llama_decode call per step."""
+    if not stepper.begin():
+        return
+    while True:
+        part = stepper.plan(BatchSoFar())
+        started = time.perf_counter()
+        part.seq.model.decode_slices([part])
+        seconds = None if part.singly else time.perf_counter() - started
+        if not stepper.settle(StepTiming(len(part.tokens), seconds)):
+            return
 
 
 def generate(model: LlamaModel, request: GenerationRequest, stats: GenerationStats | None = None, decoder: Decoder = decode_plain) -> GenerationOutcome:
@@ -165,10 +233,10 @@ def generate(model: LlamaModel, request: GenerationRequest, stats: GenerationSta
         sink.finish_reason = "cancelled"
     else:
         sampler = Sampler(request.sampling)
-        decoder(model, sampler, sink)
+        run_steps(decoder(model, sampler, sink))
         while sink.context_full and request.make_room is not None and not request.cancel.is_set() and request.make_room(model, sink.completion):
             sink.finish_reason, sink.context_full = None, False
-            decoder(model, sampler, sink)  # picks up from the logits of the reply's last token
+            run_steps(decoder(model, sampler, sink))  # picks up from the logits of the reply's last token
         if request.cancel.is_set() and sink.context_full:
             sink.finish_reason = "cancelled"
     sink.close()

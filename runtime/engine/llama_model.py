@@ -79,6 +79,9 @@ class Slice:
     seq: "Sequence"
     tokens: Seq[int]
     all_logits: bool = False
+    # Tests: one llama_decode call per token, so every logit comes from the same kernels as in
+    # plain decoding (LOKAL_SPECULATIVE_VERIFY=single: drafts verified one token at a time).
+    singly: bool = False
     rows: list[int] = field(default_factory=list)  # filled by decode_slices: batch indices of its logits rows
 
 
@@ -139,6 +142,11 @@ class Sequence:
         if not ptr:
             raise DecodeError(f"no logits for output {i}")
         return np.ctypeslib.as_array(ptr, shape=(self.model.n_vocab,))
+
+
+def as_sequence(model: "LlamaModel | Sequence") -> Sequence:
+    """A model stands for its sequence 0."""
+    return model.sequences[0] if isinstance(model, LlamaModel) else model
 
 
 class LlamaModel:
@@ -261,12 +269,24 @@ class LlamaModel:
             return
         if len({s.seq.seq_id for s in slices}) != len(slices):
             raise ValueError("a batch may carry one slice per sequence")
-        if self.one_sequence_per_decode and len(slices) > 1:
-            for s in slices:
+        alone = len(slices) > 1 and self.one_sequence_per_decode
+        for s in slices:
+            if s.singly:
+                self._decode_singly(s, abort)
+            elif alone:
                 self._decode([s], abort)
                 s.seq._copied = [np.array(s.seq.logits(i)) for i in range(len(s.rows))]
-            return
-        self._decode(slices, abort)
+        rest = [s for s in slices if not s.singly and not alone]
+        if rest:
+            self._decode(rest, abort)
+
+    def _decode_singly(self, s: Slice, abort: threading.Event | None) -> None:
+        """A slice's tokens one llama_decode call each; its rows are copied as they come."""
+        rows = []
+        for token in s.tokens:
+            self._decode([Slice(s.seq, (token,))], abort)
+            rows.append(np.array(s.seq.logits(-1)))
+        s.seq._copied = rows if s.all_logits else rows[-1:]
 
     def _decode(self, slices: list[Slice], abort: threading.Event | None) -> None:
         n = sum(len(s.tokens) for s in slices)

@@ -13,16 +13,11 @@ import ctypes
 import llama_cpp
 import numpy as np
 
-from runtime.engine.llama_model import LlamaModel, Sequence
+from runtime.engine.llama_model import LlamaModel, Sequence, as_sequence
 
 
 def _ptr(buf: np.ndarray):
     return buf.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8))
-
-
-def as_sequence(model: LlamaModel | Sequence) -> Sequence:
-    """A model stands for its sequence 0."""
-    return model.sequences[0] if isinstance(model, LlamaModel) else model
 
 
 def copy_out(model: LlamaModel | Sequence) -> np.ndarray:
