@@ -3,10 +3,11 @@
     main(argv) -> int
         The GUI: a QApplication, the palette, the main window; used by `lokal` (app/cli).
 
-    create_main_window(store_path=None, runtime_command=None, autoload=True) -> MainWindow
+    create_main_window(store_path=None, runtime_command=None, autoload=True, store=None) -> MainWindow
         The main window over a new runtime process, not yet shown. Needs a QApplication.
         `store_path`: the SQLite file (default: conversations.sqlite3 in runtime.paths.data_dir(),
-        which honours LOKAL_DATA_DIR). `runtime_command`: how to start the runtime (default:
+        which honours LOKAL_DATA_DIR); or `store`, already open (main() opens it with the user in
+        the loop: app/storage/startup.py). Raises StoreUnavailable / SchemaTooNew otherwise. `runtime_command`: how to start the runtime (default:
         runtime.client.runtime_command(), i.e. the frozen app runs itself with `runtime`).
         `autoload`: load the last chosen model, else the starter model (fetched in the background
         if missing). Call window.shutdown() (or close it) to stop the runtime.
@@ -19,13 +20,17 @@ import os
 import sys
 from typing import Sequence
 
+log = logging.getLogger("lokal.main")
 
-def create_main_window(store_path=None, runtime_command: Sequence[str] | None = None, autoload: bool = True):
+
+def create_main_window(store_path=None, runtime_command: Sequence[str] | None = None, autoload: bool = True, store=None, notice: str | None = None):
     from app.runtime_link import RuntimeLink
     from app.storage.store import open_or_set_aside
     from app.window import MainWindow
 
-    store, problem = open_or_set_aside(store_path)
+    problem = notice
+    if store is None:
+        store, problem = open_or_set_aside(store_path)
     link = RuntimeLink(runtime_command)
     window = MainWindow(store, link, autoload=autoload)
     # The link lives exactly as long as the window (Qt deletes it with the window), never until some
@@ -45,26 +50,61 @@ def create_main_window(store_path=None, runtime_command: Sequence[str] | None = 
 def main(argv: list[str]) -> int:
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QGuiApplication
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QMessageBox
 
+    from app.single_instance import SingleInstance, ask_first_instance_to_raise
+    from app.storage.startup import open_store_or_ask
     from app.ui import theme
     from app.ui.stall_probe import StallProbe
+    from runtime.log_files import start_logging
+    from runtime.paths import data_dir
 
-    logging.basicConfig(level=os.environ.get("LOKAL_LOG_LEVEL", "WARNING"), format="lokal %(levelname)s %(name)s: %(message)s")
+    start_logging("window", stderr_prefix="lokal")
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
     app = QApplication.instance() or QApplication(sys.argv[:1] + list(argv))
     app.setApplicationName("Lokal")
     app.setOrganizationName("Lokal")
     app.setDesktopFileName("lokal")
     theme.apply(app)
-    window = create_main_window()
+
+    # Before anything opens the database: a second window would share it (app/single_instance.py).
+    guard = SingleInstance(data_dir())
+    try:
+        first = guard.acquire()
+    except OSError as exc:
+        log.error("%s", exc)
+        QMessageBox.critical(None, "Lokal cannot start", f"Lokal cannot use its data folder: {exc}")
+        return 1
+    if not first:
+        if ask_first_instance_to_raise(data_dir()):
+            log.info("Lokal is already running: its window was brought to the front")
+            return 0
+        log.error("Lokal is already running (lock in %s) but does not answer", data_dir())
+        QMessageBox.warning(
+            None,
+            "Lokal is already running",
+            "Another Lokal window is open but does not answer. If it hangs, close it (or end it in your task "
+            "manager), then start Lokal again.",
+        )
+        return 1
+
+    opened = open_store_or_ask()
+    if opened is None:
+        guard.release()
+        return 1
+    store, notice = opened
+    window = create_main_window(store=store, notice=notice)
+    guard.sig_raise_requested.connect(window.bring_to_front)
     app.aboutToQuit.connect(window.shutdown)
     _quit_on_sigterm(app)
     window.show()
+    log.info("window shown")
     if os.environ.get("LOKAL_STALL_LOG"):
         probe = StallProbe(report_over_ms=50, parent=window)
         probe.start()
-    return app.exec()
+    code = app.exec()
+    guard.release()
+    return code
 
 
 def _quit_on_sigterm(app) -> None:

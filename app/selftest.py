@@ -76,7 +76,7 @@ def _make_check_class():
     from PySide6.QtCore import QObject, QTimer, Signal
 
     from runtime import protocol
-    from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ModelLoadParams, ModelLoadResult
+    from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, ModelLoadParams, ModelLoadResult
 
     class RuntimeCheck(QObject):
         """Drives the window's runtime link: ready -> same executable -> model.load -> chat.generate."""
@@ -155,11 +155,9 @@ def _make_check_class():
             )
 
         def _on_error(self, error) -> None:
-            from app.runtime_link.link import REQUEST_TIMEOUT, RUNTIME_DIED
-
             tail = self.link.stderr_tail.strip()
             # The link's own codes mean no answer came: then the runtime's stderr is the only clue.
-            detail = f"; the runtime's last words:\n{tail}" if tail and error.code in (RUNTIME_DIED, REQUEST_TIMEOUT) else ""
+            detail = f"; the runtime's last words:\n{tail}" if tail and error.code in (ErrorCode.RUNTIME_DIED, ErrorCode.REQUEST_TIMEOUT) else ""
             self._fail(f"the runtime answered error {error.code}: {error.message}{detail}")
 
         def _on_crashed(self, how: str) -> None:

@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, qVersion
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
+from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, QUrl, qVersion
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar,
-    QSplitter, QToolButton, QVBoxLayout, QWidget,
+    QPushButton, QSplitter, QToolButton, QVBoxLayout, QWidget,
 )
 
 from app.chat.controller import ChatController
@@ -36,6 +36,7 @@ from app.storage import Store
 from app.ui import icons
 from runtime import __version__ as lokal_version
 from runtime import protocol
+from runtime.paths import log_dir
 
 STATE_TEXT = {
     ConnectionState.STOPPED: "Runtime stopped",
@@ -92,7 +93,12 @@ class MainWindow(QMainWindow):
         close.setAutoRaise(True)
         close.setToolTip("Dismiss")
         close.clicked.connect(self.banner.hide)
+        # Shown while the database refuses writes: they are kept and written once it works again.
+        self.banner_retry = QPushButton("Retry")
+        self.banner_retry.setToolTip("Try to save again")
+        self.banner_retry.hide()
         banner_row.addWidget(self.banner_text, 1)
+        banner_row.addWidget(self.banner_retry, 0, Qt.AlignmentFlag.AlignTop)
         banner_row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
         self.banner.hide()
 
@@ -210,6 +216,8 @@ class MainWindow(QMainWindow):
         self.action_sidebar.setShortcut(QKeySequence("Ctrl+Shift+S"))
 
         help_menu = menu.addMenu("&Help")
+        self.action_open_logs = help_menu.addAction("Open &log folder", self._on_open_log_folder)
+        help_menu.addSeparator()
         about = help_menu.addAction("&About Lokal", self._on_about)
         about.setMenuRole(QAction.MenuRole.AboutRole)
         self._rebuild_model_menu()
@@ -232,13 +240,15 @@ class MainWindow(QMainWindow):
         chat.sig_error.connect(lambda message: self.show_banner(f"The reply failed: {message}"))
         chat.sig_deleted.connect(self._on_deleted)
         chat.sig_reply_link_changed.connect(self._on_reply_link_changed)
+        chat.sig_store_problem.connect(self._on_store_problem)
+        self.banner_retry.clicked.connect(chat.retry_store)
         self.poller.sig_sample.connect(self.metrics_panel.on_sample)
         self.sidebar.sig_open.connect(chat.open)
         self.sidebar.sig_new.connect(self._on_new)
         self.sidebar.sig_rename.connect(self._on_rename)
         self.sidebar.sig_delete.connect(self._on_delete)
         self.sidebar.sig_export.connect(self._on_export)
-        self.composer.sig_send.connect(chat.send)
+        self.composer.sig_send.connect(self._on_send)
         self.composer.sig_stop.connect(chat.stop)
         self.chat_view.sig_edit_requested.connect(self._on_edit)
         self.chat_view.sig_regenerate_requested.connect(chat.regenerate)
@@ -299,8 +309,40 @@ class MainWindow(QMainWindow):
         self.show_banner(f"{message}. Choose a GGUF file from the Model menu.")
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._unsaved_changes_may_go():
+            event.ignore()
+            return
         self.shutdown()
         super().closeEvent(event)
+
+    def _unsaved_changes_may_go(self) -> bool:
+        """Replies the database refused are only in memory: quitting would lose them, so ask first."""
+        while not self.store.retry_deferred():
+            problem = self.store.problem
+            box = QMessageBox(
+                QMessageBox.Icon.Warning,
+                "Unsaved replies",
+                f"{self.store.deferred_writes} message(s) could not be saved yet. {problem.message if problem else ''}",
+                parent=self,
+            )
+            retry = box.addButton("Retry", QMessageBox.ButtonRole.AcceptRole)
+            discard = box.addButton("Quit without saving", QMessageBox.ButtonRole.DestructiveRole)
+            box.addButton(QMessageBox.StandardButton.Cancel)
+            box.setDefaultButton(retry)
+            box.exec()
+            if box.clickedButton() is discard:
+                return True
+            if box.clickedButton() is not retry:
+                return False
+        return True
+
+    def bring_to_front(self) -> None:
+        """A second launch asked for this window (app/single_instance.py)."""
+        if self.isMinimized():
+            self.showNormal()
+        self.show()
+        self.raise_()
+        self.activateWindow()
 
     def shutdown(self) -> None:
         """Save what is on screen and stop the runtime; safe to call twice."""
@@ -448,7 +490,19 @@ class MainWindow(QMainWindow):
 
     def show_banner(self, text: str) -> None:
         self.banner_text.setText(text)
+        self.banner_retry.hide()
         self.banner.show()
+
+    def _on_store_problem(self, problem) -> None:
+        if problem is None:
+            if self.banner_retry.isVisible():
+                self.banner.hide()
+                self.statusBar().showMessage("Saved: the database takes writes again", 4000)
+            return
+        waiting = self.store.deferred_writes
+        kept = f"\n{waiting} message update(s) are kept until they can be saved." if waiting else ""
+        self.show_banner(f"{problem.message}{kept}")
+        self.banner_retry.show()
 
     # ---- chat ------------------------------------------------------------------------
     def _on_current_changed(self, conv) -> None:
@@ -491,6 +545,10 @@ class MainWindow(QMainWindow):
             self.composer.set_can_send(False, "Choose a model first (Model menu)")
         else:
             self.composer.set_can_send(True)
+
+    def _on_send(self, text: str) -> None:
+        if self.chat.send(text):
+            self.composer.sent()
 
     def _on_new(self) -> None:
         self.chat.new_conversation()
@@ -568,5 +626,9 @@ class MainWindow(QMainWindow):
             self,
             "About Lokal",
             f"<h3>Lokal {lokal_version}</h3><p>Chat with language models that run on this machine.</p>"
-            f"<p>Protocol {protocol.PROTOCOL_VERSION}<br>Qt {qVersion()}, PySide6 {pyside_version}<br>Python {sys.version.split()[0]}<br>{runtime_lines}</p>",
+            f"<p>Protocol {protocol.PROTOCOL_VERSION}<br>Qt {qVersion()}, PySide6 {pyside_version}<br>Python {sys.version.split()[0]}<br>{runtime_lines}</p>"
+            f"<p>Logs: {log_dir()}</p>",
         )
+
+    def _on_open_log_folder(self) -> None:
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_dir())))

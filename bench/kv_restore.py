@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runtime.client import RuntimeClient  # noqa: E402
 from runtime.kvstore import state_file  # noqa: E402
-from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams  # noqa: E402
+from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfo, KvStoreInfoParams, ModelLoadParams  # noqa: E402
 
 N_CTX = 4096
 SYSTEM = "You are a senior Python engineer. Answer briefly."
@@ -98,8 +98,8 @@ class Runtime:
             "text": result.text,
         }
 
-    def saved(self) -> dict:
-        return self.client.call("kv.store_info", {"wait_for_writes": True}, timeout=120)
+    def saved(self) -> KvStoreInfo:
+        return self.client.request("kv.store_info", KvStoreInfoParams(wait_for_writes=True), timeout=120)
 
     def close(self) -> None:
         self.client.close(timeout=60)

@@ -1,4 +1,4 @@
-"""Render resources/icons/lokal.svg into the raster icons installers need (PNG, Windows .ico, macOS .icns).
+"""Render app/resources/icons/lokal.svg into the raster icons installers need (PNG, Windows .ico, macOS .icns).
 
 Run after editing the SVG: `.venv/bin/python packaging/make_icons.py`. The results are kept in the
 repository, so building an installer needs no SVG renderer.
@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-ICONS = Path(__file__).resolve().parent.parent / "resources" / "icons"
+ICONS = Path(__file__).resolve().parent.parent / "app" / "resources" / "icons"
 # name -> (pixel size, Qt image format)
 OUTPUTS = {"lokal.png": (256, "PNG"), "lokal.ico": (256, "ICO"), "lokal.icns": (512, "ICNS")}
 

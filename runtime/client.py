@@ -5,12 +5,21 @@ It starts the runtime as a child process (the same way the window does), sends
 requests and routes the replies and notifications that a reader thread parses.
 If the child exits, every waiting call fails with RuntimeDied, which says how
 it ended (exit code or signal) and the last lines it wrote to stderr.
+
+Requests take the method's params dataclass and give back its result dataclass
+(protocol.METHODS), decoded once where the answer arrives:
+
+    quants = client.request("hub.quants", HubQuantsParams("org/repo"))  # -> HubQuantsResult
+
+An error answer raises RpcError; one that carries the runtime's traceback
+(an internal error) is logged with it.
 """
 
 from __future__ import annotations
 
 import collections
 import itertools
+import logging
 import os
 import signal
 import subprocess
@@ -21,10 +30,12 @@ from typing import Any, Callable, Sequence
 
 from runtime import protocol
 from runtime.protocol import (
+    ChatCancelParams,
     ChatGenerateParams,
     ChatGenerateResult,
     InitializeParams,
     InitializeResult,
+    MetricsResult,
     ModelLoadParams,
     ModelLoadResult,
     Notification,
@@ -32,7 +43,16 @@ from runtime.protocol import (
     RpcError,
 )
 
+log = logging.getLogger("lokal.client")
+
 NotificationHandler = Callable[[str, Any], None]
+
+
+def log_remote_traceback(logger: logging.Logger, method: str, error: RpcError) -> None:
+    """An internal error in the runtime carries its traceback (error.data["traceback"]): keep it in the client's log."""
+    remote = error.data.get("traceback") if isinstance(error.data, dict) else None
+    if remote:
+        logger.error("%s failed in the runtime: %s\n%s", method, error.message, str(remote).rstrip())
 
 
 def runtime_command() -> list[str]:
@@ -66,6 +86,8 @@ class RuntimeDied(RuntimeError):
 
 
 class PendingCall:
+    """A request on its way; result() waits for its answer, decoded into the method's result dataclass."""
+
     def __init__(self, request_id: int, method: str):
         self.id = request_id
         self.method = method
@@ -140,11 +162,16 @@ class RuntimeClient:
         return call
 
     def start(self, method: str, params: Any = None) -> PendingCall:
-        return self._send_call(self._register(method), params)
+        """Send `method` with its params dataclass (None: its defaults) without waiting for the answer."""
+        return self._send_call(self._register(method), protocol.params_for(method, params))
 
-    def call(self, method: str, params: Any = None, timeout: float | None = None) -> Any:
-        """Send a request and wait for its raw result; raises RpcError or RuntimeDied."""
+    def request(self, method: str, params: Any = None, timeout: float | None = None) -> Any:
+        """Send a request and wait for its result dataclass; raises RpcError or RuntimeDied."""
         return self.start(method, params).result(timeout)
+
+    def request_unchecked(self, method: str, params: Any = None, timeout: float | None = None) -> Any:
+        """Send `params` as they are, e.g. a dict with a wrong field (tests of bad input); the result is still decoded."""
+        return self._send_call(self._register(method), params).result(timeout)
 
     def _read_stdout(self) -> None:
         for line in self.process.stdout:
@@ -162,14 +189,23 @@ class RuntimeClient:
                     if message.error is not None:
                         self.unrouted_errors.append(message.error)
                     continue
-                if message.error is not None:
-                    call.future.set_exception(message.error)
-                else:
-                    call.future.set_result(message.result)
+                self._complete(call, message)
             elif isinstance(message, Notification):
                 for handler in list(self._handlers):
                     handler(message.method, message.params)
         self._wait_for_exit()
+
+    def _complete(self, call: PendingCall, response: Response) -> None:
+        if response.error is not None:
+            log_remote_traceback(log, call.method, response.error)
+            call.future.set_exception(response.error)
+            return
+        try:
+            result = protocol.decode_result(call.method, response.result) if call.method in protocol.METHODS else response.result
+        except RpcError as exc:
+            call.future.set_exception(exc)
+            return
+        call.future.set_result(result)
 
     def _read_stderr(self) -> None:
         for line in self.process.stderr:
@@ -192,13 +228,12 @@ class RuntimeClient:
     def stderr_tail(self) -> str:
         return "\n".join(self._stderr_tail)
 
-    # ---- typed calls ---------------------------------------------------------
+    # ---- typed helpers -------------------------------------------------------
     def initialize(self, client: str = "lokal-cli", timeout: float | None = 60) -> InitializeResult:
-        result = self.call("initialize", InitializeParams(protocol.PROTOCOL_VERSION, client), timeout)
-        return protocol.decode(InitializeResult, result, "result")
+        return self.request("initialize", InitializeParams(protocol.PROTOCOL_VERSION, client), timeout)
 
     def load_model(self, params: ModelLoadParams, timeout: float | None = None) -> ModelLoadResult:
-        return protocol.decode(ModelLoadResult, self.call("model.load", params, timeout), "result")
+        return self.request("model.load", params, timeout)
 
     def generate(self, params: ChatGenerateParams, on_text: Callable[[str], None] | None = None) -> tuple[PendingCall, Callable[[float | None], ChatGenerateResult]]:
         """Start a reply; returns the call (its id is what chat.cancel takes) and a function that waits for the result."""
@@ -209,11 +244,11 @@ class RuntimeClient:
                 if method == "chat.delta" and data.get("request_id") == call.id:
                     on_text(data["text"])
             self.add_notification_handler(handler)
-        self._send_call(call, params)
+        self._send_call(call, protocol.params_for("chat.generate", params))
 
         def wait(timeout: float | None = None) -> ChatGenerateResult:
             try:
-                return protocol.decode(ChatGenerateResult, call.result(timeout), "result")
+                return call.result(timeout)
             finally:
                 if handler is not None and handler in self._handlers:
                     self.remove_notification_handler(handler)
@@ -225,17 +260,17 @@ class RuntimeClient:
         return wait(timeout)
 
     def cancel(self, request_id: Any) -> bool:
-        return bool(self.call("chat.cancel", {"request_id": request_id}, timeout=10)["cancelled"])
+        return self.request("chat.cancel", ChatCancelParams(request_id), timeout=10).cancelled
 
-    def metrics(self) -> dict:
-        return self.call("runtime.metrics", None, timeout=10)
+    def metrics(self) -> MetricsResult:
+        return self.request("runtime.metrics", timeout=10)
 
     # ---- lifetime ------------------------------------------------------------
     def close(self, timeout: float = 10) -> int | None:
         """Ask the runtime to shut down; kill it if it does not go in time."""
         if self.process.poll() is None and self.died is None:
             try:
-                self.call("shutdown", None, timeout=timeout)
+                self.request("shutdown", timeout=timeout)
             except Exception:
                 pass
         try:

@@ -30,3 +30,8 @@ def config_dir() -> Path:
 
 def models_dir() -> Path:
     return _dir("LOKAL_MODELS_DIR", str(cache_dir() / "models"))
+
+
+def log_dir() -> Path:
+    """Where the window and the runtime keep their log files (Help ▸ Open log folder)."""
+    return _dir("LOKAL_LOG_DIR", platformdirs.user_log_dir(APP_NAME))

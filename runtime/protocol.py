@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -54,6 +55,10 @@ class ErrorCode(enum.IntEnum):
     CHECKSUM_MISMATCH = -32046
     DOWNLOAD_NOT_FOUND = -32047
     HUB_ERROR = -32048
+    # Set by clients, never sent by the runtime: a call that got no answer, or a remote endpoint that failed.
+    RUNTIME_DIED = -32090  # the runtime exited (or was shut down) before it answered
+    REQUEST_TIMEOUT = -32091  # no answer within the call's timeout
+    REMOTE_FAILED = -32095  # a remote OpenAI-compatible endpoint failed (app/remote)
 
 
 class RpcError(Exception):
@@ -86,7 +91,7 @@ class RpcError(Exception):
 Role = Literal["system", "user", "assistant"]
 FinishReason = Literal["stop", "length", "cancelled"]
 KvType = Literal["f16", "q8_0", "q4_0"]
-Speculation = Literal["off", "auto", "lookup", "draft", "both"]
+SpeculationMode = Literal["off", "auto", "lookup", "draft", "both"]
 
 
 @dataclass
@@ -183,7 +188,7 @@ class ChatGenerateParams:
     # Raw text to continue instead of `messages` rendered by the chat template (the API's /v1/completions).
     prompt: Optional[str] = None
     # Speculative decoding (runtime/speculative): auto = prompt lookup, plus the draft model if one is loaded.
-    speculation: Speculation = "auto"
+    speculation: SpeculationMode = "auto"
 
 
 @dataclass
@@ -536,36 +541,48 @@ class ShutdownResult:
     ok: bool = True
 
 
+class Lane(enum.Enum):
+    """Where the runtime runs a method, declared once here for the server and the clients."""
+
+    ENGINE = "engine"  # the engine's one job slot (job_slot.py): one at a time, a client's second gets BUSY
+    POOL = "pool"  # a small thread pool: waits on the network or the disk, never on the engine
+    IMMEDIATE = "immediate"  # answered on the reader thread at once, even while a reply streams
+
+
 @dataclass(frozen=True)
 class Method:
     params: type
     result: type
+    lane: Lane = Lane.IMMEDIATE
 
+
+ENGINE, POOL = Lane.ENGINE, Lane.POOL
 
 METHODS: dict[str, Method] = {
     "initialize": Method(InitializeParams, InitializeResult),
-    "model.load": Method(ModelLoadParams, ModelLoadResult),
-    "model.unload": Method(Empty, ModelUnloadResult),
-    "chat.generate": Method(ChatGenerateParams, ChatGenerateResult),
+    "model.load": Method(ModelLoadParams, ModelLoadResult, ENGINE),
+    "model.unload": Method(Empty, ModelUnloadResult, ENGINE),
+    "chat.generate": Method(ChatGenerateParams, ChatGenerateResult, ENGINE),
     "chat.cancel": Method(ChatCancelParams, ChatCancelResult),
     "runtime.metrics": Method(Empty, MetricsResult),
     "shutdown": Method(Empty, ShutdownResult),
     "hub.catalog": Method(Empty, HubCatalogResult),
-    "hub.search": Method(HubSearchParams, HubSearchResult),
-    "hub.quants": Method(HubQuantsParams, HubQuantsResult),
-    "hub.draft_check": Method(DraftCheckParams, DraftCheckResult),
-    "download.start": Method(DownloadStartParams, DownloadInfo),
-    "download.pause": Method(DownloadIdParams, DownloadInfo),
+    "hub.search": Method(HubSearchParams, HubSearchResult, POOL),
+    "hub.quants": Method(HubQuantsParams, HubQuantsResult, POOL),
+    "hub.draft_check": Method(DraftCheckParams, DraftCheckResult, POOL),
+    "download.start": Method(DownloadStartParams, DownloadInfo, POOL),
+    "download.pause": Method(DownloadIdParams, DownloadInfo, POOL),
     "download.resume": Method(DownloadIdParams, DownloadInfo),
-    "download.cancel": Method(DownloadIdParams, DownloadInfo),
+    "download.cancel": Method(DownloadIdParams, DownloadInfo, POOL),
     "download.list": Method(Empty, DownloadListResult),
-    "models.list": Method(Empty, ModelsListResult),
-    "models.add": Method(ModelsAddParams, LocalModel),
-    "models.remove": Method(ModelsRemoveParams, ModelsRemoveResult),
+    "models.list": Method(Empty, ModelsListResult, POOL),
+    "models.add": Method(ModelsAddParams, LocalModel, POOL),
+    "models.remove": Method(ModelsRemoveParams, ModelsRemoveResult, POOL),
+    # kv.store_info's wait_for_writes blocks the reader for up to 30 s: for tools and tests (KvStoreInfoParams).
     "kv.store_info": Method(KvStoreInfoParams, KvStoreInfo),
     "kv.clear": Method(Empty, KvClearResult),
-    "api.start": Method(ApiStartParams, ApiStartResult),
-    "api.stop": Method(Empty, ApiStopResult),
+    "api.start": Method(ApiStartParams, ApiStartResult, POOL),  # starting or stopping a listener may take a moment
+    "api.stop": Method(Empty, ApiStopResult, POOL),
 }
 
 NOTIFICATIONS: dict[str, type] = {
@@ -602,14 +619,13 @@ def _decode_value(tp: Any, value: Any, path: str) -> Any:
         options = typing.get_args(tp)
         if value is None and type(None) in options:
             return None
-        errors = []
         for option in options:
             if option is type(None):
                 continue
             try:
                 return _decode_value(option, value, path)
-            except RpcError as exc:
-                errors.append(exc.message)
+            except RpcError:
+                pass
         raise _invalid(path, " or ".join(_type_name(o) for o in options), value)
     if origin is Literal:
         allowed = typing.get_args(tp)
@@ -638,6 +654,8 @@ def _decode_value(tp: Any, value: Any, path: str) -> Any:
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise _invalid(path, "number", value)
+        if not math.isfinite(value):  # Python's json reads NaN and Infinity, which JSON has not got
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"{path}: expected a finite number, got {value!r}")
         return float(value)
     if tp is str:
         if not isinstance(value, str):
@@ -669,6 +687,23 @@ def decode(cls: type, data: Any, path: str = "params") -> Any:
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             raise RpcError(ErrorCode.INVALID_PARAMS, f"{path}.{name}: required field is missing")
     return cls(**kwargs)
+
+
+def decode_result(method: str, data: Any) -> Any:
+    """A method's result as its dataclass (METHODS), decoded once where the answer arrives; INVALID_PARAMS naming a bad field."""
+    return decode(METHODS[method].result, data, "result")
+
+
+def params_for(method: str, params: Any) -> Any:
+    """Check that `params` is `method`'s params dataclass (None: its defaults, for methods that take none)."""
+    spec = METHODS.get(method)
+    if spec is None:
+        raise ValueError(f"unknown method {method!r}")
+    if params is None:
+        params = spec.params()
+    if not isinstance(params, spec.params):
+        raise TypeError(f"{method} takes {spec.params.__name__}, not {type(params).__name__}")
+    return params
 
 
 def encode(obj: Any) -> Any:
@@ -736,6 +771,8 @@ def parse_line(line: Union[bytes, str]) -> Incoming:
         message = json.loads(line)
     except (UnicodeDecodeError, ValueError) as exc:
         raise RpcError(ErrorCode.PARSE_ERROR, f"not valid JSON: {exc}") from None
+    except RecursionError:  # the JSON decoder's own bound on nesting (about a thousand levels)
+        raise RpcError(ErrorCode.PARSE_ERROR, "not valid JSON: arrays or objects nest too deeply") from None
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         raise RpcError(ErrorCode.INVALID_REQUEST, "expected a JSON-RPC 2.0 object")
     request_id = message.get("id")

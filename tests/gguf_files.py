@@ -11,19 +11,31 @@ def _string(s: str) -> bytes:
     return struct.pack("<Q", len(data)) + data
 
 
-def write_gguf(path: Path, *, metadata: dict[str, str | int], tensor_elements: int, sparse: bool = True) -> Path:
-    """A GGUF with the given string/uint32 metadata and one F32 tensor of `tensor_elements` elements.
+UINT32, BOOL, STRING, ARRAY = 4, 7, 8, 9
+
+
+def _value(value: str | int | bool | list) -> bytes:
+    if isinstance(value, bool):
+        return struct.pack("<IB", BOOL, value)
+    if isinstance(value, int):
+        return struct.pack("<II", UINT32, value)
+    if isinstance(value, list):  # of strings (a vocabulary) or of uint32
+        kind = STRING if all(isinstance(v, str) for v in value) else UINT32
+        items = b"".join(_string(v) if kind == STRING else struct.pack("<I", v) for v in value)
+        return struct.pack("<IIQ", ARRAY, kind, len(value)) + items
+    return struct.pack("<I", STRING) + _string(value)
+
+
+def write_gguf(path: Path, *, metadata: dict[str, str | int | bool | list], tensor_elements: int, sparse: bool = True) -> Path:
+    """A GGUF with the given metadata (strings, uint32, bools, arrays of either) and one F32 tensor of
+    `tensor_elements` elements.
 
     The tensor data is not written: the file is extended sparsely, so a
     "200 GB model" costs no disk.
     """
     out = bytearray(b"GGUF" + struct.pack("<IQQ", 3, 1, len(metadata)))
     for key, value in metadata.items():
-        out += _string(key)
-        if isinstance(value, int):
-            out += struct.pack("<II", 4, value)
-        else:
-            out += struct.pack("<I", 8) + _string(value)
+        out += _string(key) + _value(value)
     out += _string("token_embd.weight") + struct.pack("<I", 1) + struct.pack("<Q", tensor_elements) + struct.pack("<IQ", 0, 0)
     header_size = (len(out) + 31) // 32 * 32
     out += b"\0" * (header_size - len(out))
@@ -31,3 +43,43 @@ def write_gguf(path: Path, *, metadata: dict[str, str | int], tensor_elements: i
         f.write(out)
         f.truncate(header_size + 4 * tensor_elements)
     return path
+
+
+TINY_VOCABULARY = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"] + [f"tok{i}" for i in range(297)]
+
+
+def tokenizer_metadata(vocabulary: list[str], bos: int = 1, eos: int = 2) -> dict:
+    return {
+        "tokenizer.ggml.model": "gpt2",
+        "tokenizer.ggml.pre": "qwen2",
+        "tokenizer.ggml.tokens": vocabulary,
+        "tokenizer.ggml.bos_token_id": bos,
+        "tokenizer.ggml.eos_token_id": eos,
+    }
+
+
+def write_llama(path: Path, *, name: str, block_count: int, embedding: int, tokenizer: dict, file_type: int = 15) -> Path:
+    """A header-only llama-architecture GGUF (Q4_K_M unless `file_type` says otherwise) with the given tokenizer."""
+    metadata = {
+        "general.architecture": "llama",
+        "general.name": name,
+        "general.file_type": file_type,
+        "llama.block_count": block_count,
+        "llama.context_length": 32768,
+        "llama.embedding_length": embedding,
+        "llama.feed_forward_length": 4 * embedding,
+        "llama.attention.head_count": embedding // 64,
+        "llama.attention.head_count_kv": 2,
+        **tokenizer,
+    }
+    return write_gguf(path, metadata=metadata, tensor_elements=block_count * embedding * 64)
+
+
+def write_draft_pair(folder: Path) -> tuple[Path, Path]:
+    """A target and a smaller draft model with one tokenizer (vocabulary and special tokens): what a draft
+    pair such as Qwen2.5-Coder 1.5B and 0.5B is to the draft check, headers only (a few MB, sparse)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tokenizer = tokenizer_metadata(TINY_VOCABULARY)
+    target = write_llama(folder / "tiny-coder-1.5b-instruct-q4_k_m.gguf", name="Tiny Coder 1.5B Instruct", block_count=28, embedding=1536, tokenizer=tokenizer)
+    draft = write_llama(folder / "tiny-coder-0.5b-instruct-q4_k_m.gguf", name="Tiny Coder 0.5B Instruct", block_count=24, embedding=896, tokenizer=tokenizer)
+    return target, draft

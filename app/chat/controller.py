@@ -16,22 +16,27 @@ the runtime need the local model (and its context size).
 from __future__ import annotations
 
 import dataclasses
+import logging
 from dataclasses import dataclass
+from typing import Callable, TypeVar
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.chat.models import ConversationListModel, MessageListModel
 from app.models.session import ModelSession
 from app.runtime_link import Call, RuntimeLink
-from app.runtime_link.link import RUNTIME_DIED
 from app.storage import store as st
-from app.storage.store import Conversation, Store
+from app.storage.store import Conversation, Store, StoreUnavailable
 from runtime import protocol
-from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, RpcError
+from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, RpcError
 
 FLUSH_MS = 50
 CHECKPOINT_MS = 1_000  # the issue allows 2 s; half of it leaves room for a busy event loop
+STORE_RETRY_MS = 2_000  # while the disk refuses writes, kept message updates are tried again this often
 TITLE_CHARS = 48
+
+log = logging.getLogger("lokal.chat")
+T = TypeVar("T")
 
 
 @dataclass
@@ -68,6 +73,7 @@ class ChatController(QObject):
     sig_error = Signal(str)
     sig_deleted = Signal(object)  # (Conversation, messages) for an undo
     sig_reply_link_changed = Signal()
+    sig_store_problem = Signal(object)  # StoreUnavailable while the database refuses work; None once it takes it again
 
     def __init__(self, store: Store, link: RuntimeLink, models: ModelSession, parent: QObject | None = None):
         super().__init__(parent)
@@ -87,8 +93,37 @@ class ChatController(QObject):
         self._checkpoint_timer = QTimer(self)
         self._checkpoint_timer.setInterval(CHECKPOINT_MS)
         self._checkpoint_timer.timeout.connect(self._on_checkpoint)
+        self._store_retry_timer = QTimer(self)
+        self._store_retry_timer.setInterval(STORE_RETRY_MS)
+        self._store_retry_timer.timeout.connect(self.retry_store)
+        store.on_problem_changed(self._on_store_problem)
         link.sig_delta.connect(self._on_delta)
         self.conversations.set_conversations(store.conversations())
+
+    # ---- when the database refuses work ------------------------------------------
+    def _stored(self, action: Callable[[], T]) -> T | None:
+        """Run a store call; if the database refuses it, say so (what happened, what to do) and return None."""
+        try:
+            return action()
+        except StoreUnavailable as problem:
+            log.warning("the store refused a write: %s", problem)
+            self.sig_store_problem.emit(problem)
+            return None
+
+    def _done(self, action: Callable[[], object]) -> bool:
+        """Run a store call that returns nothing; False if the database refused it (reported as above)."""
+        return self._stored(lambda: (action(), True)[1]) is not None
+
+    def _on_store_problem(self, problem: StoreUnavailable | None) -> None:
+        if problem is None:
+            self._store_retry_timer.stop()
+        elif not self._store_retry_timer.isActive():
+            self._store_retry_timer.start()
+        self.sig_store_problem.emit(problem)
+
+    def retry_store(self) -> bool:
+        """Write what the database refused before; True once nothing waits (the user's Retry, and a timer)."""
+        return self.store.retry_deferred()
 
     # ---- where replies come from ------------------------------------------------
     @property
@@ -114,35 +149,42 @@ class ChatController(QObject):
     def generating(self) -> bool:
         return self.reply is not None
 
-    def new_conversation(self, title: str = "New chat") -> Conversation:
-        conv = self.store.create_conversation(title, settings=self.default_settings.to_dict())
+    def new_conversation(self, title: str = "New chat") -> Conversation | None:
+        conv = self._stored(lambda: self.store.create_conversation(title, settings=self.default_settings.to_dict()))
+        if conv is None:
+            return None
         self.conversations.upsert(conv)
         self.open(conv.id)
         return conv
 
     def open(self, conversation_id: str | None) -> None:
-        conv = self.store.conversation(conversation_id) if conversation_id else None
+        conv = self._stored(lambda: self.store.conversation(conversation_id)) if conversation_id else None
         if self.current is not None and conv is not None and conv.id == self.current.id:
             return
+        messages = self._stored(lambda: self.store.messages(conv.id)) if conv else []
+        if messages is None:
+            return  # unreadable now: stay where we are (the problem was reported)
         self.current = conv
-        self.messages.set_messages(self.store.messages(conv.id) if conv else [])
+        self.messages.set_messages(messages)
         if self.reply is not None and conv is not None and self.reply.conversation_id == conv.id:
             self._flush()  # back to the conversation that streams: show what came meanwhile
-        self.store.set_state("last_conversation", conv.id if conv else None)
+        self._stored(lambda: self.store.set_state("last_conversation", conv.id if conv else None))
         self.sig_current_changed.emit(conv)
 
     def rename(self, conversation_id: str, title: str) -> None:
         title = title.strip()
         if not title:
             return
-        self.store.update_conversation(conversation_id, title=title)
-        self._refresh_conversation(conversation_id)
+        if self._done(lambda: self.store.update_conversation(conversation_id, title=title)):
+            self._refresh_conversation(conversation_id)
 
     def delete(self, conversation_id: str) -> None:
         if self.reply is not None and self.reply.conversation_id == conversation_id:
             self.stop()
             self._end_reply(st.STOPPED, None)
-        deleted = self.store.delete_conversation(conversation_id)
+        deleted = self._stored(lambda: self.store.delete_conversation(conversation_id))
+        if deleted is None:
+            return
         self.conversations.remove(conversation_id)
         if self.current is not None and self.current.id == conversation_id:
             self.open(None)
@@ -151,21 +193,22 @@ class ChatController(QObject):
 
     def undo_delete(self, deleted) -> None:
         conv, messages = deleted
-        self.store.restore_conversation(conv, messages)
-        self.conversations.upsert(self.store.conversation(conv.id))
-        self.open(conv.id)
+        if self._done(lambda: self.store.restore_conversation(conv, messages)):
+            self._refresh_conversation(conv.id)
+            self.open(conv.id)
 
     def settings(self) -> ConversationSettings:
         return ConversationSettings.from_dict(self.current.settings) if self.current else self.default_settings
 
     def set_settings(self, system_prompt: str, settings: ConversationSettings) -> None:
-        if self.current is None:
-            self.new_conversation()
-        self.store.update_conversation(self.current.id, system_prompt=system_prompt, settings=settings.to_dict())
-        self._refresh_conversation(self.current.id)
+        if self.current is None and self.new_conversation() is None:
+            return
+        conversation_id = self.current.id
+        if self._done(lambda: self.store.update_conversation(conversation_id, system_prompt=system_prompt, settings=settings.to_dict())):
+            self._refresh_conversation(conversation_id)
 
     def _refresh_conversation(self, conversation_id: str) -> None:
-        conv = self.store.conversation(conversation_id)
+        conv = self._stored(lambda: self.store.conversation(conversation_id))
         if conv is None:
             return
         self.conversations.upsert(conv)
@@ -175,16 +218,19 @@ class ChatController(QObject):
 
     # ---- turns ---------------------------------------------------------------
     def send(self, text: str) -> bool:
+        """Store the user's message and start the reply; False if it could not be stored (nothing changed then)."""
         text = text.strip()
         if not text or self.generating:
             return False
-        if self.current is None:
-            self.new_conversation()
+        if self.current is None and self.new_conversation() is None:
+            return False
         conv = self.current
-        if not self.messages.messages and conv.title == "New chat":
+        msg = self._stored(lambda: self.store.add_message(conv.id, "user", text))
+        if msg is None:
+            return False
+        if len(self.messages.messages) == 0 and conv.title == "New chat":
             title = " ".join(text.split())
-            self.store.update_conversation(conv.id, title=title[:TITLE_CHARS] + ("…" if len(title) > TITLE_CHARS else ""))
-        msg = self.store.add_message(conv.id, "user", text)
+            self._stored(lambda: self.store.update_conversation(conv.id, title=title[:TITLE_CHARS] + ("…" if len(title) > TITLE_CHARS else "")))
         self.messages.append(msg)
         self._refresh_conversation(conv.id)
         self._start_reply()
@@ -203,7 +249,8 @@ class ChatController(QObject):
         if not self.can_regenerate():
             return False
         last = self.messages.messages[-1]
-        self.store.delete_messages_from(last.conversation_id, last.position)
+        if not self._done(lambda: self.store.delete_messages_from(last.conversation_id, last.position)):
+            return False
         self.messages.truncate(len(self.messages.messages) - 1)
         self._start_reply()
         return True
@@ -216,7 +263,8 @@ class ChatController(QObject):
         msg = self.messages.message(row)
         if msg.role != "user":
             return False
-        self.store.delete_messages_from(msg.conversation_id, msg.position + 1)
+        if not self._done(lambda: self.store.delete_messages_from(msg.conversation_id, msg.position + 1)):
+            return False
         self.store.update_message(msg.id, content=text)
         self.messages.truncate(row + 1)
         self.messages.update(row, content=text)
@@ -250,7 +298,9 @@ class ChatController(QObject):
             model_name = self.reply_model_name
         else:
             model_name = (self.models.display_name or self.models.loaded.name) if self.models.loaded else ""
-        msg = self.store.add_message(conv.id, "assistant", "", state=st.STREAMING, model=model_name)
+        msg = self._stored(lambda: self.store.add_message(conv.id, "assistant", "", state=st.STREAMING, model=model_name))
+        if msg is None:
+            return  # the user's message is stored; Regenerate asks again once the database takes writes
         self.messages.append(msg)
         call = self.link.call("chat.generate", params, on_result=self._on_reply_result, on_error=self._on_reply_error)
         self.reply = Reply(call, msg.id, conv.id)
@@ -301,7 +351,7 @@ class ChatController(QObject):
         self._end_reply(state, stats, text=outcome.text)
 
     def _on_reply_error(self, error: RpcError) -> None:
-        if error.code == RUNTIME_DIED:
+        if error.code == ErrorCode.RUNTIME_DIED:
             self._end_reply(st.INTERRUPTED, {"error": "the runtime stopped during this reply"})
         else:
             self._end_reply(st.FAILED, {"error": error.message})
@@ -316,13 +366,13 @@ class ChatController(QObject):
         self._flush_timer.stop()
         self._checkpoint_timer.stop()
         final = text if text is not None else reply.text
-        self.store.update_message(reply.message_id, content=final, state=state, stats=stats)
-        self.store.update_conversation(reply.conversation_id, touch=True)
+        self.store.update_message(reply.message_id, content=final, state=state, stats=stats)  # kept and retried if refused
+        self._stored(lambda: self.store.update_conversation(reply.conversation_id, touch=True))
         row = self._visible_row(reply)
         if row >= 0:
             self.messages.update(row, content=final, state=state, stats=stats)
         self._refresh_conversation(reply.conversation_id)
-        finished = next((m for m in self.store.messages(reply.conversation_id) if m.id == reply.message_id), None)
+        finished = next((m for m in self._stored(lambda: self.store.messages(reply.conversation_id)) or [] if m.id == reply.message_id), None)
         self.sig_generating_changed.emit(False)
         if finished is not None:
             self.sig_reply_finished.emit(finished)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 
 from runtime.client import RuntimeClient, RuntimeDied
-from runtime.protocol import RpcError
+from runtime.protocol import KvStoreInfoParams, RpcError
 
 
 def add_parser(sub) -> None:
@@ -22,19 +23,21 @@ def run(args: argparse.Namespace) -> int:
         with RuntimeClient() as client:
             client.initialize("lokal-kv")
             if args.action == "clear":
-                result = client.call("kv.clear", None, timeout=120)
-                text = f"removed {result['removed_files']} saved states, freed {result['freed_bytes'] / 2**20:.1f} MiB"
+                cleared = client.request("kv.clear", timeout=120)
+                result = cleared
+                text = f"removed {cleared.removed_files} saved states, freed {cleared.freed_bytes / 2**20:.1f} MiB"
             else:
-                result = client.call("kv.store_info", {"wait_for_writes": False}, timeout=60)
-                if not result["enabled"]:
+                info = client.request("kv.store_info", KvStoreInfoParams(wait_for_writes=False), timeout=60)
+                result = info
+                if not info.enabled:
                     text = "the KV store is off (LOKAL_KV_STORE)"
                 else:
                     text = (
-                        f"{result['entries']} saved states in {result['path']}: "
-                        f"{result['disk_bytes'] / 2**20:.1f} MiB of {result['disk_budget_bytes'] / 2**30:.1f} GiB on disk"
+                        f"{info.entries} saved states in {info.path}: "
+                        f"{info.disk_bytes / 2**20:.1f} MiB of {info.disk_budget_bytes / 2**30:.1f} GiB on disk"
                     )
     except (RpcError, RuntimeDied) as exc:
         print(f"lokal: {exc}", file=sys.stderr)
         return 1
-    print(json.dumps(result) if args.json else text)
+    print(json.dumps(dataclasses.asdict(result)) if args.json else text)
     return 0

@@ -8,21 +8,19 @@ import argparse
 import json
 import sys
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 from app.formatting import human_size
 from runtime.client import RuntimeClient, RuntimeDied
 from runtime.protocol import (
+    DownloadIdParams,
     DownloadInfo,
     DownloadStartParams,
-    HubCatalogResult,
     HubQuantsParams,
     HubQuantsResult,
     HubSearchParams,
-    HubSearchResult,
-    ModelsListResult,
     ModelsRemoveParams,
-    ModelsRemoveResult,
     RpcError,
     decode,
 )
@@ -95,7 +93,7 @@ def _dump(obj: Any) -> None:
 def run_search(args: argparse.Namespace) -> int:
     def work(client: RuntimeClient) -> int:
         if not args.query:
-            catalog = decode(HubCatalogResult, client.call("hub.catalog", None, timeout=30), "result")
+            catalog = client.request("hub.catalog", timeout=30)
             if args.json:
                 _dump(catalog)
                 return 0
@@ -103,7 +101,7 @@ def run_search(args: argparse.Namespace) -> int:
                 draft = f"  (draft: {e.draft})" if e.draft else ""
                 print(f"{e.repo:<45} {e.params:>5}  {e.description}{draft}")
             return 0
-        result = decode(HubSearchResult, client.call("hub.search", HubSearchParams(args.query, args.limit), timeout=60), "result")
+        result = client.request("hub.search", HubSearchParams(args.query, args.limit), timeout=60)
         if args.json:
             _dump(result)
             return 0
@@ -122,7 +120,7 @@ def run_search(args: argparse.Namespace) -> int:
 def run_quants(args: argparse.Namespace) -> int:
     def work(client: RuntimeClient) -> int:
         params = HubQuantsParams(args.repo, args.revision, args.n_ctx, args.kv_type, args.kv_type)
-        result = decode(HubQuantsResult, client.call("hub.quants", params, timeout=120), "result")
+        result = client.request("hub.quants", params, timeout=120)
         if args.json:
             _dump(result)
             return 0
@@ -160,44 +158,54 @@ def parse_target(target: str) -> tuple[str, str | None]:
     return repo, quant or None
 
 
+@dataclass
+class _Pull:
+    """The download `lokal pull` follows, and its latest progress."""
+
+    id: str | None = None
+    last: DownloadInfo | None = None
+
+
 def run_pull(args: argparse.Namespace) -> int:
     try:
         repo, quant = parse_target(args.target)
     except ValueError as exc:
         print(f"lokal: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    state: dict[str, Any] = {"id": None, "last": None}
+    pull = _Pull()
     finished = threading.Event()
     bar = _ProgressBar()
 
     def on_notification(method: str, data: Any) -> None:
-        if method != "download.progress" or data.get("id") != state["id"]:
+        if method != "download.progress":
             return
         info = decode(DownloadInfo, data, "params")
-        state["last"] = info
+        if info.id != pull.id:
+            return
+        pull.last = info
         bar.update(info)
         if info.state in ("done", "failed", "cancelled", "paused"):
             finished.set()
 
     def work(client: RuntimeClient) -> int:
         client.add_notification_handler(on_notification)
-        info = decode(DownloadInfo, client.call("download.start", DownloadStartParams(repo, quant, revision=args.revision), timeout=120), "result")
-        state["id"] = info.id
+        info = client.request("download.start", DownloadStartParams(repo, quant, revision=args.revision), timeout=120)
+        pull.id = info.id
         bar.start(info)
         if info.state in ("done",):
             finished.set()
-            state["last"] = info
+            pull.last = info
         try:
             while not finished.wait(1.0):
                 if client.died is not None:
                     raise client.died
         except KeyboardInterrupt:
-            client.call("download.pause", {"id": info.id}, timeout=30)
+            client.request("download.pause", DownloadIdParams(info.id), timeout=30)
             bar.close()
             print(f"paused; run `lokal pull {args.target}` again to resume", file=sys.stderr)
             return EXIT_INTERRUPTED
         bar.close()
-        last: DownloadInfo = state["last"]
+        last = pull.last
         if last.state == "done":
             print("\n".join(last.paths))
             return 0
@@ -236,7 +244,7 @@ class _ProgressBar:
 
 def run_models(args: argparse.Namespace) -> int:
     def work(client: RuntimeClient) -> int:
-        result = decode(ModelsListResult, client.call("models.list", None, timeout=60), "result")
+        result = client.request("models.list", timeout=60)
         if args.json:
             _dump(result)
             return 0
@@ -267,13 +275,13 @@ def resolve_model(models: list, wanted: str):
 
 def run_rm(args: argparse.Namespace) -> int:
     def work(client: RuntimeClient) -> int:
-        models = decode(ModelsListResult, client.call("models.list", None, timeout=60), "result").models
+        models = client.request("models.list", timeout=60).models
         try:
             model = resolve_model(models, args.model)
         except LookupError as exc:
             print(f"lokal: {exc}", file=sys.stderr)
             return EXIT_ERROR
-        result = decode(ModelsRemoveResult, client.call("models.remove", ModelsRemoveParams(model.id, not args.keep_file), timeout=60), "result")
+        result = client.request("models.remove", ModelsRemoveParams(model.id, not args.keep_file), timeout=60)
         print(f"removed {model.id} ({human_size(result.freed_bytes)} freed)")
         return 0
 

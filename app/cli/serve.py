@@ -145,10 +145,10 @@ class Supervisor:
         # The load goes first, so the API is never up without it: until it is done, requests get 503 "loading".
         load = client.start("model.load", ModelLoadParams(path=self.model_path, n_ctx=self.args.n_ctx, n_gpu_layers=self.args.n_gpu_layers, n_threads=self.args.n_threads))
         params = ApiStartParams(host=self.host, port=self.port, allow_network=self.args.allow_network, cors_origins=list(self.args.cors), max_queue=self.args.max_queue, max_body=self.args.max_body)
-        served = client.call("api.start", params, timeout=60)
+        served = client.request("api.start", params, timeout=60)
         self.serving = True
-        self.port = served["port"]  # a restart listens where clients already look, even after --port 0
-        self.events.emit("listening", f"{served['url']} (model {self.model}; the API key is in {served['key_file']})", url=served["url"], host=served["host"], port=served["port"], model=self.model, key_file=served["key_file"])
+        self.port = served.port  # a restart listens where clients already look, even after --port 0
+        self.events.emit("listening", f"{served.url} (model {self.model}; the API key is in {served.key_file})", url=served.url, host=served.host, port=served.port, model=self.model, key_file=served.key_file)
         try:
             load.result()
         except RpcError as exc:

@@ -8,7 +8,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.runtime_link import RuntimeLink
 from runtime import protocol
-from runtime.protocol import ModelLoadParams, ModelLoadResult, RpcError
+from runtime.protocol import ErrorCode, ModelLoadParams, ModelLoadResult, RpcError
 
 LOAD_TIMEOUT_MS = 10 * 60_000
 
@@ -94,9 +94,7 @@ class ModelSession(QObject):
     def _on_load_failed(self, choice: ModelChoice, error: RpcError) -> None:
         if self.loading == choice:
             self.loading = None
-        from app.runtime_link.link import RUNTIME_DIED
-
-        if error.code == RUNTIME_DIED:
+        if error.code == ErrorCode.RUNTIME_DIED:
             return  # the runtime restarts and _on_runtime_ready loads `wanted` again
         self.sig_failed.emit(choice.path, error.message)
         # The runtime checks a file before it drops the old model, but a failure inside llama.cpp

@@ -18,9 +18,6 @@ from app.remote.client import RemoteClient, RemoteReply
 from app.remote.endpoints import RemoteModel
 from runtime.protocol import ChatGenerateParams, ErrorCode, RpcError
 
-# The runtime link's own codes stop at -32090; a remote failure gets its own, so the chat can tell them apart.
-REMOTE_FAILED = -32095
-
 
 class RemoteCall:
     def __init__(self, request_id: str, method: str, on_result: Callable[[Any], None] | None, on_error: Callable[[RpcError], None] | None):
@@ -55,7 +52,7 @@ class RemoteChatLink(QObject):
         call.reply = reply
         reply.sig_delta.connect(lambda text, c=call: self.sig_delta.emit(c.id, text))
         reply.sig_finished.connect(lambda text, figures, c=call, p=params: self._on_finished(c, p, text, figures))
-        reply.sig_failed.connect(lambda message, c=call: self._fail(c, RpcError(REMOTE_FAILED, f"{self.model.endpoint.name if self.model else 'remote'}: {message}")))
+        reply.sig_failed.connect(lambda message, c=call: self._fail(c, RpcError(ErrorCode.REMOTE_FAILED, f"{self.model.endpoint.name if self.model else 'remote'}: {message}")))
         return call
 
     def cancel(self, call: RemoteCall) -> None:

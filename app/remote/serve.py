@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.runtime_link import RuntimeLink
 from runtime.api import keys
-from runtime.protocol import ApiStartParams, ApiStartResult, RpcError, decode
+from runtime.protocol import ApiStartParams, ApiStartResult, ErrorCode, RpcError, decode
 
 STOPPED, STARTING, READY, FAILED = "stopped", "starting", "ready", "failed"
 DEFAULT_PORT = 8080
@@ -80,9 +80,7 @@ class ApiServer(QObject):
     def _on_start_failed(self, error: RpcError) -> None:
         if not self.wanted or self.state != STARTING:
             return
-        from app.runtime_link.link import RUNTIME_DIED
-
-        if error.code == RUNTIME_DIED:
+        if error.code == ErrorCode.RUNTIME_DIED:
             return  # the runtime restarts; _on_runtime_ready starts the API again
         self.wanted = False
         self._set_state(FAILED)

@@ -1,8 +1,8 @@
 """RuntimeLink: the runtime process driven through QProcess, with no thread and no blocking call.
 
 readyRead -> whole lines -> runtime.protocol.parse_line -> a response completes
-its Call, a notification becomes a signal. Engine jobs (model.load,
-model.unload, chat.generate) are queued here, because the runtime refuses a
+its Call, a notification becomes a signal. Engine jobs (the methods in the
+engine lane of protocol.METHODS: model.load, model.unload, chat.generate) are queued here, because the runtime refuses a
 second one with BUSY: only one is in flight at a time and the next one is sent
 when it answers. A liveness check (runtime.metrics, answered at once even
 mid-reply) catches a runtime that hangs; an unexpected exit fails every
@@ -21,13 +21,7 @@ from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signa
 
 from runtime import protocol
 from runtime.client import describe_exit, runtime_command
-from runtime.protocol import ErrorCode, InitializeParams, InitializeResult, Notification, Response, RpcError
-
-ENGINE_METHODS = frozenset({"model.load", "model.unload", "chat.generate"})
-
-# The runtime's own error codes stop at -32099; these are the link's, for calls that never got an answer.
-RUNTIME_DIED = -32090
-REQUEST_TIMEOUT = -32091
+from runtime.protocol import ErrorCode, InitializeParams, InitializeResult, Lane, Notification, Response, RpcError
 
 HEARTBEAT_MS = 5_000
 HEARTBEAT_TIMEOUT_MS = 15_000
@@ -62,7 +56,8 @@ class Call:
 
     @property
     def is_engine_job(self) -> bool:
-        return self.method in ENGINE_METHODS
+        spec = protocol.METHODS.get(self.method)
+        return spec is not None and spec.lane is Lane.ENGINE
 
 
 class RuntimeLink(QObject):
@@ -138,7 +133,7 @@ class RuntimeLink(QObject):
         self._closing = True
         self._heartbeat.stop()
         process, self._process = self._process, None
-        self._fail_all(RpcError(RUNTIME_DIED, "the runtime was shut down"))
+        self._fail_all(RpcError(ErrorCode.RUNTIME_DIED, "the runtime was shut down"))
         if process is None:
             self._set_state(ConnectionState.STOPPED)
             return
@@ -181,7 +176,7 @@ class RuntimeLink(QObject):
         elif self.state in (ConnectionState.READY, ConnectionState.BUSY):
             self._send_now(call)
         else:
-            QTimer.singleShot(0, lambda: self._finish(call, error=RpcError(RUNTIME_DIED, f"the runtime is {self.state.value}")))
+            QTimer.singleShot(0, lambda: self._finish(call, error=RpcError(ErrorCode.RUNTIME_DIED, f"the runtime is {self.state.value}")))
         return call
 
     def cancel(self, call: Call) -> None:
@@ -209,7 +204,7 @@ class RuntimeLink(QObject):
 
     def _send_now(self, call: Call) -> None:
         if self._process is None:
-            self._finish(call, error=RpcError(RUNTIME_DIED, "the runtime is not running"))
+            self._finish(call, error=RpcError(ErrorCode.RUNTIME_DIED, "the runtime is not running"))
             return
         self._pending[call.id] = call
         call.sent = True
@@ -265,7 +260,7 @@ class RuntimeLink(QObject):
             return
         if call.is_engine_job:
             self.cancel(call)
-        self._finish(call, error=RpcError(REQUEST_TIMEOUT, f"{call.method} got no answer within {call.timeout_ms / 1000:.0f} s"))
+        self._finish(call, error=RpcError(ErrorCode.REQUEST_TIMEOUT, f"{call.method} got no answer within {call.timeout_ms / 1000:.0f} s"))
 
     # ---- process output --------------------------------------------------------
     def _on_stdout(self) -> None:
@@ -337,7 +332,7 @@ class RuntimeLink(QObject):
         self._pump()
 
     def _on_initialize_failed(self, error: RpcError) -> None:
-        if error.code == RUNTIME_DIED:
+        if error.code == ErrorCode.RUNTIME_DIED:
             return  # the exit handler already says why
         self.auto_restart = False  # a version mismatch or a broken install: restarting would loop
         self.sig_crashed.emit(f"the runtime refused to start: {error.message}")
@@ -376,7 +371,7 @@ class RuntimeLink(QObject):
         if tail:
             description += "\n" + "\n".join(tail.splitlines()[-8:])
         self._set_state(ConnectionState.CRASHED)
-        self._fail_all(RpcError(RUNTIME_DIED, description))
+        self._fail_all(RpcError(ErrorCode.RUNTIME_DIED, description))
         self.sig_crashed.emit(description)
         if self.auto_restart:
             self.restarts += 1

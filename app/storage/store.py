@@ -7,17 +7,28 @@ each commit well under a millisecond, which is why the GUI thread may call it.
 
 The schema version lives in PRAGMA user_version; MIGRATIONS[i] moves a
 database from version i to i+1, inside one transaction.
+
+Faults never cost data. A file is set aside only when SQLite proves it damaged
+("file is not a database", "malformed", or a failing quick_check), and then
+with its -wal and -shm, which hold the newest commits. Everything else (locked
+by another program, read-only, disk full, I/O errors) is StoreUnavailable: no
+file is moved, the caller says what happened and offers a retry. While the
+disk refuses writes, message updates (the streaming checkpoints and a reply's
+end) are kept in memory, in order, and written by `retry_deferred()` once it
+works again; reads see them meanwhile.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
 import sqlite3
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from runtime.paths import data_dir
 
@@ -59,10 +70,128 @@ MIGRATIONS: list[str] = [
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+# How long a statement waits for another connection's lock: short, because the window writes on its GUI thread.
+BUSY_TIMEOUT_S = 2.0
+
+log = logging.getLogger("lokal.storage")
 
 
 class SchemaTooNew(RuntimeError):
-    pass
+    """The database was written by a newer Lokal: this one must not touch it."""
+
+    def __init__(self, path: Path, found: int, known: int):
+        super().__init__(f"{path} was written by a newer Lokal (schema {found}, this one knows {known})")
+        self.path = path
+        self.found = found
+        self.known = known
+
+
+# What each kind of fault means to the user, and what they can do about it.
+FAULTS = {
+    "locked": (
+        "Your conversations database is in use by another program (the database is locked).",
+        "Close any other program that has it open (a backup or sync tool, or another copy of Lokal), then retry.",
+    ),
+    "readonly": (
+        "Lokal cannot write to its conversations database: the file or its folder is read-only.",
+        "Make the folder writable again (check its permissions, or whether the drive was mounted read-only), then retry.",
+    ),
+    "disk_full": (
+        "The disk that holds your conversations is full.",
+        "Free some space on it, then retry. Nothing is lost meanwhile: what could not be saved is kept until it can be.",
+    ),
+    "io_error": (
+        "The disk reported an error while reading or writing your conversations (disk I/O error).",
+        "Check the drive (was it unplugged, or is it failing?), then retry.",
+    ),
+    "cannot_open": (
+        "Lokal cannot open its conversations database.",
+        "Check that the data folder exists and that you may write to it, then retry.",
+    ),
+    "corrupt": (
+        "Your conversations database was found damaged while Lokal was running.",
+        "Quit and start Lokal again: it keeps the damaged file aside, with everything it holds, and starts a new one.",
+    ),
+    "unknown": ("Lokal could not use its conversations database.", "Retry; if it keeps failing, the log folder (Help menu) has the details."),
+}
+
+
+class StoreUnavailable(RuntimeError):
+    """The database cannot be used right now, and nothing says its contents are damaged: no file was touched."""
+
+    def __init__(self, kind: str, path: Path, detail: str):
+        what, advice = FAULTS.get(kind, FAULTS["unknown"])
+        super().__init__(f"{what} ({detail})")
+        self.kind = kind
+        self.path = path
+        self.detail = detail
+        self.what = what
+        self.advice = advice
+
+    @property
+    def message(self) -> str:
+        """What happened and what to do, in words for the user."""
+        return f"{self.what} {self.advice}\n({self.detail}; {self.path})"
+
+
+_KINDS = {
+    sqlite3.SQLITE_BUSY: "locked",
+    sqlite3.SQLITE_LOCKED: "locked",
+    sqlite3.SQLITE_READONLY: "readonly",
+    sqlite3.SQLITE_PERM: "readonly",
+    sqlite3.SQLITE_IOERR: "io_error",
+    sqlite3.SQLITE_FULL: "disk_full",
+    sqlite3.SQLITE_CANTOPEN: "cannot_open",
+    sqlite3.SQLITE_CORRUPT: "corrupt",
+    sqlite3.SQLITE_NOTADB: "corrupt",
+}
+
+
+class DatabaseDamaged(sqlite3.DatabaseError):
+    """SQLite's own integrity check found damage: the one case besides "not a database" that sets a file aside."""
+
+
+def fault_kind(exc: sqlite3.Error) -> str:
+    """Which kind of fault an sqlite3 error is, from SQLite's own (primary) result code."""
+    if isinstance(exc, DatabaseDamaged):
+        return "corrupt"
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return "unknown"
+    return _KINDS.get(code & 0xFF, "unknown")
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _check_header(path: Path) -> None:
+    """A file whose header is not SQLite's is refused before SQLite opens it.
+
+    SQLite itself would say "file is not a database", but on the way it deletes the file's -wal, and
+    the newest commits with it; checked here, the -wal is still there to be set aside with the file.
+    """
+    try:
+        with open(path, "rb") as f:
+            header = f.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise sqlite3.OperationalError(f"cannot read {path.name}: {exc}") from exc  # classified as unknown: not moved
+    if header and header != SQLITE_HEADER:
+        raise DatabaseDamaged("file is not a database (its first bytes are not SQLite's header)")
+
+
+def _guarded(method):
+    """sqlite3 errors leave a Store method as StoreUnavailable, which says what happened in words."""
+
+    @functools.wraps(method)
+    def guarded(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise StoreUnavailable(fault_kind(exc), self.path, str(exc)) from exc
+
+    return guarded
 
 
 def default_path() -> Path:
@@ -94,15 +223,26 @@ class Message:
 
 class Store:
     def __init__(self, path: str | Path | None = None):
+        """Open (or create) the database; raises sqlite3.Error or SchemaTooNew with the connection closed again."""
         self.path = Path(path) if path is not None else default_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(self.path), isolation_level=None)
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._migrate()
-        self._recover_streaming()
+        self._deferred: dict[int, dict[str, Any]] = {}  # message id -> the fields an update could not write yet
+        self.problem: StoreUnavailable | None = None  # why writes fail now; None while they work
+        self._problem_listeners: list[Callable[[StoreUnavailable | None], None]] = []
+        _check_header(self.path)
+        self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=BUSY_TIMEOUT_S)
+        try:
+            self._db.row_factory = sqlite3.Row
+            self._refuse_newer_schema()  # before anything writes: a newer Lokal's file stays exactly as it is
+            self._check_integrity()
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+            self._recover_streaming()
+        except BaseException:
+            self._db.close()
+            raise
 
     def close(self) -> None:
         self._db.close()
@@ -112,10 +252,19 @@ class Store:
     def schema_version(self) -> int:
         return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
-    def _migrate(self) -> None:
+    def _refuse_newer_schema(self) -> None:
         version = self.schema_version
         if version > SCHEMA_VERSION:
-            raise SchemaTooNew(f"{self.path} was written by a newer Lokal (schema {version}, this one knows {SCHEMA_VERSION})")
+            raise SchemaTooNew(self.path, version, SCHEMA_VERSION)
+
+    def _check_integrity(self) -> None:
+        """Damage found now is found before anything new is written into a damaged file."""
+        (verdict,) = self._db.execute("PRAGMA quick_check(1)").fetchone()
+        if verdict != "ok":
+            raise DatabaseDamaged(f"quick_check: {verdict}")
+
+    def _migrate(self) -> None:
+        version = self.schema_version
         for target in range(version + 1, SCHEMA_VERSION + 1):
             script = MIGRATIONS[target - 1]
             # executescript commits on its own; BEGIN inside it keeps the step and its version bump atomic.
@@ -126,6 +275,7 @@ class Store:
         self._db.execute("UPDATE messages SET state = ? WHERE state = ?", (INTERRUPTED, STREAMING))
 
     # ---- conversations -------------------------------------------------------
+    @_guarded
     def create_conversation(self, title: str = "New chat", system_prompt: str = "", settings: dict | None = None) -> Conversation:
         now = time.time()
         conv = Conversation(uuid.uuid4().hex, title, now, now, system_prompt, dict(settings or {}))
@@ -135,14 +285,17 @@ class Store:
         )
         return conv
 
+    @_guarded
     def conversations(self) -> list[Conversation]:
         rows = self._db.execute("SELECT * FROM conversations ORDER BY updated_at DESC").fetchall()
         return [_conversation(r) for r in rows]
 
+    @_guarded
     def conversation(self, conversation_id: str) -> Conversation | None:
         row = self._db.execute("SELECT * FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
         return _conversation(row) if row else None
 
+    @_guarded
     def update_conversation(self, conversation_id: str, *, title: str | None = None, system_prompt: str | None = None, settings: dict | None = None, touch: bool = False) -> None:
         sets, args = [], []
         if title is not None:
@@ -160,6 +313,7 @@ class Store:
         if sets:
             self._db.execute(f"UPDATE conversations SET {', '.join(sets)} WHERE id = ?", (*args, conversation_id))
 
+    @_guarded
     def delete_conversation(self, conversation_id: str) -> tuple[Conversation, list[Message]] | None:
         """Delete it; returns what was deleted, so an undo can put it back as it was."""
         conv = self.conversation(conversation_id)
@@ -169,6 +323,7 @@ class Store:
         self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
         return conv, messages
 
+    @_guarded
     def restore_conversation(self, conv: Conversation, messages: list[Message]) -> None:
         with self._transaction():
             self._db.execute(
@@ -182,10 +337,12 @@ class Store:
                 )
 
     # ---- messages ------------------------------------------------------------
+    @_guarded
     def messages(self, conversation_id: str) -> list[Message]:
         rows = self._db.execute("SELECT * FROM messages WHERE conversation_id = ? ORDER BY position", (conversation_id,)).fetchall()
-        return [_message(r) for r in rows]
+        return [self._with_deferred(_message(r)) for r in rows]
 
+    @_guarded
     def add_message(self, conversation_id: str, role: str, content: str, state: str = COMPLETE, model: str = "") -> Message:
         now = time.time()
         with self._transaction():
@@ -198,28 +355,68 @@ class Store:
         return Message(int(cur.lastrowid), conversation_id, position, role, content, state, None, now, model)
 
     def update_message(self, message_id: int, *, content: str | None = None, state: str | None = None, stats: dict | None = None) -> None:
-        sets, args = [], []
-        if content is not None:
-            sets.append("content = ?")
-            args.append(content)
-        if state is not None:
-            sets.append("state = ?")
-            args.append(state)
-        if stats is not None:
-            sets.append("stats = ?")
-            args.append(json.dumps(stats))
-        if sets:
-            self._db.execute(f"UPDATE messages SET {', '.join(sets)} WHERE id = ?", (*args, message_id))
+        """Set a message's fields. If the database refuses the write, it is kept and retried: see retry_deferred."""
+        fields = {k: v for k, v in (("content", content), ("state", state), ("stats", stats)) if v is not None}
+        if not fields:
+            return
+        self._deferred.setdefault(message_id, {}).update(fields)
+        self.retry_deferred()
 
+    @property
+    def deferred_writes(self) -> int:
+        """Message updates waiting for the database to take them."""
+        return len(self._deferred)
+
+    def retry_deferred(self) -> bool:
+        """Write every kept message update, in one transaction; True once nothing is left waiting."""
+        if not self._deferred:
+            self._set_problem(None)
+            return True
+        try:
+            with self._transaction():
+                for message_id, fields in self._deferred.items():
+                    sets = ", ".join(f"{name} = ?" for name in fields)
+                    values = [json.dumps(v) if name == "stats" else v for name, v in fields.items()]
+                    self._db.execute(f"UPDATE messages SET {sets} WHERE id = ?", (*values, message_id))
+        except sqlite3.Error as exc:
+            problem = StoreUnavailable(fault_kind(exc), self.path, str(exc))
+            log.warning("%d message update(s) kept in memory: %s", len(self._deferred), problem)
+            self._set_problem(problem)
+            return False
+        self._deferred.clear()
+        self._set_problem(None)
+        return True
+
+    def on_problem_changed(self, listener: Callable[[StoreUnavailable | None], None]) -> None:
+        """`listener(problem)` whenever writes start failing (a StoreUnavailable) or work again (None)."""
+        self._problem_listeners.append(listener)
+
+    def _set_problem(self, problem: StoreUnavailable | None) -> None:
+        changed = (problem is None) != (self.problem is None) or (problem is not None and self.problem is not None and problem.kind != self.problem.kind)
+        self.problem = problem
+        if changed:
+            for listener in list(self._problem_listeners):
+                listener(problem)
+
+    def _with_deferred(self, message: Message) -> Message:
+        fields = self._deferred.get(message.id)
+        if fields:
+            for name, value in fields.items():
+                setattr(message, name, value)
+        return message
+
+    @_guarded
     def delete_messages_from(self, conversation_id: str, position: int) -> None:
         """Drop the message at `position` and every one after it (regenerate, edit and resend)."""
         self._db.execute("DELETE FROM messages WHERE conversation_id = ? AND position >= ?", (conversation_id, position))
 
     # ---- small app state (last conversation, chosen model, window geometry) ---
+    @_guarded
     def get_state(self, key: str, default: str | None = None) -> str | None:
         row = self._db.execute("SELECT value FROM app_state WHERE key = ?", (key,)).fetchone()
         return row[0] if row else default
 
+    @_guarded
     def set_state(self, key: str, value: str | None) -> None:
         if value is None:
             self._db.execute("DELETE FROM app_state WHERE key = ?", (key,))
@@ -231,16 +428,57 @@ class Store:
 
 
 def open_or_set_aside(path: str | Path | None = None) -> tuple[Store, str | None]:
-    """Open the store; a file SQLite cannot read is renamed (kept for the user) and a new one started."""
+    """Open the store; (store, notice) where notice says a damaged file was set aside and a new one started.
+
+    Raises SchemaTooNew (a newer Lokal's file: untouched) and StoreUnavailable (locked, read-only, full,
+    I/O error: untouched; retry once the user fixed it). Only a file SQLite proves damaged is set aside.
+    """
     target = Path(path) if path is not None else default_path()
     try:
         return Store(target), None
-    except sqlite3.DatabaseError as exc:
-        aside = target.with_name(f"{target.name}.unreadable-{time.strftime('%Y%m%d-%H%M%S')}")
-        target.rename(aside)
-        for suffix in ("-wal", "-shm"):
-            Path(str(target) + suffix).unlink(missing_ok=True)
-        return Store(target), f"Your conversations file could not be read ({exc}); it was kept as {aside.name} and a new one was started."
+    except SchemaTooNew:
+        raise
+    except sqlite3.Error as exc:
+        kind = fault_kind(exc)
+        if kind != "corrupt" and not (kind == "unknown" and proven_damaged(target)):
+            raise StoreUnavailable(kind, target, str(exc)) from exc
+        reason = str(exc)
+    aside = set_aside(target)
+    log.warning("%s is damaged (%s): kept as %s, a new one was started", target, reason, aside)
+    store = Store(target)
+    return store, (
+        f"Your conversations file was damaged ({reason}). It was kept, with everything it holds, as {aside.name} "
+        f"(in {aside.parent}), and a new one was started."
+    )
+
+
+def proven_damaged(path: Path) -> bool:
+    """SQLite's quick_check, on a connection of its own, finds damage (or says the file is no database at all)."""
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+    except sqlite3.Error:
+        return False
+    try:
+        (verdict,) = db.execute("PRAGMA quick_check(1)").fetchone()
+        return verdict != "ok"
+    except sqlite3.Error as exc:
+        return fault_kind(exc) == "corrupt"
+    finally:
+        db.close()
+
+
+def set_aside(target: Path) -> Path:
+    """Rename a damaged database and its -wal and -shm together: the WAL holds its newest commits."""
+    aside = target.with_name(f"{target.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = target.with_name(f"{target.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
+    for suffix in ("-wal", "-shm", ""):  # the main file last: a crash midway leaves it where it was
+        part = Path(str(target) + suffix)
+        if part.exists():
+            part.rename(Path(str(aside) + suffix))
+    return aside
 
 
 class _Transaction:
@@ -251,7 +489,13 @@ class _Transaction:
         self._db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type, *_):
-        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type is None:
+            self._db.execute("COMMIT")
+        elif self._db.in_transaction:  # SQLite may have rolled back already (a full disk does that)
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.Error:
+                log.exception("rolling back failed")
 
 
 def _conversation(row: sqlite3.Row) -> Conversation:

@@ -1,1 +1,1 @@
-"""Shared look: icons from resources/, the light/dark palette."""
+"""Shared look: icons from app/resources/, the light/dark palette."""

@@ -1,9 +1,8 @@
-"""Icons from resources/icons/*.svg, drawn in the palette's text colour at every size the screen asks for."""
+"""Icons from app/resources/icons/*.svg, drawn in the palette's text colour at every size the screen asks for."""
 
 from __future__ import annotations
 
 import functools
-import sys
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QRectF, QSize, Qt
@@ -13,8 +12,8 @@ from PySide6.QtWidgets import QApplication
 
 
 def resources_dir() -> Path:
-    frozen = getattr(sys, "_MEIPASS", None)
-    return Path(frozen) / "resources" if frozen else Path(__file__).resolve().parents[2] / "resources"
+    # Package data (app/resources): in a checkout, an installed copy and the frozen bundle alike.
+    return Path(__file__).resolve().parents[1] / "resources"
 
 
 @functools.cache

@@ -30,7 +30,7 @@ import freeze  # noqa: E402  (packaging/freeze.py, beside this folder)
 APP_ID = "org.lokal.Lokal"
 PACKAGE = "lokal"
 MAINTAINER = "Lokal developers <lokal@users.noreply.github.com>"
-ICONS = ROOT / "resources" / "icons"
+ICONS = ROOT / "app" / "resources" / "icons"
 # desktop-file-utils and appstream validate; dpkg-deb packs; readelf finds the libraries linked to.
 TOOLS = {"desktop-file-validate": "desktop-file-utils", "appstreamcli": "appstream", "dpkg-deb": "dpkg", "readelf": "binutils"}
 

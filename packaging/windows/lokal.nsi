@@ -21,7 +21,7 @@ Unicode true
   !define TITLE "Lokal"
 !endif
 !define UNINSTALL_KEY "Software\Microsoft\Windows\CurrentVersion\Uninstall\Lokal"
-!define ICON "${__FILEDIR__}\..\..\resources\icons\lokal.ico"
+!define ICON "${__FILEDIR__}\..\..\app\resources\icons\lokal.ico"
 
 Name "${TITLE}"
 OutFile "${OUTFILE}"

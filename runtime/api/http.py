@@ -118,11 +118,17 @@ async def get_model(request: web.Request) -> web.Response:
 
 
 async def read_json(request: web.Request) -> object:
-    raw = await request.read()  # HTTPRequestEntityTooLarge past client_max_size
+    return decode_body(await request.read())  # HTTPRequestEntityTooLarge past client_max_size
+
+
+def decode_body(raw: bytes) -> object:
+    """A request body's JSON; ApiError 400 for anything that is not."""
     try:
         return json.loads(raw)
     except (UnicodeDecodeError, ValueError) as exc:
         raise errors.bad_request(f"the request body is not valid JSON: {exc}", code="invalid_json") from None
+    except RecursionError:  # the JSON decoder's own bound on nesting (about a thousand levels)
+        raise errors.bad_request("the request body nests arrays or objects too deeply", code="invalid_json") from None
 
 
 def _params(backend: Backend, body: schema._Sampling, conversation_id: str, messages: list[ChatMessage], prompt: str | None) -> ChatGenerateParams:

@@ -28,10 +28,11 @@ from runtime.engine.sampling import SamplingConfig
 from runtime.engine.token_alignment import align
 from runtime.gguf.model_file import check_model_file
 from runtime.gguf.reader import GGUFHeader
-from runtime.speculative.session import Speculation, check_draft_file, load_draft
+from runtime.kvstore.saved_states import SavedStates, store_from_environment
 from runtime.protocol import (
     ChatGenerateParams,
     ChatGenerateResult,
+    Device,
     ErrorCode,
     GenerationStats,
     KvClearResult,
@@ -41,6 +42,8 @@ from runtime.protocol import (
     ModelLoadResult,
     RpcError,
 )
+from runtime.speculative.compat import IncompatibleDraft, check_compatible
+from runtime.speculative.session import Speculation
 
 log = logging.getLogger("lokal.engine")
 
@@ -51,7 +54,7 @@ MAX_NEXT_TURN_HEADER = 32  # tokens evaluated after a reply without being asked 
 
 
 def _exclusive(method):
-    """Engine jobs and the post-reply KV save never touch the llama.cpp context at the same time.
+    """Engine jobs and the post-reply KV save (after_reply) never touch the llama.cpp context at the same time.
 
     A job that starts before the server got to call after_reply() saves the previous
     conversation's state first, so a quick switch of conversation never loses it.
@@ -72,33 +75,53 @@ def model_id_for(path: str, size: int) -> str:
     return f"{os.path.splitext(os.path.basename(path))[0]}-{digest}"
 
 
-def check_fits(header: GGUFHeader, params: ModelLoadParams, n_batch: int) -> memory.MemoryEstimate:
+def check_fits(header: GGUFHeader, params: ModelLoadParams, n_batch: int, devices: list[Device], ram_available: int) -> memory.MemoryEstimate:
+    """MODEL_TOO_LARGE unless memory.fit_verdict (the catalog's verdict too) says the model fits with these settings."""
     estimate = memory.estimate_load(header, params.n_ctx, params.type_k, params.type_v, n_batch)
     n_layers = max(header.n_layers, 1)
-    on_gpu = 1.0 if params.n_gpu_layers < 0 else min(params.n_gpu_layers, n_layers) / n_layers
-    gpus = [d for d in list_devices() if d.type in ("gpu", "igpu")]
-    gpu_free = sum(d.memory_free for d in gpus)
-    if on_gpu > 0 and gpus:
-        gpu_need = int(on_gpu * (estimate.weights + estimate.kv_cache)) + estimate.compute
-        if gpu_need > gpu_free:
-            raise RpcError(
-                ErrorCode.MODEL_TOO_LARGE,
-                f"the model needs about {gpu_need / 2**30:.1f} GiB of GPU memory with these settings, "
-                f"but only {gpu_free / 2**30:.1f} GiB is free: offload fewer layers or use a smaller context",
-                {"needed_bytes": gpu_need, "available_bytes": gpu_free, "where": "gpu"},
-            )
-        ram_need = int((1 - on_gpu) * (estimate.weights + estimate.kv_cache))
-    else:
-        ram_need = estimate.total
-    ram_free = memory.available_ram()
-    if ram_need > ram_free:
+    gpu_share = 1.0 if params.n_gpu_layers < 0 else min(params.n_gpu_layers, n_layers) / n_layers
+    verdict = memory.fit_verdict(estimate, devices, ram_available, gpu_share)
+    if verdict.short_of == "gpu":
         raise RpcError(
             ErrorCode.MODEL_TOO_LARGE,
-            f"the model needs about {ram_need / 2**30:.1f} GiB of memory with a {params.n_ctx}-token context, "
-            f"but only {ram_free / 2**30:.1f} GiB is available: pick a smaller quantization or context",
-            {"needed_bytes": ram_need, "available_bytes": ram_free, "where": "ram"},
+            f"the model needs about {verdict.gpu_needed / 2**30:.1f} GiB of GPU memory with these settings, "
+            f"but only {verdict.gpu_free / 2**30:.1f} GiB is free: offload fewer layers or use a smaller context",
+            {"needed_bytes": verdict.gpu_needed, "available_bytes": verdict.gpu_free, "where": "gpu"},
+        )
+    if verdict.short_of == "ram":
+        raise RpcError(
+            ErrorCode.MODEL_TOO_LARGE,
+            f"the model needs about {verdict.ram_needed / 2**30:.1f} GiB of memory with a {params.n_ctx}-token context, "
+            f"but only {ram_available / 2**30:.1f} GiB is available: pick a smaller quantization or context",
+            {"needed_bytes": verdict.ram_needed, "available_bytes": ram_available, "where": "ram"},
         )
     return estimate
+
+
+def check_draft_file(params: ModelLoadParams, target: GGUFHeader) -> GGUFHeader:
+    """The draft model's header, once it is known to draft for `target`; INVALID_MODEL saying why not."""
+    path = os.path.abspath(os.path.expanduser(params.draft_path))
+    header = check_model_file(path)
+    try:
+        check_compatible(target, header)
+    except IncompatibleDraft as exc:
+        raise RpcError(
+            ErrorCode.INVALID_MODEL,
+            f"{os.path.basename(path)} cannot be a draft model for {os.path.basename(params.path)}: {exc}",
+            {"path": path, "draft_path": path},
+        ) from None
+    return header
+
+
+def load_draft(params: ModelLoadParams, target: LlamaModel, header: GGUFHeader) -> LlamaModel:
+    """The draft model, in a context of its own with the target's settings, once it is known to fit beside it."""
+    path = os.path.abspath(os.path.expanduser(params.draft_path))
+    settings = dataclasses.replace(target.settings, path=path)
+    check_fits(header, dataclasses.replace(params, path=path), settings.n_batch, list_devices(), memory.available_ram())
+    try:
+        return LlamaModel(settings, header)
+    except (ValueError, RuntimeError) as exc:
+        raise RpcError(ErrorCode.INVALID_MODEL, f"llama.cpp could not load the draft model {os.path.basename(path)}: {exc}", {"path": path}) from None
 
 
 @dataclass
@@ -114,8 +137,6 @@ class Engine:
         self.loaded: LoadedModel | None = None
         self.live_stats: GenerationStats | None = None
         self.decoder: Decoder = decode_plain
-        from runtime.kvstore.saved_states import SavedStates, store_from_environment
-
         self._context_lock = threading.RLock()
         self.saved_states = SavedStates(store_from_environment())
         self._save_after_reply: str | None = None  # the conversation whose KV state is saved once its reply is sent
@@ -138,7 +159,7 @@ class Engine:
             flash_attn=params.flash_attn,
             n_threads=params.n_threads or default_threads(),
         )
-        check_fits(header, params, settings.n_batch)
+        check_fits(header, params, settings.n_batch, list_devices(), memory.available_ram())
         draft_header = check_draft_file(params, header) if params.draft_path else None
         self.unload()
 
@@ -257,9 +278,10 @@ class Engine:
         return ChatGenerateResult(request_id, params.conversation_id, outcome.text, outcome.finish_reason, outcome.stats)
 
     # ---- saved KV states (runtime/kvstore) -------------------------------
-    @_exclusive
     def after_reply(self) -> None:
-        """Called by the server once a reply is sent: `_exclusive` saves the state (see _save_pending_state)."""
+        """Called by the server once a reply is sent: prefill the next turn's header and save the KV state."""
+        with self._context_lock:
+            self._save_pending_state()
 
     def _save_pending_state(self) -> None:
         """Prefill the next turn's header, then copy the cache out (engine thread, under the lock); the store writes it in the background."""

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from runtime.protocol import CatalogEntry
 
 
 def catalog_path() -> Path:
-    # A frozen app keeps resources/ next to the code in its bundle directory.
-    base = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parents[2]))
-    return base / "resources" / "catalog.json"
+    # Package data beside this module: in a checkout, an installed copy and the frozen bundle alike.
+    return Path(__file__).resolve().parent / "catalog.json"
 
 
 def load(path: Path | None = None) -> list[CatalogEntry]:

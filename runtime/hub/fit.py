@@ -2,13 +2,13 @@
 
 Memory is weights + KV cache at the chosen context and KV type + the compute
 buffer (runtime/engine/memory.py: the KV term uses key_length and value_length
-from the metadata, since head_dim is not always n_embd / n_head). On a GPU the
-whole compute buffer is allocated; in RAM only what a prefill touches counts.
+from the metadata, since head_dim is not always n_embd / n_head). The label is
+memory.fit_verdict's, the same verdict `model.load` applies before it loads.
 """
 
 from __future__ import annotations
 
-from runtime.engine.memory import MemoryEstimate, estimate_load
+from runtime.engine.memory import MemoryEstimate, estimate_load, fit_verdict
 from runtime.gguf.reader import GGUFHeader
 from runtime.protocol import Device, GGUFSummary, MemoryFit
 
@@ -52,22 +52,19 @@ def estimate_for_size(header: GGUFHeader, file_size: int, n_shards: int, n_ctx: 
 
 
 def judge(estimate: MemoryEstimate, devices: list[Device], ram_available: int) -> MemoryFit:
-    gpus = [d for d in devices if d.type in ("gpu", "igpu")]
-    gpu_free = sum(d.memory_free for d in gpus)
-    gpu_needed = estimate.weights + estimate.kv_cache + estimate.compute
-    ram_needed = estimate.ram_peak
+    """The catalog's label, from the verdict `model.load` applies too (memory.fit_verdict), where it fits best."""
+    verdict = fit_verdict(estimate, devices, ram_available)
+    gpu_free, gpu_needed, ram_needed = verdict.gpu_free, estimate.weights + estimate.kv_cache + estimate.compute, estimate.ram_peak
     parts = f"weights {estimate.weights / GiB:.2f} + KV cache {estimate.kv_cache / GiB:.2f} + compute"
-    if gpus and gpu_needed <= gpu_free:
-        label, detail = "gpu", f"fits on the GPU: {gpu_needed / GiB:.2f} GiB ({parts} {estimate.compute / GiB:.2f}) of {gpu_free / GiB:.1f} GiB free"
-    elif ram_needed <= ram_available:
-        label = "ram"
+    if verdict.label == "gpu":
+        detail = f"fits on the GPU: {gpu_needed / GiB:.2f} GiB ({parts} {estimate.compute / GiB:.2f}) of {gpu_free / GiB:.1f} GiB free"
+    elif verdict.label == "ram":
         detail = f"fits in RAM: {ram_needed / GiB:.2f} GiB ({parts} {(ram_needed - estimate.weights - estimate.kv_cache) / GiB:.2f}) of {ram_available / GiB:.1f} GiB available"
-        if gpus:
+        if verdict.has_gpu:
             detail += f"; the GPU has {gpu_free / GiB:.1f} GiB free, {gpu_needed / GiB:.2f} GiB needed for all layers"
     else:
-        label = "too_big"
         detail = f"too big: needs {ram_needed / GiB:.2f} GiB ({parts}), only {ram_available / GiB:.1f} GiB of RAM available"
-        if gpus:
+        if verdict.has_gpu:
             detail += f" and {gpu_free / GiB:.1f} GiB of GPU memory free"
     return MemoryFit(
         weights=estimate.weights,
@@ -75,6 +72,6 @@ def judge(estimate: MemoryEstimate, devices: list[Device], ram_available: int) -
         compute=estimate.compute,
         ram_needed=ram_needed,
         gpu_needed=gpu_needed,
-        label=label,
+        label=verdict.label,
         detail=detail,
     )

@@ -1,9 +1,9 @@
-"""The runtime's hub and local-model methods: catalog, search, quantization levels with fit labels,
-draft compatibility, downloads, and the models on disk.
+"""The runtime's hub methods: catalog, search, quantization levels with fit labels, draft
+compatibility and downloads (the models on disk are runtime/models/service.py's).
 
 None of these touch the engine, so none takes the engine's job slot. Those
-that wait on the network or read files run on a small thread pool of their
-own (`BACKGROUND`), so the reader thread stays free for chat.cancel and
+that wait on the network run on the server's small pool (their lane in
+protocol.METHODS), so the reader thread stays free for chat.cancel and
 metrics; downloads run on their own threads and report with
 `download.progress` notifications.
 """
@@ -13,6 +13,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
+from runtime.engine.devices import list_devices
+from runtime.engine.memory import available_ram, estimate_load
+from runtime.gguf.reader import GGUFError, GGUFHeader, read_file_header
+from runtime.hub import catalog, fit, hf
+from runtime.hub.downloads import DownloadManager, repo_folder
+from runtime.hub.errors import from_exception
+from runtime.hub.quants import find_level, incomplete_split
+from runtime.hub.remote_gguf import fetch_header
+from runtime.hub.repo import list_repo
 from runtime.protocol import (
     DownloadListResult,
     DraftCheckParams,
@@ -26,15 +35,11 @@ from runtime.protocol import (
     HubSearchParams,
     HubSearchResult,
     ModelRef,
-    ModelsAddParams,
-    ModelsListResult,
-    ModelsRemoveParams,
-    ModelsRemoveResult,
     QuantLevel,
     RpcError,
 )
+from runtime.speculative.compat import incompatibilities
 
-BACKGROUND = {"hub.search", "hub.quants", "hub.draft_check", "download.start", "models.list", "models.add", "models.remove", "download.pause", "download.cancel"}
 MAX_SEARCH_RESULTS = 100
 
 
@@ -45,10 +50,8 @@ class HubService:
         self._downloads = None
 
     @property
-    def downloads(self):
+    def downloads(self) -> DownloadManager:
         if self._downloads is None:  # created on first use: it reads saved downloads from disk
-            from runtime.hub.downloads import DownloadManager
-
             self._downloads = DownloadManager(lambda info: self._notify("download.progress", info), cache_dir=self._cache_dir)
         return self._downloads
 
@@ -63,9 +66,6 @@ class HubService:
             "download.resume": lambda p: self.downloads.resume(p.id),
             "download.cancel": lambda p: self.downloads.cancel(p.id),
             "download.list": lambda _p: DownloadListResult(self.downloads.list()),
-            "models.list": self.models_list,
-            "models.add": self.models_add,
-            "models.remove": self.models_remove,
         }
 
     def close(self) -> None:
@@ -74,14 +74,9 @@ class HubService:
 
     # ---- catalog and search ------------------------------------------------
     def catalog(self, _params: Empty) -> HubCatalogResult:
-        from runtime.hub import catalog
-
         return HubCatalogResult(catalog.load())
 
     def search(self, params: HubSearchParams) -> HubSearchResult:
-        from runtime.hub import hf
-        from runtime.hub.errors import from_exception
-
         if not 1 <= params.limit <= MAX_SEARCH_RESULTS:
             raise RpcError(ErrorCode.INVALID_PARAMS, f"params.limit: must be between 1 and {MAX_SEARCH_RESULTS}")
         try:
@@ -96,14 +91,6 @@ class HubService:
 
     # ---- quantization levels with fit labels ----------------------------------
     def quants(self, params: HubQuantsParams) -> HubQuantsResult:
-        from runtime.engine.devices import list_devices
-        from runtime.engine.memory import available_ram
-        from runtime.hub import fit, hf
-        from runtime.hub.errors import from_exception
-        from runtime.hub.quants import find_level, incomplete_split
-        from runtime.hub.remote_gguf import fetch_header
-        from runtime.hub.repo import list_repo
-
         if params.n_ctx < 16:
             raise RpcError(ErrorCode.INVALID_PARAMS, "params.n_ctx: must be at least 16")
         listing = list_repo(params.repo, params.revision)
@@ -131,8 +118,6 @@ class HubService:
             level.downloaded = all(f.sha256 in downloaded for f in lv.files)
             if header is not None:
                 if lv is probe and len(lv.files) == 1:
-                    from runtime.engine.memory import estimate_load
-
                     estimate = estimate_load(header, params.n_ctx, params.type_k, params.type_v)
                 else:
                     estimate = fit.estimate_for_size(header, lv.size, len(lv.files), params.n_ctx, params.type_k, params.type_v)
@@ -141,30 +126,17 @@ class HubService:
         return result
 
     def _downloaded_blobs(self, repo: str) -> set[str]:
-        from runtime.hub import hf
-        from runtime.hub.downloads import repo_folder
-
         blobs = repo_folder(self._cache_dir or hf.cache_dir(), repo) / "blobs"
         return {p.name for p in blobs.glob("*") if not p.name.endswith(".incomplete")} if blobs.is_dir() else set()
 
     # ---- draft compatibility ---------------------------------------------------
     def draft_check(self, params: DraftCheckParams) -> DraftCheckResult:
-        from runtime.hub import fit
-        from runtime.speculative.compat import incompatibilities
-
         target = self._header_of(params.target)
         candidate = self._header_of(params.draft)
         reasons = incompatibilities(target, candidate)
         return DraftCheckResult(compatible=not reasons, reasons=reasons, target=fit.summarize(target), draft=fit.summarize(candidate))
 
-    def _header_of(self, ref: ModelRef):
-        from runtime.gguf.reader import GGUFError, read_file_header
-        from runtime.hub import hf
-        from runtime.hub.errors import from_exception
-        from runtime.hub.quants import find_level
-        from runtime.hub.remote_gguf import fetch_header
-        from runtime.hub.repo import list_repo
-
+    def _header_of(self, ref: ModelRef) -> GGUFHeader:
         if ref.path:
             try:
                 return read_file_header(ref.path)
@@ -189,20 +161,3 @@ class HubService:
         except Exception as exc:
             raise from_exception(exc, f"{ref.repo}/{filename}", hf.token() is not None) from None
         return header
-
-    # ---- local models ------------------------------------------------------------
-    def models_list(self, _params: Empty) -> ModelsListResult:
-        from runtime.models import local
-
-        return ModelsListResult(local.list_models(self._cache_dir))
-
-    def models_add(self, params: ModelsAddParams):
-        from runtime.models import local
-
-        return local.add(params.path)
-
-    def models_remove(self, params: ModelsRemoveParams) -> ModelsRemoveResult:
-        from runtime.models import local
-
-        removed, freed = local.remove(params.id, params.delete_file, self._cache_dir)
-        return ModelsRemoveResult(removed, freed)

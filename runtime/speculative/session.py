@@ -17,14 +17,11 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import replace
 
 from runtime.engine.generation import Decoder, PlainStepper
 from runtime.engine.llama_model import LlamaModel, as_sequence
-from runtime.gguf.reader import GGUFHeader
-from runtime.protocol import ErrorCode, ModelLoadParams, RpcError
+from runtime.protocol import ErrorCode, RpcError
 from runtime.speculative.adaptive import Controller
-from runtime.speculative.compat import IncompatibleDraft, check_compatible
 from runtime.speculative.costs import CostModel, calibrate
 from runtime.speculative.decoder import Drafting, SpeculativeDecoder
 from runtime.speculative.draft_model import DraftModel
@@ -37,35 +34,6 @@ log = logging.getLogger("lokal.speculative")
 #   LOKAL_SPECULATIVE_FIXED_K=N       always draft N tokens: no cost model, no back-off (forces rejections)
 VERIFY_ENV = "LOKAL_SPECULATIVE_VERIFY"
 FIXED_K_ENV = "LOKAL_SPECULATIVE_FIXED_K"
-
-
-def check_draft_file(params: ModelLoadParams, target: GGUFHeader) -> GGUFHeader:
-    """The draft model's header, once it is known to draft for `target`; INVALID_MODEL saying why not."""
-    from runtime.gguf.model_file import check_model_file
-
-    path = os.path.abspath(os.path.expanduser(params.draft_path))
-    header = check_model_file(path)
-    try:
-        check_compatible(target, header)
-    except IncompatibleDraft as exc:
-        raise RpcError(
-            ErrorCode.INVALID_MODEL,
-            f"{os.path.basename(path)} cannot be a draft model for {os.path.basename(params.path)}: {exc}",
-            {"path": path, "draft_path": path},
-        ) from None
-    return header
-
-
-def load_draft(params: ModelLoadParams, target: LlamaModel, header: GGUFHeader) -> LlamaModel:
-    from runtime.engine.engine import check_fits
-
-    path = os.path.abspath(os.path.expanduser(params.draft_path))
-    settings = replace(target.settings, path=path)
-    check_fits(header, replace(params, path=path), settings.n_batch)
-    try:
-        return LlamaModel(settings, header)
-    except (ValueError, RuntimeError) as exc:
-        raise RpcError(ErrorCode.INVALID_MODEL, f"llama.cpp could not load the draft model {os.path.basename(path)}: {exc}", {"path": path}) from None
 
 
 class SequenceDrafting:

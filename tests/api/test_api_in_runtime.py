@@ -2,7 +2,6 @@
 
 import socket
 import threading
-import time
 
 import openai
 import pytest
@@ -21,9 +20,9 @@ class Api:
     """The API of one runtime process: where it listens and an openai client for it."""
 
     def __init__(self, client: RuntimeClient, **params):
-        self.started = client.call("api.start", ApiStartParams(port=0, **params), timeout=60)
-        self.url = self.started["url"]
-        with open(self.started["key_file"], encoding="utf-8") as f:
+        self.started = client.request("api.start", ApiStartParams(port=0, **params), timeout=60)
+        self.url = self.started.url
+        with open(self.started.key_file, encoding="utf-8") as f:
             self.key = f.read().strip()
 
     def openai(self):
@@ -33,7 +32,7 @@ class Api:
         import http.client
         import json
 
-        connection = http.client.HTTPConnection("127.0.0.1", self.started["port"], timeout=60)
+        connection = http.client.HTTPConnection("127.0.0.1", self.started.port, timeout=60)
         try:
             headers = {"Authorization": f"Bearer {self.key}", "Content-Type": "application/json"}
             connection.request("POST" if body else "GET", path, body=json.dumps(body) if body else None, headers=headers)
@@ -50,27 +49,27 @@ def served(starter_model):
     client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=1024, n_threads=1))
     api = Api(client, max_queue=1)
     yield client, api
-    assert client.call("api.stop", None, timeout=30) == {"stopped": True}
+    assert client.request("api.stop", timeout=30).stopped is True
     client.close()
 
 
 def test_api_start_refuses_the_network_and_a_taken_port_and_answers_503_without_a_model(runtime):
     with pytest.raises(RpcError) as err:
-        runtime.call("api.start", ApiStartParams(host="0.0.0.0", port=0), timeout=30)
+        runtime.request("api.start", ApiStartParams(host="0.0.0.0", port=0), timeout=30)
     assert err.value.code == ErrorCode.INVALID_PARAMS and "allow" in err.value.message
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         with pytest.raises(RpcError) as err:
-            runtime.call("api.start", ApiStartParams(port=taken.getsockname()[1]), timeout=30)
+            runtime.request("api.start", ApiStartParams(port=taken.getsockname()[1]), timeout=30)
         assert err.value.code == ErrorCode.LISTEN_FAILED
     api = Api(runtime)
-    assert api.started["host"] == "127.0.0.1" and api.started["model"] is None
+    assert api.started.host == "127.0.0.1" and api.started.model is None
     status, health = api.status()
     assert status == 503 and health["status"] == "no_model"
     status, body = api.status("/v1/chat/completions", {"model": MODEL_NAME, "messages": [{"role": "user", "content": "Hi"}]})
     assert status == 503 and body["error"]["code"] == "model_unavailable"
-    assert runtime.call("api.stop", None, timeout=30) == {"stopped": True}
+    assert runtime.request("api.stop", timeout=30).stopped is True
     with pytest.raises(ConnectionRefusedError):
         api.status()
 
@@ -95,7 +94,7 @@ def test_a_client_job_waits_for_the_api_reply_instead_of_failing(served):
     assert next(iter(stream)).choices[0].text
     _call, wait = client.generate(ChatGenerateParams("waits-behind-the-api", [ChatMessage("user", "Hi")], max_tokens=4, **GREEDY))
     assert waiting.wait(30), "no job.waiting notification"
-    assert client.metrics()["generation"] is None  # the figures streaming now are the API's, not this client's
+    assert client.metrics().generation is None  # the figures streaming now are the API's, not this client's
     stream.close()  # the API's caller hangs up: its reply stops, the client's runs
     result = wait(120)
     assert result.finish_reason != "cancelled" and result.stats.completion_tokens > 0
@@ -116,14 +115,11 @@ def test_a_model_load_behind_an_api_reply_makes_new_requests_503_until_it_is_don
     client, api = served
     stream = api.openai().completions.create(model=MODEL_NAME, prompt=COUNTING, max_tokens=900, stream=True, **GREEDY)
     next(iter(stream))
-    waiting = []
-    client.add_notification_handler(lambda method, params: method == "job.waiting" and waiting.append(params["request_id"]))
+    waiting, load_waits = [], threading.Event()
+    client.add_notification_handler(lambda method, params: method == "job.waiting" and (waiting.append(params["request_id"]), load_waits.set()))
     load = client.start("model.load", ModelLoadParams(path=str(starter_model), n_ctx=1024, n_threads=1))
     # The load waits for the API's reply (the runtime says so), so this is deterministic: the model is "loading" for new requests.
-    deadline = time.monotonic() + 30
-    while load.id not in waiting:
-        assert time.monotonic() < deadline, "no job.waiting for the load"
-        time.sleep(0.01)
+    assert load_waits.wait(30) and waiting == [load.id], waiting
     status, health = api.status()
     assert status == 503 and health["status"] == "loading"
     with pytest.raises(openai.APIStatusError) as err:

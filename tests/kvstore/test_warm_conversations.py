@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import pytest
 
 from runtime.client import RuntimeClient
-from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams
+from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfoParams, ModelLoadParams
 
 pytestmark = pytest.mark.slow
 
@@ -37,7 +37,7 @@ def ask(client, messages, conversation="a", max_tokens=8):
 
 
 def store_info(client):
-    return client.call("kv.store_info", {"wait_for_writes": True}, timeout=60)
+    return client.request("kv.store_info", KvStoreInfoParams(wait_for_writes=True), timeout=60)
 
 
 def test_restored_from_disk_after_a_restart_the_reply_is_byte_identical_to_the_warm_one(starter_model, tmp_path):
@@ -45,7 +45,7 @@ def test_restored_from_disk_after_a_restart_the_reply_is_byte_identical_to_the_w
     with runtime_with_store(first_dir, starter_model) as client:
         turn1 = ask(client, TURN_1)
         info = store_info(client)
-        assert info["entries"] == 1 and info["pending_writes"] == 0 and info["disk_bytes"] > 0
+        assert info.entries == 1 and info.pending_writes == 0 and info.disk_bytes > 0
         shutil.copytree(first_dir / "kv", restart_dir / "kv")  # the store as it was after turn 1
         turn2 = TURN_1 + [("assistant", turn1.text), NEXT_QUESTION]
         warm = ask(client, turn2, max_tokens=32)
@@ -80,7 +80,7 @@ def test_switching_conversations_restores_from_ram(starter_model, tmp_path):
         b2 = ask(client, POET + [("assistant", b1.text), ("user", "Another one.")], conversation="b")
         assert b2.stats.kv_restore_source == "ram" and b2.stats.prompt_tokens_restored >= b1.stats.prompt_tokens
         info = store_info(client)
-        assert info["entries"] == 2 and info["ram_bytes"] > 0
+        assert info.entries == 2 and info.ram_bytes > 0
 
 
 def test_states_for_other_settings_or_another_model_file_are_never_used(starter_model, tmp_path):
@@ -143,7 +143,7 @@ def test_corrupted_and_truncated_state_files_are_discarded_and_the_turn_prefills
         c2 = ask(client, POET + [("assistant", c1.text), ("user", "Another.")], conversation="c")
         assert c2.stats.prompt_tokens_restored == 0
         info = store_info(client)
-        assert info["entries"] == 2  # both conversations saved afresh after their turns
+        assert info.entries == 2  # both conversations saved afresh after their turns
 
 
 def test_q8_0_kv_loads_generates_and_its_state_is_about_half_of_f16(starter_model, tmp_path):
@@ -153,7 +153,7 @@ def test_q8_0_kv_loads_generates_and_its_state_is_about_half_of_f16(starter_mode
             result = ask(client, TURN_1)
             assert result.text and result.stats.completion_tokens > 0
             info = store_info(client)
-            sizes[kv] = (info["disk_bytes"], result.stats.prompt_tokens + result.stats.completion_tokens)
+            sizes[kv] = (info.disk_bytes, result.stats.prompt_tokens + result.stats.completion_tokens)
     (f16_bytes, f16_tokens), (q8_bytes, q8_tokens) = sizes["f16"], sizes["q8_0"]
     ratio = (q8_bytes / q8_tokens) / (f16_bytes / f16_tokens)
     assert 0.45 < ratio < 0.6, ratio  # q8_0 is 34 bytes per 32 values against f16's 64
@@ -163,10 +163,10 @@ def test_store_size_is_visible_and_clearable(starter_model, tmp_path):
     with runtime_with_store(tmp_path, starter_model) as client:
         ask(client, TURN_1)
         info = store_info(client)
-        assert info["enabled"] and info["path"] == str(tmp_path / "kv")
-        assert info["entries"] == 1 and info["disk_bytes"] == sum(p.stat().st_size for p in (tmp_path / "kv").glob("*.kvs"))
-        cleared = client.call("kv.clear", None, timeout=30)
-        assert cleared["removed_files"] == 1 and cleared["freed_bytes"] == info["disk_bytes"]
+        assert info.enabled and info.path == str(tmp_path / "kv")
+        assert info.entries == 1 and info.disk_bytes == sum(p.stat().st_size for p in (tmp_path / "kv").glob("*.kvs"))
+        cleared = client.request("kv.clear", timeout=30)
+        assert cleared.removed_files == 1 and cleared.freed_bytes == info.disk_bytes
         info = store_info(client)
-        assert info["entries"] == 0 and info["disk_bytes"] == 0 and info["ram_bytes"] == 0
+        assert info.entries == 0 and info.disk_bytes == 0 and info.ram_bytes == 0
         assert list((tmp_path / "kv").glob("*.kvs")) == []

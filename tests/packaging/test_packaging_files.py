@@ -247,10 +247,10 @@ def test_icons_render_from_the_svg(tmp_path):
     assert (tmp_path / "lokal.ico").read_bytes()[:4] == b"\x00\x00\x01\x00"
     assert (tmp_path / "lokal.icns").read_bytes()[:4] == b"icns"
     # The committed icons the installers use are the sizes the spec and the .desktop expect.
-    png = (ROOT / "resources" / "icons" / "lokal.png").read_bytes()
+    png = (ROOT / "app" / "resources" / "icons" / "lokal.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[16:24] == (256).to_bytes(4, "big") * 2
-    assert (ROOT / "resources" / "icons" / "lokal.ico").read_bytes()[:4] == b"\x00\x00\x01\x00"
-    assert (ROOT / "resources" / "icons" / "lokal.icns").read_bytes()[:4] == b"icns"
+    assert (ROOT / "app" / "resources" / "icons" / "lokal.ico").read_bytes()[:4] == b"\x00\x00\x01\x00"
+    assert (ROOT / "app" / "resources" / "icons" / "lokal.icns").read_bytes()[:4] == b"icns"
 
 
 def test_icons_refuse_a_broken_svg(tmp_path):

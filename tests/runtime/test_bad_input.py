@@ -7,18 +7,18 @@ import pytest
 
 from gguf_files import write_gguf
 from runtime.client import RuntimeClient, RuntimeDied
-from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, ModelLoadParams, RpcError
+from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, InitializeParams, ModelLoadParams, RpcError
 
 pytestmark = pytest.mark.slow
 
 
 def still_serving(client):
-    assert client.metrics()["rss_bytes"] > 0
+    assert client.metrics().rss_bytes > 0
 
 
 def expect_error(client, method, params, code, match=""):
     with pytest.raises(RpcError) as info:
-        client.call(method, params, timeout=60)
+        client.request_unchecked(method, params, timeout=60)
     assert info.value.code == code, info.value
     assert match in info.value.message, info.value.message
     still_serving(client)
@@ -75,10 +75,10 @@ def test_generate_before_any_model_is_loaded(runtime):
 def test_requests_before_initialize_are_refused(starter_model):
     with RuntimeClient() as client:
         with pytest.raises(RpcError) as info:
-            client.call("runtime.metrics", None, timeout=30)
+            client.request("runtime.metrics", timeout=30)
         assert info.value.code == ErrorCode.NOT_INITIALIZED
         with pytest.raises(RpcError) as info:
-            client.call("initialize", {"protocol_version": "2.0"}, timeout=30)
+            client.request("initialize", InitializeParams(protocol_version="2.0"), timeout=30)
         assert info.value.code == ErrorCode.VERSION_MISMATCH
         assert client.initialize().protocol_version.startswith("1.")
 
@@ -89,7 +89,7 @@ def test_second_generate_while_one_runs_is_refused_with_busy(loaded_runtime):
     call, wait = loaded_runtime.generate(params, lambda t: started.set())
     assert started.wait(60)
     with pytest.raises(RpcError) as info:
-        loaded_runtime.call("chat.generate", {"conversation_id": "other", "messages": [{"role": "user", "content": "hi"}]}, timeout=30)
+        loaded_runtime.request("chat.generate", ChatGenerateParams("other", [ChatMessage("user", "hi")]), timeout=30)
     assert info.value.code == ErrorCode.BUSY
     assert info.value.data["running_request_id"] == call.id
     loaded_runtime.cancel(call.id)

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, RpcError
+from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, KvStoreInfoParams, RpcError
 
 pytestmark = pytest.mark.slow
 
@@ -51,15 +51,15 @@ def test_multi_turn_conversation_reuses_the_kv_cache(loaded_runtime):
     assert s3.prompt_tokens_evaluated <= 20 and s3.prompt_tokens_reused > s2.prompt_tokens
 
     metrics = loaded_runtime.metrics()
-    assert metrics["kv_tokens_used"] >= s3.prompt_tokens
-    assert metrics["kv_bytes_used"] == metrics["kv_tokens_used"] * 23040
+    assert metrics.kv_tokens_used >= s3.prompt_tokens
+    assert metrics.kv_bytes_used == metrics.kv_tokens_used * 23040
 
 
 def test_the_next_turns_header_is_evaluated_while_the_user_reads(loaded_runtime):
     history = [("system", "You are terse."), ("user", "Name a fruit.")]
     first, _ = ask(loaded_runtime, history, conversation="header")
-    loaded_runtime.call("kv.store_info", {"wait_for_writes": True}, timeout=60)  # after_reply has run
-    cached = loaded_runtime.metrics()["kv_tokens_used"]
+    loaded_runtime.request("kv.store_info", KvStoreInfoParams(wait_for_writes=True), timeout=60)  # after_reply has run
+    cached = loaded_runtime.metrics().kv_tokens_used
     # More than the prompt and the reply: the template's `<|im_end|>\n<|im_start|>user` is already in.
     s1 = first.stats
     assert cached >= s1.prompt_tokens + s1.completion_tokens + 2, (cached, s1)
@@ -144,7 +144,7 @@ def test_metrics_are_answered_while_a_reply_streams(loaded_runtime):
     call, wait = loaded_runtime.generate(params, lambda t: streaming.set())
     assert streaming.wait(60)
     metrics = loaded_runtime.metrics()
-    assert metrics["generation"] is not None and metrics["generation"]["completion_tokens"] >= 1
-    assert metrics["rss_bytes"] > 50_000_000
+    assert metrics.generation is not None and metrics.generation.completion_tokens >= 1
+    assert metrics.rss_bytes > 50_000_000
     loaded_runtime.cancel(call.id)
     wait(30)

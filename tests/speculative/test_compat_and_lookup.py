@@ -6,8 +6,8 @@ import random
 
 import pytest
 
+from gguf_files import write_draft_pair, write_llama
 from runtime.gguf.reader import GGUFHeader, read_file_header
-from runtime.models import wheels
 from runtime.speculative.compat import IncompatibleDraft, check_compatible
 from runtime.speculative.lookup import NgramIndex
 
@@ -39,13 +39,19 @@ def test_incompatible_drafts_are_refused_with_the_reason(draft, reason):
         check_compatible(header(), draft)
 
 
-def test_real_model_pairs():
-    qwen_small, qwen_big, smol = (wheels.path_of(m) for m in (wheels.QWEN_CODER_0_5B, wheels.QWEN_CODER_1_5B, wheels.STARTER))
-    if not (qwen_small.exists() and qwen_big.exists() and smol.exists()):
-        pytest.skip("the benchmark models are not fetched on this machine")
-    check_compatible(read_file_header(qwen_big), read_file_header(qwen_small))
-    with pytest.raises(IncompatibleDraft):
-        check_compatible(read_file_header(qwen_big), read_file_header(smol))
+TOKENIZER_KEYS = ("tokenizer.ggml.model", "tokenizer.ggml.pre", "tokenizer.ggml.tokens", "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id", "tokenizer.ggml.add_bos_token")
+
+
+def test_a_real_models_header_against_drafts_with_its_tokenizer_and_with_another(starter_model, tmp_path):
+    """The starter model's real header (a 49,152-token vocabulary) against a smaller model written with
+    the same tokenizer (compatible) and against a model of another vocabulary (refused)."""
+    starter = read_file_header(starter_model)
+    same = write_llama(tmp_path / "same-q4_k_m.gguf", name="Same tokenizer", block_count=4, embedding=256,
+                       tokenizer={k: starter.metadata[k] for k in TOKENIZER_KEYS if k in starter.metadata})
+    check_compatible(starter, read_file_header(same))
+    _target, other = write_draft_pair(tmp_path / "pair")
+    with pytest.raises(IncompatibleDraft, match="differ in size"):
+        check_compatible(starter, read_file_header(other))
 
 
 def linear_scan(tokens: list[int], limit: int, lengths: tuple[int, ...]):

@@ -52,14 +52,14 @@ def test_every_mode_gives_the_plain_reply_and_reports_its_figures(exact_runtime)
 
 def test_live_figures_in_runtime_metrics(exact_runtime):
     first_text = threading.Event()
-    call, wait = exact_runtime.generate(ChatGenerateParams("live", EDIT, max_tokens=48, temperature=0.0, speculation="lookup"), lambda _t: first_text.set())
+    # Long enough to be still streaming when the metrics call lands; cancelled once the figures are in.
+    call, wait = exact_runtime.generate(ChatGenerateParams("live", EDIT, max_tokens=400, temperature=0.0, speculation="lookup"), lambda _t: first_text.set())
     assert first_text.wait(120)
-    live = exact_runtime.metrics()["generation"]
+    live = exact_runtime.metrics().generation
+    exact_runtime.cancel(call.id)
     result = wait(300)
-    if live is not None:  # None only if the reply finished between the first delta and the metrics call
-        assert live["speculation"] == "lookup"
-        assert {"draft_tokens", "draft_tokens_accepted", "acceptance_rate", "mean_accepted_length", "tokens_per_target_pass", "speedup"} <= set(live)
-    assert result.stats.draft_tokens >= (live or {}).get("draft_tokens", 0)
+    assert live is not None and live.speculation == "lookup"
+    assert result.stats.draft_tokens >= live.draft_tokens
 
 
 def test_auto_is_the_default_and_adapts(loaded_runtime):
@@ -80,7 +80,7 @@ def still_serving(client):
 
 def test_unknown_speculation_mode_is_refused(loaded_runtime):
     with pytest.raises(RpcError) as err:
-        loaded_runtime.call("chat.generate", {"conversation_id": "x", "messages": [{"role": "user", "content": "hi"}], "speculation": "fast"}, timeout=60)
+        loaded_runtime.request_unchecked("chat.generate", {"conversation_id": "x", "messages": [{"role": "user", "content": "hi"}], "speculation": "fast"}, timeout=60)
     assert err.value.code == ErrorCode.INVALID_PARAMS and "params.speculation" in err.value.message
     still_serving(loaded_runtime)
 

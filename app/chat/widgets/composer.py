@@ -90,7 +90,10 @@ class Composer(QFrame):
         text = self.text().strip()
         if not text or self.generating or not self.can_send:
             return
-        self.sig_send.emit(text)
+        self.sig_send.emit(text)  # the window calls sent() once the message is safely stored
+
+    def sent(self) -> None:
+        """The message went out: clear the box. Until then the text stays, so a failed save loses nothing."""
         self.edit.clear()
 
     def _fit(self, *_args) -> None:

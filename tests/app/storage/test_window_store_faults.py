@@ -1,0 +1,138 @@
+"""The real window over the real runtime when the database refuses work: told, retried, nothing lost."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from app.chat.controller import ConversationSettings
+from app.storage import store as st
+from app.storage.startup import open_store_or_ask
+from mounts import fill, tmpfs
+from test_store_faults import LockHolder, files_of, readable, write_conversation
+from window_helpers import open_window, wait_reply
+
+
+def answer_dialog(button_text: str, seen: list, before=None) -> QTimer:
+    """Click `button_text` on the next modal dialog (recording its text in `seen`), after calling before()."""
+    timer = QTimer()
+
+    def look() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            return
+        timer.stop()
+        seen.append(box.text())
+        if before is not None:
+            before()
+        button = next(b for b in box.buttons() if b.text().replace("&", "") == button_text)
+        button.click()
+
+    timer.timeout.connect(look)
+    timer.start(50)
+    return timer
+
+
+def test_a_locked_database_at_start_says_so_and_opens_on_retry_once_released(qtbot, tmp_path):
+    path = tmp_path / "conversations.sqlite3"
+    written = write_conversation(path)
+    holder = LockHolder(path)
+    seen: list[str] = []
+    timer = answer_dialog("Retry", seen, before=holder.release)
+    opened = open_store_or_ask(path)
+    timer.stop()
+    assert opened is not None
+    store, notice = opened
+    assert notice is None and len(seen) == 1
+    assert "in use by another program" in seen[0] and "retry" in seen[0]
+    assert {m.id: m.content for m in store.messages(store.conversations()[0].id)} == written
+    store.close()
+
+
+def test_quitting_at_the_locked_database_dialog_touches_nothing(qtbot, tmp_path):
+    path = tmp_path / "conversations.sqlite3"
+    written = write_conversation(path)
+    holder = LockHolder(path)
+    try:
+        before = files_of(tmp_path)
+        seen: list[str] = []
+        timer = answer_dialog("Quit", seen)
+        assert open_store_or_ask(path) is None
+        timer.stop()
+        assert files_of(tmp_path) == before
+    finally:
+        holder.release()
+    assert readable(path) == written
+
+
+def test_a_database_from_a_newer_lokal_gets_a_dialog_naming_both_versions_and_stays_untouched(qtbot, tmp_path):
+    path = tmp_path / "conversations.sqlite3"
+    written = write_conversation(path)
+    db = sqlite3.connect(str(path))
+    db.execute(f"PRAGMA user_version = {st.SCHEMA_VERSION + 1}")
+    db.close()
+    before = files_of(tmp_path)
+    seen: list[str] = []
+    timer = answer_dialog("OK", seen)
+    assert open_store_or_ask(path) is None
+    timer.stop()
+    assert f"schema {st.SCHEMA_VERSION + 1}" in seen[0] and f"schema {st.SCHEMA_VERSION} at most" in seen[0]
+    assert files_of(tmp_path) == before
+    assert readable(path) == written
+
+
+def send(qtbot, window, text: str) -> None:
+    window.composer.edit.setFocus()
+    window.composer.edit.setPlainText(text)
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
+
+
+def test_a_message_sent_to_a_full_disk_stays_in_the_composer_until_it_can_be_saved(qtbot, tmp_path, starter_model):
+    with tmpfs(tmp_path / "data", "2m") as data:
+        path = data / "conversations.sqlite3"
+        window = open_window(qtbot, path, starter_model)
+        try:
+            window.chat.new_conversation()
+            filler = fill(data)
+            send(qtbot, window, "Hello there, small model")
+            assert window.composer.text() == "Hello there, small model"  # not sent, not lost
+            assert not window.chat.generating
+            assert window.banner.isVisible() and window.banner_retry.isVisible()
+            assert "disk" in window.banner_text.text() and "full" in window.banner_text.text()
+            filler.unlink()
+            send(qtbot, window, window.composer.text())
+            assert window.composer.text() == "" and window.chat.generating
+            wait_reply(qtbot, window)
+            rows = readable(path)
+            assert "Hello there, small model" in rows.values()
+        finally:
+            window.shutdown()
+
+
+def test_a_disk_that_fills_mid_reply_keeps_the_reply_and_saves_it_once_space_is_back(qtbot, tmp_path, starter_model):
+    settings = ConversationSettings(temperature=0.0, max_tokens=48, n_ctx=2048, seed=1)
+    with tmpfs(tmp_path / "data", "2m") as data:
+        path = data / "conversations.sqlite3"
+        window = open_window(qtbot, path, starter_model, settings=settings)
+        try:
+            written = dict(readable(path))
+            fillers = []
+            # As soon as the reply starts, something else fills the disk: every checkpoint and the reply's end fail.
+            window.chat.sig_generating_changed.connect(lambda on: fillers.append(fill(data)) if on and not fillers else None)
+            send(qtbot, window, "Tell me about the sea.")
+            wait_reply(qtbot, window)
+            reply = window.chat.messages.messages[-1]
+            assert reply.role == "assistant" and reply.state == st.COMPLETE and reply.content
+            qtbot.waitUntil(lambda: window.banner_retry.isVisible(), timeout=10_000)
+            assert window.store.deferred_writes >= 1
+            assert readable(path).get(reply.id, "") != reply.content  # only in memory so far
+            fillers[0].unlink()
+            qtbot.mouseClick(window.banner_retry, Qt.MouseButton.LeftButton)
+            qtbot.waitUntil(lambda: not window.banner.isVisible(), timeout=5_000)
+            on_disk = readable(path)
+            assert on_disk[reply.id] == reply.content
+            assert {k: on_disk[k] for k in written} == written
+        finally:
+            window.shutdown()
