@@ -349,9 +349,7 @@ class MainWindow(QMainWindow):
         if getattr(self, "_shut_down", False):
             return
         self._shut_down = True
-        if self.chat.generating:
-            self.chat.stop()
-            self.chat._end_reply("stopped", None)
+        self.chat.stop_all()
         self.store.set_state("window_geometry", bytes(self.saveGeometry().toBase64()).decode())
         self.store.set_state("splitter_state", bytes(self.splitter.saveState().toBase64()).decode())
         self.store.set_state("metrics_visible", "1" if self.action_metrics.isChecked() else "0")

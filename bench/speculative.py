@@ -124,6 +124,106 @@ STATS = '''def stats(values):
     return {"mean": mean, "variance": variance, "median": median, "min": ordered[0], "max": ordered[-1]}
 '''
 
+INVENTORY = '''"""A small inventory of items in a warehouse, with orders that take items out of it."""
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Item:
+    sku: str
+    name: str
+    price: float
+    quantity: int = 0
+
+
+@dataclass
+class Order:
+    order_id: int
+    lines: dict = field(default_factory=dict)
+
+    def add_line(self, sku, quantity):
+        if quantity <= 0:
+            raise ValueError("quantity must be positive")
+        self.lines[sku] = self.lines.get(sku, 0) + quantity
+
+    def total_quantity(self):
+        return sum(self.lines.values())
+
+
+class Inventory:
+    def __init__(self):
+        self.items = {}
+        self.history = []
+
+    def add_item(self, item):
+        if item.sku in self.items:
+            raise KeyError(f"duplicate sku {item.sku}")
+        self.items[item.sku] = item
+        self.history.append(("add", item.sku, item.quantity))
+
+    def remove_item(self, sku):
+        item = self.items.pop(sku)
+        self.history.append(("remove", sku, item.quantity))
+        return item
+
+    def restock(self, sku, quantity):
+        item = self.items[sku]
+        item.quantity += quantity
+        self.history.append(("restock", sku, quantity))
+
+    def can_fulfil(self, order):
+        for sku, quantity in order.lines.items():
+            item = self.items.get(sku)
+            if item is None or item.quantity < quantity:
+                return False
+        return True
+
+    def fulfil(self, order):
+        if not self.can_fulfil(order):
+            raise RuntimeError(f"order {order.order_id} cannot be fulfilled")
+        for sku, quantity in order.lines.items():
+            self.items[sku].quantity -= quantity
+            self.history.append(("fulfil", sku, quantity))
+
+    def value(self):
+        total = 0.0
+        for item in self.items.values():
+            total += item.price * item.quantity
+        return total
+
+    def low_stock(self, threshold=5):
+        result = []
+        for item in self.items.values():
+            if item.quantity < threshold:
+                result.append(item)
+        return sorted(result, key=lambda item: item.quantity)
+
+    def report(self):
+        lines = []
+        for item in sorted(self.items.values(), key=lambda item: item.sku):
+            lines.append(f"{item.sku:10} {item.name:30} {item.quantity:5} {item.price:8.2f}")
+        lines.append(f"total value: {self.value():.2f}")
+        return "\\n".join(lines)
+
+
+def load_inventory(rows):
+    inventory = Inventory()
+    for row in rows:
+        sku, name, price, quantity = row
+        inventory.add_item(Item(sku, name, float(price), int(quantity)))
+    return inventory
+
+
+def busiest_skus(inventory, count=3):
+    moved = {}
+    for action, sku, quantity in inventory.history:
+        if action == "fulfil":
+            moved[sku] = moved.get(sku, 0) + quantity
+    ranked = sorted(moved.items(), key=lambda pair: pair[1], reverse=True)
+    return [sku for sku, _ in ranked[:count]]
+'''
+
 PROMPTS = [
     ("code-edit", "lru-type-hints", f"Rewrite this class with type hints and docstrings on every method, keeping the logic the same. Output only the code.\n\n```python\n{LRU}```"),
     ("code-edit", "parser-with", f"Refactor this function to use a `with` statement and pathlib.Path, and rename `result` to `config`. Output only the code.\n\n```python\n{PARSER}```"),
@@ -132,6 +232,9 @@ PROMPTS = [
     # Small edits to a whole file: the reply is mostly the code given, the case prompt lookup is for.
     ("code-edit", "lru-add-len", f"Add a `__len__` method that returns the number of cached items to this class. Output the whole class, nothing else.\n\n```python\n{LRU}```"),
     ("code-edit", "js-fix-empty", f"Fix the division by zero when `orders` is empty (the average should then be 0). Output the whole function, nothing else.\n\n```javascript\n{JS}```"),
+    # The issue's kind of edit: a whole ~100-line module written out again with one change throughout.
+    ("code-edit", "module-rename", f"Rename the attribute `items` to `stock` throughout this module. Output the whole module, nothing else.\n\n```python\n{INVENTORY}```"),
+    ("code-edit", "module-logging", f"Add logging to every method and function of this module: a module-level `logger = logging.getLogger(__name__)` and a `logger.debug` call at the start of each. Output the whole module, nothing else.\n\n```python\n{INVENTORY}```"),
     ("question", "qa-gil", "What is Python's global interpreter lock, and when does it limit the speed of a program?"),
     ("question", "qa-tcp", "Explain the difference between TCP and UDP, and when to choose each."),
     ("free-writing", "story", "Write a short story about a lighthouse keeper who finds a message in a bottle."),

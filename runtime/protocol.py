@@ -22,7 +22,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
-PROTOCOL_VERSION = "1.1"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group
+PROTOCOL_VERSION = "1.2"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group. 1.2: chat.generate in the batch lane (several in flight, one per conversation); n_seq
 
 
 def major(version: str) -> str:
@@ -135,6 +135,9 @@ class ModelLoadParams:
     n_threads: Optional[int] = None
     # A smaller model with the same tokenizer that drafts tokens for speculative decoding (runtime/speculative).
     draft_path: Optional[str] = None
+    # Conversations held in the context at once (each may grow to n_ctx): replies decoded together, and recent
+    # conversations kept warm. Fewer are loaded if that many do not fit in memory (ModelLoadResult.n_seq).
+    n_seq: int = 4
 
 
 @dataclass
@@ -154,6 +157,7 @@ class ModelLoadResult:
     type_v: str
     load_ms: float
     draft_path: Optional[str] = None  # the draft model loaded with it, if any
+    n_seq: int = 1  # conversations held in the context at once
 
 
 @dataclass
@@ -544,7 +548,8 @@ class ShutdownResult:
 class Lane(enum.Enum):
     """Where the runtime runs a method, declared once here for the server and the clients."""
 
-    ENGINE = "engine"  # the engine's one job slot (job_slot.py): one at a time, a client's second gets BUSY
+    ENGINE = "engine"  # the engine alone (job_slot.py): one at a time, and while one runs or waits a client's next engine or batch job gets BUSY
+    BATCH = "batch"  # decoded together by the scheduler: a client may have several in flight, one per conversation (a second gets BUSY)
     POOL = "pool"  # a small thread pool: waits on the network or the disk, never on the engine
     IMMEDIATE = "immediate"  # answered on the reader thread at once, even while a reply streams
 
@@ -556,13 +561,13 @@ class Method:
     lane: Lane = Lane.IMMEDIATE
 
 
-ENGINE, POOL = Lane.ENGINE, Lane.POOL
+ENGINE, BATCH, POOL = Lane.ENGINE, Lane.BATCH, Lane.POOL
 
 METHODS: dict[str, Method] = {
     "initialize": Method(InitializeParams, InitializeResult),
     "model.load": Method(ModelLoadParams, ModelLoadResult, ENGINE),
     "model.unload": Method(Empty, ModelUnloadResult, ENGINE),
-    "chat.generate": Method(ChatGenerateParams, ChatGenerateResult, ENGINE),
+    "chat.generate": Method(ChatGenerateParams, ChatGenerateResult, BATCH),
     "chat.cancel": Method(ChatCancelParams, ChatCancelResult),
     "runtime.metrics": Method(Empty, MetricsResult),
     "shutdown": Method(Empty, ShutdownResult),

@@ -97,8 +97,7 @@ class WindowHook:
         self.api_server.start()
 
     def _on_runtime_notification(self, method: str, params: dict) -> None:
-        reply = self.window.chat.reply
-        if method == "job.waiting" and reply is not None and params.get("request_id") == reply.call.id:
+        if method == "job.waiting" and self.window.chat.reply_for_call(params.get("request_id")) is not None:
             self._waiting_shown = True
             self.window.statusBar().showMessage("Waiting for the reply the API is generating; yours comes next…")
 
@@ -109,8 +108,8 @@ class WindowHook:
 
     # ---- routing the chat -------------------------------------------------------
     def choose(self, model: RemoteModel | None) -> None:
-        if self.window.chat.generating:
-            self.window.show_banner("Wait for the reply to finish (or stop it) before switching models.")
+        if self.window.chat.any_generating:
+            self.window.show_banner("Wait for the replies to finish (or stop them) before switching models.")
             return
         self.mode.choose(model)
 

@@ -1,9 +1,11 @@
 """The engine: one loaded model and the replies generated with it.
 
 It checks a model file before llama.cpp sees it (exists, is GGUF, is whole,
-fits in memory), renders conversations with the model's chat template and runs
-generations. It is not thread-safe: the server calls it from one worker thread,
-and reads only `live_stats` and `metrics()` from others.
+fits in memory), renders conversations with the model's chat template, and
+hands replies to the scheduler (runtime/scheduler), whose engine thread alone
+touches the llama.cpp context while the model is loaded. A reply's prompt is
+rendered and fitted on the caller's thread, which then waits for the reply.
+Load and unload run only while no reply does (the server's job line, job_slot.py).
 """
 
 from __future__ import annotations
@@ -22,13 +24,15 @@ from runtime.engine import memory
 from runtime.engine.chat_template import ChatTemplate, TemplateError
 from runtime.engine.context_window import fit_to_context, make_room_for_reply
 from runtime.engine.devices import list_devices
-from runtime.engine.generation import Decoder, GenerationRequest, decode_plain, generate
+from runtime.engine.generation import GenerationRequest, decode_plain
 from runtime.engine.llama_model import LlamaModel, LoadSettings, default_threads
 from runtime.engine.sampling import SamplingConfig
 from runtime.engine.token_alignment import align
 from runtime.gguf.model_file import check_model_file
 from runtime.gguf.reader import GGUFHeader
+from runtime.job_slot import PROTOCOL, CancelEvent
 from runtime.kvstore.saved_states import SavedStates, store_from_environment
+from runtime.scheduler.scheduler import ScheduledReply, Scheduler
 from runtime.protocol import (
     ChatGenerateParams,
     ChatGenerateResult,
@@ -54,16 +58,11 @@ MAX_NEXT_TURN_HEADER = 32  # tokens evaluated after a reply without being asked 
 
 
 def _exclusive(method):
-    """Engine jobs and the post-reply KV save (after_reply) never touch the llama.cpp context at the same time.
-
-    A job that starts before the server got to call after_reply() saves the previous
-    conversation's state first, so a quick switch of conversation never loses it.
-    """
+    """Loading and unloading never overlap (the server never runs them beside a reply either: job_slot.py)."""
 
     @functools.wraps(method)
     def locked(self, *args, **kwargs):
         with self._context_lock:
-            self._save_pending_state()
             return method(self, *args, **kwargs)
 
     return locked
@@ -96,6 +95,19 @@ def check_fits(header: GGUFHeader, params: ModelLoadParams, n_batch: int, device
             {"needed_bytes": verdict.ram_needed, "available_bytes": ram_available, "where": "ram"},
         )
     return estimate
+
+
+def sequences_that_fit(header: GGUFHeader, params: ModelLoadParams, n_batch: int) -> int:
+    """params.n_seq, or as many fewer as memory allows (each sequence may grow to n_ctx); MODEL_TOO_LARGE if not even one fits."""
+    devices, ram = list_devices(), memory.available_ram()
+    for n_seq in range(params.n_seq, 1, -1):
+        try:
+            check_fits(header, dataclasses.replace(params, n_ctx=params.n_ctx * n_seq), n_batch, devices, ram)
+            return n_seq
+        except RpcError:
+            continue
+    check_fits(header, params, n_batch, devices, ram)
+    return 1
 
 
 def check_draft_file(params: ModelLoadParams, target: GGUFHeader) -> GGUFHeader:
@@ -135,13 +147,11 @@ class LoadedModel:
 class Engine:
     def __init__(self) -> None:
         self.loaded: LoadedModel | None = None
-        self.live_stats: GenerationStats | None = None
-        self.decoder: Decoder = decode_plain
-        self._context_lock = threading.RLock()
+        self.scheduler: Scheduler | None = None  # the loaded model's replies, decoded together (runtime/scheduler)
+        self._context_lock = threading.RLock()  # load and unload
         self.saved_states = SavedStates(store_from_environment())
-        self._save_after_reply: str | None = None  # the conversation whose KV state is saved once its reply is sent
-        self._continue_after_reply: tuple[ChatGenerateParams, str] | None = None  # the reply whose next-turn header is prefilled then
         self._context_cuts: dict[str, int] = {}  # per conversation: oldest messages left out (context_window.py)
+        self._cuts_lock = threading.Lock()  # prompts are fitted on the replies' own threads
 
     # ---- models ----------------------------------------------------------
     @_exclusive
@@ -150,6 +160,8 @@ class Engine:
             raise RpcError(ErrorCode.INVALID_PARAMS, "params.n_ctx: must be at least 16")
         path = os.path.abspath(os.path.expanduser(params.path))
         header = check_model_file(path)
+        if params.n_seq < 1:
+            raise RpcError(ErrorCode.INVALID_PARAMS, "params.n_seq: must be at least 1")
         settings = LoadSettings(
             path=path,
             n_ctx=params.n_ctx,
@@ -159,7 +171,7 @@ class Engine:
             flash_attn=params.flash_attn,
             n_threads=params.n_threads or default_threads(),
         )
-        check_fits(header, params, settings.n_batch, list_devices(), memory.available_ram())
+        settings = dataclasses.replace(settings, n_seq=sequences_that_fit(header, params, settings.n_batch))
         draft_header = check_draft_file(params, header) if params.draft_path else None
         self.unload()
 
@@ -200,15 +212,20 @@ class Engine:
             type_v=params.type_v,
             load_ms=load_ms,
             draft_path=draft.settings.path if draft is not None else None,
+            n_seq=llama.n_seq,
         )
         self.loaded = LoadedModel(info, llama, template, Speculation(llama, draft))
         self.saved_states.attach(llama)
+        self.scheduler = Scheduler(llama)
         return info
 
     @_exclusive
     def unload(self) -> bool:
-        self._save_after_reply = None
-        self._context_cuts.clear()
+        if self.scheduler is not None:
+            self.scheduler.close()  # after the replies it still runs, and their states saved
+            self.scheduler = None
+        with self._cuts_lock:
+            self._context_cuts.clear()
         self.saved_states.detach()
         if self.loaded is None:
             return False
@@ -243,12 +260,26 @@ class Engine:
         if params.prompt is not None or not params.messages:
             return self.prompt_tokens(params), 0
         render = lambda messages: self.prompt_tokens(dataclasses.replace(params, messages=messages))
-        return fit_to_context(params.messages, render, loaded.llama.n_ctx, max(1, params.max_tokens - committed), self._context_cuts, params.conversation_id, committed)
+        with self._cuts_lock:
+            return fit_to_context(params.messages, render, loaded.llama.n_ctx, max(1, params.max_tokens - committed), self._context_cuts, params.conversation_id, committed)
 
-    @_exclusive
-    def generate(self, params: ChatGenerateParams, cancel: threading.Event, on_text: Callable[[str], None], request_id) -> ChatGenerateResult:
+    def generate(
+        self,
+        params: ChatGenerateParams,
+        cancel: CancelEvent,
+        on_text: Callable[[str], None],
+        request_id,
+        owner: str = PROTOCOL,
+        on_wait: Callable[[], None] | None = None,
+    ) -> ChatGenerateResult:
+        """One reply, decoded by the scheduler together with whatever else streams; blocks this (job) thread until it is over.
+
+        The prompt is rendered and fitted here, on the caller's thread; `on_wait` is called if
+        the reply has to wait for a slot. A cancel ends it where it is (waiting, prefilling, decoding).
+        """
         validate_generate(params)
         loaded = self.require_model()
+        scheduler = self.scheduler
         prompt, dropped = self.fitted_prompt_tokens(params)
         request = GenerationRequest(
             prompt=prompt,
@@ -257,49 +288,35 @@ class Engine:
             stop=params.stop,
             cancel=cancel,
             on_text=on_text,
-            restore=self.saved_states.restore,
         )
         stats = GenerationStats(context_dropped_messages=dropped)
         if params.prompt is None:
             fit = lambda committed: self.fitted_prompt_tokens(params, committed)
-            request.make_room = lambda model, completion: make_room_for_reply(model, completion, fit, cancel, stats)
-        self.live_stats = stats
-        try:
-            decoder = self.decoder
-            if decoder is decode_plain and loaded.speculation is not None:
-                decoder = loaded.speculation.decoder_for(params.speculation)
-            outcome = generate(loaded.llama, request, stats, decoder)
-            self.saved_states.observe_prefill(outcome.stats)
+            request.make_room = lambda seq, completion: make_room_for_reply(seq, completion, fit, cancel, stats)
+        decoder = loaded.speculation.decoder_for(params.speculation) if loaded.speculation is not None else decode_plain
+
+        def after(seq, outcome) -> None:
+            """On the engine thread once the reply is out: the next turn's header, then the state saved for later."""
             if params.prompt is None and outcome.finish_reason != "cancelled" and not dropped:
-                self._continue_after_reply = (params, outcome.text)
-        finally:
-            self.live_stats = None
-            self._save_after_reply = params.conversation_id
+                try:
+                    self._prefill_next_turn_header(seq, params, outcome.text)
+                except Exception:
+                    log.exception("could not prefill the next turn's header")
+            self.saved_states.save(seq, params.conversation_id, owner)
+
+        reply = ScheduledReply(request, decoder, owner, params.conversation_id, stats, after=after, restore=self.saved_states.restore)
+        if scheduler.submit(reply) and on_wait is not None:
+            on_wait()
+        cancel.on_set(lambda: scheduler.cancel(reply))
+        reply.done.wait()
+        if reply.error is not None:
+            raise reply.error
+        outcome = reply.outcome
+        self.saved_states.observe_prefill(outcome.stats)
         return ChatGenerateResult(request_id, params.conversation_id, outcome.text, outcome.finish_reason, outcome.stats)
 
     # ---- saved KV states (runtime/kvstore) -------------------------------
-    def after_reply(self) -> None:
-        """Called by the server once a reply is sent: prefill the next turn's header and save the KV state."""
-        with self._context_lock:
-            self._save_pending_state()
-
-    def _save_pending_state(self) -> None:
-        """Prefill the next turn's header, then copy the cache out (engine thread, under the lock); the store writes it in the background."""
-        pending, self._continue_after_reply = self._continue_after_reply, None
-        conversation_id, self._save_after_reply = self._save_after_reply, None
-        if pending is not None and self.loaded is not None:
-            try:
-                self._prefill_next_turn_header(*pending)
-            except Exception:
-                log.exception("could not prefill the next turn's header")
-        if conversation_id is None or self.loaded is None:
-            return
-        try:
-            self.saved_states.save(self.loaded.llama, conversation_id)
-        except Exception:
-            log.exception("could not save the KV state of conversation %r", conversation_id)
-
-    def _prefill_next_turn_header(self, params: ChatGenerateParams, reply: str) -> None:
+    def _prefill_next_turn_header(self, seq, params: ChatGenerateParams, reply: str) -> None:
         """Evaluate what every next turn of this conversation starts with, while the user reads and types.
 
         The template writes the same tokens after a reply whatever the next message says (ChatML:
@@ -308,7 +325,6 @@ class Engine:
         a regenerate, another conversation), the cache rewinds as usual and this work is simply unused.
         """
         loaded = self.require_model()
-        llama = loaded.llama
         messages = [{"role": m.role, "content": m.content} for m in params.messages]
         messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": NEXT_TURN_SENTINEL}]
         try:
@@ -320,24 +336,22 @@ class Engine:
             return
         header = tokenize_rendered(loaded, text[:cut])
         # The last token may merge with the message text that follows it: leave it to the next turn.
-        header = align(llama.tokens, header[:-1], lambda token: llama.piece(token, special=True))
-        common = llama.common_prefix(header)
-        if len(header) - common > MAX_NEXT_TURN_HEADER or len(header) >= llama.n_ctx - 1 or common < len(llama.tokens) - MAX_NEXT_TURN_HEADER:
+        header = align(seq.tokens, header[:-1], lambda token: seq.piece(token, special=True))
+        common = seq.common_prefix(header)
+        if len(header) - common > MAX_NEXT_TURN_HEADER or len(header) >= seq.n_ctx - 1 or common < len(seq.tokens) - MAX_NEXT_TURN_HEADER:
             return  # not the cache of this reply, or too much to evaluate unasked
-        llama.truncate(common)
+        seq.truncate(common)
         if common < len(header):
-            llama.decode(header[common:])
+            seq.decode(header[common:])
 
     def kv_store_info(self, wait_for_writes: bool = False) -> KvStoreInfo:
         store = self.saved_states.store
         if store is None:
             return KvStoreInfo(False, "", 0, 0, 0, 0, 0, 0)
         if wait_for_writes:
-            if self._context_lock.acquire(timeout=30):  # `_exclusive`'s way in: it saves a pending state first
-                try:
-                    self._save_pending_state()
-                finally:
-                    self._context_lock.release()
+            scheduler = self.scheduler
+            if scheduler is not None:
+                scheduler.wait_idle(30)  # the states of the replies that just ended are copied out by then
             store.flush(30)
         return KvStoreInfo(enabled=True, **store.info())
 
@@ -348,9 +362,12 @@ class Engine:
         return KvClearResult(*store.clear())
 
     # ---- figures ---------------------------------------------------------
-    def metrics(self) -> MetricsResult:
-        loaded = self.loaded
-        kv_tokens = len(loaded.llama.tokens) if loaded else 0
+    def metrics(self, owner: str = PROTOCOL) -> MetricsResult:
+        """Memory and KV figures, and the live figures of `owner`'s newest streaming reply (never another owner's)."""
+        loaded, scheduler = self.loaded, self.scheduler
+        kv_tokens = sum(len(seq.tokens) for seq in loaded.llama.sequences) if loaded else 0
+        streaming = scheduler.streaming(owner) if scheduler is not None else []
+        newest = max(streaming, key=lambda reply: reply.submitted) if streaming else None
         return MetricsResult(
             rss_bytes=memory.rss_bytes(),
             model_id=loaded.info.model_id if loaded else None,
@@ -358,7 +375,7 @@ class Engine:
             kv_tokens_used=kv_tokens,
             kv_bytes_used=kv_tokens * loaded.info.kv_bytes_per_token if loaded else 0,
             devices=list_devices(),
-            generation=self.live_stats,
+            generation=newest.stats if newest is not None else None,
         )
 
 

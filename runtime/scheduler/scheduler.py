@@ -9,9 +9,9 @@ new prompts in what the batch has left: chunked prefill, so a new prompt's time
 to first token stays bounded while the others keep streaming), decodes it with
 one llama_decode call and hands each reply its logits rows (generation.ReplyRun).
 
-Which slot a reply gets: the resting slot whose cache shares the most with its
-prompt (switching back to a recent conversation costs no restore), else an empty
-one, else the one resting longest; the KV store on disk (runtime/kvstore) covers
+Which slot a reply gets: the one its conversation rests in, else the resting slot
+whose cache shares the most with its prompt (switching back to a recent
+conversation costs no restore), else an empty one, else the one resting longest; the KV store on disk (runtime/kvstore) covers
 conversations no slot holds any more. Caches are kept apart by owner (the
 protocol client, the API): a reply never reuses or restores a cache another
 owner made, and a slot changing owner is emptied first. When both owners have
@@ -80,6 +80,7 @@ class Scheduler:
         self.slots = [Slot(seq) for seq in llama.sequences]
         self._waiting: collections.deque[ScheduledReply] = collections.deque()
         self._owners_seen: set[str] = set()
+        self._finishing = 0  # replies over whose after-work still runs
         self._changed = threading.Condition()
         self._closing = False
         self._thread = threading.Thread(target=self._loop, name="engine", daemon=True)
@@ -112,10 +113,13 @@ class Scheduler:
         with self._changed:
             return [s.reply for s in self.slots if s.reply is not None and (owner is None or s.reply.owner == owner)]
 
-    @property
-    def idle(self) -> bool:
+    def _idle(self) -> bool:
+        return not self._waiting and not self._finishing and all(s.reply is None for s in self.slots)
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no reply streams or waits and the last one's after-work (its state saved) is done."""
         with self._changed:
-            return not self._waiting and all(s.reply is None for s in self.slots)
+            return self._changed.wait_for(self._idle, timeout)
 
     def close(self) -> None:
         """Cancel what is left and stop the engine thread (the model may be closed after this)."""
@@ -175,6 +179,8 @@ class Scheduler:
         for slot in resting:
             if slot.owner == reply.owner and slot.seq.tokens:
                 shared = common_prefix(slot.seq.tokens, align(slot.seq.tokens, prompt, piece))
+                if slot.conversation_id == reply.conversation_id and shared:
+                    return slot  # its own conversation's cache (a next turn, a regenerate, an edit)
                 if shared > best_shared:
                     best, best_shared = slot, shared
         empty = [s for s in resting if not s.seq.tokens]
@@ -224,10 +230,14 @@ class Scheduler:
         slot.last_used = time.monotonic()
         with self._changed:
             slot.reply = None
-            self._changed.notify_all()
+            self._finishing += 1
         reply.done.set()
-        if reply.after is not None and reply.outcome is not None:
-            try:
+        try:
+            if reply.after is not None and reply.outcome is not None:
                 reply.after(slot.seq, reply.outcome)
-            except Exception:
-                log.exception("after the reply of %r", reply.conversation_id)
+        except Exception:
+            log.exception("after the reply of %r", reply.conversation_id)
+        finally:
+            with self._changed:
+                self._finishing -= 1
+                self._changed.notify_all()

@@ -31,7 +31,7 @@ def window(qtbot, tmp_path, monkeypatch, starter_model):
     qtbot.addWidget(win)
     win.show()
     win.load_model(str(starter_model))
-    qtbot.waitUntil(lambda: win.session.loaded is not None and win.link.current_job is None, timeout=90_000)
+    qtbot.waitUntil(lambda: win.session.loaded is not None and not win.link.jobs, timeout=90_000)
     yield win
     win.shutdown()
 
@@ -123,7 +123,7 @@ def test_the_api_comes_back_on_the_same_port_after_the_runtime_restarts(qtbot, w
     with qtbot.waitSignal(server.sig_state_changed, timeout=90_000, check_params_cb=lambda s: s == READY):
         pass
     assert server.port == port and panel.url.text() == f"http://127.0.0.1:{port}/v1"
-    qtbot.waitUntil(lambda: window.session.loaded is not None and window.link.current_job is None, timeout=90_000)
+    qtbot.waitUntil(lambda: window.session.loaded is not None and not window.link.jobs, timeout=90_000)
     reply = api_client(panel).completions.create(model=MODEL_NAME, prompt="1, 2, 3,", max_tokens=2, **GREEDY)
     assert reply.usage.completion_tokens == 2
 
