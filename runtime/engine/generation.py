@@ -23,6 +23,9 @@ from runtime.protocol import ErrorCode, GenerationStats, RpcError
 
 # Prefill is split so a cancel is seen between chunks too; llama.cpp's abort callback covers the inside of one.
 PREFILL_CHUNK = 512
+# While other replies stream, a new prompt joins each step with at most this many tokens (chunked prefill):
+# the streams slow down for a while instead of stopping until the whole prompt is read.
+PREFILL_CHUNK_WHILE_STREAMING = 64
 
 
 @dataclass
@@ -312,11 +315,16 @@ def decode_step(runs: Sequence[ReplyRun], budget: int | None = None) -> list[Rep
     budget = model.n_batch if budget is None else budget
     batch = BatchSoFar()
     parts: list[tuple[ReplyRun, Slice]] = []
-    # Replies that stream first (their step is small), then prompt chunks in what is left.
-    for run in sorted(runs, key=lambda r: r.phase != DECODING):
+    streaming = any(r.phase == DECODING for r in runs)
+    prompt_budget = PREFILL_CHUNK_WHILE_STREAMING if streaming and not model.one_sequence_per_decode else budget
+    # Replies that stream first (their step is small), then prompt chunks in what is left, oldest request first.
+    for run in sorted(runs, key=lambda r: (r.phase != DECODING, r.started)):
         room = budget - batch.tokens
+        if run.phase == PREFILLING:
+            room = min(room, prompt_budget)
+            prompt_budget -= room
         if room <= 0:
-            break
+            continue
         part = run.next_slice(batch, room)
         if part is None:
             continue

@@ -125,6 +125,13 @@ class Sequence:
         llama_cpp.llama_memory_seq_rm(self.model.memory, self.seq_id, -1, -1)
         self.tokens.clear()
 
+    def share(self, donor: "Sequence", n: int) -> None:
+        """Hold exactly the first n tokens of `donor`: the unified cache tags those cells with this sequence too,
+        so nothing is computed or copied (each sequence's later tokens stay its own)."""
+        self.clear()
+        llama_cpp.llama_memory_seq_cp(self.model.memory, donor.seq_id, self.seq_id, 0, n)
+        self.tokens.extend(donor.tokens[:n])
+
     def decode(self, tokens: Seq[int], *, all_logits: bool = False, abort: threading.Event | None = None) -> None:
         """Append `tokens` in one llama_decode call of this sequence alone (len <= n_batch)."""
         if tokens:

@@ -12,7 +12,9 @@ one llama_decode call and hands each reply its logits rows (generation.ReplyRun)
 Which slot a reply gets: the one its conversation rests in, else the resting slot
 whose cache shares the most with its prompt (switching back to a recent
 conversation costs no restore), else an empty one, else the one resting longest; the KV store on disk (runtime/kvstore) covers
-conversations no slot holds any more. Caches are kept apart by owner (the
+conversations no slot holds any more. A prompt that begins like another sequence's
+cache (the same system prompt) shares those cells (Sequence.share) instead of
+computing them again. Caches are kept apart by owner (the
 protocol client, the API): a reply never reuses or restores a cache another
 owner made, and a slot changing owner is emptied first. When both owners have
 asked for replies, neither may hold every slot, so neither ever waits for the
@@ -40,6 +42,7 @@ from runtime.protocol import GenerationStats, RpcError
 log = logging.getLogger("lokal.scheduler")
 
 MIN_REUSE_TOKENS = 32  # below this, a fresh slot is better than another conversation's cache
+MIN_SHARED_TOKENS = 8  # a prefix another sequence holds is shared when it saves at least this many tokens
 
 
 @dataclass(eq=False)
@@ -197,6 +200,7 @@ class Scheduler:
             seq.clear()  # another owner's cache is never reused, not even a shared system prompt
         slot.owner, slot.conversation_id = reply.owner, reply.conversation_id
         request = reply.request
+        self._share_prefix(slot, request.prompt)
         run = ReplyRun(seq, request, reply.stats, reply.decoder, started=reply.submitted)
         slot.run = run
         try:
@@ -211,6 +215,25 @@ class Scheduler:
             run.phase = "done"
         if run.done:
             self._finish(slot)
+
+    def _share_prefix(self, slot: Slot, prompt: Sequence[int]) -> None:
+        """If another sequence of the same owner holds more of this prompt (a system prompt, the history
+        of a conversation branched off), this one shares those cells instead of computing them again."""
+        seq = slot.seq
+        if not self.llama.can_rewind:
+            return
+        piece = lambda token: self.llama.piece(token, special=True)
+        own = common_prefix(seq.tokens, align(seq.tokens, prompt, piece)) if seq.tokens else 0
+        donor, shared = None, own
+        for other in self.slots:
+            if other is slot or other.owner != slot.owner or not other.seq.tokens:
+                continue
+            n = common_prefix(other.seq.tokens, align(other.seq.tokens, prompt, piece))
+            if n > shared:
+                donor, shared = other, n
+        if donor is None or shared < own + MIN_SHARED_TOKENS:
+            return
+        seq.share(donor.seq, shared)
 
     def _step(self) -> None:
         active = [s for s in self.slots if s.run is not None and not s.run.done]

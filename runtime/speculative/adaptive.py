@@ -47,7 +47,7 @@ class Plan:
     expected: float = 1.0  # tokens the step is expected to yield for this reply
 
 
-LOOKUP_BINS = (32, 16, 8, 4, 3, 2, 1)  # suffix match lengths that share an acceptance estimate
+LOOKUP_BINS = (64, 32, 16, 8, 4, 3, 2, 1)  # suffix match lengths that share an acceptance estimate
 
 
 def lookup_key(n: int) -> str:
@@ -55,8 +55,12 @@ def lookup_key(n: int) -> str:
 
 
 # Suffix matches of one or two tokens are often coincidences; long ones mean the reply is copying a run.
-# Priors: how often the first drafted token was accepted, measured on code edits (lookup.py).
-LOOKUP_PRIORS = {"lookup1": 0.2, "lookup2": 0.4, "lookup3": 0.6, "lookup4": 0.65, "lookup8": 0.75, "lookup16": 0.85, "lookup32": 0.95}
+# Priors: how often the first drafted token was accepted, measured on code edits (lookup.py), and how often
+# a later one was, given the ones before it were: a copy that has started tends to go on.
+LOOKUP_PRIORS = {
+    "lookup1": (0.2, 0.5), "lookup2": (0.4, 0.6), "lookup3": (0.6, 0.75), "lookup4": (0.65, 0.8),
+    "lookup8": (0.75, 0.9), "lookup16": (0.85, 0.95), "lookup32": (0.95, 0.98), "lookup64": (0.97, 0.99),
+}
 DRAFT_PRIOR = 0.6
 
 
@@ -71,7 +75,7 @@ class Controller:
         self.fixed_k = fixed_k  # tests: always draft this many (no cost model, no back-off)
         self.k_max_lookup = k_max_lookup()
         self.draft_step_prior = draft_step_prior  # a draft step as a fraction of a target step, until measured
-        self.runs: dict[str, RunLengths] = {key: RunLengths(p) for key, p in LOOKUP_PRIORS.items()}
+        self.runs: dict[str, RunLengths] = {key: RunLengths(*p) for key, p in LOOKUP_PRIORS.items()}
         self.runs["draft"] = RunLengths(DRAFT_PRIOR)
         self.plain_since_draft = 0
         self.probe_interval = PROBE_FIRST

@@ -34,10 +34,12 @@ def _width(b: int, upto: int) -> int:
 
 
 class RunLengths:
-    def __init__(self, first_rate: float):
-        """`first_rate`: the prior chance that a drafted token is accepted, at every position until measured."""
+    def __init__(self, first_rate: float, later_rate: float | None = None):
+        """The prior chance that a drafted token is accepted: `first_rate` at the first position, `later_rate`
+        (default the same) at every later one, until measured."""
+        later_rate = first_rate if later_rate is None else later_rate
         self.judged = [PRIOR_POSITIONS] * len(BUCKET_STARTS)
-        self.rejected = [PRIOR_POSITIONS * (1.0 - first_rate)] * len(BUCKET_STARTS)
+        self.rejected = [PRIOR_POSITIONS * (1.0 - first_rate)] + [PRIOR_POSITIONS * (1.0 - later_rate)] * (len(BUCKET_STARTS) - 1)
 
     def rejection_rate(self, b: int) -> float:
         return min(1.0, self.rejected[b] / self.judged[b])

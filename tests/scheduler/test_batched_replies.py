@@ -122,3 +122,24 @@ def test_cancelling_one_reply_leaves_the_others_streaming(model):
     for i in (0, 2):
         assert outcomes[i].finish_reason in ("stop", "length")
         assert any(t > cancelled_at for t, j in timeline.events if j == i) or outcomes[i].finish_reason == "stop", f"reply {i} stopped streaming"
+
+
+def test_a_prompt_that_begins_like_another_sequences_cache_shares_its_cells(model):
+    system = "<|im_start|>system\nYou are a patient teacher who explains things to children with short, friendly sentences.<|im_end|>\n"
+    ask = lambda text: model.tokenize(system + f"<|im_start|>user\n{text}<|im_end|>\n<|im_start|>assistant\n", add_bos=False, special=True)
+    first, second = ask("Why is the sky blue?"), ask("Why do cats purr?")
+    shared = next(i for i, (a, b) in enumerate(zip(first, second)) if a != b)
+    assert shared >= 20
+    scheduler = Scheduler(model)
+    try:
+        empty_slots(scheduler)
+        cold = run_all(scheduler, [ScheduledReply(GenerationRequest(prompt=second, max_tokens=16, sampling=GREEDY), decode_plain, conversation_id="cold")])[0]
+        empty_slots(scheduler)
+        run_all(scheduler, [ScheduledReply(GenerationRequest(prompt=first, max_tokens=4, sampling=GREEDY), decode_plain, conversation_id="a")])
+        warm = run_all(scheduler, [ScheduledReply(GenerationRequest(prompt=second, max_tokens=16, sampling=GREEDY), decode_plain, conversation_id="b")])[0]
+        seqs = [s.seq for s in scheduler.slots if s.conversation_id in ("a", "b")]
+    finally:
+        scheduler.close()
+    assert len(seqs) == 2 and seqs[0] is not seqs[1]  # b got a slot of its own, a stays resident
+    assert warm.stats.prompt_tokens_reused >= shared - 1 and warm.stats.prompt_tokens_evaluated <= len(second) - shared + 1
+    assert warm.completion == cold.completion
