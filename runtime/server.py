@@ -132,6 +132,10 @@ class RuntimeServer:
     def _close(self) -> None:
         self._close_api()  # first: no new API job may come in
         self._stop_jobs()
+        try:
+            self.engine.unload()  # the scheduler's last work (saving the states of the replies that just ended) first
+        except Exception:
+            log.exception("unloading at shutdown failed")
         self.hub.close()  # running downloads pause, to resume at the next start
 
     def handle_line(self, line: bytes) -> None:
