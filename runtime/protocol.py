@@ -259,12 +259,14 @@ class ChatCancelResult:
 class MetricsResult:
     rss_bytes: int
     model_id: Optional[str]
-    n_ctx: int
-    kv_tokens_used: int
-    kv_bytes_used: int
+    n_ctx: int  # per conversation
+    kv_tokens_used: int  # the context this client's newest reply (streaming, else the last one) uses
+    kv_bytes_used: int  # the KV cache of every sequence held now
     devices: list[Device]
-    # Live figures of this client's reply streaming now; None while none streams, also while the API's does.
+    # Live figures of this client's newest reply streaming now; None while none streams, also while only the API's do.
     generation: Optional[GenerationStats] = None
+    kv_tokens_total: int = 0  # tokens held by every sequence (conversations streaming and resting)
+    n_seq: int = 0  # sequences the context holds
 
 
 @dataclass

@@ -365,17 +365,19 @@ class Engine:
     def metrics(self, owner: str = PROTOCOL) -> MetricsResult:
         """Memory and KV figures, and the live figures of `owner`'s newest streaming reply (never another owner's)."""
         loaded, scheduler = self.loaded, self.scheduler
-        kv_tokens = sum(len(seq.tokens) for seq in loaded.llama.sequences) if loaded else 0
+        total = sum(len(seq.tokens) for seq in loaded.llama.sequences) if loaded else 0
         streaming = scheduler.streaming(owner) if scheduler is not None else []
         newest = max(streaming, key=lambda reply: reply.submitted) if streaming else None
         return MetricsResult(
             rss_bytes=memory.rss_bytes(),
             model_id=loaded.info.model_id if loaded else None,
             n_ctx=loaded.info.n_ctx if loaded else 0,
-            kv_tokens_used=kv_tokens,
-            kv_bytes_used=kv_tokens * loaded.info.kv_bytes_per_token if loaded else 0,
+            kv_tokens_used=scheduler.context_used(owner) if scheduler is not None else 0,
+            kv_bytes_used=total * loaded.info.kv_bytes_per_token if loaded else 0,
             devices=list_devices(),
             generation=newest.stats if newest is not None else None,
+            kv_tokens_total=total,
+            n_seq=loaded.llama.n_seq if loaded else 0,
         )
 
 

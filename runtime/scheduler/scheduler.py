@@ -116,6 +116,15 @@ class Scheduler:
         with self._changed:
             return [s.reply for s in self.slots if s.reply is not None and (owner is None or s.reply.owner == owner)]
 
+    def context_used(self, owner: str) -> int:
+        """Tokens in the sequence of `owner`'s newest reply: the one streaming, else the last one."""
+        with self._changed:
+            streaming = [s for s in self.slots if s.owner == owner and s.reply is not None]
+            if streaming:
+                return len(max(streaming, key=lambda s: s.reply.submitted).seq.tokens)
+            rested = [s for s in self.slots if s.owner == owner and s.last_used]
+            return len(max(rested, key=lambda s: s.last_used).seq.tokens) if rested else 0
+
     def _idle(self) -> bool:
         return not self._waiting and not self._finishing and all(s.reply is None for s in self.slots)
 
