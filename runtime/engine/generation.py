@@ -148,6 +148,7 @@ class BatchSoFar:
 
     tokens: int = 0
     expected: float = 0.0
+    room: int = 1 << 30  # tokens this reply's part may have at most (the batch's capacity left)
 
 
 @dataclass
@@ -325,6 +326,7 @@ def decode_step(runs: Sequence[ReplyRun], budget: int | None = None) -> list[Rep
             prompt_budget -= room
         if room <= 0:
             continue
+        batch.room = room
         part = run.next_slice(batch, room)
         if part is None:
             continue

@@ -130,7 +130,7 @@ class SpeculativeStepper:
         self.base = len(seq.tokens)  # the cache holds history[:-1]; `pending` is history[-1]
         # Drafts never reach the last slot of the context or past max_tokens: the sink then
         # sees the same cache length as in plain decoding, so a full context ends the reply alike.
-        room = min(seq.n_ctx - self.base - 2, self.sink.request.max_tokens - len(self.sink.completion))
+        room = min(seq.n_ctx - self.base - 2, self.sink.request.max_tokens - len(self.sink.completion), batch.room - 1)
         self.draft = self.drafting.propose(self.history, room, self.sampler.config, self.draft_sampler, batch) if room > 0 else None
         if self.draft is None:
             return Slice(seq, (self.pending,))
