@@ -38,11 +38,13 @@ def create_main_window(store_path=None, runtime_command: Sequence[str] | None = 
     link.setParent(window)
     if problem:
         window.show_banner(problem)
-    from app.remote.window_hook import install as install_remote  # remote endpoints and "Serve the API" (app/remote)
+    # Features plug into the window's extension points: its menus by id, and the Model menu's sections.
+    from app.api.feature import install as install_api  # Model ▸ Serve the API… (app/api)
+    from app.kvcache.feature import install as install_kv_cache  # Edit ▸ Saved conversation caches… (app/kvcache)
+    from app.remote.feature import install as install_remote  # remote endpoints in the Model menu (app/remote)
 
     install_remote(window)
-    from app.kvcache import install as install_kv_cache  # Edit ▸ Saved conversation caches… (app/kvcache)
-
+    install_api(window)
     install_kv_cache(window)
     return window
 

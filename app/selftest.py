@@ -18,7 +18,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 TOKENS = 8
 DEFAULT_TIMEOUT_S = 300.0
@@ -29,7 +28,7 @@ EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_TIMEOUT = 3
 
-LOKAL_DIRS = ("LOKAL_DATA_DIR", "LOKAL_CONFIG_DIR", "LOKAL_CACHE_DIR")
+LOKAL_DIRS = ("LOKAL_DATA_DIR", "LOKAL_CONFIG_DIR", "LOKAL_CACHE_DIR", "LOKAL_LOG_DIR")
 
 
 class SelfTestFailure(Exception):
@@ -75,7 +74,6 @@ def same_executable(pid: int) -> str:
 def _make_check_class():
     from PySide6.QtCore import QObject, QTimer, Signal
 
-    from runtime import protocol
     from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, ModelLoadParams, ModelLoadResult
 
     class RuntimeCheck(QObject):
@@ -129,17 +127,16 @@ def _make_check_class():
             self.started = time.perf_counter()
             self.link.call("model.load", ModelLoadParams(path=str(self.model), n_ctx=512), self._on_loaded, self._on_error, self.timeout_ms)
 
-        def _on_loaded(self, result: Any) -> None:
+        def _on_loaded(self, result: ModelLoadResult) -> None:
             self.loaded = time.perf_counter()
-            self.load_result = protocol.decode(ModelLoadResult, result, "result")
+            self.load_result = result
             params = ChatGenerateParams(
                 conversation_id="self-test", messages=[ChatMessage("user", PROMPT)], max_tokens=TOKENS, temperature=0.0, seed=1
             )
             self.link.call("chat.generate", params, self._on_generated, self._on_error, self.timeout_ms)
 
-        def _on_generated(self, result: Any) -> None:
+        def _on_generated(self, reply: ChatGenerateResult) -> None:
             done = time.perf_counter()
-            reply = protocol.decode(ChatGenerateResult, result, "result")
             if reply.stats.completion_tokens != TOKENS:
                 self._fail(f"generated {reply.stats.completion_tokens} tokens instead of {TOKENS} (finish reason {reply.finish_reason})")
                 return

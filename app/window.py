@@ -1,6 +1,9 @@
 """MainWindow: puts the pieces together and renders their state. The logic lives in the controllers.
 
 Layout: conversation list | banner, title bar, chat, composer | metrics panel.
+
+Features plug in through its extension points (app/ui/menus.py): menu(MenuId) gives a menu by
+id, model_menu takes sections from model sources, and add_feature() keeps what was installed.
 """
 
 from __future__ import annotations
@@ -8,18 +11,18 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TypeVar
 
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, QUrl, qVersion
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtCore import QByteArray, Qt, QUrl, qVersion
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar,
     QPushButton, QSplitter, QToolButton, QVBoxLayout, QWidget,
 )
 
 from app.chat.controller import ChatController
-from app.chat import export
-from app.chat.models import ConversationFilterModel
+from app.chat.conversation_model import ConversationFilterModel
 from app.chat.widgets.composer import Composer
 from app.chat.widgets.message_view import ChatView
 from app.chat.widgets.settings_dialog import ConversationSettingsDialog
@@ -28,15 +31,19 @@ from app.metrics.panel import MetricsPanel
 from app.metrics.poller import MetricsPoller
 from app.catalog.ui import CatalogUi
 from app.formatting import human_size
-from app.models.local import FileRole, LocalModels
+from app.models.local_model import FileRole, LocalModels
 from app.models.session import ModelChoice, ModelSession
-from app.models.starter import StarterFetch, starter_path
+from app.models.starter import StarterFetch, first_model
 from app.runtime_link import ConnectionState, RuntimeLink
 from app.storage import Store
 from app.ui import icons
+from app.ui.menus import MenuId, MenuSection, ModelMenu
 from runtime import __version__ as lokal_version
 from runtime import protocol
 from runtime.paths import log_dir
+from runtime.protocol import LocalModel
+
+Feature = TypeVar("Feature")
 
 STATE_TEXT = {
     ConnectionState.STOPPED: "Runtime stopped",
@@ -56,12 +63,14 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.store = store
         self.link = link
-        self.session = ModelSession(link, self)
         self.local_models = local_models or LocalModels(link, parent=self)
+        self.session = ModelSession(link, self, name_of=self.local_models.display_name)
         self.chat = ChatController(store, link, self.session, self)
         self.poller = MetricsPoller(link, self)
         self.catalog = CatalogUi(link, self)
         self.starter_fetch: StarterFetch | None = None
+        self.menus: dict[MenuId, QMenu] = {}
+        self.features: dict[str, object] = {}  # what app/main.py installed (app/remote, app/api, app/kvcache), by name
         self._deleted = None
         self._recovering = False
         self._build()
@@ -116,7 +125,7 @@ class MainWindow(QMainWindow):
         self.model_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.model_button.setToolTip("Choose the model and quantization")
-        self.model_menu = QMenu("&Model", self)
+        self.model_menu = ModelMenu("&Model", self)
         self.model_button.setMenu(self.model_menu)
         self.settings_button = QToolButton()
         self.settings_button.setIcon(icons.icon("settings"))
@@ -172,9 +181,22 @@ class MainWindow(QMainWindow):
         self.resize(1280, 800)
         self._on_state_changed(self.link.state)
 
+    # ---- extension points ---------------------------------------------------------
+    def menu(self, menu_id: MenuId) -> QMenu:
+        """The window's menu `menu_id`: features add their commands to it."""
+        return self.menus[menu_id]
+
+    def add_feature(self, name: str, feature: Feature) -> Feature:
+        """Keep a feature that plugged itself in (through menu() and model_menu) for as long as the window lives."""
+        self.features[name] = feature
+        return feature
+
+    def _add_menu(self, menu_id: MenuId, title: str) -> QMenu:
+        menu = self.menus[menu_id] = self.menuBar().addMenu(title)
+        return menu
+
     def _build_menus(self) -> None:
-        menu = self.menuBar()
-        file_menu = menu.addMenu("&File")
+        file_menu = self._add_menu(MenuId.FILE, "&File")
         self.action_new = file_menu.addAction(icons.icon("new-chat"), "&New chat", self._on_new)
         self.action_new.setShortcut(QKeySequence.StandardKey.New)
         file_menu.addSeparator()
@@ -185,7 +207,7 @@ class MainWindow(QMainWindow):
         quit_action.setShortcut(QKeySequence("Ctrl+Q"))
         quit_action.setMenuRole(QAction.MenuRole.QuitRole)
 
-        edit_menu = menu.addMenu("&Edit")
+        edit_menu = self._add_menu(MenuId.EDIT, "&Edit")
         self.action_undo_delete = edit_menu.addAction("&Undo delete", self._on_undo_delete)
         self.action_undo_delete.setShortcut(QKeySequence.StandardKey.Undo)
         self.action_undo_delete.setEnabled(False)
@@ -197,15 +219,18 @@ class MainWindow(QMainWindow):
         self.action_settings.setShortcut(QKeySequence("Ctrl+,"))
         self.action_settings.setMenuRole(QAction.MenuRole.PreferencesRole)
 
-        chat_menu = menu.addMenu("&Chat")
+        chat_menu = self._add_menu(MenuId.CHAT, "&Chat")
         self.action_stop = chat_menu.addAction(icons.icon("stop"), "&Stop", self.chat.stop)
         self.action_stop.setShortcut(QKeySequence("Ctrl+."))
         self.action_regenerate = chat_menu.addAction(icons.icon("regenerate"), "&Regenerate last reply", self.chat.regenerate)
         self.action_regenerate.setShortcut(QKeySequence("Ctrl+R"))
 
-        menu.addMenu(self.model_menu)
+        self.menuBar().addMenu(self.model_menu)
+        self.menus[MenuId.MODEL] = self.model_menu
+        self.model_menu.add_section("local", self._build_local_section, order=0)
+        self.model_menu.add_section("local-sources", self._build_sources_section, order=10)
 
-        view_menu = menu.addMenu("&View")
+        view_menu = self._add_menu(MenuId.VIEW, "&View")
         self.action_metrics = view_menu.addAction(icons.icon("metrics"), "&Metrics panel")
         self.action_metrics.setCheckable(True)
         self.action_metrics.setChecked(True)
@@ -215,24 +240,26 @@ class MainWindow(QMainWindow):
         self.action_sidebar.setChecked(True)
         self.action_sidebar.setShortcut(QKeySequence("Ctrl+Shift+S"))
 
-        help_menu = menu.addMenu("&Help")
+        help_menu = self._add_menu(MenuId.HELP, "&Help")
         self.action_open_logs = help_menu.addAction("Open &log folder", self._on_open_log_folder)
         help_menu.addSeparator()
         about = help_menu.addAction("&About Lokal", self._on_about)
         about.setMenuRole(QAction.MenuRole.AboutRole)
-        self._rebuild_model_menu()
 
     def _connect(self) -> None:
         link, chat, session = self.link, self.chat, self.session
         link.sig_state_changed.connect(self._on_state_changed)
         link.sig_crashed.connect(self._on_runtime_crashed)
         link.sig_ready.connect(self._on_runtime_ready)
+        link.sig_queue_changed.connect(lambda _waiting: self._on_state_changed(self.link.state))
         session.sig_loading.connect(self._on_model_loading)
         session.sig_progress.connect(self._on_model_progress)
         session.sig_loaded.connect(self._on_model_loaded)
         session.sig_failed.connect(self._on_model_failed)
-        self.local_models.sig_scanned.connect(self._rebuild_model_menu)
+        self.local_models.sig_scanned.connect(self.model_menu.rebuild)
         self.local_models.sig_scanned.connect(self._show_model_name)
+        self.local_models.sig_added.connect(self._on_model_file_added)
+        self.local_models.sig_add_failed.connect(lambda path, message: self.show_banner(f"Cannot add {Path(path).name}: {message}"))
         self.catalog.sig_model_downloaded.connect(lambda _paths: self.local_models.scan())
         chat.sig_current_changed.connect(self._on_current_changed)
         chat.sig_generating_changed.connect(self._on_generating_changed)
@@ -278,11 +305,7 @@ class MainWindow(QMainWindow):
             self._on_current_changed(None)
 
     def _load_initial_model(self) -> None:
-        chosen = self.store.get_state("model_path")
-        if chosen and os.path.exists(chosen):
-            self.load_model(chosen)
-            return
-        path = starter_path()
+        path = first_model(self.store.get_state("model_path"))
         if path:
             self.load_model(path)
             return
@@ -349,14 +372,14 @@ class MainWindow(QMainWindow):
         if getattr(self, "_shut_down", False):
             return
         self._shut_down = True
-        self.chat.stop_all()
+        self.chat.end_all()
         self.store.set_state("window_geometry", bytes(self.saveGeometry().toBase64()).decode())
         self.store.set_state("splitter_state", bytes(self.splitter.saveState().toBase64()).decode())
         self.store.set_state("metrics_visible", "1" if self.action_metrics.isChecked() else "0")
         self.poller.stop()
         self.local_models.stop()
-        if self.starter_fetch is not None and self.starter_fetch.process is not None:
-            self.starter_fetch.process.kill()
+        if self.starter_fetch is not None:
+            self.starter_fetch.stop()
         self.link.close()
 
     # ---- models -----------------------------------------------------------------
@@ -364,32 +387,28 @@ class MainWindow(QMainWindow):
         n_ctx = self.chat.settings().n_ctx
         self.session.load(ModelChoice(path, n_ctx))
 
-    def _rebuild_model_menu(self) -> None:
-        menu = self.model_menu
-        menu.clear()
-        group = QActionGroup(menu)
+    def _build_local_section(self, section: MenuSection) -> None:
+        """The Model menu's GGUF files on this machine, grouped by model."""
         loaded_path = os.path.realpath(self.session.wanted.path) if self.session.wanted else None
         tree = self.local_models.model
         if tree.rowCount() == 0:
-            empty = menu.addAction("No GGUF files found yet")
-            empty.setEnabled(False)
+            section.add_note("No GGUF files found yet")
         for row in range(tree.rowCount()):
             model_item = tree.item(row)
-            menu.addSection(model_item.text())
+            section.add_heading(model_item.text())
             for child in range(model_item.rowCount()):
                 info = model_item.child(child).data(FileRole)
-                action = menu.addAction(f"{info.quantization}\t{human_size(info.size)}")
-                action.setCheckable(True)
-                action.setChecked(loaded_path == os.path.realpath(info.path))
-                action.setToolTip(info.path)
-                action.setData(info.path)
-                action.triggered.connect(lambda _c=False, p=info.path: self._on_model_chosen(p))
-                group.addAction(action)
-        menu.addSeparator()
-        menu.addAction("Browse Hugging Face models…", self.catalog.open_browser)
-        menu.addAction("Downloads", self.catalog.show_downloads)
-        menu.addAction("Open a GGUF file…", self._on_open_model_file)
-        menu.addAction("Rescan model folders", self.local_models.scan)
+                text = f"{info.quantization}\t{human_size(info.size)}"
+                chosen = loaded_path == os.path.realpath(info.path)
+                action = section.add_model(text, chosen, lambda p=info.path: self._on_model_chosen(p), tooltip=info.path)
+                action.setData(info.path)  # the file, for whoever looks an entry up by its path
+
+    def _build_sources_section(self, section: MenuSection) -> None:
+        section.add_separator()
+        section.add_action("Browse Hugging Face models…", self.catalog.open_browser)
+        section.add_action("Downloads", self.catalog.show_downloads)
+        section.add_action("Open a GGUF file…", self._on_open_model_file)
+        section.add_action("Rescan model folders", self.local_models.scan)
 
     def _on_model_chosen(self, path: str) -> None:
         self.store.set_state("model_path", path)
@@ -401,21 +420,11 @@ class MainWindow(QMainWindow):
             self.add_model_file(path)
 
     def add_model_file(self, path: str) -> None:
-        """A file the user picked or dropped: the runtime checks it is a whole GGUF model and remembers it, then it loads."""
+        """A file the user picked or dropped: once the runtime has checked and remembered it, it loads."""
+        self.local_models.add_file(path)
 
-        def added(result) -> None:
-            self.local_models.scan()
-            self._on_model_chosen(result["path"])
-
-        if self.link.state not in (ConnectionState.READY, ConnectionState.BUSY):
-            # Dropped while the runtime starts or restarts: add it as soon as the runtime is there.
-            def when_ready(_info) -> None:
-                self.link.sig_ready.disconnect(when_ready)
-                self.add_model_file(path)
-
-            self.link.sig_ready.connect(when_ready)
-            return
-        self.link.call("models.add", {"path": path}, on_result=added, on_error=lambda error: self.show_banner(f"Cannot add {Path(path).name}: {error.message}"))
+    def _on_model_file_added(self, added: LocalModel) -> None:
+        self._on_model_chosen(added.path)
 
     def dragEnterEvent(self, event) -> None:
         if any(url.toLocalFile().lower().endswith(".gguf") for url in event.mimeData().urls()):
@@ -441,9 +450,7 @@ class MainWindow(QMainWindow):
         if info is None:
             return ""
         backend = self.link.info.backend.upper() if self.link.info else "?"
-        local = self.local_models.file_for(info.path)
-        name = local.group if local else info.name
-        self.session.display_name = name
+        name = self.session.display_name
         self.model_label.setText(f"{name}  ·  {info.quantization}  ·  {backend}")
         self.model_label.setToolTip(f"{info.path}\ncontext {info.n_ctx} tokens, loaded in {info.load_ms:.0f} ms")
         if self.chat.local_replies:
@@ -453,7 +460,7 @@ class MainWindow(QMainWindow):
     def _on_model_loaded(self, info: protocol.ModelLoadResult) -> None:
         self.load_progress.hide()
         name = self._show_model_name()
-        self._rebuild_model_menu()
+        self.model_menu.rebuild()
         if self._recovering:
             self._recovering = False
             self.show_banner(f"Recovered: the runtime was restarted and {name} is loaded again. The interrupted reply was kept.")
@@ -552,14 +559,8 @@ class MainWindow(QMainWindow):
         self.chat.new_conversation()
         self.composer.edit.setFocus()
 
-    def _target(self, conversation_id: str | None) -> str | None:
-        if conversation_id:
-            return conversation_id
-        return self.chat.current.id if self.chat.current else None
-
     def _on_rename(self, conversation_id: str | None) -> None:
-        target = self._target(conversation_id)
-        conv = self.store.conversation(target) if target else None
+        conv = self.chat.conversation(conversation_id or None)
         if conv is None:
             return
         title, ok = QInputDialog.getText(self, "Rename chat", "Title:", text=conv.title)
@@ -567,9 +568,9 @@ class MainWindow(QMainWindow):
             self.chat.rename(conv.id, title)
 
     def _on_delete(self, conversation_id: str | None) -> None:
-        target = self._target(conversation_id)
-        if target:
-            self.chat.delete(target)
+        conv = self.chat.conversation(conversation_id or None)
+        if conv is not None:
+            self.chat.delete(conv.id)
 
     def _on_deleted(self, deleted) -> None:
         self._deleted = deleted
@@ -584,19 +585,20 @@ class MainWindow(QMainWindow):
             self.statusBar().clearMessage()
 
     def _on_export(self, conversation_id: str | None, kind: str) -> None:
-        target = self._target(conversation_id)
-        conv = self.store.conversation(target) if target else None
+        conv = self.chat.conversation(conversation_id or None)
         if conv is None:
             return
-        suffix = ".md" if kind == "md" else ".json"
-        safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in conv.title).strip() or "chat"
-        path, _filter = QFileDialog.getSaveFileName(self, "Export chat", str(Path.home() / f"{safe}{suffix}"), "Markdown (*.md)" if kind == "md" else "JSON (*.json)")
+        suggested = str(Path.home() / self.chat.export_file_name(conv.id, kind))
+        path, _filter = QFileDialog.getSaveFileName(self, "Export chat", suggested, "Markdown (*.md)" if kind == "md" else "JSON (*.json)")
         if not path:
             return
-        messages = self.store.messages(conv.id)
-        text = export.to_markdown(conv, messages) if kind == "md" else export.to_json(conv, messages)
-        Path(path).write_text(text, encoding="utf-8")
-        self.statusBar().showMessage(f"Exported to {path}", 4000)
+        try:
+            exported = self.chat.export(conv.id, kind, path)
+        except OSError as exc:
+            self.show_banner(f"Could not export to {path}: {exc.strerror or exc}")
+            return
+        if exported:
+            self.statusBar().showMessage(f"Exported to {path}", 4000)
 
     def _on_edit(self, row: int) -> None:
         message = self.chat.messages.message(row)

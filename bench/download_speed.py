@@ -2,7 +2,7 @@
 progress notifications) against huggingface_hub's own hf_hub_download, side by side in one run,
 each into a fresh Hugging Face cache; and what a connection dropped halfway costs each of them.
 
-The hub is tests/hub/fake_hub.py on 127.0.0.1 serving a real GGUF file, so the figures measure the
+The hub is tests/fake_hub.py on 127.0.0.1 serving a real GGUF file, so the figures measure the
 client side (HTTP, hashing, disk), not a network. Prints JSON.
 
     .venv/bin/python bench/download_speed.py [--model smollm2-135m|qwen2.5-coder-0.5b] [--repeats 3]
@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.append(str(ROOT / "tests" / "hub"))
+sys.path.append(str(ROOT / "tests"))
 
 from fake_hub import FakeFile, FakeHub, FakeRepo  # noqa: E402
 

@@ -93,7 +93,7 @@ def shoot(scheme: str) -> list[Path]:
     if not wait(app, lambda: window.session.loaded is not None, 180):
         raise SystemExit("the starter model did not load")
     wait(app, lambda: not window.local_models.scanning and bool(window.local_models.files), 60)
-    window._rebuild_model_menu()
+    window.model_menu.rebuild()
     window._show_model_name()
 
     shots = []
@@ -107,7 +107,7 @@ def shoot(scheme: str) -> list[Path]:
 
     window.chat.stop()
     wait(app, lambda: not window.chat.generating, 30)
-    window.model_menu.aboutToShow.emit()  # let hooks add their entries, as a real click does
+    window.model_menu.aboutToShow.emit()  # every section builds its entries, as a real click does
     button = window.model_button
     at = button.mapToGlobal(QPoint(0, button.height()))
     window.model_menu.setAutoFillBackground(True)  # offscreen popups are not composited: paint the menu's own background

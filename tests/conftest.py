@@ -12,6 +12,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+# Fixtures other folders share, in modules of their own next to this one.
+pytest_plugins = ["hub_fixtures"]
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Nothing in the tests may reach the real Hugging Face hub: unless a test points huggingface_hub at its
 # loopback server, it points at a loopback port where nothing listens.

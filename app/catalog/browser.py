@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.catalog.models import PayloadRole, QuantModel, RepoModel
+from app.catalog.table_model import PayloadRole, QuantModel, RepoModel
 from app.catalog.service import CatalogService
 from runtime.protocol import CatalogEntry, HubQuantsResult, HubRepo
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.catalog.models import DownloadsModel, ProgressRole
+from app.catalog.table_model import DownloadsModel, ProgressRole
 from app.catalog.service import CatalogService
 
 PROGRESS_COLUMN = 2

@@ -7,11 +7,10 @@ replies arrive on the GUI thread as callbacks.
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QObject, Signal
 
 from runtime.protocol import (
+    DownloadIdParams,
     DownloadInfo,
     DownloadListResult,
     DownloadStartParams,
@@ -24,7 +23,6 @@ from runtime.protocol import (
     HubSearchResult,
     ModelRef,
     RpcError,
-    decode,
 )
 
 QUANTS_TIMEOUT_MS = 120_000
@@ -47,20 +45,19 @@ class CatalogService(QObject):
 
     # ---- requests ----------------------------------------------------------------
     def load_catalog(self) -> None:
-        self.link.call("hub.catalog", None, lambda r: self.sig_catalog.emit(decode(HubCatalogResult, r, "result").entries), self._error("catalog"))
+        self.link.call("hub.catalog", None, self._on_catalog, self._error("catalog"))
 
     def search(self, query: str, limit: int = 30) -> None:
         self.link.call(
             "hub.search", HubSearchParams(query, limit),
-            lambda r: self.sig_search_results.emit(query, decode(HubSearchResult, r, "result").repos),
+            lambda r: self._on_search(query, r),
             self._error(f"search {query!r}"), SEARCH_TIMEOUT_MS,
         )
 
     def quants(self, repo: str, n_ctx: int = 4096, kv_type: str = "f16") -> None:
         self._quants_repo = repo
 
-        def done(result: Any) -> None:
-            quants = decode(HubQuantsResult, result, "result")
+        def done(quants: HubQuantsResult) -> None:
             if quants.repo == self._quants_repo:  # an answer for a repository no longer shown is dropped
                 self.sig_quants.emit(quants)
 
@@ -71,7 +68,7 @@ class CatalogService(QObject):
         params = DraftCheckParams(target=ModelRef(repo=target_repo), draft=ModelRef(repo=draft_repo))
         self.link.call(
             "hub.draft_check", params,
-            lambda r: self.sig_draft_check.emit(target_repo, draft_repo, decode(DraftCheckResult, r, "result")),
+            lambda r: self._on_draft_check(target_repo, draft_repo, r),
             self._error(f"draft check {draft_repo}"), QUANTS_TIMEOUT_MS,
         )
 
@@ -79,28 +76,37 @@ class CatalogService(QObject):
         self.link.call("download.start", DownloadStartParams(repo, quant), self._on_download_reply, self._error(f"download {repo}"), QUANTS_TIMEOUT_MS)
 
     def pause(self, download_id: str) -> None:
-        self.link.call("download.pause", {"id": download_id}, self._on_download_reply, self._error("pause"))
+        self.link.call("download.pause", DownloadIdParams(download_id), self._on_download_reply, self._error("pause"))
 
     def resume(self, download_id: str) -> None:
-        self.link.call("download.resume", {"id": download_id}, self._on_download_reply, self._error("resume"))
+        self.link.call("download.resume", DownloadIdParams(download_id), self._on_download_reply, self._error("resume"))
 
     def cancel(self, download_id: str) -> None:
-        self.link.call("download.cancel", {"id": download_id}, self._on_download_reply, self._error("cancel"))
+        self.link.call("download.cancel", DownloadIdParams(download_id), self._on_download_reply, self._error("cancel"))
 
     def refresh_downloads(self) -> None:
-        def done(result: Any) -> None:
-            for info in decode(DownloadListResult, result, "result").downloads:
+        def done(result: DownloadListResult) -> None:
+            for info in result.downloads:
                 self.sig_download.emit(info)
 
         self.link.call("download.list", None, done, self._error("downloads"))
 
     # ---- replies -------------------------------------------------------------------
-    def _on_download_reply(self, result: Any) -> None:
-        self.sig_download.emit(decode(DownloadInfo, result, "result"))
+    def _on_catalog(self, result: HubCatalogResult) -> None:
+        self.sig_catalog.emit(result.entries)
 
-    def _on_notification(self, method: str, params: Any) -> None:
-        if method == "download.progress":
-            self.sig_download.emit(decode(DownloadInfo, params, "params"))
+    def _on_search(self, query: str, result: HubSearchResult) -> None:
+        self.sig_search_results.emit(query, result.repos)
+
+    def _on_draft_check(self, target_repo: str, draft_repo: str, result: DraftCheckResult) -> None:
+        self.sig_draft_check.emit(target_repo, draft_repo, result)
+
+    def _on_download_reply(self, info: DownloadInfo) -> None:
+        self.sig_download.emit(info)
+
+    def _on_notification(self, _method: str, params: object) -> None:
+        if isinstance(params, DownloadInfo):  # download.progress
+            self.sig_download.emit(params)
 
     def _error(self, what: str):
         return lambda error: self.sig_error.emit(what, error.message if isinstance(error, RpcError) else str(error))

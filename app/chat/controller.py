@@ -10,9 +10,10 @@ restarts the process.
 
 Replies come from the runtime link, or from another reply link set with
 set_reply_link (a remote endpoint, app/remote): anything that answers
-call("chat.generate", params, on_result, on_error) with a call that has an
-`id`, cancel(call), and emits sig_delta(request_id, text). Only replies from
-the runtime need the local model (and its context size).
+call("chat.generate", ChatGenerateParams, on_result(ChatGenerateResult),
+on_error) with a call that has an `id`, cancel(call), and emits
+sig_delta(request_id, text). Only replies from the runtime need the local
+model (and its context size).
 """
 
 from __future__ import annotations
@@ -20,22 +21,25 @@ from __future__ import annotations
 import dataclasses
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, TypeVar
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.chat.models import ConversationListModel, MessageListModel
+from app.chat import export
+from app.chat.conversation_model import ConversationListModel
+from app.chat.message_model import MessageListModel
 from app.models.session import ModelSession
 from app.runtime_link import Call, RuntimeLink
 from app.storage import store as st
 from app.storage.store import Conversation, Store, StoreUnavailable
-from runtime import protocol
 from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, RpcError
 
 FLUSH_MS = 50
 CHECKPOINT_MS = 1_000  # the issue allows 2 s; half of it leaves room for a busy event loop
 STORE_RETRY_MS = 2_000  # while the disk refuses writes, kept message updates are tried again this often
 TITLE_CHARS = 48
+EXPORT_SUFFIX = {"md": ".md", "json": ".json"}
 
 log = logging.getLogger("lokal.chat")
 T = TypeVar("T")
@@ -60,7 +64,7 @@ class ConversationSettings:
 
 @dataclass
 class Reply:
-    call: Call | None  # None only while it is being sent
+    call: Call | None  # None only while the link takes the request
     message_id: int
     conversation_id: str
     pending: str = ""
@@ -183,11 +187,17 @@ class ChatController(QObject):
         self.current = conv
         self.messages.set_messages(messages)
         if self.reply is not None:
-            self._flush()  # back to a conversation that streams: show what came meanwhile
+            self._flush(self.reply)  # back to a conversation that streams: show what came meanwhile
         self._stored(lambda: self.store.set_state("last_conversation", conv.id if conv else None))
         self.sig_current_changed.emit(conv)
         if self.generating != was_generating:
             self.sig_generating_changed.emit(self.generating)
+
+    def conversation(self, conversation_id: str | None = None) -> Conversation | None:
+        """The conversation `conversation_id`, or the current one when None; None if there is none (or it cannot be read now)."""
+        if conversation_id is None:
+            return self.current
+        return self._stored(lambda: self.store.conversation(conversation_id))
 
     def rename(self, conversation_id: str, title: str) -> None:
         title = title.strip()
@@ -196,11 +206,39 @@ class ChatController(QObject):
         if self._done(lambda: self.store.update_conversation(conversation_id, title=title)):
             self._refresh_conversation(conversation_id)
 
+    def export_file_name(self, conversation_id: str, kind: str) -> str:
+        """A file name for exporting the conversation as `kind` ("md" or "json"), from its title."""
+        conv = self.conversation(conversation_id)
+        title = conv.title if conv else ""
+        safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in title).strip() or "chat"
+        return safe + EXPORT_SUFFIX[kind]
+
+    def export(self, conversation_id: str, kind: str, path: str | Path) -> bool:
+        """Write the conversation to `path` as Markdown ("md") or JSON ("json"); False if the store cannot give
+        it now (reported as any store problem). A file that cannot be written raises OSError."""
+        conv = self.conversation(conversation_id)
+        messages = self._stored(lambda: self.store.messages(conversation_id)) if conv is not None else None
+        if conv is None or messages is None:
+            return False
+        text = export.to_markdown(conv, messages) if kind == "md" else export.to_json(conv, messages)
+        Path(path).write_text(text, encoding="utf-8")
+        return True
+
+    def end_all(self) -> None:
+        """The window closes: save every reply in progress as stopped now, and have the runtime stop them (their answers are then ignored)."""
+        for conversation_id in list(self.replies):
+            self._end_now(conversation_id)
+
+    def _end_now(self, conversation_id: str) -> None:
+        reply = self.replies.get(conversation_id)
+        if reply is None:
+            return
+        self._end_reply(reply, st.STOPPED, None)
+        if reply.call is not None:
+            self.link.cancel(reply.call)
+
     def delete(self, conversation_id: str) -> None:
-        if conversation_id in self.replies:
-            if self.replies[conversation_id].call is not None:
-                self.link.cancel(self.replies[conversation_id].call)
-            self._end_reply(conversation_id, st.STOPPED, None)
+        self._end_now(conversation_id)
         deleted = self._stored(lambda: self.store.delete_conversation(conversation_id))
         if deleted is None:
             return
@@ -260,13 +298,6 @@ class ChatController(QObject):
         if self.reply is not None and self.reply.call is not None:
             self.link.cancel(self.reply.call)
 
-    def stop_all(self) -> None:
-        """Stop every streaming reply and keep what each has (the window closes)."""
-        for conversation_id, reply in list(self.replies.items()):
-            if reply.call is not None:
-                self.link.cancel(reply.call)
-            self._end_reply(conversation_id, st.STOPPED, None)
-
     def can_regenerate(self) -> bool:
         msgs = self.messages.messages
         return not self.generating and bool(msgs) and msgs[-1].role == "assistant"
@@ -321,24 +352,24 @@ class ChatController(QObject):
             top_p=settings.top_p,
             seed=settings.seed,
         )
-        if not self.local_replies:
-            model_name = self.reply_model_name
-        else:
-            model_name = (self.models.display_name or self.models.loaded.name) if self.models.loaded else ""
+        model_name = self.models.display_name if self.local_replies else self.reply_model_name
         msg = self._stored(lambda: self.store.add_message(conv.id, "assistant", "", state=st.STREAMING, model=model_name))
         if msg is None:
             return  # the user's message is stored; Regenerate asks again once the database takes writes
         self.messages.append(msg)
-        conversation_id = conv.id
-        reply = self.replies[conversation_id] = Reply(None, msg.id, conversation_id)  # the call may fail at once
+        # The answer is this reply's only while it is the reply in progress: one that was ended already
+        # (stopped for a closing window, a deleted conversation) has its late answer ignored.
+        reply = self.replies[conv.id] = Reply(None, msg.id, conv.id)
+        reply.call = self.link.call(
+            "chat.generate", params,
+            on_result=lambda outcome: self._on_reply_result(reply, outcome),
+            on_error=lambda error: self._on_reply_error(reply, error),
+        )
+        if self.replies.get(conv.id) is not reply:
+            return  # the link refused it at once; _on_reply_error said why
         self._flush_timer.start()
         self._checkpoint_timer.start()
         self.sig_generating_changed.emit(True)
-        reply.call = self.link.call(
-            "chat.generate", params,
-            on_result=lambda result: self._on_reply_result(conversation_id, result),
-            on_error=lambda error: self._on_reply_error(conversation_id, error),
-        )
 
     def _on_delta(self, request_id, text: str) -> None:
         reply = self.reply_for_call(request_id)
@@ -349,9 +380,8 @@ class ChatController(QObject):
         for reply in list(self.replies.values()):
             self._flush(reply)
 
-    def _flush(self, reply: Reply | None = None) -> None:
-        reply = reply or self.reply
-        if reply is None or not reply.pending:
+    def _flush(self, reply: Reply) -> None:
+        if not reply.pending:
             return
         chunk, reply.pending = reply.pending, ""
         reply.text += chunk
@@ -371,30 +401,32 @@ class ChatController(QObject):
                 self.store.update_message(reply.message_id, content=text)
                 reply.saved_len = len(text)
 
-    def _on_reply_result(self, conversation_id: str, result) -> None:
-        try:
-            outcome = protocol.decode(ChatGenerateResult, result, "result")
-        except RpcError as exc:
-            self._on_reply_error(conversation_id, exc)
+    def _in_progress(self, reply: Reply) -> bool:
+        """The answer is this reply's only while it is in progress: one ended already (stopped for a closing
+        window, a deleted conversation) has its late answer ignored."""
+        return self.replies.get(reply.conversation_id) is reply
+
+    def _on_reply_result(self, reply: Reply, outcome: ChatGenerateResult) -> None:
+        if not self._in_progress(reply):
             return
         state = st.STOPPED if outcome.finish_reason == "cancelled" else st.COMPLETE
-        # The raw dict keeps any stats field this app does not know yet (the metrics panel shows them too).
-        stats = {**(result.get("stats") or {}), "finish_reason": outcome.finish_reason}
-        self._end_reply(conversation_id, state, stats, text=outcome.text)
+        stats = {**dataclasses.asdict(outcome.stats), "finish_reason": outcome.finish_reason}
+        self._end_reply(reply, state, stats, text=outcome.text)
 
-    def _on_reply_error(self, conversation_id: str, error: RpcError) -> None:
+    def _on_reply_error(self, reply: Reply, error: RpcError) -> None:
+        if not self._in_progress(reply):
+            return
         if error.code == ErrorCode.RUNTIME_DIED:
-            self._end_reply(conversation_id, st.INTERRUPTED, {"error": "the runtime stopped during this reply"})
+            self._end_reply(reply, st.INTERRUPTED, {"error": "the runtime stopped during this reply"})
         else:
-            self._end_reply(conversation_id, st.FAILED, {"error": error.message})
+            self._end_reply(reply, st.FAILED, {"error": error.message})
             self.sig_error.emit(error.message)
 
-    def _end_reply(self, conversation_id: str, state: str, stats: dict | None, text: str | None = None) -> None:
-        reply = self.replies.get(conversation_id)
-        if reply is None:
+    def _end_reply(self, reply: Reply, state: str, stats: dict | None, text: str | None = None) -> None:
+        if not self._in_progress(reply):
             return
         self._flush(reply)
-        del self.replies[conversation_id]
+        del self.replies[reply.conversation_id]
         if not self.replies:
             self._flush_timer.stop()
             self._checkpoint_timer.stop()
@@ -406,8 +438,7 @@ class ChatController(QObject):
             self.messages.update(row, content=final, state=state, stats=stats)
         self._refresh_conversation(reply.conversation_id)
         finished = next((m for m in self._stored(lambda: self.store.messages(reply.conversation_id)) or [] if m.id == reply.message_id), None)
-        on_screen = self.current is not None and self.current.id == conversation_id
-        if on_screen:
+        if self.current is not None and self.current.id == reply.conversation_id:  # the conversation on screen
             self.sig_generating_changed.emit(False)
-        if finished is not None and on_screen:
-            self.sig_reply_finished.emit(finished)
+            if finished is not None:
+                self.sig_reply_finished.emit(finished)

@@ -11,24 +11,26 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout
 
 from app.formatting import human_size
+from app.kvcache.store import KvStore
+from runtime.protocol import KvClearResult, KvStoreInfo
 
 
-def describe(info: dict) -> dict[str, str]:
+def describe(info: KvStoreInfo) -> dict[str, str]:
     """The dialog's rows from a KvStoreInfo; no Qt, so it is easy to test."""
-    if not info.get("enabled"):
+    if not info.enabled:
         return {"Status": "off (LOKAL_KV_STORE=off): conversations are not saved"}
     return {
-        "Conversations saved": f"{info['entries']:,}",
-        "On disk": f"{human_size(info['disk_bytes'])} of {human_size(info['disk_budget_bytes'])}",
-        "In memory": f"{human_size(info['ram_bytes'])} of {human_size(info['ram_budget_bytes'])}",
-        "Folder": info["path"],
+        "Conversations saved": f"{info.entries:,}",
+        "On disk": f"{human_size(info.disk_bytes)} of {human_size(info.disk_budget_bytes)}",
+        "In memory": f"{human_size(info.ram_bytes)} of {human_size(info.ram_budget_bytes)}",
+        "Folder": info.path,
     }
 
 
 class KvCacheDialog(QDialog):
-    def __init__(self, link, parent=None):
+    def __init__(self, store: KvStore, parent=None):
         super().__init__(parent)
-        self.link = link
+        self.store = store
         self.setWindowTitle("Saved conversation caches")
         self.setMinimumWidth(460)
         layout = QVBoxLayout(self)
@@ -50,15 +52,18 @@ class KvCacheDialog(QDialog):
         self.clear_button.clicked.connect(self._on_clear)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
-        self.info: dict | None = None
+        self.info: KvStoreInfo | None = None
         self._note = ""  # shown once the figures are back (what the last clear removed)
+        store.sig_info.connect(self._show)
+        store.sig_cleared.connect(self._on_cleared)
+        store.sig_failed.connect(self._show_error)
         self.refresh()
 
     def refresh(self) -> None:
         self.status.setText("Asking the runtime…")
-        self.link.call("kv.store_info", {"wait_for_writes": False}, self._show, self._show_error, timeout_ms=30_000)
+        self.store.refresh()
 
-    def _show(self, info: dict) -> None:
+    def _show(self, info: KvStoreInfo) -> None:
         self.info = info
         while self.form.rowCount():
             self.form.removeRow(0)
@@ -66,14 +71,14 @@ class KvCacheDialog(QDialog):
             field = QLabel(value)
             field.setObjectName(f"kv:{label}")
             self.form.addRow(label, field)
-        self.clear_button.setEnabled(bool(info.get("enabled") and info.get("entries")))
+        self.clear_button.setEnabled(info.enabled and info.entries > 0)
         self.status.setText(self._note)
         self._note = ""
         # The rows arrive after the dialog was laid out: grow it to fit them once the layout has seen them.
         QTimer.singleShot(0, self, lambda: self.resize(self.width(), max(self.height(), self.sizeHint().height())))
 
-    def _show_error(self, error) -> None:
-        self.status.setText(f"Could not read the cache store: {error.message}")
+    def _show_error(self, message: str) -> None:
+        self.status.setText(f"Could not read the cache store: {message}")
 
     def value_of(self, label: str) -> str | None:
         field = self.findChild(QLabel, f"kv:{label}")
@@ -84,7 +89,7 @@ class KvCacheDialog(QDialog):
             return
         answer = QMessageBox.question(
             self, "Clear saved caches?",
-            f"Delete the saved caches of {self.info['entries']:,} conversation(s), {human_size(self.info['disk_bytes'])}? "
+            f"Delete the saved caches of {self.info.entries:,} conversation(s), {human_size(self.info.disk_bytes)}? "
             "The conversations themselves are kept; their next reply reads them again from the start.",
         )
         if answer == QMessageBox.StandardButton.Yes:
@@ -93,8 +98,8 @@ class KvCacheDialog(QDialog):
     def clear(self) -> None:
         self.status.setText("Clearing…")
         self.clear_button.setEnabled(False)
-        self.link.call("kv.clear", None, self._cleared, self._show_error, timeout_ms=120_000)
+        self.store.clear()
 
-    def _cleared(self, result: dict) -> None:
-        self._note = f"Removed {result['removed_files']:,} file(s), {human_size(result['freed_bytes'])} freed."
-        self.refresh()
+    def _on_cleared(self, result: KvClearResult) -> None:
+        self._note = f"Removed {result.removed_files:,} file(s), {human_size(result.freed_bytes)} freed."
+        self.status.setText("Asking the runtime…")

@@ -1,8 +1,14 @@
-"""Turning the runtime's raw figures into labelled rows; no Qt here, so it is easy to test."""
+"""Turning the runtime's figures into labelled rows; no Qt here, so it is easy to test.
+
+`metrics` is the latest runtime.metrics result (MetricsResult); `stats` a turn's GenerationStats as
+the dict a message stores (with finish_reason), so figures a newer runtime adds show up generically.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from runtime.protocol import MetricsResult
 
 # Known GenerationStats fields and how to show them; any other numeric field is shown generically,
 # so figures other features add (KV restore, speculative decoding) appear without a change here.
@@ -65,8 +71,9 @@ def restored_from_cache(stats: dict) -> list[Row]:
     if not restored:
         return []
     out = [Row("restored", "Restored from cache", f"{restored:,} tokens ({stats.get('kv_restore_source') or 'cache'}, {seconds(stats.get('kv_restore_ms') or 0)})")]
-    if stats.get("kv_restore_saved_ms"):
-        out.append(Row("restore_saved", "Time saved by the cache", f"≈ {seconds(stats['kv_restore_saved_ms'])}"))
+    saved = stats.get("kv_restore_saved_ms")
+    if saved:
+        out.append(Row("restore_saved", "Time saved by the cache", f"≈ {seconds(saved)}"))
     return out
 
 
@@ -78,9 +85,8 @@ def restored_note(stats: dict) -> str:
     return "restored from cache" + (f", saved ≈ {seconds(saved)}" if saved else "")
 
 
-def rows(metrics: dict | None, stats: dict | None) -> list[Row]:
+def rows(metrics: MetricsResult | None, stats: dict | None) -> list[Row]:
     """The panel's rows from the latest runtime.metrics result and the turn's GenerationStats."""
-    metrics = metrics or {}
     stats = stats or {}
     out: list[Row] = []
     if stats:
@@ -89,21 +95,21 @@ def rows(metrics: dict | None, stats: dict | None) -> list[Row]:
         out.append(Row("reuse", "Prompt tokens reused / evaluated", f"{stats.get('prompt_tokens_reused', 0):,} / {stats.get('prompt_tokens_evaluated', 0):,}"))
         out += restored_from_cache(stats)
         out.append(Row("completion", "Tokens generated", f"{stats.get('completion_tokens', 0):,}"))
-        if stats.get("total_ms"):
-            out.append(Row("total", "Turn time", f"{stats['total_ms'] / 1000:,.2f} s"))
-    n_ctx = metrics.get("n_ctx") or 0
-    if n_ctx:
-        used = metrics.get("kv_tokens_used", 0)
-        out.append(Row("context", "Context used", f"{used:,} / {n_ctx:,} ({used / n_ctx * 100:.0f} %)"))
-    if "kv_bytes_used" in metrics:
-        out.append(Row("kv", "KV cache", mb(metrics["kv_bytes_used"])))
-    rss = metrics.get("rss_bytes") or stats.get("rss_bytes")
+        total_ms = stats.get("total_ms")
+        if total_ms:
+            out.append(Row("total", "Turn time", f"{total_ms / 1000:,.2f} s"))
+    if metrics is not None:
+        if metrics.n_ctx:
+            used = metrics.kv_tokens_used
+            out.append(Row("context", "Context used", f"{used:,} / {metrics.n_ctx:,} ({used / metrics.n_ctx * 100:.0f} %)"))
+        out.append(Row("kv", "KV cache", mb(metrics.kv_bytes_used)))
+    rss = (metrics.rss_bytes if metrics is not None else 0) or stats.get("rss_bytes")
     if rss:
         out.append(Row("rss", "Runtime RAM (RSS)", mb(rss)))
-    for device in metrics.get("devices") or []:
-        if device.get("type") in ("gpu", "igpu") and device.get("memory_total"):
-            used = device["memory_total"] - device.get("memory_free", 0)
-            out.append(Row(f"gpu:{device.get('name')}", f"GPU memory ({device.get('name')})", f"{mb(used)} of {mb(device['memory_total'])}"))
+    for device in metrics.devices if metrics is not None else []:
+        if device.type in ("gpu", "igpu") and device.memory_total:
+            used = device.memory_total - device.memory_free
+            out.append(Row(f"gpu:{device.name}", f"GPU memory ({device.name})", f"{mb(used)} of {mb(device.memory_total)}"))
     for key, value in stats.items():
         if key in KNOWN_STATS or isinstance(value, bool) or not isinstance(value, (int, float)):
             continue

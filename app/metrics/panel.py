@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import deque
 
@@ -10,6 +11,7 @@ from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPalette, QPen
 from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from app.metrics import figures
+from runtime.protocol import MetricsResult
 
 WINDOW_S = 60.0
 
@@ -61,8 +63,8 @@ class MetricsPanel(QFrame):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("metricsPanel")
-        self.metrics: dict = {}
-        self.stats: dict = {}
+        self.metrics: MetricsResult | None = None
+        self.stats: dict = {}  # the turn's GenerationStats, as a message stores them
         self.updates = 0
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)
@@ -111,15 +113,14 @@ class MetricsPanel(QFrame):
         label = self._labels.get(key)
         return label.text() if label is not None else None
 
-    def on_sample(self, metrics: dict) -> None:
+    def on_sample(self, metrics: MetricsResult) -> None:
         """A runtime.metrics result taken while a reply streams."""
         self.metrics = metrics
-        live = metrics.get("generation")
-        if isinstance(live, dict):
-            self.stats = live
-            speed = live.get("decode_tokens_per_s") or 0.0
-            if live.get("completion_tokens", 0) > 1:
-                self.sparkline.add(speed)
+        live = metrics.generation
+        if live is not None:
+            self.stats = dataclasses.asdict(live)
+            if live.completion_tokens > 1:
+                self.sparkline.add(live.decode_tokens_per_s)
             self.state.setText("Streaming…")
         self._render()
 
@@ -128,12 +129,13 @@ class MetricsPanel(QFrame):
         self.state.setText("Waiting for the first token…")
         self._render()
 
-    def on_turn_finished(self, stats: dict | None, metrics: dict | None = None) -> None:
+    def on_turn_finished(self, stats: dict | None, metrics: MetricsResult | None = None) -> None:
         """The turn's final figures, as the runtime returned them with the reply; they stay until the next turn."""
         if stats:
             self.stats = dict(stats)
-            if stats.get("decode_tokens_per_s"):
-                self.sparkline.add(stats["decode_tokens_per_s"])
+            speed = stats.get("decode_tokens_per_s")
+            if speed:
+                self.sparkline.add(speed)
         if metrics:
             self.metrics = metrics
         reason = (stats or {}).get("finish_reason")

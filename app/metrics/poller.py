@@ -9,12 +9,13 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.runtime_link import RuntimeLink
+from runtime.protocol import MetricsResult
 
 INTERVAL_MS = 250  # four samples a second: the panel must move at least twice a second
 
 
 class MetricsPoller(QObject):
-    sig_sample = Signal(dict)  # the raw MetricsResult, so stats fields added later come through too
+    sig_sample = Signal(object)  # MetricsResult
 
     def __init__(self, link: RuntimeLink, parent: QObject | None = None):
         super().__init__(parent)
@@ -23,10 +24,6 @@ class MetricsPoller(QObject):
         self._timer.setInterval(INTERVAL_MS)
         self._timer.timeout.connect(self._on_tick)
         self._in_flight = False
-
-    @property
-    def active(self) -> bool:
-        return self._timer.isActive()
 
     def start(self) -> None:
         self._timer.start()
@@ -44,10 +41,9 @@ class MetricsPoller(QObject):
         self._in_flight = True
         self.link.call("runtime.metrics", None, on_result=self._on_result, on_error=self._on_error, timeout_ms=5_000)
 
-    def _on_result(self, result) -> None:
+    def _on_result(self, metrics: MetricsResult) -> None:
         self._in_flight = False
-        if isinstance(result, dict):
-            self.sig_sample.emit(result)
+        self.sig_sample.emit(metrics)
 
     def _on_error(self, _error) -> None:
         self._in_flight = False

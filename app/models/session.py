@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from PySide6.QtCore import QObject, Signal
 
 from app.runtime_link import RuntimeLink
-from runtime import protocol
-from runtime.protocol import ErrorCode, ModelLoadParams, ModelLoadResult, RpcError
+from runtime.protocol import ErrorCode, MetricsResult, ModelLoadParams, ModelLoadResult, RpcError
 
 LOAD_TIMEOUT_MS = 10 * 60_000
 
@@ -26,12 +26,12 @@ class ModelSession(QObject):
     sig_loaded = Signal(object)  # ModelLoadResult
     sig_failed = Signal(str, str)  # path, message
 
-    def __init__(self, link: RuntimeLink, parent: QObject | None = None):
+    def __init__(self, link: RuntimeLink, parent: QObject | None = None, name_of: Callable[[ModelLoadResult], str] | None = None):
         super().__init__(parent)
         self.link = link
         self.wanted: ModelChoice | None = None
         self.loaded: ModelLoadResult | None = None
-        self.display_name = ""  # the name the menu groups the file under, set by the window
+        self._name_of = name_of or (lambda info: info.name)
         self.loading: ModelChoice | None = None
         self._previous: ModelChoice | None = None
         self._verifying = False
@@ -45,8 +45,9 @@ class ModelSession(QObject):
         return self.loading is not None or self._verifying
 
     @property
-    def n_ctx(self) -> int:
-        return self.loaded.n_ctx if self.loaded else 0
+    def display_name(self) -> str:
+        """The loaded model's name as the model menu shows it (what its quantizations share); "" while none is loaded."""
+        return self._name_of(self.loaded) if self.loaded is not None else ""
 
     def load(self, choice: ModelChoice) -> None:
         """Load `choice` (queued behind a running reply); a failure keeps the previous model."""
@@ -81,15 +82,11 @@ class ModelSession(QObject):
             self._last_progress = fraction
             self.sig_progress.emit(fraction)
 
-    def _on_loaded(self, choice: ModelChoice, result) -> None:
+    def _on_loaded(self, choice: ModelChoice, loaded: ModelLoadResult) -> None:
         if self.loading == choice:
             self.loading = None
-        try:
-            self.loaded = protocol.decode(ModelLoadResult, result, "result")
-        except RpcError as exc:
-            self._on_load_failed(choice, exc)
-            return
-        self.sig_loaded.emit(self.loaded)
+        self.loaded = loaded
+        self.sig_loaded.emit(loaded)
 
     def _on_load_failed(self, choice: ModelChoice, error: RpcError) -> None:
         if self.loading == choice:
@@ -104,9 +101,9 @@ class ModelSession(QObject):
         self._verifying = True
         self.link.call("runtime.metrics", None, on_result=lambda m, p=previous: self._after_failure(m, p), on_error=lambda _e: self._end_verify(), timeout_ms=10_000)
 
-    def _after_failure(self, metrics: dict, previous: ModelChoice | None) -> None:
+    def _after_failure(self, metrics: MetricsResult, previous: ModelChoice | None) -> None:
         self._verifying = False
-        if metrics.get("model_id") is None:
+        if metrics.model_id is None:
             self.loaded = None
             if previous is not None:
                 self._send_load(previous, first=True)

@@ -1,4 +1,5 @@
-"""The starter model on first start: its path, or a background fetch (a QProcess) if it is not there yet.
+"""The model to load at start: the one the user chose last, else the starter model, fetched in the
+background (a QProcess) if it is not there yet.
 
 The fetch is `lokal fetch-model --json` run through this same executable (the frozen
 app runs itself; from source, `python -m app`), so it works where there is no Python
@@ -8,6 +9,7 @@ and no pip. Its JSON lines arrive through readyRead and become signals.
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from PySide6.QtCore import QObject, QProcess, Signal
@@ -17,6 +19,14 @@ from runtime.models import wheels
 
 def starter_path() -> str | None:
     return str(wheels.path_of(wheels.STARTER)) if wheels.is_verified(wheels.STARTER) else None
+
+
+def first_model(chosen: str | None) -> str | None:
+    """What to load at start: the file the user chose last, if it is still there, else the starter model if it is
+    here; None: the starter model must be fetched first (StarterFetch)."""
+    if chosen and os.path.exists(chosen):
+        return chosen
+    return starter_path()
 
 
 def fetch_command(key: str) -> list[str]:
@@ -53,6 +63,11 @@ class StarterFetch(QObject):
         self.process.errorOccurred.connect(self._on_error)
         self.sig_status.emit("Fetching the starter model…")
         self.process.start(command[0], command[1:])
+
+    def stop(self) -> None:
+        """The window closes: end the fetch (what it fetched so far is kept and resumed next time)."""
+        if self.process is not None:
+            self.process.kill()
 
     def _on_stdout(self) -> None:
         self._buffer += bytes(self.process.readAllStandardOutput())

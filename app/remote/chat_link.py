@@ -1,26 +1,30 @@
 """RemoteChatLink: a remote model behind the same calls the chat uses on the runtime link.
 
 The window's ChatController speaks to its link with call("chat.generate",
-params, on_result, on_error), cancel(call) and the sig_delta(request_id, text)
-signal. This class answers exactly those for a model on an OpenAI-compatible
-endpoint, so a conversation streams, stops, is saved and shows its figures the
-same way whether the model runs here or on a cluster.
+ChatGenerateParams, on_result, on_error), cancel(call) and the
+sig_delta(request_id, text) signal. This class answers exactly those for a
+model on an OpenAI-compatible endpoint, with the same ChatGenerateResult (its
+stats are what the client measured; the others stay 0), so a conversation
+streams, stops, is saved and shows its figures the same way whether the model
+runs here or on a cluster.
 """
 
 from __future__ import annotations
 
 import itertools
+import typing
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Signal
 
 from app.remote.client import RemoteClient, RemoteReply
-from app.remote.endpoints import RemoteModel
-from runtime.protocol import ChatGenerateParams, ErrorCode, RpcError
+from app.remote.endpoint_model import RemoteModel
+from runtime import protocol
+from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ErrorCode, FinishReason, GenerationStats, RpcError
 
 
 class RemoteCall:
-    def __init__(self, request_id: str, method: str, on_result: Callable[[Any], None] | None, on_error: Callable[[RpcError], None] | None):
+    def __init__(self, request_id: str, method: str, on_result: Callable[[ChatGenerateResult], None] | None, on_error: Callable[[RpcError], None] | None):
         self.id = request_id
         self.method = method
         self.on_result = on_result
@@ -41,9 +45,10 @@ class RemoteChatLink(QObject):
 
     def call(self, method: str, params: Any = None, on_result=None, on_error=None, timeout_ms: int | None = None) -> RemoteCall:
         call = RemoteCall(f"remote-{next(self._ids)}", method, on_result, on_error)
-        if method != "chat.generate" or not isinstance(params, ChatGenerateParams):
+        if method != "chat.generate":
             self._fail(call, RpcError(ErrorCode.METHOD_NOT_FOUND, f"a remote endpoint does not do {method}"))
             return call
+        params = protocol.params_for(method, params)
         if self.model is None:
             self._fail(call, RpcError(ErrorCode.NO_MODEL_LOADED, "no remote model is chosen"))
             return call
@@ -63,10 +68,15 @@ class RemoteChatLink(QObject):
         if call.done:
             return
         call.done = True
-        stats = {k: v for k, v in figures.items() if k != "finish_reason"}
-        result = {"request_id": call.id, "conversation_id": params.conversation_id, "text": text, "finish_reason": figures.get("finish_reason", "stop"), "stats": stats}
+        reason = figures.get("finish_reason", "stop")
+        if reason not in typing.get_args(FinishReason):
+            call.done = False
+            self._fail(call, RpcError(ErrorCode.REMOTE_FAILED, f"the endpoint ended the reply with finish_reason {reason!r}"))
+            return
+        # RemoteReply.figures() names GenerationStats fields only, those it measured.
+        stats = GenerationStats(**{k: v for k, v in figures.items() if k != "finish_reason"})
         if call.on_result is not None:
-            call.on_result(result)
+            call.on_result(ChatGenerateResult(call.id, params.conversation_id, text, reason, stats))
 
     def _fail(self, call: RemoteCall, error: RpcError) -> None:
         if call.done:

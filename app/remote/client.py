@@ -15,7 +15,7 @@ import time
 from PySide6.QtCore import QByteArray, QCoreApplication, QObject, QUrl, Signal
 from PySide6.QtNetwork import QNetworkAccessManager, QNetworkReply, QNetworkRequest
 
-from app.remote.endpoints import Endpoint
+from app.remote.endpoint_model import Endpoint
 
 MODELS_TIMEOUT_MS = 15_000
 CHAT_TIMEOUT_MS = 10 * 60_000  # a transfer that says nothing for this long is given up

@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.remote.chat_link import RemoteChatLink
 from app.remote.client import RemoteClient
-from app.remote.endpoints import Endpoint, EndpointList, RemoteModel, RemoteModelList
+from app.remote.endpoint_model import Endpoint, EndpointList, RemoteModel, RemoteModelList
 
 
 class RemoteMode(QObject):

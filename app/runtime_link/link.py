@@ -1,11 +1,14 @@
 """RuntimeLink: the runtime process driven through QProcess, with no thread and no blocking call.
 
 readyRead -> whole lines -> runtime.protocol.parse_line -> a response completes
-its Call, a notification becomes a signal. Jobs (the engine and batch lanes of
-protocol.METHODS) are queued here, in the order they were asked for, and sent
-only when the runtime takes them, because it refuses the others with BUSY: a
-model load or unload (engine lane) alone, replies (chat.generate, batch lane)
-several at once but one per conversation. A liveness check (runtime.metrics, answered at once even
+its Call, a notification becomes a signal. Calls take the method's params
+dataclass and their callbacks get its result dataclass (protocol.METHODS),
+decoded once here; notifications are decoded too (protocol.NOTIFICATIONS). Jobs
+(the engine and batch lanes of protocol.METHODS) are queued here, in the order
+they were asked for, and sent only when the runtime takes them, because it
+refuses the others with BUSY: a model load or unload (engine lane) alone,
+replies (chat.generate, batch lane) several at once but one per conversation.
+A liveness check (runtime.metrics, answered at once even
 mid-reply) catches a runtime that hangs; an unexpected exit fails every
 waiting call, says how the process ended, and starts a new one.
 """
@@ -15,14 +18,17 @@ from __future__ import annotations
 import collections
 import enum
 import itertools
+import logging
 import time
 from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from runtime import protocol
-from runtime.client import describe_exit, runtime_command
-from runtime.protocol import ErrorCode, InitializeParams, InitializeResult, Lane, Notification, Response, RpcError
+from runtime.client import describe_exit, log_remote_traceback, runtime_command
+from runtime.protocol import ChatCancelParams, ChatDelta, ErrorCode, InitializeParams, InitializeResult, Lane, ModelProgress, Notification, Response, RpcError
+
+log = logging.getLogger("lokal.runtime_link")
 
 HEARTBEAT_MS = 5_000
 HEARTBEAT_TIMEOUT_MS = 15_000
@@ -79,7 +85,7 @@ class RuntimeLink(QObject):
     sig_state_changed = Signal(object)  # ConnectionState
     sig_ready = Signal(object)  # InitializeResult, after every (re)start
     sig_crashed = Signal(str)  # how the process ended, in words, with its last stderr lines
-    sig_notification = Signal(str, object)  # method, params
+    sig_notification = Signal(str, object)  # method, its dataclass (protocol.NOTIFICATIONS)
     sig_delta = Signal(object, str)  # request id, text
     sig_progress = Signal(str, float)  # model path, 0..1
     sig_queue_changed = Signal(int)  # engine jobs waiting for their turn
@@ -179,8 +185,11 @@ class RuntimeLink(QObject):
         timeout_ms: int | None = None,
         first: bool = False,
     ) -> Call:
-        """Send a request (engine jobs wait for their turn; `first` jumps the queue); exactly one of the callbacks runs, later, on this thread."""
-        call = self._make_call(method, params, on_result, on_error, timeout_ms)
+        """Send `method` with its params dataclass (None: its defaults); engine jobs wait for their turn, `first` jumps the queue.
+
+        Exactly one of the callbacks runs, later, on this thread: on_result with the method's result dataclass, or on_error.
+        """
+        call = self._make_call(method, protocol.params_for(method, params), on_result, on_error, timeout_ms)
         if call.is_engine_job:
             if first:
                 self._queue.appendleft(call)
@@ -204,7 +213,7 @@ class RuntimeLink(QObject):
             self._finish(call, error=RpcError(ErrorCode.UNKNOWN_REQUEST, "cancelled before it started"))
             return
         if call.sent:
-            self.call("chat.cancel", {"request_id": call.id}, timeout_ms=10_000)
+            self.call("chat.cancel", ChatCancelParams(call.id), timeout_ms=10_000)
 
     @property
     def queued(self) -> int:
@@ -323,15 +332,28 @@ class RuntimeLink(QObject):
                     self._stderr.append(f"[unrouted error from runtime] {message.error.message}")
                 return
             if message.error is not None:
+                log_remote_traceback(log, call.method, message.error)
                 self._finish(call, error=message.error)
-            else:
-                self._finish(call, result=message.result)
+                return
+            try:
+                result = protocol.decode_result(call.method, message.result)
+            except RpcError as exc:
+                self._finish(call, error=exc)
+                return
+            self._finish(call, result=result)
         elif isinstance(message, Notification):
-            params = message.params if isinstance(message.params, dict) else {}
-            if message.method == "chat.delta":
-                self.sig_delta.emit(params.get("request_id"), str(params.get("text", "")))
-            elif message.method == "model.progress":
-                self.sig_progress.emit(str(params.get("path", "")), float(params.get("progress", 0.0)))
+            kind = protocol.NOTIFICATIONS.get(message.method)
+            if kind is None:
+                return  # from a newer runtime: nothing here knows what to do with it
+            try:
+                params = protocol.decode(kind, message.params, "params")
+            except RpcError as exc:
+                self._stderr.append(f"[malformed {message.method} from runtime] {exc.message}")
+                return
+            if isinstance(params, ChatDelta):
+                self.sig_delta.emit(params.request_id, params.text)
+            elif isinstance(params, ModelProgress):
+                self.sig_progress.emit(params.path, params.progress)
             self.sig_notification.emit(message.method, params)
 
     def _on_stderr(self) -> None:
@@ -345,12 +367,8 @@ class RuntimeLink(QObject):
             self._stderr.append(line.decode("utf-8", errors="replace"))
 
     # ---- handshake and liveness --------------------------------------------------
-    def _on_initialized(self, result: Any) -> None:
-        try:
-            self.info = protocol.decode(InitializeResult, result, "result")
-        except RpcError as exc:
-            self._on_initialize_failed(exc)
-            return
+    def _on_initialized(self, info: InitializeResult) -> None:
+        self.info = info
         self._heartbeat.start()
         self._set_state(ConnectionState.READY)
         self.sig_ready.emit(self.info)

@@ -107,8 +107,8 @@ def test_a_corrupt_conversation_database_is_set_aside(qtbot, tmp_path, starter_m
     window = create_main_window(store_path=path, autoload=False)
     qtbot.addWidget(window)
     try:
-        assert not window.banner.isHidden() and "could not be read" in window.banner_text.text()
-        aside = list(tmp_path.glob("conversations.sqlite3.unreadable-*"))
+        assert not window.banner.isHidden() and "was damaged" in window.banner_text.text()
+        aside = list(tmp_path.glob("conversations.sqlite3.damaged-*"))
         assert len(aside) == 1 and aside[0].read_bytes().startswith(b"garbage")
         assert window.store.schema_version == st.SCHEMA_VERSION
         window.chat.new_conversation("after the repair")

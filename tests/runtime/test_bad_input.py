@@ -1,28 +1,15 @@
 """Every kind of bad input gets a clear JSON-RPC error, and the runtime keeps serving after it."""
 
-import json
 import threading
 
 import pytest
 
+from bad_input import expect_error, still_serving
 from gguf_files import write_gguf
 from runtime.client import RuntimeClient, RuntimeDied
 from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, InitializeParams, ModelLoadParams, RpcError
 
 pytestmark = pytest.mark.slow
-
-
-def still_serving(client):
-    assert client.metrics().rss_bytes > 0
-
-
-def expect_error(client, method, params, code, match=""):
-    with pytest.raises(RpcError) as info:
-        client.request_unchecked(method, params, timeout=60)
-    assert info.value.code == code, info.value
-    assert match in info.value.message, info.value.message
-    still_serving(client)
-    return info.value
 
 
 def test_model_path_that_does_not_exist(runtime, tmp_path):

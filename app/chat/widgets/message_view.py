@@ -10,7 +10,7 @@ from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
-from app.chat.models import MessageListModel
+from app.chat.message_model import MessageListModel
 from app.chat.widgets.markdown_view import MarkdownView
 from app.metrics import figures
 from app.storage import store as st
@@ -80,12 +80,13 @@ class MessageWidget(QFrame):
         self.badge.setVisible(bool(badge))
         self.badge.setText(badge or "")
         stats = message.stats or {}
-        if message.role == "assistant" and stats.get("decode_tokens_per_s") and not streaming:
-            parts = [f"{stats.get('completion_tokens', 0)} tokens", f"{stats['decode_tokens_per_s']:.1f} tok/s", message.model, figures.restored_note(stats)]
+        speed, error = stats.get("decode_tokens_per_s"), stats.get("error")
+        if message.role == "assistant" and speed and not streaming:
+            parts = [f"{stats.get('completion_tokens', 0)} tokens", f"{speed:.1f} tok/s", message.model, figures.restored_note(stats)]
             self.footer.setText(" · ".join(p for p in parts if p))
             self.footer.show()
-        elif stats.get("error") and message.state == st.FAILED:
-            self.footer.setText(stats["error"])
+        elif error and message.state == st.FAILED:
+            self.footer.setText(error)
             self.footer.show()
         else:
             self.footer.hide()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
 from PySide6.QtWidgets import QLineEdit, QListView, QMenu, QPushButton, QVBoxLayout, QWidget, QAbstractItemView
 
-from app.chat.models import ConversationFilterModel, IdRole
+from app.chat.conversation_model import ConversationFilterModel, IdRole
 from app.ui import icons
 
 

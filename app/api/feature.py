@@ -1,0 +1,71 @@
+"""Model ▸ Serve the API…: the API toggle plugged into the window's Model menu as a section of its own.
+
+It also says, in the status bar, why a reply of the window's does not stream yet while it waits for
+a reply the API is generating (the runtime's `job.waiting`).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout
+
+from app.api.panel import ApiPanel
+from app.api.server import ApiServer
+from app.ui.menus import MenuSection
+from runtime.protocol import JobWaiting
+
+SECTION = "api"
+
+
+class ApiFeature:
+    def __init__(self, window):
+        self.window = window
+        self.server = ApiServer(window.link, window)
+        self.server.sig_failed.connect(lambda message: window.show_banner(f"The API: {message}"))
+        self.dialog: QDialog | None = None
+        self.panel: ApiPanel | None = None
+        self._waiting_shown = False
+        window.model_menu.add_section(SECTION, self._build_section, order=30)
+        window.link.sig_notification.connect(self._on_runtime_notification)
+        window.link.sig_delta.connect(self._end_waiting)
+        window.chat.sig_generating_changed.connect(self._end_waiting)
+
+    def _build_section(self, section: MenuSection) -> None:
+        section.add_action("Serve the API…", self.open_dialog)
+
+    def open_dialog(self) -> QDialog:
+        if self.dialog is None:
+            self.dialog = QDialog(self.window)
+            self.dialog.setWindowTitle("OpenAI-compatible API")
+            self.panel = ApiPanel(self.server, self.dialog)
+            self.panel.sig_toggled.connect(self._on_toggled)
+            buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+            buttons.rejected.connect(self.dialog.hide)
+            layout = QVBoxLayout(self.dialog)
+            layout.addWidget(self.panel)
+            layout.addWidget(buttons)
+        self.dialog.show()
+        return self.dialog
+
+    def _on_toggled(self, on: bool) -> None:
+        if not on:
+            self.server.stop()
+            return
+        if self.window.session.wanted is None:
+            self.window.show_banner("Load a model first: the API serves the model the window has loaded.")
+            self.panel.toggle.setChecked(False)
+            return
+        self.server.start()
+
+    def _on_runtime_notification(self, method: str, params) -> None:
+        if isinstance(params, JobWaiting) and self.window.chat.reply_for_call(params.request_id) is not None:
+            self._waiting_shown = True
+            self.window.statusBar().showMessage("Waiting for the reply the API is generating; yours comes next…")
+
+    def _end_waiting(self, *_args) -> None:
+        if self._waiting_shown:
+            self._waiting_shown = False
+            self.window.statusBar().clearMessage()
+
+
+def install(window) -> ApiFeature:
+    return window.add_feature("api", ApiFeature(window))

@@ -1,0 +1,140 @@
+"""The GGUF files on this machine as a Qt tree model, from the runtime's `models.list`.
+
+The runtime reads the headers on its own background pool (runtime/models/local.py: the
+Hugging Face cache, the files the user added, Lokal's models folder), the same list
+`lokal models` prints; the answer arrives through the window's runtime link, so the
+window never waits on the disk. A list asked for while the runtime starts or restarts
+is asked again once it is ready. A file the user picks or drops is added through the
+runtime too (`models.add` checks it is a whole GGUF model and remembers it).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+
+from app.formatting import human_size
+from app.runtime_link import ConnectionState, RuntimeLink
+from runtime.protocol import LocalModel, ModelLoadResult, ModelsAddParams, ModelsListResult, RpcError
+
+log = logging.getLogger("lokal.models")
+
+FileRole = Qt.ItemDataRole.UserRole + 1  # the LocalModel of a quantization row
+LIST_TIMEOUT_MS = 60_000  # a cold disk with many large headers
+
+
+class LocalModels(QObject):
+    """A tree model: one row per model, under it one row per quantization file."""
+
+    sig_scanned = Signal()
+    sig_added = Signal(object)  # LocalModel: a file the user added, checked and remembered by the runtime
+    sig_add_failed = Signal(str, str)  # path, why
+
+    def __init__(self, link: RuntimeLink, parent: QObject | None = None):
+        super().__init__(parent)
+        self.link = link
+        self.model = QStandardItemModel(self)
+        self.files: list[LocalModel] = []
+        self.errors: dict[str, str] = {}  # path -> why it cannot be loaded
+        self._asking = False
+        self._waiting_for_runtime = False
+        self._rescan = False
+        self._stopped = False
+        link.sig_ready.connect(self._on_runtime_ready)
+
+    @property
+    def scanning(self) -> bool:
+        return self._asking or self._waiting_for_runtime
+
+    @property
+    def runtime_ready(self) -> bool:
+        return self.link.state in (ConnectionState.READY, ConnectionState.BUSY)
+
+    def scan(self) -> None:
+        if self._stopped:
+            return
+        if self._asking:
+            self._rescan = True  # something changed while this list was made: ask again when it comes
+            return
+        if not self.runtime_ready:
+            self._waiting_for_runtime = True
+            return
+        self._rescan = False
+        self._asking = True
+        self.link.call("models.list", None, self._on_listed, self._on_failed, LIST_TIMEOUT_MS)
+
+    def add_file(self, path: str) -> None:
+        """A file the user picked or dropped: the runtime checks it is a whole GGUF model and remembers it; then the list is asked again."""
+        if not self.runtime_ready:
+            # Dropped while the runtime starts or restarts: add it as soon as the runtime is there.
+            def when_ready(_info) -> None:
+                self.link.sig_ready.disconnect(when_ready)
+                self.add_file(path)
+
+            self.link.sig_ready.connect(when_ready)
+            return
+        self.link.call("models.add", ModelsAddParams(path), self._on_added, lambda error: self.sig_add_failed.emit(path, error.message))
+
+    def _on_added(self, added: LocalModel) -> None:
+        self.scan()
+        self.sig_added.emit(added)
+
+    def stop(self) -> None:
+        """No more lists: the window is closing."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self.link.sig_ready.disconnect(self._on_runtime_ready)
+
+    def _on_runtime_ready(self, _info) -> None:
+        if self._waiting_for_runtime:
+            self._waiting_for_runtime = False
+            self.scan()
+
+    def _on_listed(self, result: ModelsListResult) -> None:
+        self._asking = False
+        if self._stopped:
+            return
+        models = result.models
+        self._publish([m for m in models if not m.problem], {m.path: m.problem for m in models if m.problem})
+        if self._rescan:
+            self.scan()
+
+    def _on_failed(self, error: RpcError) -> None:
+        self._asking = False
+        if self._stopped:
+            return
+        log.warning("models.list failed: %s", error.message)
+        if not self.runtime_ready:
+            self._waiting_for_runtime = True  # the runtime died meanwhile: ask the next one
+        elif self._rescan:
+            self.scan()
+
+    def _publish(self, files: list[LocalModel], errors: dict[str, str]) -> None:
+        self.files, self.errors = files, errors
+        self.model.clear()
+        groups: dict[str, QStandardItem] = {}
+        for info in sorted(files, key=lambda f: (f.group.lower(), f.size)):
+            group = groups.get(info.group)
+            if group is None:
+                group = groups[info.group] = QStandardItem(info.group)
+                group.setEditable(False)
+                self.model.appendRow(group)
+            item = QStandardItem(f"{info.quantization}  ·  {human_size(info.size)}")
+            item.setEditable(False)
+            item.setData(info, FileRole)
+            item.setToolTip(info.path)
+            group.appendRow(item)
+        self.sig_scanned.emit()
+
+    def file_for(self, path: str) -> LocalModel | None:
+        real = os.path.realpath(path)
+        return next((f for f in self.files if os.path.realpath(f.path) == real), None)
+
+    def display_name(self, loaded: ModelLoadResult) -> str:
+        """What the menu calls a loaded model: the name its quantizations share, else the name in its header."""
+        local = self.file_for(loaded.path)
+        return local.group if local is not None and local.group else loaded.name

@@ -1,0 +1,67 @@
+"""Remote models in the window, plugged into its Model menu as a section of their own.
+
+The section lists the models of every remote endpoint and "Add remote endpoint…". Choosing a
+remote model routes the chat's replies through RemoteChatLink (chat.set_reply_link); the user
+choosing a model of another section routes them back to the runtime. What it needs from the
+window: model_menu (a section, sig_model_chosen), chat (set_reply_link, generating), show_banner,
+statusBar.
+"""
+
+from __future__ import annotations
+
+from app.remote.endpoint_model import RemoteModel
+from app.remote.mode import RemoteMode
+from app.remote.widgets import AddEndpointDialog
+from app.ui.menus import MenuSection
+
+SECTION = "remote"
+
+
+class RemoteFeature:
+    def __init__(self, window, mode: RemoteMode | None = None):
+        self.window = window
+        self.mode = mode or RemoteMode(parent=window)
+        self.mode.sig_models_changed.connect(window.model_menu.rebuild)
+        self.mode.sig_error.connect(lambda message: window.show_banner(f"Remote endpoint: {message}"))
+        self.mode.sig_chosen.connect(self._on_chosen)
+        window.model_menu.add_section(SECTION, self._build_section, order=20)
+        # Only the user's choice of another model in the menu routes the chat back: the session also
+        # reloads by itself (another context size, a runtime restart), which must not drop the remote model.
+        window.model_menu.sig_model_chosen.connect(self._on_model_chosen)
+        self.mode.refresh()
+
+    # ---- the model menu ---------------------------------------------------------
+    def _build_section(self, section: MenuSection) -> None:
+        section.add_heading("Remote")
+        for model in self.mode.models.models:
+            section.add_model(model.label, self.mode.chosen == model, lambda m=model: self.choose(m), tooltip=model.endpoint.base_url)
+        section.add_action("Add remote endpoint…", self.open_add_dialog)
+
+    def _on_model_chosen(self, section_id: str) -> None:
+        if section_id != SECTION and self.mode.chosen is not None:
+            self.choose(None)
+
+    def open_add_dialog(self) -> AddEndpointDialog:
+        dialog = AddEndpointDialog(self.window)
+        dialog.accepted.connect(lambda: self.mode.add_endpoint(*dialog.values()))
+        dialog.open()
+        return dialog
+
+    # ---- routing the chat -------------------------------------------------------
+    def choose(self, model: RemoteModel | None) -> None:
+        if self.window.chat.any_generating:
+            self.window.show_banner("Wait for the replies to finish (or stop them) before switching models.")
+            return
+        self.mode.choose(model)
+
+    def _on_chosen(self, model: RemoteModel | None) -> None:
+        chat = self.window.chat
+        if model is None:
+            chat.set_reply_link(None)
+            return
+        chat.set_reply_link(self.mode.chat_link, model.model_id)
+        self.window.statusBar().showMessage(f"Chatting with {model.model_id} on {model.endpoint.base_url}", 5000)
+
+
+def install(window) -> RemoteFeature:
+    return window.add_feature("remote", RemoteFeature(window))

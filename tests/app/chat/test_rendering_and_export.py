@@ -1,0 +1,65 @@
+"""Markdown splitting, code highlighting, exports, and the widgets that show them."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtGui import QGuiApplication
+
+from app.chat import export, markdown
+from app.chat.widgets.markdown_view import MarkdownView
+from app.storage.store import Store
+
+REPLY = "# Plan\n\n1. one\n2. two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\ndef f():\n    return 1\n```\nDone."
+
+
+def test_split_keeps_code_blocks_whole_and_an_open_fence_is_code_already():
+    kinds = [(s.kind, s.language) for s in markdown.split(REPLY)]
+    assert kinds == [("text", ""), ("text", ""), ("text", ""), ("code", "python"), ("text", "")]
+    streaming = markdown.split("Here:\n\n```js\nlet x = 1")
+    assert streaming[-1].kind == "code" and streaming[-1].text == "let x = 1" and not streaming[-1].closed
+
+
+def test_single_newlines_are_line_breaks_but_lists_and_tables_stay_blocks():
+    (poem,) = markdown.split("Roses are red,\nviolets are blue")
+    assert poem.text == "Roses are red,  \nviolets are blue"
+    (items,) = markdown.split("Fruits:\n- apple\n- pear")
+    assert items.text == "Fruits:\n- apple\n- pear"
+    (table,) = markdown.split("| a |\n|---|\n| 1 |")
+    assert table.text == "| a |\n|---|\n| 1 |"
+
+
+def test_markdown_view_renders_headings_lists_tables_and_highlighted_code(qtbot):
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    view.set_markdown(REPLY)
+    html = "".join(w.toHtml() for kind, w, _t in view._parts if kind == "text")
+    assert "Plan" in html and "<table" in html and "<li" in html
+    (block,) = view.code_blocks
+    assert block.language_label.text() == "python"
+    assert "style=" in block.view.toHtml() and "def" in block.view.toPlainText()  # coloured by Pygments
+    block.copy_button.click()
+    assert QGuiApplication.clipboard().text() == "def f():\n    return 1"
+
+
+def test_streaming_updates_only_the_last_segment(qtbot):
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.set_markdown("First paragraph.\n\nSecond")
+    first_widget = view._parts[0][1]
+    view.set_markdown("First paragraph.\n\nSecond paragraph grows")
+    assert view._parts[0][1] is first_widget and len(view._parts) == 2
+
+
+def test_export_markdown_and_json(tmp_path):
+    store = Store(tmp_path / "c.sqlite3")
+    conv = store.create_conversation("Plans", system_prompt="Be brief.", settings={"temperature": 0.2})
+    store.add_message(conv.id, "user", "Hi")
+    store.add_message(conv.id, "assistant", "Hello!\n\n```py\nx = 1\n```", state="stopped")
+    conv, messages = store.conversation(conv.id), store.messages(conv.id)
+    md = export.to_markdown(conv, messages)
+    assert md.startswith("# Plans\n") and "> Be brief." in md and "## You\n\nHi" in md and "## Assistant (stopped)" in md and "```py\nx = 1\n```" in md
+    data = json.loads(export.to_json(conv, messages))
+    assert data["format"] == "lokal.conversation/1" and data["settings"] == {"temperature": 0.2}
+    assert [(m["role"], m["state"]) for m in data["messages"]] == [("user", "complete"), ("assistant", "stopped")]

@@ -1,0 +1,66 @@
+"""Local models: the Hugging Face cache (split models as one entry), deletion that leaves the cache tidy."""
+
+from __future__ import annotations
+
+from runtime.hub.downloads import DownloadManager
+from runtime.models import local
+from runtime.protocol import DownloadStartParams
+from sample_repos import SMOL_FILE, SMOL_REPO
+from download_recorder import Recorder
+
+
+def test_split_model_is_one_entry_and_deleting_it_removes_blobs_and_folders(hub, tmp_path):
+    recorder = Recorder()
+    cache = tmp_path / "hf"
+    m = DownloadManager(recorder, cache_dir=cache, state_dir=tmp_path / "state")
+    try:
+        a = m.start(DownloadStartParams(SMOL_REPO, "Q8_0"))
+        b = m.start(DownloadStartParams(SMOL_REPO, "Q4_1"))
+        assert recorder.wait(a.id).state == "done" and recorder.wait(b.id).state == "done"
+    finally:
+        m.close()
+    ours = {x.id: x for x in local.list_models(cache) if x.source == "hf_cache"}
+    split_id = f"hf:{SMOL_REPO}/SmolLM2-135M-Instruct-Q8_0-00001-of-00002.gguf"
+    assert set(ours) == {split_id, f"hf:{SMOL_REPO}/{SMOL_FILE}"}
+    split = ours[split_id]
+    assert len(split.files) == 2 and split.problem is None
+    assert split.size == ours[f"hf:{SMOL_REPO}/{SMOL_FILE}"].size  # the two shards add up to the file they were cut from
+
+    repo_dir = cache / "models--lokal-test--SmolLM2-135M-Instruct-GGUF"
+    removed, freed = local.remove(split_id, cache=cache)
+    assert removed and freed == split.size
+    assert len(list((repo_dir / "blobs").iterdir())) == 1  # the Q4_1 blob stays
+    local.remove(f"hf:{SMOL_REPO}/{SMOL_FILE}", cache=cache)
+    assert not repo_dir.exists()  # nothing left: the repository folder goes too
+    assert not [x for x in local.list_models(cache) if x.source == "hf_cache"]
+
+
+def test_a_missing_shard_is_reported(hub, tmp_path):
+    recorder = Recorder()
+    cache = tmp_path / "hf"
+    m = DownloadManager(recorder, cache_dir=cache, state_dir=tmp_path / "state")
+    try:
+        info = m.start(DownloadStartParams(SMOL_REPO, files=["SmolLM2-135M-Instruct-Q8_0-00001-of-00002.gguf"]))
+        assert recorder.wait(info.id).state == "done"
+    finally:
+        m.close()
+    [split] = [x for x in local.list_models(cache) if x.source == "hf_cache"]
+    assert split.problem == "1 of 2 parts are present"
+
+
+def test_pulling_again_after_deleting_downloads_again(hub, tmp_path):
+    recorder = Recorder()
+    cache = tmp_path / "hf"
+    m = DownloadManager(recorder, cache_dir=cache, state_dir=tmp_path / "state")
+    try:
+        first = m.start(DownloadStartParams(SMOL_REPO, "Q4_1"))
+        assert recorder.wait(first.id).state == "done"
+        assert m.start(DownloadStartParams(SMOL_REPO, "Q4_1")).id == first.id  # already there: nothing to do
+        local.remove(f"hf:{SMOL_REPO}/{SMOL_FILE}", cache=cache)
+        again = m.start(DownloadStartParams(SMOL_REPO, "Q4_1"))
+        assert again.id != first.id
+        done = recorder.wait(again.id)
+        assert done.state == "done" and all(p for p in done.paths)
+        assert [d.id for d in m.list()] == [again.id]
+    finally:
+        m.close()
