@@ -65,6 +65,7 @@ class ScheduledReply:
     outcome: GenerationOutcome | None = None
     error: BaseException | None = None
     seq_id: int | None = None  # the slot it got
+    admitted: float | None = None  # when it got it (perf_counter)
 
 
 @dataclass(eq=False)
@@ -156,11 +157,13 @@ class Scheduler:
                 if self._closing and not self._waiting and not any(s.reply for s in self.slots):
                     return
                 admitted = []
-                while self._waiting:
-                    slot = self._slot_for(self._waiting[0])
-                    if slot is None:
+                for reply in list(self._waiting):  # in arrival order; one held back by its owner's share does not hold up the other owner's
+                    if all(s.reply is not None for s in self.slots):
                         break
-                    reply = self._waiting.popleft()
+                    slot = self._slot_for(reply)
+                    if slot is None:
+                        continue
+                    self._waiting.remove(reply)
                     slot.reply = reply
                     admitted.append((reply, slot))
             for reply, slot in admitted:
@@ -204,7 +207,7 @@ class Scheduler:
 
     def _admit(self, reply: ScheduledReply, slot: Slot) -> None:
         seq = slot.seq
-        reply.seq_id = seq.seq_id
+        reply.seq_id, reply.admitted = seq.seq_id, time.perf_counter()
         if slot.owner != reply.owner:
             seq.clear()  # another owner's cache is never reused, not even a shared system prompt
         slot.owner, slot.conversation_id = reply.owner, reply.conversation_id

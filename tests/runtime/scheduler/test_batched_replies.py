@@ -143,3 +143,28 @@ def test_a_prompt_that_begins_like_another_sequences_cache_shares_its_cells(mode
     assert len(seqs) == 2 and seqs[0] is not seqs[1]  # b got a slot of its own, a stays resident
     assert warm.stats.prompt_tokens_reused >= shared - 1 and warm.stats.prompt_tokens_evaluated <= len(second) - shared + 1
     assert warm.completion == cold.completion
+
+
+def test_when_both_owners_ask_neither_holds_every_slot(starter_model):
+    settings = LoadSettings(path=str(starter_model), n_ctx=512, n_gpu_layers=0, type_k="f16", type_v="f16", flash_attn=None, n_threads=1, n_seq=2)
+    llama = LlamaModel(settings, read_file_header(starter_model))
+    scheduler = Scheduler(llama)
+    ask = lambda owner, conversation, i, n: ScheduledReply(GenerationRequest(prompt=chat(llama, PROMPTS[i]), max_tokens=n, sampling=GREEDY), decode_plain, owner=owner, conversation_id=conversation)
+    try:
+        first = ask("protocol", "w", 0, 4)
+        scheduler.submit(first)  # the window has asked: from now on it keeps a slot of its own
+        assert first.done.wait(120)
+        api = [ask("api", f"api-{i}", i, 200) for i in range(3)]
+        for reply in api:
+            scheduler.submit(reply)
+        assert api[0].done.wait(240)
+        late = ask("protocol", "w", 1, 4)
+        scheduler.submit(late)  # comes while API replies wait
+        for reply in api + [late]:
+            assert reply.done.wait(240) and reply.error is None
+    finally:
+        scheduler.close()
+        llama.close()
+    # Of two slots the API held one at a time; the window's reply was admitted before the API reply that waited.
+    assert api[1].admitted >= api[0].outcome.stats.total_ms / 1000 + api[0].submitted - 1e-3
+    assert late.admitted < api[2].admitted
