@@ -158,11 +158,6 @@ class StepTiming:
     tokens: int
     seconds: float | None
 
-    def take(self) -> float | None:
-        """The step's seconds, to the first reply that asks: one decode is one measurement, however many replies it carried."""
-        seconds, self.seconds = self.seconds, None
-        return seconds
-
 
 class PlainStepper:
     """One target forward pass per token."""
@@ -344,7 +339,10 @@ def decode_step(runs: Sequence[ReplyRun], budget: int | None = None) -> list[Rep
             run.decode_failed(exc)
         return [r for r, _p in parts]
     seconds = time.perf_counter() - started
-    step = StepTiming(batch.tokens, None if any(p.singly for _r, p in parts) or model.one_sequence_per_decode and len(parts) > 1 else seconds)
+    timed = not any(p.singly for _r, p in parts) and not (model.one_sequence_per_decode and len(parts) > 1)
+    if timed and model.pass_observer is not None:
+        model.pass_observer(batch.tokens, seconds, sum(len(p.rows) for _r, p in parts))
+    step = StepTiming(batch.tokens, seconds if timed else None)
     for run, _part in parts:
         run.after_decode(step)
     return [r for r, _p in parts]

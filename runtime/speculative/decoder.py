@@ -142,9 +142,6 @@ class SpeculativeStepper:
 
     def settle(self, step: StepTiming) -> bool:
         draft, figures, controller = self.draft, self.figures, self.drafting.controller
-        seconds = step.take()
-        if seconds is not None:
-            self.costs.observe_target(step.tokens, seconds)
         figures.passes += 1
         if draft is None:
             emitted = [self.sampler.sample(self.seq.logits(-1))]

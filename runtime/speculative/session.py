@@ -22,7 +22,7 @@ from runtime.engine.generation import Decoder, PlainStepper
 from runtime.engine.llama_model import LlamaModel, as_sequence
 from runtime.protocol import ErrorCode, RpcError
 from runtime.speculative.adaptive import Controller
-from runtime.speculative.costs import CostModel, calibrate
+from runtime.speculative.costs import CostModel, calibrate, head_share
 from runtime.speculative.decoder import Drafting, SpeculativeDecoder
 from runtime.speculative.draft_model import DraftModel
 from runtime.speculative.lookup import NgramIndex
@@ -49,7 +49,8 @@ class Speculation:
     def __init__(self, target: LlamaModel, draft: LlamaModel | None = None, verify_singly: bool | None = None, fixed_k: int | None = None):
         self.target = target
         self.draft_llama = draft
-        self.costs = CostModel()
+        self.costs = CostModel(head_share(target))
+        target.pass_observer = self.costs.observe_pass  # every pass prices drafts: verifications, batches, prompt chunks
         self.verify_singly = os.environ.get(VERIFY_ENV) == "single" if verify_singly is None else verify_singly
         if fixed_k is None and os.environ.get(FIXED_K_ENV, "").isdigit():
             fixed_k = int(os.environ[FIXED_K_ENV])
@@ -103,6 +104,7 @@ class Speculation:
 
     def close(self) -> None:
         self._sequences.clear()
+        self.target.pass_observer = None
         if self.draft_llama is not None:
             self.draft_llama.close()
             self.draft_llama = None

@@ -143,3 +143,19 @@ def test_long_suffix_matches_get_their_own_estimate():
     # On this CPU's costs, a copied run 32 tokens long is worth verifying; a 1-token coincidence is not.
     assert c.plan_lookup(n=32, available=16, room=100).k > 0
     assert c.plan_lookup(n=1, available=16, room=100).k == 0
+
+
+def test_pass_costs_are_kept_per_size_band_and_prompt_chunks_price_long_drafts():
+    c = CostModel(head_share=0.2)
+    c.observe_pass(1, 0.1)
+    for _ in range(3):
+        c.observe_pass(4, 0.1 * (1 + 0.95 * 3))  # a few tokens: nearly a step each
+    # Before anything long was measured, a 64-token pass is priced by the prior curve's shape through the small band.
+    assert c.target_cost(64) / 0.1 == pytest.approx(1 + 0.95 * 0.45 / 0.95 * 63)
+    # A prompt chunk of 64 tokens (logits for its last row only) is a measurement too, the output layer added.
+    for _ in range(3):
+        c.observe_pass(64, 0.1 * (1 + 0.3 * 63), rows=1)
+    long = c.target_cost(64) / 0.1
+    assert long == pytest.approx((1 + 0.3 * 63) * (1 + 0.2 * 63 / 64), rel=1e-6)
+    assert c.target_cost(4) / 0.1 == pytest.approx(1 + 0.95 * 3)  # the small band keeps its own figure
+    assert c.target_cost(16) < c.target_cost(4) * 4  # in between, interpolated
