@@ -11,7 +11,7 @@ llama.cpp's CPU kernels, so a greedy reply may legitimately part from plain
 decoding; where it does, the first differing character is reported.
 
     .venv/bin/python bench/speculative.py [--tokens 256] [--prompts 10] [--modes off,lookup,draft,both,auto]
-                                          [--rounds 1] [--kinds question,free-writing] [--k-max 64]
+                                          [--rounds 1] [--kinds question,free-writing] [--names a,b] [--k-max 64]
                                           [--threads 2] [--json out.json] [--chart out.png]
                                           [--peer PATH/TO/llama-server] [--peer-modes plain,ngram-simple,ngram-mod]
 
@@ -342,6 +342,7 @@ def main() -> int:
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--rounds", type=int, default=1, help="run every mode this many times per prompt (alternating); figures are medians")
     parser.add_argument("--kinds", help="only these prompt kinds, comma-separated (code-edit, question, free-writing)")
+    parser.add_argument("--names", help="only these prompts, comma-separated (e.g. module-rename,module-logging,story)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--target", help="target GGUF (default: Qwen2.5-Coder-1.5B)")
     parser.add_argument("--draft", help="draft GGUF (default: Qwen2.5-Coder-0.5B)")
@@ -379,7 +380,7 @@ def main() -> int:
 
     started = time.perf_counter()
     rows = []
-    chosen = [p for p in pick_prompts(args.prompts) if not args.kinds or p[0] in args.kinds.split(",")]
+    chosen = [p for p in pick_prompts(args.prompts) if (not args.kinds or p[0] in args.kinds.split(",")) and (not args.names or p[1] in args.names.split(","))]
     for kind, name, prompt in chosen:
         row = {"kind": kind, "name": name, "modes": {}}
         messages = [ChatMessage("system", SYSTEM), ChatMessage("user", prompt)]
