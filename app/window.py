@@ -27,6 +27,7 @@ from app.chat.widgets.composer import Composer
 from app.chat.widgets.message_view import ChatView
 from app.chat.widgets.settings_dialog import ConversationSettingsDialog
 from app.chat.widgets.sidebar import Sidebar
+from app.metrics import figures
 from app.metrics.panel import MetricsPanel
 from app.metrics.poller import MetricsPoller
 from app.catalog.ui import CatalogUi
@@ -451,8 +452,10 @@ class MainWindow(QMainWindow):
             return ""
         backend = self.link.info.backend.upper() if self.link.info else "?"
         name = self.session.display_name
-        self.model_label.setText(f"{name}  ·  {info.quantization}  ·  {backend}")
-        self.model_label.setToolTip(f"{info.path}\ncontext {info.n_ctx} tokens, loaded in {info.load_ms:.0f} ms")
+        warning = f"  ·  ⚠ {figures.TEMPLATE_FALLBACK_NOTE}" if info.chat_template_error else ""
+        self.model_label.setText(f"{name}  ·  {info.quantization}  ·  {backend}{warning}")
+        tip = f"{info.path}\ncontext {info.n_ctx} tokens, loaded in {info.load_ms:.0f} ms"
+        self.model_label.setToolTip(tip + (f"\n{figures.TEMPLATE_FALLBACK_NOTE}: {info.chat_template_error}" if info.chat_template_error else ""))
         if self.chat.local_replies:
             self.model_button.setText(f"{name} · {info.quantization}")
         return name

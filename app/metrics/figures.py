@@ -85,6 +85,14 @@ def restored_note(stats: dict) -> str:
     return "restored from cache" + (f", saved ≈ {seconds(saved)}" if saved else "")
 
 
+TEMPLATE_FALLBACK_NOTE = "this model's chat template failed; using ChatML"
+
+
+def template_note(stats: dict) -> str:
+    """For a reply's footer: said whenever the reply was not prompted with the model's own template."""
+    return TEMPLATE_FALLBACK_NOTE if stats.get("chat_template_fallback") else ""
+
+
 def rows(metrics: MetricsResult | None, stats: dict | None) -> list[Row]:
     """The panel's rows from the latest runtime.metrics result and the turn's GenerationStats."""
     stats = stats or {}

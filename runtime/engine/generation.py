@@ -181,7 +181,10 @@ class PlainStepper:
 
     def _take(self, token: int) -> bool:
         self.pending = token
-        return self.sink.accept(token)
+        going_on = self.sink.accept(token)
+        if going_on or self.sink.context_full:  # the token is in the reply (a full context may be made room for)
+            self.sampler.accept(token)
+        return going_on
 
 
 Decoder = Callable[[LlamaModel, Sampler, "TokenSink"], Stepper]  # makes the stepper of one reply
@@ -258,10 +261,18 @@ class ReplyRun:
                 return
             elapsed = time.perf_counter() - self._prefill_started
             self.stats.prefill_tokens_per_s = self._prefilled / elapsed if elapsed > 0 else 0.0
-            self.sampler = Sampler(self.request.sampling)
+            self.sampler = Sampler(self.request.sampling, self.seq, self.request.prompt)
             self._start_decoding()
         elif not self.stepper.settle(step):
             self._ended()
+
+    def after_decode_or_end(self, step: StepTiming) -> None:
+        """after_decode; an error of this reply's own (a grammar that allows no token) ends this reply alone."""
+        try:
+            self.after_decode(step)
+        except Exception as exc:
+            self.error = exc
+            self._finish("cancelled")
 
     def decode_failed(self, exc: BaseException) -> None:
         """The batch this reply was in could not be decoded: a cancel (abort), or an error that ends the reply with it."""
@@ -292,6 +303,8 @@ class ReplyRun:
         if self.sink.finish_reason is None:
             self.sink.finish_reason = reason
         self.phase = DONE
+        if self.sampler is not None:
+            self.sampler.close()
         self.sink.close()
         self.stats.total_ms = (time.perf_counter() - self.started) * 1000
         self.stats.rss_bytes = psutil.Process().memory_info().rss
@@ -344,7 +357,7 @@ def decode_step(runs: Sequence[ReplyRun], budget: int | None = None) -> list[Rep
         model.pass_observer(batch.tokens, seconds, sum(len(p.rows) for _r, p in parts))
     step = StepTiming(batch.tokens, seconds if timed else None)
     for run, _part in parts:
-        run.after_decode(step)
+        run.after_decode_or_end(step)
     return [r for r, _p in parts]
 
 

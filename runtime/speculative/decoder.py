@@ -20,7 +20,7 @@ from runtime.engine.llama_model import LlamaModel, Slice, as_sequence
 from runtime.engine.sampling import Sampler, SamplingConfig
 from runtime.protocol import GenerationStats
 from runtime.speculative.acceptance import Proposal, judge
-from runtime.speculative.adaptive import Controller, Plan, lookup_key
+from runtime.speculative.adaptive import Controller, lookup_key
 from runtime.speculative.costs import CostModel
 from runtime.speculative.draft_model import DraftModel
 from runtime.speculative.lookup import Match, NgramIndex
@@ -105,7 +105,7 @@ class SpeculativeStepper:
         sink.stats.speculation = decoder.mode
         self.figures = _Figures(sink.stats, self.costs)
         config = sampler.config
-        self.draft_sampler = None if config.greedy else Sampler(config if config.seed is None else SamplingConfig(config.temperature, config.top_p, config.top_k, config.seed + 1))
+        self.draft_sampler = None if sampler.greedy else Sampler(config.for_drafting())
         self.history: list[int] = []
         self.pending = -1
         self.base = 0
@@ -119,7 +119,10 @@ class SpeculativeStepper:
             # The draft model reads the prompt now, as part of the time to the first token, not mid-reply.
             self.drafting.draft_model.sync(self.history)
         self.pending = self.sampler.sample(self.seq.logits(-1))
-        if not self.sink.accept(self.pending):
+        going_on = self.sink.accept(self.pending)
+        if going_on or self.sink.context_full:  # the token is in the reply (a full context may be made room for)
+            self.sampler.accept(self.pending)
+        if not going_on:
             return False
         self.history.append(self.pending)
         self._extend_lookup(1)
@@ -145,6 +148,7 @@ class SpeculativeStepper:
         figures.passes += 1
         if draft is None:
             emitted = [self.sampler.sample(self.seq.logits(-1))]
+            self.sampler.accept(emitted[0])
         else:
             emitted = self._judge(draft)
             accepted = len(emitted) - 1
@@ -174,16 +178,21 @@ class SpeculativeStepper:
             self.drafting.lookup.extend(self.history[-n:])
 
     def _judge(self, draft: Draft) -> list[int]:
-        """The accepted drafted tokens and then the target's own next token."""
+        """The accepted drafted tokens and then the target's own next token, each accepted by the sampler in turn.
+
+        Row i is judged against the chain's distribution given the tokens accepted before it, so the
+        sampler accepts each drafted token only once it is accepted (penalties, DRY, grammar).
+        """
         row = self.seq.logits
         emitted: list[int] = []
         for i, (token, proposal) in enumerate(zip(draft.tokens, draft.proposals)):
             verdict = judge(self.sampler, row(i), token, proposal)
+            self.sampler.accept(verdict.token)
+            emitted.append(verdict.token)
             if not verdict.accepted:
-                emitted.append(verdict.token)
                 return emitted
-            emitted.append(token)
         emitted.append(self.sampler.sample(row(len(draft.tokens))))
+        self.sampler.accept(emitted[-1])
         return emitted
 
 

@@ -82,8 +82,9 @@ class MessageWidget(QFrame):
         stats = message.stats or {}
         speed, error = stats.get("decode_tokens_per_s"), stats.get("error")
         if message.role == "assistant" and speed and not streaming:
-            parts = [f"{stats.get('completion_tokens', 0)} tokens", f"{speed:.1f} tok/s", message.model, figures.restored_note(stats)]
+            parts = [f"{stats.get('completion_tokens', 0)} tokens", f"{speed:.1f} tok/s", message.model, figures.restored_note(stats), figures.template_note(stats)]
             self.footer.setText(" · ".join(p for p in parts if p))
+            self.footer.setToolTip(stats.get("chat_template_fallback") or "")
             self.footer.show()
         elif error and message.state == st.FAILED:
             self.footer.setText(error)
