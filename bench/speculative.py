@@ -11,8 +11,15 @@ llama.cpp's CPU kernels, so a greedy reply may legitimately part from plain
 decoding; where it does, the first differing character is reported.
 
     .venv/bin/python bench/speculative.py [--tokens 256] [--prompts 10] [--modes off,lookup,draft,both,auto]
-                                          [--rounds 1] [--kinds question,free-writing]
+                                          [--rounds 1] [--kinds question,free-writing] [--names a,b] [--k-max 64]
                                           [--threads 2] [--json out.json] [--chart out.png]
+                                          [--peer PATH/TO/llama-server] [--peer-modes plain,ngram-simple,ngram-mod]
+
+With --peer, llama.cpp's llama-server runs the same prompts (same model, threads and
+context; its chat template, greedy) once per speculative type, each in a server of its
+own, interleaved with Lokal's modes; its decode rate is the server's own
+`timings.predicted_per_second`. The report gives each peer mode's ratio over the peer's
+plain decoding, and Lokal's `auto` over the peer's best n-gram mode in tokens/s.
 
 One run of a mode varies by about +-15 % on a shared 2-core machine (auto and
 both run the same algorithm when a draft model is loaded, and differed that much
@@ -33,6 +40,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import charts  # noqa: E402  (bench/charts.py)
 from runtime.client import RuntimeClient  # noqa: E402
@@ -116,6 +124,106 @@ STATS = '''def stats(values):
     return {"mean": mean, "variance": variance, "median": median, "min": ordered[0], "max": ordered[-1]}
 '''
 
+INVENTORY = '''"""A small inventory of items in a warehouse, with orders that take items out of it."""
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Item:
+    sku: str
+    name: str
+    price: float
+    quantity: int = 0
+
+
+@dataclass
+class Order:
+    order_id: int
+    lines: dict = field(default_factory=dict)
+
+    def add_line(self, sku, quantity):
+        if quantity <= 0:
+            raise ValueError("quantity must be positive")
+        self.lines[sku] = self.lines.get(sku, 0) + quantity
+
+    def total_quantity(self):
+        return sum(self.lines.values())
+
+
+class Inventory:
+    def __init__(self):
+        self.items = {}
+        self.history = []
+
+    def add_item(self, item):
+        if item.sku in self.items:
+            raise KeyError(f"duplicate sku {item.sku}")
+        self.items[item.sku] = item
+        self.history.append(("add", item.sku, item.quantity))
+
+    def remove_item(self, sku):
+        item = self.items.pop(sku)
+        self.history.append(("remove", sku, item.quantity))
+        return item
+
+    def restock(self, sku, quantity):
+        item = self.items[sku]
+        item.quantity += quantity
+        self.history.append(("restock", sku, quantity))
+
+    def can_fulfil(self, order):
+        for sku, quantity in order.lines.items():
+            item = self.items.get(sku)
+            if item is None or item.quantity < quantity:
+                return False
+        return True
+
+    def fulfil(self, order):
+        if not self.can_fulfil(order):
+            raise RuntimeError(f"order {order.order_id} cannot be fulfilled")
+        for sku, quantity in order.lines.items():
+            self.items[sku].quantity -= quantity
+            self.history.append(("fulfil", sku, quantity))
+
+    def value(self):
+        total = 0.0
+        for item in self.items.values():
+            total += item.price * item.quantity
+        return total
+
+    def low_stock(self, threshold=5):
+        result = []
+        for item in self.items.values():
+            if item.quantity < threshold:
+                result.append(item)
+        return sorted(result, key=lambda item: item.quantity)
+
+    def report(self):
+        lines = []
+        for item in sorted(self.items.values(), key=lambda item: item.sku):
+            lines.append(f"{item.sku:10} {item.name:30} {item.quantity:5} {item.price:8.2f}")
+        lines.append(f"total value: {self.value():.2f}")
+        return "\\n".join(lines)
+
+
+def load_inventory(rows):
+    inventory = Inventory()
+    for row in rows:
+        sku, name, price, quantity = row
+        inventory.add_item(Item(sku, name, float(price), int(quantity)))
+    return inventory
+
+
+def busiest_skus(inventory, count=3):
+    moved = {}
+    for action, sku, quantity in inventory.history:
+        if action == "fulfil":
+            moved[sku] = moved.get(sku, 0) + quantity
+    ranked = sorted(moved.items(), key=lambda pair: pair[1], reverse=True)
+    return [sku for sku, _ in ranked[:count]]
+'''
+
 PROMPTS = [
     ("code-edit", "lru-type-hints", f"Rewrite this class with type hints and docstrings on every method, keeping the logic the same. Output only the code.\n\n```python\n{LRU}```"),
     ("code-edit", "parser-with", f"Refactor this function to use a `with` statement and pathlib.Path, and rename `result` to `config`. Output only the code.\n\n```python\n{PARSER}```"),
@@ -124,6 +232,9 @@ PROMPTS = [
     # Small edits to a whole file: the reply is mostly the code given, the case prompt lookup is for.
     ("code-edit", "lru-add-len", f"Add a `__len__` method that returns the number of cached items to this class. Output the whole class, nothing else.\n\n```python\n{LRU}```"),
     ("code-edit", "js-fix-empty", f"Fix the division by zero when `orders` is empty (the average should then be 0). Output the whole function, nothing else.\n\n```javascript\n{JS}```"),
+    # The issue's kind of edit: a whole ~100-line module written out again with one change throughout.
+    ("code-edit", "module-rename", f"Rename the attribute `items` to `stock` throughout this module. Output the whole module, nothing else.\n\n```python\n{INVENTORY}```"),
+    ("code-edit", "module-logging", f"Add logging to every method and function of this module: a module-level `logger = logging.getLogger(__name__)` and a `logger.debug` call at the start of each. Output the whole module, nothing else.\n\n```python\n{INVENTORY}```"),
     ("question", "qa-gil", "What is Python's global interpreter lock, and when does it limit the speed of a program?"),
     ("question", "qa-tcp", "Explain the difference between TCP and UDP, and when to choose each."),
     ("free-writing", "story", "Write a short story about a lighthouse keeper who finds a message in a bottle."),
@@ -132,7 +243,51 @@ PROMPTS = [
 
 MODES = ["off", "lookup", "draft", "both", "auto"]
 N_CTX = 4096
-TARGETS = {"auto_over_off_code_edit_min": 2.0, "auto_over_off_free_writing_min": 0.95, "draft_over_off_min": 0.95}
+TARGETS = {"auto_over_off_code_edit_min": 2.0, "auto_over_off_free_writing_min": 0.95, "draft_over_off_min": 0.95, "auto_over_peer_best_code_edit_min": 1.0}
+# llama-server's speculative types, with the flags that select them (their defaults: ngram-mod matches 24 tokens
+# and drafts 48 to 64; ngram-simple matches 12 and drafts up to 48).
+PEER_MODES = {"plain": [], "ngram-simple": ["--spec-type", "ngram-simple"], "ngram-mod": ["--spec-type", "ngram-mod"]}
+
+
+class Peer:
+    """One llama-server per speculative type, all serving the target model."""
+
+    def __init__(self, binary: str, modes: list[str], target: str, threads: int):
+        from peer import LlamaServer
+
+        self.servers = {}
+        try:
+            for mode in modes:
+                self.servers[mode] = LlamaServer(binary, "-m", target, "-t", str(threads), "-tb", str(threads), "-c", str(N_CTX), "--parallel", "1", *PEER_MODES[mode])
+        except BaseException:
+            self.close()
+            raise
+        self.version = next(iter(self.servers.values())).version() if self.servers else ""
+
+    def run(self, mode: str, messages: list[ChatMessage], tokens: int) -> dict:
+        body = {"messages": [{"role": m.role, "content": m.content} for m in messages], "max_tokens": tokens, "temperature": 0.0, "stream": False}
+        import http.client
+
+        server = self.servers[mode]
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=3600)
+        try:
+            connection.request("POST", "/v1/chat/completions", body=json.dumps(body), headers={"Content-Type": "application/json"})
+            reply = json.loads(connection.getresponse().read())
+        finally:
+            connection.close()
+        t = reply.get("timings", {})
+        return {
+            "decode_tokens_per_s": t.get("predicted_per_second", 0.0),
+            "completion_tokens": t.get("predicted_n", 0),
+            "draft_tokens": t.get("draft_n", 0),
+            "draft_tokens_accepted": t.get("draft_n_accepted", 0),
+            "text": reply["choices"][0]["message"]["content"],
+            "finish_reason": reply["choices"][0].get("finish_reason"),
+        }
+
+    def close(self) -> None:
+        for server in self.servers.values():
+            server.close()
 
 
 def pick_prompts(n: int) -> list[tuple[str, str, str]]:
@@ -165,15 +320,17 @@ def chart(report: dict, path: Path) -> bool:
     if plt is None:
         return False
     names = [r["name"] for r in report["prompts"]]
-    modes = [m for m in report["modes"] if m != "off"]
+    bars = [(mode, lambda r, m=mode: r["modes"][m]["ratio_over_off"]) for m in report["modes"] if m != "off" for mode in [m]]
+    peer_modes = [m for m in report["prompts"][0].get("peer", {}) if m != "plain"]
+    bars += [(f"peer {m}", lambda r, m=m: r["peer"][m]["ratio_over_plain"]) for m in peer_modes]
     fig, ax = plt.subplots(figsize=(max(8, 1.3 * len(names)), 4.5))
-    width = 0.8 / len(modes)
-    for j, mode in enumerate(modes):
-        ratios = [r["modes"][mode]["ratio_over_off"] for r in report["prompts"]]
-        ax.bar([i + (j - (len(modes) - 1) / 2) * width for i in range(len(names))], ratios, width, label=mode)
+    width = 0.8 / len(bars)
+    for j, (label, ratio) in enumerate(bars):
+        ratios = [ratio(r) or 0 for r in report["prompts"]]
+        ax.bar([i + (j - (len(bars) - 1) / 2) * width for i in range(len(names))], ratios, width, label=label)
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(names)), [f"{r['name']}\n({r['kind']})" for r in report["prompts"]], fontsize=8)
-    ax.set_ylabel("decode speed / off")
+    ax.set_ylabel("decode speed / off (the peer's: / its plain)")
     title = f"Speculative decoding: {report['target']} + draft {report['draft']}\n{report['threads']} threads, {report['tokens']} greedy tokens, {report.get('rounds', 1)} round(s)"
     return charts.save(fig, ax, path, title)
 
@@ -185,13 +342,20 @@ def main() -> int:
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--rounds", type=int, default=1, help="run every mode this many times per prompt (alternating); figures are medians")
     parser.add_argument("--kinds", help="only these prompt kinds, comma-separated (code-edit, question, free-writing)")
+    parser.add_argument("--names", help="only these prompts, comma-separated (e.g. module-rename,module-logging,story)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--target", help="target GGUF (default: Qwen2.5-Coder-1.5B)")
     parser.add_argument("--draft", help="draft GGUF (default: Qwen2.5-Coder-0.5B)")
     parser.add_argument("--json", type=Path, help="also write the JSON here")
     parser.add_argument("--chart", type=Path, default=Path("bench/out/speculative.png"))
     parser.add_argument("--chart-from", type=Path, metavar="JSON", help="only draw the chart of a saved run")
+    parser.add_argument("--k-max", type=int, help="the longest draft Lokal may verify (default: the runtime's own)")
+    parser.add_argument("--peer", help="a llama-server binary: run the same prompts with its n-gram speculation too")
+    parser.add_argument("--peer-modes", default=",".join(PEER_MODES), help=f"the peer's modes ({', '.join(PEER_MODES)}); plain first")
     args = parser.parse_args()
+    from peer import exit_on_sigterm
+
+    exit_on_sigterm()
     if args.chart_from:
         return 0 if chart(json.loads(args.chart_from.read_text()), args.chart) else 1
     modes = args.modes.split(",")
@@ -203,20 +367,30 @@ def main() -> int:
     log = lambda s: print(s, file=sys.stderr, flush=True)
     target = args.target or str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=log))
     draft = args.draft or str(wheels.ensure(wheels.QWEN_CODER_0_5B, log=log))
-    client = RuntimeClient(env={**os.environ, "LOKAL_AUTO_SPECULATION": "on"})  # auto as it runs by default, whatever this shell sets
+    env = {**os.environ, "LOKAL_AUTO_SPECULATION": "on"}  # auto as it runs by default, whatever this shell sets
+    if args.k_max:
+        env["LOKAL_SPECULATIVE_K_MAX"] = str(args.k_max)
+    peer_modes = args.peer_modes.split(",") if args.peer else []
+    if peer_modes and peer_modes[0] != "plain":
+        parser.error("--peer-modes must start with plain: the others are measured against it")
+    client = RuntimeClient(env=env)
     client.initialize("bench-speculative")
     client.load_model(ModelLoadParams(path=target, n_ctx=N_CTX, n_threads=args.threads, draft_path=draft))
+    peer = Peer(args.peer, peer_modes, target, args.threads) if args.peer else None
 
     started = time.perf_counter()
     rows = []
-    chosen = [p for p in pick_prompts(args.prompts) if not args.kinds or p[0] in args.kinds.split(",")]
+    chosen = [p for p in pick_prompts(args.prompts) if (not args.kinds or p[0] in args.kinds.split(",")) and (not args.names or p[1] in args.names.split(","))]
     for kind, name, prompt in chosen:
         row = {"kind": kind, "name": name, "modes": {}}
         messages = [ChatMessage("system", SYSTEM), ChatMessage("user", prompt)]
         # The prompt into the cache first: every measured run then starts alike (the last prompt token
         # evaluated alone), instead of off from a cold batch prefill and the rest from the cache.
         client.chat(ChatGenerateParams(f"bench-{name}-warm", messages, max_tokens=1, temperature=0.0, speculation="off"), timeout=3600)
+        for mode in peer_modes:
+            peer.run(mode, messages, 1)  # the peer's prompt cache likewise
         runs: dict[str, list] = {mode: [] for mode in modes}
+        peer_runs: dict[str, list] = {mode: [] for mode in peer_modes}
         for round_ in range(args.rounds):
             for mode in modes:
                 params = ChatGenerateParams(f"bench-{name}-{mode}-{round_}", messages, max_tokens=args.tokens, temperature=0.0, speculation=mode)
@@ -224,6 +398,13 @@ def main() -> int:
                 runs[mode].append(result)
                 s = result.stats
                 log(f"{name:16s} {mode:6s} {s.decode_tokens_per_s:6.2f} tok/s  drafted {s.draft_tokens} accepted {s.draft_tokens_accepted}  tokens/pass {s.tokens_per_target_pass:.2f}")
+                if mode == "off" or mode == modes[-1]:
+                    # The peer's modes between Lokal's, so a busy moment falls on both alike.
+                    half = len(peer_modes) // 2 + 1 if len(modes) > 1 else len(peer_modes)
+                    for peer_mode in (peer_modes[:half] if mode == "off" else peer_modes[half:]):
+                        run = peer.run(peer_mode, messages, args.tokens)
+                        peer_runs[peer_mode].append(run)
+                        log(f"{name:16s} peer {peer_mode:12s} {run['decode_tokens_per_s']:6.2f} tok/s  drafted {run['draft_tokens']} accepted {run['draft_tokens_accepted']}")
         off_rate = statistics.median(r.stats.decode_tokens_per_s for r in runs["off"])
         off_text = runs["off"][0].text
         for mode in modes:
@@ -249,8 +430,29 @@ def main() -> int:
                 "runtime_speedup_estimate": round(s.speedup, 3),
             }
             log(f"{name:16s} {mode:6s} median {rate:6.2f} tok/s  x{row['modes'][mode]['ratio_over_off'] or 0:.2f}  matches off: {diff is None}")
+        if peer_modes:
+            plain = statistics.median(r["decode_tokens_per_s"] for r in peer_runs["plain"])
+            row["peer"] = {}
+            for mode in peer_modes:
+                rates = [r["decode_tokens_per_s"] for r in peer_runs[mode]]
+                median_run = sorted(peer_runs[mode], key=lambda r: r["decode_tokens_per_s"])[len(rates) // 2]
+                row["peer"][mode] = {
+                    "decode_tokens_per_s": round(statistics.median(rates), 3),
+                    "decode_tokens_per_s_runs": [round(r, 3) for r in rates],
+                    "ratio_over_plain": round(statistics.median(rates) / plain, 3) if plain else None,
+                    "completion_tokens": median_run["completion_tokens"],
+                    "draft_tokens": median_run["draft_tokens"],
+                    "draft_tokens_accepted": median_run["draft_tokens_accepted"],
+                    "matches_lokal_off": first_difference(median_run["text"], off_text) is None,
+                }
+            best = max((row["peer"][m]["decode_tokens_per_s"] for m in peer_modes if m != "plain"), default=None)
+            if best and "auto" in row["modes"]:
+                row["auto_over_peer_best"] = round(row["modes"]["auto"]["decode_tokens_per_s"] / best, 3)
+            row["lokal_off_over_peer_plain"] = round(off_rate / plain, 3) if plain else None
         rows.append(row)
     client.close()
+    if peer is not None:
+        peer.close()
 
     summary = {}
     for kind in sorted({r["kind"] for r in rows}):
@@ -264,6 +466,15 @@ def main() -> int:
             checks["auto_over_off_free_writing_min"] = min(ratios("auto", "free-writing"))
     if "draft" in modes:
         checks["draft_over_off_min"] = min(ratios("draft"))
+    peer_summary = {}
+    if peer_modes:
+        for kind in sorted({r["kind"] for r in rows}):
+            peer_summary[kind] = {m: geomean([r["peer"][m]["ratio_over_plain"] or 0 for r in rows if r["kind"] == kind]) for m in peer_modes if m != "plain"}
+            over = [r["auto_over_peer_best"] for r in rows if r["kind"] == kind and "auto_over_peer_best" in r]
+            if over:
+                peer_summary[kind]["auto_over_peer_best_tokens_per_s"] = geomean(over)
+        if "code-edit" in peer_summary and "auto_over_peer_best_tokens_per_s" in peer_summary["code-edit"]:
+            checks["auto_over_peer_best_code_edit_geomean"] = peer_summary["code-edit"]["auto_over_peer_best_tokens_per_s"]
     report = {
         "target": Path(target).name,
         "draft": Path(draft).name,
@@ -274,6 +485,7 @@ def main() -> int:
         "seconds": round(time.perf_counter() - started, 1),
         "prompts": rows,
         "geomean_ratio_over_off": summary,
+        **({"peer": peer.version, "peer_geomean_ratio_over_plain": peer_summary} if peer is not None else {}),
         "checks": checks,
         "targets": TARGETS,
     }

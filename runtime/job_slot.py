@@ -1,20 +1,45 @@
-"""The engine's one job slot, taken in turn by the protocol client and by the API served in this process.
+"""The engine's line of jobs, shared by the protocol client and by the API served in this process.
 
-llama.cpp's context runs one job at a time. The protocol client (the window, the
-CLI) queues its jobs on its own side and may have one here at a time: a second
-is refused with BUSY, as the protocol says. The API queues its requests in its
-own FIFO (with 429 when full) and hands one at a time to this slot. So at most
-one job of each waits here, and they take turns in the order they came: neither
-side fails because the other one is busy.
+Replies (chat.generate) run together: the scheduler (runtime/scheduler) decodes
+them in one batch, so any number may be in the engine at once. Loading or
+unloading a model is exclusive: it waits for every job that came before it to
+finish, and every job that comes after it waits for it. Jobs start in the order
+they came, so neither the protocol client nor the API fails because the other one
+is busy. The protocol's rules on what a client may have in flight (BUSY) are the
+server's (runtime/server.py); the API bounds its own queue (runtime/api/backend.py).
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
-PROTOCOL, API = "protocol", "api"  # who asked for a job
+PROTOCOL, API = "protocol", "api"  # who asked for a job; also whose KV caches a reply may reuse
+
+
+class CancelEvent(threading.Event):
+    """A job's cancel flag, which also tells whoever registered to be told (the scheduler, for a reply in it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._callbacks: list[Callable[[], None]] = []
+        self._callbacks_lock = threading.Lock()
+
+    def on_set(self, callback: Callable[[], None]) -> None:
+        """Call `callback` when the event is set (at once if it already is)."""
+        with self._callbacks_lock:
+            if not self.is_set():
+                self._callbacks.append(callback)
+                return
+        callback()
+
+    def set(self) -> None:
+        with self._callbacks_lock:
+            super().set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
 
 
 @dataclass(eq=False)
@@ -22,23 +47,35 @@ class Job:
     request_id: Any
     method: str
     owner: str = PROTOCOL
-    cancel: threading.Event = field(default_factory=threading.Event)
-    started: bool = False  # it has the slot and runs
+    conversation_id: str | None = None  # a reply's conversation
+    cancel: CancelEvent = field(default_factory=CancelEvent)
+    started: bool = False  # it has its turn and runs
+
+    @property
+    def exclusive(self) -> bool:
+        """A model load or unload: the engine does nothing else meanwhile."""
+        return self.method != "chat.generate"
 
 
 class JobSlot:
     def __init__(self) -> None:
         self._changed = threading.Condition()
-        self._line: list[Job] = []  # in order of arrival; the first one runs once it has started
+        self._line: list[Job] = []  # in order of arrival; those that started are running
 
     def join(self, job: Job) -> None:
         with self._changed:
             self._line.append(job)
 
+    def _may_start(self, job: Job) -> bool:
+        ahead = self._line[: self._line.index(job)]
+        if job.exclusive:
+            return not ahead
+        return not any(other.exclusive for other in ahead)
+
     def wait_turn(self, job: Job) -> bool:
-        """Block until `job` is first in line (True), or until it is cancelled before it ran (False: it leaves the line)."""
+        """Block until `job` may run (True), or until it is cancelled before it ran (False: it leaves the line)."""
         with self._changed:
-            while self._line[0] is not job and not job.cancel.is_set():
+            while not self._may_start(job) and not job.cancel.is_set():
                 self._changed.wait()
             if job.cancel.is_set():
                 self._line.remove(job)
@@ -63,11 +100,10 @@ class JobSlot:
         with self._changed:
             return [job for job in self._line if owner is None or job.owner == owner]
 
-    @property
-    def running(self) -> Job | None:
+    def running(self) -> list[Job]:
         with self._changed:
-            return self._line[0] if self._line and self._line[0].started else None
+            return [job for job in self._line if job.started]
 
-    def first_in_line(self) -> Job | None:
+    def would_wait(self, job: Job) -> bool:
         with self._changed:
-            return self._line[0] if self._line else None
+            return job in self._line and not self._may_start(job)

@@ -22,7 +22,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
-PROTOCOL_VERSION = "1.2"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group. 1.2: llama.cpp's samplers, grammar/json_schema, tools; chat template errors
+PROTOCOL_VERSION = "1.3"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group. 1.2: llama.cpp's samplers, grammar/json_schema, tools; chat template errors. 1.3: chat.generate in the batch lane (several in flight, one per conversation); n_seq
 
 
 def major(version: str) -> str:
@@ -136,6 +136,9 @@ class ModelLoadParams:
     n_threads: Optional[int] = None
     # A smaller model with the same tokenizer that drafts tokens for speculative decoding (runtime/speculative).
     draft_path: Optional[str] = None
+    # Conversations held in the context at once (each may grow to n_ctx): replies decoded together, and recent
+    # conversations kept warm. Fewer are loaded if that many do not fit in memory (ModelLoadResult.n_seq).
+    n_seq: int = 4
 
 
 @dataclass
@@ -155,6 +158,7 @@ class ModelLoadResult:
     type_v: str
     load_ms: float
     draft_path: Optional[str] = None  # the draft model loaded with it, if any
+    n_seq: int = 1  # conversations held in the context at once
     # Why the model's own chat template cannot be used (it does not parse or render): replies use ChatML instead.
     chat_template_error: Optional[str] = None
     tool_format: str = "hermes"  # how this model writes tool calls: "hermes", "llama3" or "mistral" (runtime/engine/tools.py)
@@ -309,12 +313,14 @@ class ChatCancelResult:
 class MetricsResult:
     rss_bytes: int
     model_id: Optional[str]
-    n_ctx: int
-    kv_tokens_used: int
-    kv_bytes_used: int
+    n_ctx: int  # per conversation
+    kv_tokens_used: int  # the context this client's newest reply (streaming, else the last one) uses
+    kv_bytes_used: int  # the KV cache of every sequence held now
     devices: list[Device]
-    # Live figures of this client's reply streaming now; None while none streams, also while the API's does.
+    # Live figures of this client's newest reply streaming now; None while none streams, also while only the API's do.
     generation: Optional[GenerationStats] = None
+    kv_tokens_total: int = 0  # tokens held by every sequence (conversations streaming and resting)
+    n_seq: int = 0  # sequences the context holds
 
 
 @dataclass
@@ -601,7 +607,8 @@ class ShutdownResult:
 class Lane(enum.Enum):
     """Where the runtime runs a method, declared once here for the server and the clients."""
 
-    ENGINE = "engine"  # the engine's one job slot (job_slot.py): one at a time, a client's second gets BUSY
+    ENGINE = "engine"  # the engine alone (job_slot.py): one at a time, and while one runs or waits a client's next engine or batch job gets BUSY
+    BATCH = "batch"  # decoded together by the scheduler: a client may have several in flight, one per conversation (a second gets BUSY)
     POOL = "pool"  # a small thread pool: waits on the network or the disk, never on the engine
     IMMEDIATE = "immediate"  # answered on the reader thread at once, even while a reply streams
 
@@ -613,13 +620,13 @@ class Method:
     lane: Lane = Lane.IMMEDIATE
 
 
-ENGINE, POOL = Lane.ENGINE, Lane.POOL
+ENGINE, BATCH, POOL = Lane.ENGINE, Lane.BATCH, Lane.POOL
 
 METHODS: dict[str, Method] = {
     "initialize": Method(InitializeParams, InitializeResult),
     "model.load": Method(ModelLoadParams, ModelLoadResult, ENGINE),
     "model.unload": Method(Empty, ModelUnloadResult, ENGINE),
-    "chat.generate": Method(ChatGenerateParams, ChatGenerateResult, ENGINE),
+    "chat.generate": Method(ChatGenerateParams, ChatGenerateResult, BATCH),
     "chat.cancel": Method(ChatCancelParams, ChatCancelResult),
     "runtime.metrics": Method(Empty, MetricsResult),
     "shutdown": Method(Empty, ShutdownResult),

@@ -1,19 +1,22 @@
-"""The runtime process: JSON-RPC over stdin/stdout, one engine job at a time on a worker thread.
+"""The runtime process: JSON-RPC over stdin/stdout; replies decoded together, model loads alone.
 
 Each method's lane, declared in protocol.METHODS, says where it runs. The
 reader thread parses each line and answers at once what needs no engine time
 (initialize, chat.cancel, runtime.metrics, shutdown, ...), so a reply that is
 streaming never blocks them; what waits on the network or the disk runs on a
-small pool. Engine jobs (model.load, model.unload,
-chat.generate) take the engine's one slot in turn (job_slot.py); a client's
-second job while its first runs or waits is refused with BUSY and the id of
-that request: clients queue on their side, where they can show it.
+small pool. Replies (chat.generate, the batch lane) go to the scheduler, which
+decodes all of them together (runtime/scheduler); a client may have several in
+flight, one per conversation. Model loads and unloads (the engine lane) run
+alone, in their turn (job_slot.py). A client's job that breaks these rules (a
+second reply in one conversation, anything while its load runs or waits, a load
+while its replies run) is refused with BUSY and the id of the request in the way:
+clients queue on their side, where they can show it.
 
 The OpenAI-compatible API (`api.start`, runtime/api) is served from inside this
-process, so its replies share the engine, its KV cache, the saved conversation
-states and speculative decoding with the client's. Its jobs take the same slot:
-a client's job that arrives while an API reply runs waits for it (with a
-`job.waiting` notification) instead of failing, and the other way round.
+process, so its replies are decoded in the same batches as the client's, with
+speculative decoding; its KV caches and saved states are its own (a reply never
+reuses or restores a cache the other made). A job that has to wait for its turn
+(behind a load, or for a free sequence) says so with a `job.waiting` notification.
 
 stdout carries protocol lines only: at start the process moves its real stdout
 to a private descriptor and points fd 1 at stderr, so nothing llama.cpp prints
@@ -129,6 +132,10 @@ class RuntimeServer:
     def _close(self) -> None:
         self._close_api()  # first: no new API job may come in
         self._stop_jobs()
+        try:
+            self.engine.unload()  # the scheduler's last work (saving the states of the replies that just ended) first
+        except Exception:
+            log.exception("unloading at shutdown failed")
         self.hub.close()  # running downloads pause, to resume at the next start
 
     def handle_line(self, line: bytes) -> None:
@@ -152,7 +159,7 @@ class RuntimeServer:
             if not self._initialized and request.method not in ("initialize", "shutdown"):
                 raise RpcError(ErrorCode.NOT_INITIALIZED, "call initialize first")
             params = protocol.decode(spec.params, request.params)
-            if spec.lane is Lane.ENGINE:
+            if spec.lane in (Lane.ENGINE, Lane.BATCH):
                 self._start_job(request, params)
                 return
             if spec.lane is Lane.POOL:
@@ -178,26 +185,38 @@ class RuntimeServer:
 
     # ---- engine jobs ---------------------------------------------------------
     def _start_job(self, request: Request, params: Any) -> None:
-        mine = self.slot.jobs(PROTOCOL)
-        if mine:
+        conversation_id = params.conversation_id if isinstance(params, ChatGenerateParams) else None
+        job = Job(request.id, request.method, PROTOCOL, conversation_id)
+        in_the_way = self._in_the_way(job)
+        if in_the_way is not None:
             raise RpcError(
                 ErrorCode.BUSY,
-                f"the runtime is busy with {mine[0].method} (request {mine[0].request_id!r}); try again when it finishes",
-                {"running_request_id": mine[0].request_id, "running_method": mine[0].method},
+                f"the runtime is busy with {in_the_way.method} (request {in_the_way.request_id!r}); try again when it finishes",
+                {"running_request_id": in_the_way.request_id, "running_method": in_the_way.method},
             )
-        job = Job(request.id, request.method, PROTOCOL)
         on_text = lambda text: self.notify("chat.delta", ChatDelta(job.request_id, params.conversation_id, text))
         self.submit(job, params, on_text if request.method == "chat.generate" else None, lambda result, error: self._send(self._answer_line(job, result, error)))
-        if self.slot.first_in_line() is not job:
-            self.notify("job.waiting", JobWaiting(job.request_id, job.method))  # behind the API's reply: say so rather than go quiet
+
+    def _in_the_way(self, job: Job) -> Job | None:
+        """The client's own job that `job` may not run beside (BUSY), if any."""
+        for other in self.slot.jobs(PROTOCOL):
+            if job.exclusive or other.exclusive or other.conversation_id == job.conversation_id:
+                return other
+        return None
+
+    def _say_waiting(self, job: Job) -> None:
+        if job.owner == PROTOCOL:
+            self.notify("job.waiting", JobWaiting(job.request_id, job.method))  # behind others: say so rather than go quiet
 
     @staticmethod
     def _answer_line(job: Job, result: Any, error: RpcError | None) -> bytes:
         return protocol.error_line(job.request_id, error) if error is not None else protocol.result_line(job.request_id, result)
 
     def submit(self, job: Job, params: Any, on_text: Callable[[str], None] | None, finish: Finish) -> None:
-        """Run `job` when its turn in the slot comes, on a thread of its own; `finish(result, error)` once the slot is free again."""
+        """Run `job` when its turn comes, on a thread of its own; `finish(result, error)` once it is over."""
         self.slot.join(job)
+        if self.slot.would_wait(job):
+            self._say_waiting(job)
         thread = threading.Thread(target=self._run_job, args=(job, params, on_text, finish), name=f"job-{job.method}", daemon=True)
         with self._job_threads_lock:
             self._job_threads.add(thread)
@@ -221,11 +240,6 @@ class RuntimeServer:
             finish(result, error)
         except Exception:
             log.exception("delivering the result of %s failed", job.method)
-        # The reply is out: now the engine may copy its KV cache for the store (the next job waits for that copy, never for the disk).
-        try:
-            self.engine.after_reply()
-        except Exception:
-            log.exception("saving the KV state after %s failed", job.method)
         with self._job_threads_lock:
             self._job_threads.discard(threading.current_thread())
 
@@ -237,7 +251,7 @@ class RuntimeServer:
             return ModelUnloadResult(self.engine.unload())
         if job.method == "chat.generate":
             assert isinstance(params, ChatGenerateParams)
-            return self.engine.generate(params, job.cancel, on_text or (lambda _text: None), job.request_id)
+            return self.engine.generate(params, job.cancel, on_text or (lambda _text: None), job.request_id, job.owner, lambda: self._say_waiting(job))
         raise RpcError(ErrorCode.METHOD_NOT_FOUND, job.method)
 
     def _stop_jobs(self) -> None:
@@ -257,7 +271,7 @@ class RuntimeServer:
         return any(job.method in ("model.load", "model.unload") for job in self.slot.jobs())
 
     def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str], None], finish: Finish) -> Job:
-        job = Job(f"api-{next(self._api_ids)}", "chat.generate", API)
+        job = Job(f"api-{next(self._api_ids)}", "chat.generate", API, params.conversation_id)
         self.submit(job, params, on_text, finish)
         return job
 
@@ -314,11 +328,7 @@ class RuntimeServer:
         return ChatCancelResult(True)
 
     def _metrics(self, _params: Empty) -> MetricsResult:
-        metrics = self.engine.metrics()
-        running = self.slot.running
-        if running is not None and running.owner != PROTOCOL:
-            metrics.generation = None  # the API's reply: a client polling for its own reply must not take these figures for it
-        return metrics
+        return self.engine.metrics(PROTOCOL)  # the live figures of the client's own reply, never the API's
 
     def _shutdown(self, _params: Empty) -> ShutdownResult:
         self._stopping = True

@@ -31,11 +31,12 @@ class Reply:
 class Served:
     """One `lokal serve --json` process: its events, URL and key; the API itself runs in its runtime child."""
 
-    def __init__(self, *args: str, model: str | None = None, n_ctx: int = 1024, env: dict | None = None):
+    def __init__(self, *args: str, model: str | None = None, n_ctx: int = 1024, env: dict | None = None, root: Path = ROOT):
+        """`root`: the source tree to run (benchmarks compare another checkout of Lokal with this one)."""
         cmd = [sys.executable, "-m", "app", "serve", "--port", "0", "--json", "--n-ctx", str(n_ctx), *args]
         if model:
             cmd += ["--model", model]
-        self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or dict(os.environ))
+        self.process = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or dict(os.environ))
         self.events: queue.Queue[dict] = queue.Queue()
         self.all_events: list[dict] = []  # every event, also those wait_event consumed
         self.stderr: list[str] = []

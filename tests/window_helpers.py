@@ -10,11 +10,11 @@ N_CTX = 2048
 
 
 def wait_loaded(qtbot, window, timeout=LOAD_MS):
-    qtbot.waitUntil(lambda: window.session.loaded is not None and not window.session.busy and window.link.current_job is None, timeout=timeout)
+    qtbot.waitUntil(lambda: window.session.loaded is not None and not window.session.busy and not window.link.jobs, timeout=timeout)
 
 
 def wait_reply(qtbot, window, timeout=REPLY_MS):
-    qtbot.waitUntil(lambda: not window.chat.generating, timeout=timeout)
+    qtbot.waitUntil(lambda: not window.chat.any_generating, timeout=timeout)
 
 
 def open_window(qtbot, store_path, starter_model, settings: ConversationSettings | None = None, load=True):

@@ -57,8 +57,7 @@ class ApiFeature:
         self.server.start()
 
     def _on_runtime_notification(self, method: str, params) -> None:
-        reply = self.window.chat.reply
-        if isinstance(params, JobWaiting) and reply is not None and params.request_id == reply.call.id:
+        if isinstance(params, JobWaiting) and self.window.chat.reply_for_call(params.request_id) is not None:
             self._waiting_shown = True
             self.window.statusBar().showMessage("Waiting for the reply the API is generating; yours comes next…")
 

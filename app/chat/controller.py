@@ -3,8 +3,10 @@
 Streaming: deltas land in a buffer and are appended to the message model on a
 short timer (one relayout per batch, not per token); the reply is written to
 the store at least every CHECKPOINT_MS while it streams and once more when it
-ends. If the runtime dies mid-reply the partial text stays, marked
-interrupted, and the runtime link restarts the process.
+ends. Several conversations may each have a reply streaming at once (the runtime
+decodes them together); one conversation has at most one. If the runtime dies
+mid-reply the partial texts stay, marked interrupted, and the runtime link
+restarts the process.
 
 Replies come from the runtime link, or from another reply link set with
 set_reply_link (a remote endpoint, app/remote): anything that answers
@@ -91,7 +93,7 @@ class ChatController(QObject):
         self.conversations = ConversationListModel(self)
         self.messages = MessageListModel(self)
         self.current: Conversation | None = None
-        self.reply: Reply | None = None
+        self.replies: dict[str, Reply] = {}  # by conversation: the reply streaming in it
         self.default_settings = ConversationSettings()
         self._flush_timer = QTimer(self)
         self._flush_timer.setInterval(FLUSH_MS)
@@ -139,7 +141,7 @@ class ChatController(QObject):
 
     def set_reply_link(self, link=None, model_name: str = "") -> bool:
         """Take replies from `link`, whose model is `model_name` (None: the runtime's again); refused while a reply streams."""
-        if self.generating:
+        if self.any_generating:
             return False
         link = link or self.runtime_link
         if link is not self.link:
@@ -152,8 +154,21 @@ class ChatController(QObject):
 
     # ---- conversations -------------------------------------------------------
     @property
+    def reply(self) -> Reply | None:
+        """The reply streaming in the conversation on screen."""
+        return self.replies.get(self.current.id) if self.current is not None else None
+
+    @property
     def generating(self) -> bool:
+        """A reply streams in the conversation on screen."""
         return self.reply is not None
+
+    @property
+    def any_generating(self) -> bool:
+        return bool(self.replies)
+
+    def reply_for_call(self, request_id) -> Reply | None:
+        return next((r for r in self.replies.values() if r.call is not None and r.call.id == request_id), None)
 
     def new_conversation(self, title: str = "New chat") -> Conversation | None:
         conv = self._stored(lambda: self.store.create_conversation(title, settings=self.default_settings.to_dict()))
@@ -170,12 +185,15 @@ class ChatController(QObject):
         messages = self._stored(lambda: self.store.messages(conv.id)) if conv else []
         if messages is None:
             return  # unreadable now: stay where we are (the problem was reported)
+        was_generating = self.generating
         self.current = conv
         self.messages.set_messages(messages)
-        if self.reply is not None and conv is not None and self.reply.conversation_id == conv.id:
-            self._flush()  # back to the conversation that streams: show what came meanwhile
+        if self.reply is not None:
+            self._flush(self.reply)  # back to a conversation that streams: show what came meanwhile
         self._stored(lambda: self.store.set_state("last_conversation", conv.id if conv else None))
         self.sig_current_changed.emit(conv)
+        if self.generating != was_generating:
+            self.sig_generating_changed.emit(self.generating)
 
     def conversation(self, conversation_id: str | None = None) -> Conversation | None:
         """The conversation `conversation_id`, or the current one when None; None if there is none (or it cannot be read now)."""
@@ -209,16 +227,20 @@ class ChatController(QObject):
         return True
 
     def end_all(self) -> None:
-        """The window closes: save the reply in progress as stopped now, and have the runtime stop it (its answer is then ignored)."""
-        reply = self.reply
+        """The window closes: save every reply in progress as stopped now, and have the runtime stop them (their answers are then ignored)."""
+        for conversation_id in list(self.replies):
+            self._end_now(conversation_id)
+
+    def _end_now(self, conversation_id: str) -> None:
+        reply = self.replies.get(conversation_id)
         if reply is None:
             return
-        self._end_reply(st.STOPPED, None)
-        self.link.cancel(reply.call)
+        self._end_reply(reply, st.STOPPED, None)
+        if reply.call is not None:
+            self.link.cancel(reply.call)
 
     def delete(self, conversation_id: str) -> None:
-        if self.reply is not None and self.reply.conversation_id == conversation_id:
-            self.end_all()
+        self._end_now(conversation_id)
         deleted = self._stored(lambda: self.store.delete_conversation(conversation_id))
         if deleted is None:
             return
@@ -274,7 +296,8 @@ class ChatController(QObject):
         return True
 
     def stop(self) -> None:
-        if self.reply is not None:
+        """Stop the reply of the conversation on screen."""
+        if self.reply is not None and self.reply.call is not None:
             self.link.cancel(self.reply.call)
 
     def can_regenerate(self) -> bool:
@@ -340,28 +363,29 @@ class ChatController(QObject):
         self.messages.append(msg)
         # The answer is this reply's only while it is the reply in progress: one that was ended already
         # (stopped for a closing window, a deleted conversation) has its late answer ignored.
-        reply = self.reply = Reply(None, msg.id, conv.id)
+        reply = self.replies[conv.id] = Reply(None, msg.id, conv.id)
         reply.call = self.link.call(
             "chat.generate", params,
             on_result=lambda outcome: self._on_reply_result(reply, outcome),
             on_error=lambda error: self._on_reply_error(reply, error),
         )
-        if self.reply is not reply:
+        if self.replies.get(conv.id) is not reply:
             return  # the link refused it at once; _on_reply_error said why
         self._flush_timer.start()
         self._checkpoint_timer.start()
         self.sig_generating_changed.emit(True)
 
     def _on_delta(self, request_id, text: str) -> None:
-        if self.reply is not None and request_id == self.reply.call.id:
-            self.reply.pending += text
+        reply = self.reply_for_call(request_id)
+        if reply is not None:
+            reply.pending += text
 
     def _on_flush(self) -> None:
-        self._flush()
+        for reply in list(self.replies.values()):
+            self._flush(reply)
 
-    def _flush(self) -> None:
-        reply = self.reply
-        if reply is None or not reply.pending:
+    def _flush(self, reply: Reply) -> None:
+        if not reply.pending:
             return
         chunk, reply.pending = reply.pending, ""
         reply.text += chunk
@@ -375,38 +399,41 @@ class ChatController(QObject):
         return self.messages.row_of_id(reply.message_id)
 
     def _on_checkpoint(self) -> None:
-        reply = self.reply
-        if reply is None:
-            return
-        text = reply.text + reply.pending
-        if len(text) != reply.saved_len:
-            self.store.update_message(reply.message_id, content=text)
-            reply.saved_len = len(text)
+        for reply in list(self.replies.values()):
+            text = reply.text + reply.pending
+            if len(text) != reply.saved_len:
+                self.store.update_message(reply.message_id, content=text)
+                reply.saved_len = len(text)
+
+    def _in_progress(self, reply: Reply) -> bool:
+        """The answer is this reply's only while it is in progress: one ended already (stopped for a closing
+        window, a deleted conversation) has its late answer ignored."""
+        return self.replies.get(reply.conversation_id) is reply
 
     def _on_reply_result(self, reply: Reply, outcome: ChatGenerateResult) -> None:
-        if self.reply is not reply:
+        if not self._in_progress(reply):
             return
         state = st.STOPPED if outcome.finish_reason == "cancelled" else st.COMPLETE
         stats = {**dataclasses.asdict(outcome.stats), "finish_reason": outcome.finish_reason}
-        self._end_reply(state, stats, text=outcome.text)
+        self._end_reply(reply, state, stats, text=outcome.text)
 
     def _on_reply_error(self, reply: Reply, error: RpcError) -> None:
-        if self.reply is not reply:
+        if not self._in_progress(reply):
             return
         if error.code == ErrorCode.RUNTIME_DIED:
-            self._end_reply(st.INTERRUPTED, {"error": "the runtime stopped during this reply"})
+            self._end_reply(reply, st.INTERRUPTED, {"error": "the runtime stopped during this reply"})
         else:
-            self._end_reply(st.FAILED, {"error": error.message})
+            self._end_reply(reply, st.FAILED, {"error": error.message})
             self.sig_error.emit(error.message)
 
-    def _end_reply(self, state: str, stats: dict | None, text: str | None = None) -> None:
-        reply = self.reply
-        if reply is None:
+    def _end_reply(self, reply: Reply, state: str, stats: dict | None, text: str | None = None) -> None:
+        if not self._in_progress(reply):
             return
-        self._flush()
-        self.reply = None
-        self._flush_timer.stop()
-        self._checkpoint_timer.stop()
+        self._flush(reply)
+        del self.replies[reply.conversation_id]
+        if not self.replies:
+            self._flush_timer.stop()
+            self._checkpoint_timer.stop()
         final = text if text is not None else reply.text
         self.store.update_message(reply.message_id, content=final, state=state, stats=stats)  # kept and retried if refused
         self._stored(lambda: self.store.update_conversation(reply.conversation_id, touch=True))
@@ -415,6 +442,7 @@ class ChatController(QObject):
             self.messages.update(row, content=final, state=state, stats=stats)
         self._refresh_conversation(reply.conversation_id)
         finished = next((m for m in self._stored(lambda: self.store.messages(reply.conversation_id)) or [] if m.id == reply.message_id), None)
-        self.sig_generating_changed.emit(False)
-        if finished is not None:
-            self.sig_reply_finished.emit(finished)
+        if self.current is not None and self.current.id == reply.conversation_id:  # the conversation on screen
+            self.sig_generating_changed.emit(False)
+            if finished is not None:
+                self.sig_reply_finished.emit(finished)

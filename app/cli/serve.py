@@ -33,7 +33,8 @@ def add_parser(sub) -> None:
     p.add_argument("--n-ctx", type=int, default=4096, help="context size in tokens (default 4096); also the cap on max_tokens")
     p.add_argument("--n-gpu-layers", type=int, default=0, help="layers to offload to the GPU (-1: all)")
     p.add_argument("--n-threads", type=int, default=None, help="CPU threads for the model (default: the runtime's choice)")
-    p.add_argument("--max-queue", type=int, default=8, help="requests that may wait behind the running one before 429 (default 8)")
+    p.add_argument("--parallel", type=int, default=4, help="replies that stream at once, decoded together (default 4; fewer if memory is short: each may use the whole context)")
+    p.add_argument("--max-queue", type=int, default=8, help="requests that may wait behind the streaming ones before 429 (default 8)")
     p.add_argument("--max-body", type=int, default=4 * 1024 * 1024, metavar="BYTES", help="largest request body accepted (default 4 MiB)")
     p.add_argument("--json", action="store_true", help="print events as JSON lines on stdout")
     p.set_defaults(run=run)
@@ -61,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
     if not address.is_loopback(host) and not args.allow_network:
         say(address.network_refusal(host))
         return EXIT_USAGE
-    if args.max_queue < 0 or args.max_body < 1 or not 0 <= args.port <= 65535:
-        say("--max-queue must be >= 0, --max-body >= 1 and --port in 0..65535")
+    if args.max_queue < 0 or args.max_body < 1 or args.parallel < 1 or not 0 <= args.port <= 65535:
+        say("--max-queue must be >= 0, --max-body >= 1, --parallel >= 1 and --port in 0..65535")
         return EXIT_USAGE
     if not address.is_loopback(host):
         say(address.network_warning(host))
@@ -143,7 +144,7 @@ class Supervisor:
         client.initialize("lokal-serve")
         self._emit_state("loading")
         # The load goes first, so the API is never up without it: until it is done, requests get 503 "loading".
-        load = client.start("model.load", ModelLoadParams(path=self.model_path, n_ctx=self.args.n_ctx, n_gpu_layers=self.args.n_gpu_layers, n_threads=self.args.n_threads))
+        load = client.start("model.load", ModelLoadParams(path=self.model_path, n_ctx=self.args.n_ctx, n_gpu_layers=self.args.n_gpu_layers, n_threads=self.args.n_threads, n_seq=self.args.parallel))
         params = ApiStartParams(host=self.host, port=self.port, allow_network=self.args.allow_network, cors_origins=list(self.args.cors), max_queue=self.args.max_queue, max_body=self.args.max_body)
         served = client.request("api.start", params, timeout=60)
         self.serving = True

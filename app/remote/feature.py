@@ -67,8 +67,8 @@ class RemoteFeature:
 
     # ---- routing the chat -------------------------------------------------------
     def choose(self, model: RemoteModel | None) -> None:
-        if self.window.chat.generating:
-            self.window.show_banner("Wait for the reply to finish (or stop it) before switching models.")
+        if self.window.chat.any_generating:
+            self.window.show_banner("Wait for the replies to finish (or stop them) before switching models.")
             return
         self.mode.choose(model)
 

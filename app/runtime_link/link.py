@@ -3,10 +3,12 @@
 readyRead -> whole lines -> runtime.protocol.parse_line -> a response completes
 its Call, a notification becomes a signal. Calls take the method's params
 dataclass and their callbacks get its result dataclass (protocol.METHODS),
-decoded once here; notifications are decoded too (protocol.NOTIFICATIONS). Engine jobs (the methods in the
-engine lane of protocol.METHODS: model.load, model.unload, chat.generate) are queued here, because the runtime refuses a
-second one with BUSY: only one is in flight at a time and the next one is sent
-when it answers. A liveness check (runtime.metrics, answered at once even
+decoded once here; notifications are decoded too (protocol.NOTIFICATIONS). Jobs
+(the engine and batch lanes of protocol.METHODS) are queued here, in the order
+they were asked for, and sent only when the runtime takes them, because it
+refuses the others with BUSY: a model load or unload (engine lane) alone,
+replies (chat.generate, batch lane) several at once but one per conversation.
+A liveness check (runtime.metrics, answered at once even
 mid-reply) catches a runtime that hangs; an unexpected exit fails every
 waiting call, says how the process ended, and starts a new one.
 """
@@ -40,7 +42,7 @@ class ConnectionState(enum.Enum):
     STOPPED = "stopped"
     STARTING = "starting"
     READY = "ready"
-    BUSY = "busy"  # an engine job (load, reply) runs
+    BUSY = "busy"  # jobs run (a load, replies)
     CRASHED = "crashed"
     RESTARTING = "restarting"
 
@@ -60,9 +62,23 @@ class Call:
         self.done = False
 
     @property
-    def is_engine_job(self) -> bool:
+    def lane(self) -> Lane | None:
         spec = protocol.METHODS.get(self.method)
-        return spec is not None and spec.lane is Lane.ENGINE
+        return spec.lane if spec is not None else None
+
+    @property
+    def is_engine_job(self) -> bool:
+        """Queued here until the runtime takes it (engine or batch lane)."""
+        return self.lane in (Lane.ENGINE, Lane.BATCH)
+
+    @property
+    def conversation_id(self) -> str | None:
+        params = self.params
+        return params.get("conversation_id") if isinstance(params, dict) else getattr(params, "conversation_id", None)
+
+    def may_run_beside(self, other: "Call") -> bool:
+        """Whether the runtime takes this job while `other` runs (runtime/server.py's BUSY rule)."""
+        return self.lane is Lane.BATCH and other.lane is Lane.BATCH and self.conversation_id != other.conversation_id
 
 
 class RuntimeLink(QObject):
@@ -85,7 +101,7 @@ class RuntimeLink(QObject):
         self._ids = itertools.count(1)
         self._pending: dict[int, Call] = {}
         self._queue: collections.deque[Call] = collections.deque()
-        self._job: Call | None = None
+        self._jobs: list[Call] = []  # in flight
         self._buffer = bytearray()
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self._stderr_buffer = bytearray()
@@ -204,8 +220,9 @@ class RuntimeLink(QObject):
         return len(self._queue)
 
     @property
-    def current_job(self) -> Call | None:
-        return self._job
+    def jobs(self) -> list[Call]:
+        """The jobs the runtime has now."""
+        return list(self._jobs)
 
     def _make_call(self, method, params, on_result, on_error, timeout_ms) -> Call:
         return Call(next(self._ids), method, params, on_result, on_error, timeout_ms)
@@ -224,12 +241,22 @@ class RuntimeLink(QObject):
         self._process.write(protocol.request_line(call.id, call.method, call.params))
 
     def _pump(self) -> None:
-        if self._job is not None or not self._queue or self.state not in (ConnectionState.READY, ConnectionState.BUSY):
+        """Send every queued job the runtime takes now, in order; none jumps a queued load, nor its conversation's earlier reply."""
+        if not self._queue or self.state not in (ConnectionState.READY, ConnectionState.BUSY):
             return
-        self._job = self._queue.popleft()
-        self.sig_queue_changed.emit(len(self._queue))
-        self._set_state(ConnectionState.BUSY)
-        self._send_now(self._job)
+        sent = False
+        ahead: list[Call] = []
+        for call in list(self._queue):
+            if all(call.may_run_beside(other) for other in self._jobs + ahead):
+                self._queue.remove(call)
+                self._jobs.append(call)
+                self._send_now(call)
+                sent = True
+            else:
+                ahead.append(call)
+        if sent:
+            self.sig_queue_changed.emit(len(self._queue))
+            self._set_state(ConnectionState.BUSY)
 
     def _finish(self, call: Call, result: Any = None, error: RpcError | None = None) -> None:
         if call.done:
@@ -240,22 +267,21 @@ class RuntimeLink(QObject):
             call.timer.stop()
             call.timer.deleteLater()
             call.timer = None
-        if call is self._job:
-            self._job = None
-            if self.state == ConnectionState.BUSY:
+        if call in self._jobs:
+            self._jobs.remove(call)
+            if not self._jobs and self.state == ConnectionState.BUSY:
                 self._set_state(ConnectionState.READY)
         if error is not None:
             if call.on_error is not None:
                 call.on_error(error)
         elif call.on_result is not None:
             call.on_result(result)
-        if self._job is None:
-            self._pump()
+        self._pump()
 
     def _fail_all(self, error: RpcError) -> None:
         calls = list(self._pending.values()) + list(self._queue)
         self._queue.clear()
-        self._job = None
+        self._jobs.clear()
         for call in calls:
             self._finish(call, error=error)
         self._heartbeat_call = None

@@ -1,12 +1,12 @@
-"""The model behind the API: the runtime's own engine, its state, and one API generation at a time.
+"""The model behind the API: the runtime's own engine, its state, and the API's replies in it.
 
-The API runs inside the runtime process and hands its replies to the engine's
-job slot (runtime/job_slot.py), the one the protocol client's jobs take too; so
-the API's replies share the KV cache, the saved conversation states and
-speculative decoding with the window's. The API's own queue lives here: a
-request is admitted while fewer than `max_queue` wait behind the running one,
-waits its turn on a FIFO lock, and is refused with 429 when the queue is full.
-While a model loads requests get 503 at once instead of waiting without bound.
+The API runs inside the runtime process and hands its replies to the engine
+(runtime/server.py), whose scheduler decodes them in the same batches as the
+protocol client's, with speculative decoding; their KV caches and saved states
+are the API's own. Up to n_seq replies stream at once (ModelLoadResult.n_seq);
+the API's own bound: a request is admitted while fewer than `max_queue` wait
+beyond those, in the order they came, and is refused with 429 when the queue is
+full. While a model loads requests get 503 at once instead of waiting without bound.
 
 The engine's jobs run on threads; this module is the one place that bridges
 them into asyncio.
@@ -98,8 +98,7 @@ class Backend:
     def __init__(self, engine: EngineJobs, max_queue: int = 8):
         self.engine = engine
         self.max_queue = max_queue
-        self._slot = asyncio.Lock()  # FIFO: waiters are served in the order they came
-        self._admitted = 0  # running + waiting
+        self._admitted = 0  # streaming + waiting
         self._generations: set[Generation] = set()
         self._closed = False
 
@@ -150,28 +149,28 @@ class Backend:
 
     # ---- requests ------------------------------------------------------------
     @property
+    def n_parallel(self) -> int:
+        """Replies that stream at once (the loaded model's sequences)."""
+        model = self.model
+        return max(1, model.n_seq) if model is not None else 1
+
+    @property
     def queued(self) -> int:
-        return max(self._admitted - 1, 0)
+        return max(self._admitted - self.n_parallel, 0)
 
     @property
     def running(self) -> bool:
-        return self._admitted > 0 and self._slot.locked()
+        return self._admitted > 0
 
     @contextlib.asynccontextmanager
     async def generation(self, params: ChatGenerateParams) -> AsyncIterator[Generation]:
-        """Wait for this request's turn, then run its reply; ApiError 503 while loading, 429 when the queue is full."""
+        """Run this request's reply (the scheduler starts it in its turn); ApiError 503 while loading, 429 when the queue is full."""
         self._check_available()
-        if self._admitted >= 1 + self.max_queue:
+        if self._admitted >= self.n_parallel + self.max_queue:
             raise errors.queue_full(self.max_queue)
         self._admitted += 1
-        try:
-            await self._slot.acquire()
-        except BaseException:
-            self._admitted -= 1  # the caller left while waiting
-            raise
         generation = None
         try:
-            self._check_available()  # a model load may have come in while this request waited
             generation = Generation(self.engine, params, asyncio.get_running_loop())
             self._generations.add(generation)
             yield generation
@@ -186,7 +185,6 @@ class Backend:
                 self._generations.discard(generation)
         finally:
             self._admitted -= 1
-            self._slot.release()
 
     async def close(self) -> None:
         """Refuse new requests and stop the replies still running."""

@@ -22,7 +22,7 @@ def usage(stats: GenerationStats) -> dict[str, Any]:
         "completion_tokens": stats.completion_tokens,
         "total_tokens": stats.prompt_tokens + stats.completion_tokens,
         # OpenAI's field for prompt tokens served from a cache: here, the KV prefix the runtime kept.
-        "prompt_tokens_details": {"cached_tokens": stats.prompt_tokens_reused},
+        "prompt_tokens_details": {"cached_tokens": stats.prompt_tokens_reused + stats.prompt_tokens_restored},
     }
 
 

@@ -1,9 +1,11 @@
 """The engine: one loaded model and the replies generated with it.
 
 It checks a model file before llama.cpp sees it (exists, is GGUF, is whole,
-fits in memory), renders conversations with the model's chat template and runs
-generations. It is not thread-safe: the server calls it from one worker thread,
-and reads only `live_stats` and `metrics()` from others.
+fits in memory), renders conversations with the model's chat template, and
+hands replies to the scheduler (runtime/scheduler), whose engine thread alone
+touches the llama.cpp context while the model is loaded. A reply's prompt is
+rendered and fitted on the caller's thread, which then waits for the reply.
+Load and unload run only while no reply does (the server's job line, job_slot.py).
 """
 
 from __future__ import annotations
@@ -23,14 +25,17 @@ from runtime.engine import memory
 from runtime.engine.chat_template import ChatTemplate, TemplateError
 from runtime.engine.context_window import FitCancelled, fit_to_context, make_room_for_reply
 from runtime.engine.devices import list_devices
-from runtime.engine.generation import Decoder, GenerationRequest, decode_plain, generate
+from runtime.engine.generation import GenerationRequest, decode_plain
 from runtime.engine.llama_model import LlamaModel, LoadSettings, default_threads
 from runtime.engine.sampling import Sampler, SamplerError, SamplingConfig
 from runtime.engine.structured import SchemaError, schema_grammar
+from runtime.engine.token_alignment import align
 from runtime.engine.tools import call_grammar, openai_tools, split_reply, template_messages, tool_format
 from runtime.gguf.model_file import check_model_file
 from runtime.gguf.reader import GGUFHeader
+from runtime.job_slot import PROTOCOL, CancelEvent
 from runtime.kvstore.saved_states import SavedStates, store_from_environment
+from runtime.scheduler.scheduler import ScheduledReply, Scheduler
 from runtime.protocol import (
     ChatGenerateParams,
     ChatMessage,
@@ -62,16 +67,11 @@ MAX_NEXT_TURN_HEADER = 32  # tokens evaluated after a reply without being asked 
 
 
 def _exclusive(method):
-    """Engine jobs and the post-reply KV save (after_reply) never touch the llama.cpp context at the same time.
-
-    A job that starts before the server got to call after_reply() saves the previous
-    conversation's state first, so a quick switch of conversation never loses it.
-    """
+    """Loading and unloading never overlap (the server never runs them beside a reply either: job_slot.py)."""
 
     @functools.wraps(method)
     def locked(self, *args, **kwargs):
         with self._context_lock:
-            self._save_pending_state()
             return method(self, *args, **kwargs)
 
     return locked
@@ -106,6 +106,19 @@ def check_fits(header: GGUFHeader, params: ModelLoadParams, n_batch: int, device
     return estimate
 
 
+def sequences_that_fit(header: GGUFHeader, params: ModelLoadParams, n_batch: int) -> int:
+    """params.n_seq, or as many fewer as memory allows (each sequence may grow to n_ctx); MODEL_TOO_LARGE if not even one fits."""
+    devices, ram = list_devices(), memory.available_ram()
+    for n_seq in range(params.n_seq, 1, -1):
+        try:
+            check_fits(header, dataclasses.replace(params, n_ctx=params.n_ctx * n_seq), n_batch, devices, ram)
+            return n_seq
+        except RpcError:
+            continue
+    check_fits(header, params, n_batch, devices, ram)
+    return 1
+
+
 def check_draft_file(params: ModelLoadParams, target: GGUFHeader) -> GGUFHeader:
     """The draft model's header, once it is known to draft for `target`; INVALID_MODEL saying why not."""
     path = os.path.abspath(os.path.expanduser(params.draft_path))
@@ -133,6 +146,17 @@ def load_draft(params: ModelLoadParams, target: LlamaModel, header: GGUFHeader) 
 
 
 @dataclass
+class TemplateUse:
+    """Which template one request's turns are rendered with: the model's, or ChatML and why (several replies render at once)."""
+
+    fallback: str = ""
+
+    @classmethod
+    def after_load(cls, template_error: str | None) -> "TemplateUse":
+        return cls(f"{template_error}; using ChatML" if template_error else "")
+
+
+@dataclass
 class LoadedModel:
     info: ModelLoadResult
     llama: LlamaModel
@@ -143,14 +167,11 @@ class LoadedModel:
 class Engine:
     def __init__(self) -> None:
         self.loaded: LoadedModel | None = None
-        self.live_stats: GenerationStats | None = None
-        self.decoder: Decoder = decode_plain
-        self._context_lock = threading.RLock()
+        self.scheduler: Scheduler | None = None  # the loaded model's replies, decoded together (runtime/scheduler)
+        self._context_lock = threading.RLock()  # load and unload
         self.saved_states = SavedStates(store_from_environment())
-        self._save_after_reply: str | None = None  # the conversation whose KV state is saved once its reply is sent
-        self._continue_after_reply: tuple[ChatGenerateParams, str] | None = None  # the reply whose next-turn header is prefilled then
         self._context_cuts: dict[str, int] = {}  # per conversation: oldest messages left out (context_window.py)
-        self.template_fallback = ""  # why the turn being prepared is rendered with ChatML ("": it is not)
+        self._cuts_lock = threading.Lock()  # prompts are fitted on the replies' own threads
 
     # ---- models ----------------------------------------------------------
     @_exclusive
@@ -159,6 +180,8 @@ class Engine:
             raise RpcError(ErrorCode.INVALID_PARAMS, "params.n_ctx: must be at least 16")
         path = os.path.abspath(os.path.expanduser(params.path))
         header = check_model_file(path)
+        if params.n_seq < 1:
+            raise RpcError(ErrorCode.INVALID_PARAMS, "params.n_seq: must be at least 1")
         settings = LoadSettings(
             path=path,
             n_ctx=params.n_ctx,
@@ -168,7 +191,7 @@ class Engine:
             flash_attn=params.flash_attn,
             n_threads=params.n_threads or default_threads(),
         )
-        check_fits(header, params, settings.n_batch, list_devices(), memory.available_ram())
+        settings = dataclasses.replace(settings, n_seq=sequences_that_fit(header, params, settings.n_batch))
         draft_header = check_draft_file(params, header) if params.draft_path else None
         self.unload()
 
@@ -205,17 +228,22 @@ class Engine:
             type_v=params.type_v,
             load_ms=load_ms,
             draft_path=draft.settings.path if draft is not None else None,
+            n_seq=llama.n_seq,
             chat_template_error=template_error,
             tool_format=tool_format(template.source if template.from_model else None, template.takes_tools),
         )
         self.loaded = LoadedModel(info, llama, template, Speculation(llama, draft))
         self.saved_states.attach(llama)
+        self.scheduler = Scheduler(llama)
         return info
 
     @_exclusive
     def unload(self) -> bool:
-        self._save_after_reply = None
-        self._context_cuts.clear()
+        if self.scheduler is not None:
+            self.scheduler.close()  # after the replies it still runs, and their states saved
+            self.scheduler = None
+        with self._cuts_lock:
+            self._context_cuts.clear()
         self.saved_states.detach()
         if self.loaded is None:
             return False
@@ -231,55 +259,70 @@ class Engine:
         return self.loaded
 
     # ---- chat ------------------------------------------------------------
-    def prompt_tokens(self, params: ChatGenerateParams) -> list[int]:
+    def prompt_tokens(self, params: ChatGenerateParams, use: "TemplateUse | None" = None) -> list[int]:
         loaded = self.require_model()
         if params.prompt is not None:
             return raw_prompt_tokens(loaded.llama, params.prompt)
         if not params.messages:
             raise RpcError(ErrorCode.INVALID_PARAMS, "params.messages: at least one message is needed")
-        return tokenize_rendered(loaded, self.render(params, params.messages, add_generation_prompt=True))
+        return tokenize_rendered(loaded, self.render(params, params.messages, add_generation_prompt=True, use=use))
 
-    def render(self, params: ChatGenerateParams, messages: list[ChatMessage], add_generation_prompt: bool) -> str:
-        """The conversation through the model's template; through ChatML, said in `template_fallback`, if that fails."""
+    def render(self, params: ChatGenerateParams, messages: list[ChatMessage], add_generation_prompt: bool, use: "TemplateUse | None" = None) -> str:
+        """The conversation through the model's template; through ChatML, said in `use.fallback`, if that fails."""
         loaded = self.require_model()
+        use = use if use is not None else TemplateUse()
         tools = params.tools if params.tool_choice != "none" else []
-        try:
-            return render_with(loaded.template, messages, tools, add_generation_prompt)
-        except TemplateError as exc:
-            if not loaded.template.from_model:
-                raise RpcError(ErrorCode.INVALID_PARAMS, str(exc)) from None
-            self.template_fallback = f"{exc}; using ChatML"
-            log.warning("%s", self.template_fallback)
+        if not use.fallback:
+            try:
+                return render_with(loaded.template, messages, tools, add_generation_prompt)
+            except TemplateError as exc:
+                if not loaded.template.from_model:
+                    raise RpcError(ErrorCode.INVALID_PARAMS, str(exc)) from None
+                use.fallback = f"{exc}; using ChatML"
+                log.warning("%s", use.fallback)
         try:
             return render_with(CHATML, messages, tools, add_generation_prompt)
         except TemplateError as exc:
             raise RpcError(ErrorCode.INVALID_PARAMS, str(exc)) from None
 
-    def reply_format(self, params: ChatGenerateParams) -> str:
+    def reply_format(self, use: "TemplateUse") -> str:
         """The tool-call format of the template this turn was rendered with."""
         loaded = self.require_model()
-        template = CHATML if self.template_fallback or not loaded.template.from_model else loaded.template
+        template = CHATML if use.fallback or not loaded.template.from_model else loaded.template
         return tool_format(template.source if template.from_model else None, template.takes_tools)
 
-    def fitted_prompt_tokens(self, params: ChatGenerateParams, committed: int = 0, cancel: threading.Event | None = None) -> tuple[list[int], int]:
+    def fitted_prompt_tokens(self, params: ChatGenerateParams, committed: int = 0, use: "TemplateUse | None" = None, cancel: threading.Event | None = None) -> tuple[list[int], int]:
         """The prompt, with the oldest turns left out if the conversation (and `committed` reply tokens) no longer fits; and how many were."""
         loaded = self.require_model()
         if params.prompt is not None or not params.messages:
-            return self.prompt_tokens(params), 0
-        render = lambda messages: self.prompt_tokens(dataclasses.replace(params, messages=messages))
-        return fit_to_context(params.messages, render, loaded.llama.n_ctx, max(1, params.max_tokens - committed), self._context_cuts, params.conversation_id, committed, cancel)
+            return self.prompt_tokens(params, use), 0
+        render = lambda messages: self.prompt_tokens(dataclasses.replace(params, messages=messages), use)
+        with self._cuts_lock:
+            return fit_to_context(params.messages, render, loaded.llama.n_ctx, max(1, params.max_tokens - committed), self._context_cuts, params.conversation_id, committed, cancel)
 
-    @_exclusive
-    def generate(self, params: ChatGenerateParams, cancel: threading.Event, on_text: Callable[[str], None], request_id) -> ChatGenerateResult:
+    def generate(
+        self,
+        params: ChatGenerateParams,
+        cancel: CancelEvent,
+        on_text: Callable[[str], None],
+        request_id,
+        owner: str = PROTOCOL,
+        on_wait: Callable[[], None] | None = None,
+    ) -> ChatGenerateResult:
+        """One reply, decoded by the scheduler together with whatever else streams; blocks this (job) thread until it is over.
+
+        The prompt is rendered and fitted here, on the caller's thread; `on_wait` is called if
+        the reply has to wait for a slot. A cancel ends it where it is (waiting, prefilling, decoding).
+        """
         validate_generate(params)
         loaded = self.require_model()
-        error = loaded.info.chat_template_error
-        self.template_fallback = f"{error}; using ChatML" if error else ""
+        scheduler = self.scheduler
+        use = TemplateUse.after_load(loaded.info.chat_template_error)
         try:
-            prompt, dropped = self.fitted_prompt_tokens(params, cancel=cancel)
+            prompt, dropped = self.fitted_prompt_tokens(params, use=use, cancel=cancel)
         except FitCancelled:
             return ChatGenerateResult(request_id, params.conversation_id, "", "cancelled", GenerationStats())
-        fmt = self.reply_format(params)
+        fmt = self.reply_format(use)
         request = GenerationRequest(
             prompt=prompt,
             max_tokens=params.max_tokens,
@@ -287,24 +330,31 @@ class Engine:
             stop=params.stop,
             cancel=cancel,
             on_text=on_text,
-            restore=self.saved_states.restore,
         )
-        stats = GenerationStats(context_dropped_messages=dropped, chat_template_fallback=self.template_fallback)
+        stats = GenerationStats(context_dropped_messages=dropped, chat_template_fallback=use.fallback)
         if params.prompt is None:
-            fit = lambda committed: self.fitted_prompt_tokens(params, committed, cancel)
-            request.make_room = lambda model, completion: make_room_for_reply(model, completion, fit, cancel, stats)
-        self.live_stats = stats
-        try:
-            decoder = self.decoder
-            if decoder is decode_plain and loaded.speculation is not None:
-                decoder = loaded.speculation.decoder_for(params.speculation)
-            outcome = generate(loaded.llama, request, stats, decoder)
-            self.saved_states.observe_prefill(outcome.stats)
+            fit = lambda committed: self.fitted_prompt_tokens(params, committed, use, cancel)
+            request.make_room = lambda seq, completion: make_room_for_reply(seq, completion, fit, cancel, stats)
+        decoder = loaded.speculation.decoder_for(params.speculation) if loaded.speculation is not None else decode_plain
+
+        def after(seq, outcome) -> None:
+            """On the engine thread once the reply is out: the next turn's header, then the state saved for later."""
             if params.prompt is None and outcome.finish_reason != "cancelled" and not dropped:
-                self._continue_after_reply = (params, outcome.text)
-        finally:
-            self.live_stats = None
-            self._save_after_reply = params.conversation_id
+                try:
+                    self._prefill_next_turn_header(seq, params, outcome.text, use)
+                except Exception:
+                    log.exception("could not prefill the next turn's header")
+            self.saved_states.save(seq, params.conversation_id, owner)
+
+        reply = ScheduledReply(request, decoder, owner, params.conversation_id, stats, after=after, restore=self.saved_states.restore)
+        if scheduler.submit(reply) and on_wait is not None:
+            on_wait()
+        cancel.on_set(lambda: scheduler.cancel(reply))
+        reply.done.wait()
+        if reply.error is not None:
+            raise reply.error
+        outcome = reply.outcome
+        self.saved_states.observe_prefill(outcome.stats)
         text, finish, calls = outcome.text, outcome.finish_reason, []
         if params.tools and params.tool_choice != "none":
             text, calls = split_reply(outcome.text, fmt, [t.name for t in params.tools])
@@ -313,28 +363,7 @@ class Engine:
         return ChatGenerateResult(request_id, params.conversation_id, text, finish, outcome.stats, calls)
 
     # ---- saved KV states (runtime/kvstore) -------------------------------
-    def after_reply(self) -> None:
-        """Called by the server once a reply is sent: prefill the next turn's header and save the KV state."""
-        with self._context_lock:
-            self._save_pending_state()
-
-    def _save_pending_state(self) -> None:
-        """Prefill the next turn's header, then copy the cache out (engine thread, under the lock); the store writes it in the background."""
-        pending, self._continue_after_reply = self._continue_after_reply, None
-        conversation_id, self._save_after_reply = self._save_after_reply, None
-        if pending is not None and self.loaded is not None:
-            try:
-                self._prefill_next_turn_header(*pending)
-            except Exception:
-                log.exception("could not prefill the next turn's header")
-        if conversation_id is None or self.loaded is None:
-            return
-        try:
-            self.saved_states.save(self.loaded.llama, conversation_id)
-        except Exception:
-            log.exception("could not save the KV state of conversation %r", conversation_id)
-
-    def _prefill_next_turn_header(self, params: ChatGenerateParams, reply: str) -> None:
+    def _prefill_next_turn_header(self, seq, params: ChatGenerateParams, reply: str, use: "TemplateUse") -> None:
         """Evaluate what every next turn of this conversation starts with, while the user reads and types.
 
         The template writes the same tokens after a reply whatever the next message says (ChatML:
@@ -343,10 +372,9 @@ class Engine:
         a regenerate, another conversation), the cache rewinds as usual and this work is simply unused.
         """
         loaded = self.require_model()
-        llama = loaded.llama
         messages = [*params.messages, ChatMessage("assistant", reply), ChatMessage("user", NEXT_TURN_SENTINEL)]
         try:
-            text = render_with(CHATML if self.template_fallback else loaded.template, messages, params.tools if params.tool_choice != "none" else [], add_generation_prompt=False)
+            text = render_with(CHATML if use.fallback else loaded.template, messages, params.tools if params.tool_choice != "none" else [], add_generation_prompt=False)
         except TemplateError:
             return
         cut = text.find(NEXT_TURN_SENTINEL)
@@ -354,24 +382,22 @@ class Engine:
             return
         header = tokenize_rendered(loaded, text[:cut])
         # The last token may merge with the message text that follows it: leave it to the next turn.
-        header = header[:-1]
-        common = llama.common_prefix(header)
-        if len(header) - common > MAX_NEXT_TURN_HEADER or len(header) >= llama.n_ctx - 1 or common < len(llama.tokens) - MAX_NEXT_TURN_HEADER:
+        header = align(seq.tokens, header[:-1], lambda token: seq.piece(token, special=True))
+        common = seq.common_prefix(header)
+        if len(header) - common > MAX_NEXT_TURN_HEADER or len(header) >= seq.n_ctx - 1 or common < len(seq.tokens) - MAX_NEXT_TURN_HEADER:
             return  # not the cache of this reply, or too much to evaluate unasked
-        llama.truncate(common)
+        seq.truncate(common)
         if common < len(header):
-            llama.decode(header[common:])
+            seq.decode(header[common:])
 
     def kv_store_info(self, wait_for_writes: bool = False) -> KvStoreInfo:
         store = self.saved_states.store
         if store is None:
             return KvStoreInfo(False, "", 0, 0, 0, 0, 0, 0)
         if wait_for_writes:
-            if self._context_lock.acquire(timeout=30):  # `_exclusive`'s way in: it saves a pending state first
-                try:
-                    self._save_pending_state()
-                finally:
-                    self._context_lock.release()
+            scheduler = self.scheduler
+            if scheduler is not None:
+                scheduler.wait_idle(30)  # the states of the replies that just ended are copied out by then
             store.flush(30)
         return KvStoreInfo(enabled=True, **store.info())
 
@@ -382,17 +408,22 @@ class Engine:
         return KvClearResult(*store.clear())
 
     # ---- figures ---------------------------------------------------------
-    def metrics(self) -> MetricsResult:
-        loaded = self.loaded
-        kv_tokens = len(loaded.llama.tokens) if loaded else 0
+    def metrics(self, owner: str = PROTOCOL) -> MetricsResult:
+        """Memory and KV figures, and the live figures of `owner`'s newest streaming reply (never another owner's)."""
+        loaded, scheduler = self.loaded, self.scheduler
+        total = sum(len(seq.tokens) for seq in loaded.llama.sequences) if loaded else 0
+        streaming = scheduler.streaming(owner) if scheduler is not None else []
+        newest = max(streaming, key=lambda reply: reply.submitted) if streaming else None
         return MetricsResult(
             rss_bytes=memory.rss_bytes(),
             model_id=loaded.info.model_id if loaded else None,
             n_ctx=loaded.info.n_ctx if loaded else 0,
-            kv_tokens_used=kv_tokens,
-            kv_bytes_used=kv_tokens * loaded.info.kv_bytes_per_token if loaded else 0,
+            kv_tokens_used=scheduler.context_used(owner) if scheduler is not None else 0,
+            kv_bytes_used=total * loaded.info.kv_bytes_per_token if loaded else 0,
             devices=list_devices(),
-            generation=self.live_stats,
+            generation=newest.stats if newest is not None else None,
+            kv_tokens_total=total,
+            n_seq=loaded.llama.n_seq if loaded else 0,
         )
 
 

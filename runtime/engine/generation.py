@@ -11,17 +11,21 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 import psutil
 
-from runtime.engine.llama_model import DecodeAborted, LlamaModel
+from runtime.engine.llama_model import DecodeAborted, DecodeError, LlamaModel, Slice, as_sequence
 from runtime.engine.sampling import Sampler, SamplingConfig
 from runtime.engine.text_stream import TextStream
+from runtime.engine.token_alignment import align
 from runtime.protocol import ErrorCode, GenerationStats, RpcError
 
 # Prefill is split so a cancel is seen between chunks too; llama.cpp's abort callback covers the inside of one.
 PREFILL_CHUNK = 512
+# While other replies stream, a new prompt joins each step with at most this many tokens (chunked prefill):
+# the streams slow down for a while instead of stopping until the whole prompt is read.
+PREFILL_CHUNK_WHILE_STREAMING = 64
 
 
 @dataclass
@@ -32,8 +36,9 @@ class GenerationRequest:
     stop: Sequence[str] = ()
     cancel: threading.Event = field(default_factory=threading.Event)
     on_text: Callable[[str], None] = lambda text: None
-    # Called before the prompt is prepared: may swap a saved KV state into the cache (runtime/kvstore).
-    restore: Callable[[LlamaModel, Sequence[int], GenerationStats], None] | None = None
+    # Called before the prompt is prepared: may swap a saved KV state into the cache (runtime/kvstore);
+    # returns the prompt spelled with that state's ids (token_alignment.py), or None if it restored nothing.
+    restore: Callable[[LlamaModel, Sequence[int], GenerationStats], list[int] | None] | None = None
     # Called when the reply fills the context: may rebuild the cache as fewer old turns + the reply so far
     # (every accepted token evaluated); True if the reply can go on (runtime/engine/context_window.py).
     make_room: Callable[[LlamaModel, Sequence[int]], bool] | None = None
@@ -121,58 +126,251 @@ def prepare_prompt(model: LlamaModel, prompt: Sequence[int], stats: GenerationSt
     return list(prompt[kept:])
 
 
-def prefill(model: LlamaModel, tokens: Sequence[int], cancel: threading.Event, stats: GenerationStats) -> bool:
-    """Evaluate the prompt's new tokens; False if cancelled on the way."""
-    started = time.perf_counter()
-    chunk = min(PREFILL_CHUNK, model.n_batch)
-    try:
-        for i in range(0, len(tokens), chunk):
-            if cancel.is_set():
-                return False
-            model.decode(tokens[i : i + chunk], abort=cancel)
-    except DecodeAborted:
-        return False
-    elapsed = time.perf_counter() - started
-    stats.prefill_tokens_per_s = len(tokens) / elapsed if elapsed > 0 else 0.0
-    return True
+class Stepper(Protocol):
+    """Decodes one reply a step at a time, so that one llama_decode call can carry a step of several replies.
+
+    `begin` takes the first token from the logits the prompt left; then, each step, `plan` says what
+    this reply adds to the batch (its newest token, perhaps with a draft after it) and, once the batch
+    is decoded, `settle` reads this reply's logits rows, hands the tokens to the sink and rewinds
+    what was not accepted. Both return False once the reply is over.
+    """
+
+    def begin(self) -> bool: ...
+
+    def plan(self, batch: "BatchSoFar") -> Slice: ...
+
+    def settle(self, step: "StepTiming") -> bool: ...
 
 
-def decode_plain(model: LlamaModel, sampler: Sampler, sink: TokenSink) -> None:
+@dataclass
+class BatchSoFar:
+    """What the batch holds before a reply plans its part: tokens, and the replies' tokens expected from them."""
+
+    tokens: int = 0
+    expected: float = 0.0
+    room: int = 1 << 30  # tokens this reply's part may have at most (the batch's capacity left)
+
+
+@dataclass
+class StepTiming:
+    """The decode this step took part in: how many tokens it carried, in how many seconds (None: not a measurement)."""
+
+    tokens: int
+    seconds: float | None
+
+
+class PlainStepper:
     """One target forward pass per token."""
-    token = sampler.sample(model.logits(-1))
-    while sink.accept(token):
-        sampler.accept(token)
-        model.decode((token,))
-        token = sampler.sample(model.logits(-1))
+
+    def __init__(self, model: LlamaModel, sampler: Sampler, sink: "TokenSink", notice: str = ""):
+        self.model = model
+        self.sampler = sampler
+        self.sink = sink
+        sink.stats.speculation = "off"
+        sink.stats.speculation_notice = notice
+        self.pending = -1
+
+    def begin(self) -> bool:
+        return self._take(self.sampler.sample(self.model.logits(-1)))
+
+    def plan(self, batch: BatchSoFar) -> Slice:
+        return Slice(as_sequence(self.model), (self.pending,))
+
+    def settle(self, step: StepTiming) -> bool:
+        return self._take(self.sampler.sample(self.model.logits(-1)))
+
+    def _take(self, token: int) -> bool:
+        self.pending = token
+        going_on = self.sink.accept(token)
+        if going_on or self.sink.context_full:  # the token is in the reply (a full context may be made room for)
+            self.sampler.accept(token)
+        return going_on
 
 
-Decoder = Callable[[LlamaModel, Sampler, TokenSink], None]
+Decoder = Callable[[LlamaModel, Sampler, "TokenSink"], Stepper]  # makes the stepper of one reply
+decode_plain: Decoder = PlainStepper
+
+
+PREFILLING, DECODING, DONE = "prefilling", "decoding", "done"
+
+
+class ReplyRun:
+    """One reply as a state machine a batch can step: prefill its prompt in chunks, then decode, then done.
+
+    `next_slice` says what the reply adds to the next batch (a chunk of its prompt,
+    or its stepper's step); `after_decode` takes the batch's outcome. A reply alone
+    (`generate`) and the replies of the scheduler (runtime/scheduler) run the same
+    way, so cancel, stop strings, max_tokens and a full context behave alike.
+    """
+
+    def __init__(self, model, request: GenerationRequest, stats: GenerationStats, decoder: Decoder, started: float | None = None):
+        self.seq = as_sequence(model)
+        self.request = request
+        self.stats = stats
+        self.decoder = decoder
+        self.started = time.perf_counter() if started is None else started
+        self.sink = TokenSink(self.seq, request, stats, self.started)
+        self.sampler: Sampler | None = None
+        self.stepper: Stepper | None = None
+        self.to_prefill: list[int] = []
+        self.phase = PREFILLING
+        self._prefill_started = 0.0
+        self._prefilled = 0
+        self._part: Slice | None = None
+        self.error: BaseException | None = None  # why the reply could not go on (it is done, with this error)
+
+    def prepare(self, prompt: Sequence[int]) -> None:
+        """Rewind the sequence to what it shares with `prompt` (spelled with its ids, token_alignment.py) and queue the rest."""
+        self.to_prefill = prepare_prompt(self.seq, prompt, self.stats)
+        self._prefill_started = time.perf_counter()
+        if self.request.max_tokens <= 0:
+            self._finish("length")
+
+    @property
+    def done(self) -> bool:
+        return self.phase == DONE
+
+    def next_slice(self, batch: BatchSoFar, budget: int) -> Slice | None:
+        """This reply's part of the next batch (at most `budget` tokens of prompt), or None when it has ended."""
+        if self.phase != DONE and self.request.cancel.is_set():
+            self._finish("cancelled")
+        if self.phase == PREFILLING:
+            chunk = self.to_prefill[: max(1, min(budget, PREFILL_CHUNK, self.seq.n_batch))]
+            self._part = Slice(self.seq, chunk)
+        elif self.phase == DECODING:
+            self._part = self.stepper.plan(batch)
+        else:
+            self._part = None
+        return self._part
+
+    def expected(self) -> float:
+        """Reply tokens the planned step is expected to yield (0 for a prompt chunk)."""
+        if self.phase != DECODING:
+            return 0.0
+        expected = getattr(self.stepper, "expected", None)
+        return expected() if expected is not None else 1.0
+
+    def after_decode(self, step: StepTiming) -> None:
+        part, self._part = self._part, None
+        if part is None:
+            return
+        if self.phase == PREFILLING:
+            del self.to_prefill[: len(part.tokens)]
+            self._prefilled += len(part.tokens)
+            if self.to_prefill:
+                return
+            elapsed = time.perf_counter() - self._prefill_started
+            self.stats.prefill_tokens_per_s = self._prefilled / elapsed if elapsed > 0 else 0.0
+            self.sampler = Sampler(self.request.sampling, self.seq, self.request.prompt)
+            self._start_decoding()
+        elif not self.stepper.settle(step):
+            self._ended()
+
+    def after_decode_or_end(self, step: StepTiming) -> None:
+        """after_decode; an error of this reply's own (a grammar that allows no token) ends this reply alone."""
+        try:
+            self.after_decode(step)
+        except Exception as exc:
+            self.error = exc
+            self._finish("cancelled")
+
+    def decode_failed(self, exc: BaseException) -> None:
+        """The batch this reply was in could not be decoded: a cancel (abort), or an error that ends the reply with it."""
+        self._part = None
+        if not isinstance(exc, DecodeAborted):
+            self.error = exc
+        self._finish("cancelled")
+
+    def _start_decoding(self) -> None:
+        self.phase = DECODING
+        self.stepper = self.decoder(self.seq, self.sampler, self.sink)  # picks up from the logits the last decode left
+        if not self.stepper.begin():
+            self._ended()
+
+    def _ended(self) -> None:
+        sink, request = self.sink, self.request
+        if sink.context_full and request.make_room is not None and not request.cancel.is_set() and request.make_room(self.seq, sink.completion):
+            sink.finish_reason, sink.context_full = None, False
+            self._start_decoding()
+            return
+        if request.cancel.is_set() and sink.context_full:
+            sink.finish_reason = "cancelled"
+        self._finish(sink.finish_reason or "stop")
+
+    def _finish(self, reason: str) -> None:
+        if self.phase == DONE:
+            return
+        if self.sink.finish_reason is None:
+            self.sink.finish_reason = reason
+        self.phase = DONE
+        if self.sampler is not None:
+            self.sampler.close()
+        self.sink.close()
+        self.stats.total_ms = (time.perf_counter() - self.started) * 1000
+        self.stats.rss_bytes = psutil.Process().memory_info().rss
+
+    def outcome(self) -> GenerationOutcome:
+        return GenerationOutcome(self.sink.stream.text, self.sink.finish_reason or "stop", self.stats, self.sink.completion)
+
+
+def decode_step(runs: Sequence[ReplyRun], budget: int | None = None) -> list[ReplyRun]:
+    """One llama_decode call carrying the next step of every run (prompt chunks fill what `budget` leaves); returns those that took part.
+
+    A batch that is one reply's prompt chunk alone stops at that reply's cancel (llama.cpp's abort callback).
+    """
+    if not runs:
+        return []
+    model = runs[0].seq.model
+    budget = model.n_batch if budget is None else budget
+    batch = BatchSoFar()
+    parts: list[tuple[ReplyRun, Slice]] = []
+    streaming = any(r.phase == DECODING for r in runs)
+    prompt_budget = PREFILL_CHUNK_WHILE_STREAMING if streaming and not model.one_sequence_per_decode else budget
+    # Replies that stream first (their step is small), then prompt chunks in what is left, oldest request first.
+    for run in sorted(runs, key=lambda r: (r.phase != DECODING, r.started)):
+        room = budget - batch.tokens
+        if run.phase == PREFILLING:
+            room = min(room, prompt_budget)
+            prompt_budget -= room
+        if room <= 0:
+            continue
+        batch.room = room
+        part = run.next_slice(batch, room)
+        if part is None:
+            continue
+        parts.append((run, part))
+        batch.tokens += len(part.tokens)
+        batch.expected += run.expected()
+    if not parts:
+        return [r for r in runs if r.done]
+    abort = parts[0][0].request.cancel if len(parts) == 1 and parts[0][0].phase == PREFILLING else None
+    started = time.perf_counter()
+    try:
+        model.decode_slices([p for _r, p in parts], abort=abort)
+    except (DecodeAborted, DecodeError) as exc:
+        for run, _part in parts:
+            run.decode_failed(exc)
+        return [r for r, _p in parts]
+    seconds = time.perf_counter() - started
+    timed = not any(p.singly for _r, p in parts) and not (model.one_sequence_per_decode and len(parts) > 1)
+    if timed and model.pass_observer is not None:
+        model.pass_observer(batch.tokens, seconds, sum(len(p.rows) for _r, p in parts))
+    step = StepTiming(batch.tokens, seconds if timed else None)
+    for run, _part in parts:
+        run.after_decode_or_end(step)
+    return [r for r, _p in parts]
 
 
 def generate(model: LlamaModel, request: GenerationRequest, stats: GenerationStats | None = None, decoder: Decoder = decode_plain) -> GenerationOutcome:
-    """Run one reply to completion. `stats` is updated in place so it can be read live."""
-    started = time.perf_counter()
+    """Run one reply to completion, alone. `stats` is updated in place so it can be read live."""
     stats = stats if stats is not None else GenerationStats()
-    if request.restore is not None:
-        request.restore(model, request.prompt, stats)
-    new_tokens = prepare_prompt(model, request.prompt, stats)
-    sink = TokenSink(model, request, stats, started)
-    if request.max_tokens <= 0:
-        sink.finish_reason = "length"
-    elif not prefill(model, new_tokens, request.cancel, stats):
-        sink.finish_reason = "cancelled"
-    else:
-        sampler = Sampler(request.sampling, model, request.prompt)
-        try:
-            decoder(model, sampler, sink)
-            while sink.context_full and request.make_room is not None and not request.cancel.is_set() and request.make_room(model, sink.completion):
-                sink.finish_reason, sink.context_full = None, False
-                decoder(model, sampler, sink)  # picks up from the logits of the reply's last token
-        finally:
-            sampler.close()
-        if request.cancel.is_set() and sink.context_full:
-            sink.finish_reason = "cancelled"
-    sink.close()
-    stats.total_ms = (time.perf_counter() - started) * 1000
-    stats.rss_bytes = psutil.Process().memory_info().rss
-    return GenerationOutcome(sink.stream.text, sink.finish_reason or "stop", stats, sink.completion)
+    run = ReplyRun(model, request, stats, decoder)
+    prompt = request.restore(run.seq, request.prompt, stats) if request.restore is not None else None
+    if prompt is None:
+        prompt = align(run.seq.tokens, request.prompt, lambda token: model.piece(token, special=True))
+    run.prepare(prompt)
+    while not run.done:
+        decode_step([run])
+    if run.error is not None:
+        raise run.error
+    return run.outcome()

@@ -1,8 +1,19 @@
-"""A loaded model: llama.cpp's model, context and batch, and the token sequence held in its KV cache.
+"""A loaded model: llama.cpp's model, context and batch, and the token sequences held in its KV cache.
 
-This is the only module that talks to llama.cpp's decode API. It keeps
-`tokens`, the exact token ids whose keys and values sit in the cache
-(sequence 0), so callers can reuse the longest common prefix and rewind.
+This is the only module that talks to llama.cpp's decode API. The context holds
+`n_seq` sequences in one unified KV cache (each may grow to `n_ctx` tokens, so
+the cache has n_seq x n_ctx cells); each `Sequence` keeps `tokens`, the exact
+token ids whose keys and values it holds, so callers can reuse the longest
+common prefix and rewind. One llama_decode call can carry tokens of several
+sequences (`decode_slices`): each token carries its sequence's id, and each
+sequence reads back only its own logits rows.
+
+`LOKAL_BATCH=single` (tests) decodes each sequence's slice with its own
+llama_decode call: the logits then come from the same kernels as when the
+sequence runs alone, so outputs can be compared byte for byte.
+
+A LlamaModel used as a sequence (`model.tokens`, `model.decode`, ...) is its
+sequence 0: the draft model and single-sequence callers need nothing else.
 """
 
 from __future__ import annotations
@@ -10,8 +21,8 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
-from dataclasses import dataclass
-from typing import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Sequence as Seq
 
 import numpy as np
 
@@ -22,7 +33,7 @@ from llama_cpp._logger import set_verbose
 from runtime.gguf.reader import GGUFHeader
 
 KV_TYPES = {"f16": llama_cpp.GGML_TYPE_F16, "q8_0": llama_cpp.GGML_TYPE_Q8_0, "q4_0": llama_cpp.GGML_TYPE_Q4_0}
-SEQ = 0  # the one sequence the engine decodes into
+BATCH_ENV = "LOKAL_BATCH"  # "single": one llama_decode call per sequence (exactness tests)
 
 
 # llama.cpp's own log goes to stderr; it is chatty at INFO, so only errors unless asked for.
@@ -40,7 +51,7 @@ class DecodeError(RuntimeError):
 @dataclass(frozen=True)
 class LoadSettings:
     path: str
-    n_ctx: int
+    n_ctx: int  # per sequence
     n_gpu_layers: int
     type_k: str
     type_v: str
@@ -48,6 +59,7 @@ class LoadSettings:
     n_threads: int
     n_batch: int = 512
     swa_full: bool = True  # rewinding past a sliding window silently corrupts output otherwise
+    n_seq: int = 1  # sequences held at once (conversations decoded together, or kept warm)
 
 
 def default_threads() -> int:
@@ -58,6 +70,90 @@ def default_threads() -> int:
     except Exception:
         physical = None
     return max(1, physical or os.cpu_count() or 1)
+
+
+@dataclass(eq=False)
+class Slice:
+    """One sequence's tokens in a batch; logits for every token (verification) or for the last one only."""
+
+    seq: "Sequence"
+    tokens: Seq[int]
+    all_logits: bool = False
+    # Tests: one llama_decode call per token, so every logit comes from the same kernels as in
+    # plain decoding (LOKAL_SPECULATIVE_VERIFY=single: drafts verified one token at a time).
+    singly: bool = False
+    rows: list[int] = field(default_factory=list)  # filled by decode_slices: batch indices of its logits rows
+
+
+class Sequence:
+    """One sequence of the context's KV cache: the token ids it holds, and its logits rows from the last decode."""
+
+    def __init__(self, model: "LlamaModel", seq_id: int):
+        self.model = model
+        self.seq_id = seq_id
+        self.tokens: list[int] = []
+        self._rows: list[int] = []  # batch indices of this sequence's logits rows in the last decode
+        self._copied: list[np.ndarray] | None = None  # the rows themselves, when other decodes ran since (LOKAL_BATCH=single)
+
+    # The model's vocabulary, sizes and settings, as for the model itself.
+    def __getattr__(self, name):
+        return getattr(self.model, name)
+
+    def common_prefix(self, tokens: Seq[int]) -> int:
+        n = 0
+        for a, b in zip(self.tokens, tokens):
+            if a != b:
+                break
+            n += 1
+        return n
+
+    def truncate(self, n: int) -> int:
+        """Drop everything after the first n cached tokens; returns how many are kept.
+
+        A model that cannot remove part of its cache (recurrent, hybrid) clears the
+        sequence entirely: re-evaluating is slower, but never wrong.
+        """
+        if n >= len(self.tokens):
+            return len(self.tokens)
+        if self.model.can_rewind and llama_cpp.llama_memory_seq_rm(self.model.memory, self.seq_id, n, -1):
+            del self.tokens[n:]
+            return n
+        self.clear()
+        return 0
+
+    def clear(self) -> None:
+        llama_cpp.llama_memory_seq_rm(self.model.memory, self.seq_id, -1, -1)
+        self.tokens.clear()
+
+    def share(self, donor: "Sequence", n: int) -> None:
+        """Hold exactly the first n tokens of `donor`: the unified cache tags those cells with this sequence too,
+        so nothing is computed or copied (each sequence's later tokens stay its own)."""
+        self.clear()
+        llama_cpp.llama_memory_seq_cp(self.model.memory, donor.seq_id, self.seq_id, 0, n)
+        self.tokens.extend(donor.tokens[:n])
+
+    def decode(self, tokens: Seq[int], *, all_logits: bool = False, abort: threading.Event | None = None) -> None:
+        """Append `tokens` in one llama_decode call of this sequence alone (len <= n_batch)."""
+        if tokens:
+            self.model.decode_slices([Slice(self, tokens, all_logits)], abort=abort)
+
+    def logits(self, i: int = -1) -> np.ndarray:
+        """Logits row i of this sequence's part of the last decode (-1: its last); a zero-copy view until the next decode."""
+        if self._copied is not None:
+            return self._copied[i]
+        try:
+            row = self._rows[i]
+        except IndexError:
+            raise DecodeError(f"no logits for output {i} of sequence {self.seq_id}") from None
+        ptr = llama_cpp.llama_get_logits_ith(self.model.context.ctx, row)
+        if not ptr:
+            raise DecodeError(f"no logits for output {i}")
+        return np.ctypeslib.as_array(ptr, shape=(self.model.n_vocab,))
+
+
+def as_sequence(model: "LlamaModel | Sequence") -> Sequence:
+    """A model stands for its sequence 0."""
+    return model.sequences[0] if isinstance(model, LlamaModel) else model
 
 
 class LlamaModel:
@@ -74,10 +170,14 @@ class LlamaModel:
             model_params.progress_callback = self._progress_cb
         self._model = internals.LlamaModel(path_model=settings.path, params=model_params, verbose=False)
 
+        n_seq = max(1, settings.n_seq)
         ctx_params = llama_cpp.llama_context_default_params()
-        ctx_params.n_ctx = settings.n_ctx
+        ctx_params.n_ctx = settings.n_ctx * n_seq
         ctx_params.n_batch = min(settings.n_batch, settings.n_ctx)
         ctx_params.n_ubatch = ctx_params.n_batch
+        ctx_params.n_seq_max = n_seq
+        # One pool of cells for all sequences: a batch of many sequences is one graph, whatever each one's length.
+        ctx_params.kv_unified = True
         ctx_params.n_threads = settings.n_threads
         ctx_params.n_threads_batch = settings.n_threads
         ctx_params.type_k = KV_TYPES[settings.type_k]
@@ -94,10 +194,15 @@ class LlamaModel:
 
         self.vocab = self._model.vocab
         self.n_vocab = self._model.n_vocab()
-        self.n_ctx = llama_cpp.llama_n_ctx(self._ctx.ctx)
+        self.n_seq = n_seq
+        self.n_ctx = llama_cpp.llama_n_ctx(self._ctx.ctx) // n_seq  # per sequence
         self.can_rewind = not (llama_cpp.llama_model_is_recurrent(self._model.model) or llama_cpp.llama_model_is_hybrid(self._model.model))
-        self.tokens: list[int] = []
+        self.one_sequence_per_decode = os.environ.get(BATCH_ENV, "").lower() == "single"
+        # Told of every timed pass (tokens, seconds, logits rows): the speculative cost model (runtime/speculative/costs.py).
+        self.pass_observer: Callable[[int, float, int], None] | None = None
+        self.sequences = [Sequence(self, i) for i in range(n_seq)]
         self._pieces: dict[int, bytes] = {}
+        self._special_pieces: dict[int, bytes] = {}
         self._piece_buf = ctypes.create_string_buffer(256)
         self._abort_event: threading.Event | None = None
         self._abort_cb = llama_cpp.ggml_abort_callback(lambda _data: bool(self._abort_event is not None and self._abort_event.is_set()))
@@ -126,71 +231,97 @@ class LlamaModel:
     def tokenize(self, text: str, *, add_bos: bool, special: bool = True) -> list[int]:
         return self._model.tokenize(text.encode("utf-8"), add_bos, special)
 
-    def piece(self, token: int) -> bytes:
-        """The bytes a token stands for (special tokens render as nothing)."""
-        piece = self._pieces.get(token)
+    def piece(self, token: int, special: bool = False) -> bytes:
+        """The bytes a token stands for (special tokens render as nothing, unless `special`: then as their text)."""
+        cache = self._special_pieces if special else self._pieces
+        piece = cache.get(token)
         if piece is None:
-            n = llama_cpp.llama_token_to_piece(self.vocab, token, self._piece_buf, len(self._piece_buf), 0, False)
+            n = llama_cpp.llama_token_to_piece(self.vocab, token, self._piece_buf, len(self._piece_buf), 0, special)
             piece = self._piece_buf.raw[: max(n, 0)]
-            self._pieces[token] = piece
+            cache[token] = piece
         return piece
 
     def is_end_of_generation(self, token: int) -> bool:
         return bool(llama_cpp.llama_vocab_is_eog(self.vocab, token))
 
-    # ---- the KV cache ------------------------------------------------
-    def common_prefix(self, tokens: Sequence[int]) -> int:
-        n = 0
-        for a, b in zip(self.tokens, tokens):
-            if a != b:
-                break
-            n += 1
-        return n
+    # ---- sequence 0, for single-sequence callers ------------------------
+    @property
+    def tokens(self) -> list[int]:
+        return self.sequences[0].tokens
+
+    def common_prefix(self, tokens: Seq[int]) -> int:
+        return self.sequences[0].common_prefix(tokens)
 
     def truncate(self, n: int) -> int:
-        """Drop everything after the first n cached tokens; returns how many are kept.
-
-        A model that cannot remove part of its cache (recurrent, hybrid) is cleared
-        entirely: re-evaluating is slower, but never wrong.
-        """
-        if n >= len(self.tokens):
-            return len(self.tokens)
-        if self.can_rewind and llama_cpp.llama_memory_seq_rm(self._ctx.memory, SEQ, n, -1):
-            del self.tokens[n:]
-            return n
-        llama_cpp.llama_memory_clear(self._ctx.memory, True)
-        self.tokens.clear()
-        return 0
+        return self.sequences[0].truncate(n)
 
     def clear(self) -> None:
-        llama_cpp.llama_memory_clear(self._ctx.memory, True)
-        self.tokens.clear()
+        self.sequences[0].clear()
+
+    def decode(self, tokens: Seq[int], *, all_logits: bool = False, abort: threading.Event | None = None) -> None:
+        self.sequences[0].decode(tokens, all_logits=all_logits, abort=abort)
+
+    def logits(self, i: int = -1) -> np.ndarray:
+        return self.sequences[0].logits(i)
 
     # ---- evaluation --------------------------------------------------
-    def decode(self, tokens: Sequence[int], *, all_logits: bool = False, abort: threading.Event | None = None) -> None:
-        """Append `tokens` to the cache in one llama_decode call (len <= n_batch).
+    def decode_slices(self, slices: Seq[Slice], *, abort: threading.Event | None = None) -> None:
+        """Append each slice's tokens to its sequence, all in one llama_decode call (at most n_batch tokens in all).
 
-        Logits are kept for the last token, or for every token with all_logits
-        (speculative verification). With `abort`, llama.cpp polls the event
-        between graph nodes, so a long batch stops soon after a cancel.
+        Logits are kept for each slice's last token, or for all of them with all_logits
+        (speculative verification). With `abort`, llama.cpp polls the event between graph
+        nodes, so a long batch stops soon after a cancel. If the call fails, no slice's
+        tokens stay in the cache.
         """
-        n = len(tokens)
-        if n == 0:
+        slices = [s for s in slices if len(s.tokens)]
+        if not slices:
             return
+        if len({s.seq.seq_id for s in slices}) != len(slices):
+            raise ValueError("a batch may carry one slice per sequence")
+        alone = len(slices) > 1 and self.one_sequence_per_decode
+        for s in slices:
+            if s.singly:
+                self._decode_singly(s, abort)
+            elif alone:
+                self._decode([s], abort)
+                s.seq._copied = [np.array(s.seq.logits(i)) for i in range(len(s.rows))]
+        rest = [s for s in slices if not s.singly and not alone]
+        if rest:
+            self._decode(rest, abort)
+
+    def _decode_singly(self, s: Slice, abort: threading.Event | None) -> None:
+        """A slice's tokens one llama_decode call each; its rows are copied as they come."""
+        rows = []
+        for token in s.tokens:
+            self._decode([Slice(s.seq, (token,))], abort)
+            rows.append(np.array(s.seq.logits(-1)))
+        s.seq._copied = rows if s.all_logits else rows[-1:]
+
+    def _decode(self, slices: list[Slice], abort: threading.Event | None) -> None:
+        n = sum(len(s.tokens) for s in slices)
         if n > self.n_batch:
             raise ValueError(f"batch of {n} tokens exceeds n_batch {self.n_batch}")
-        if len(self.tokens) + n > self.n_ctx:
-            raise DecodeError(f"the context is full ({self.n_ctx} tokens)")
+        for s in slices:
+            if len(s.seq.tokens) + len(s.tokens) > self.n_ctx:
+                raise DecodeError(f"the context is full ({self.n_ctx} tokens)")
         batch = self._batch.batch
-        pos0 = len(self.tokens)
         batch.n_tokens = n
-        for i, token in enumerate(tokens):
-            batch.token[i] = token
-            batch.pos[i] = pos0 + i
-            batch.n_seq_id[i] = 1
-            batch.seq_id[i][0] = SEQ
-            batch.logits[i] = all_logits
-        batch.logits[n - 1] = True
+        i = 0
+        for s in slices:
+            pos0 = len(s.seq.tokens)
+            seq_id = s.seq.seq_id
+            s.rows = []
+            last = len(s.tokens) - 1
+            for j, token in enumerate(s.tokens):
+                batch.token[i] = token
+                batch.pos[i] = pos0 + j
+                batch.n_seq_id[i] = 1
+                batch.seq_id[i][0] = seq_id
+                wanted = s.all_logits or j == last
+                batch.logits[i] = wanted
+                if wanted:
+                    s.rows.append(i)
+                i += 1
         if abort is not None:
             self._abort_event = abort
             llama_cpp.llama_set_abort_callback(self._ctx.ctx, self._abort_cb, None)
@@ -202,22 +333,19 @@ class LlamaModel:
                 llama_cpp.llama_set_abort_callback(self._ctx.ctx, llama_cpp.ggml_abort_callback(0), None)
                 self._abort_event = None
         if rc != 0:
-            # Whatever part of the batch reached the cache is dropped, so `tokens` stays the truth.
-            if self.can_rewind:
-                llama_cpp.llama_memory_seq_rm(self._ctx.memory, SEQ, pos0, -1)
-            else:
-                self.clear()
+            # Whatever part of the batch reached the cache is dropped, so each sequence's `tokens` stays the truth.
+            for s in slices:
+                if self.can_rewind:
+                    llama_cpp.llama_memory_seq_rm(self.memory, s.seq.seq_id, len(s.seq.tokens), -1)
+                else:
+                    s.seq.clear()
             if rc == 2:
                 raise DecodeAborted()
             raise DecodeError(f"llama_decode failed with code {rc}")
-        self.tokens.extend(tokens)
-
-    def logits(self, i: int = -1) -> np.ndarray:
-        """A zero-copy view of the logits of output row i of the last decode (-1: the last)."""
-        ptr = llama_cpp.llama_get_logits_ith(self._ctx.ctx, i)
-        if not ptr:
-            raise DecodeError(f"no logits for output {i}")
-        return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,))
+        for s in slices:
+            s.seq.tokens.extend(s.tokens)
+            s.seq._rows = s.rows
+            s.seq._copied = None
 
     # ---- sizes -------------------------------------------------------
     @property
@@ -228,8 +356,13 @@ class LlamaModel:
     def context(self):
         return self._ctx
 
+    @property
+    def memory(self):
+        return self._ctx.memory
+
     def close(self) -> None:
         self._batch.close()
         self._ctx.close()
         self._model.close()
-        self.tokens.clear()
+        for seq in self.sequences:
+            seq.tokens.clear()

@@ -25,6 +25,8 @@ import xxhash
 
 from runtime import paths
 from runtime.engine.llama_model import LlamaModel
+from runtime.engine.llama_model import Sequence as Seq
+from runtime.engine.token_alignment import align, common_prefix
 from runtime.kvstore import seq_state
 from runtime.kvstore.store import DEFAULT_DISK_BUDGET, DEFAULT_RAM_BUDGET, KvStore
 from runtime.protocol import GenerationStats
@@ -91,26 +93,35 @@ class SavedStates:
         self._tag = None
 
     # ---- before the prompt is prepared -------------------------------------
-    def restore(self, model: LlamaModel, prompt: Sequence[int], stats: GenerationStats) -> None:
-        """Swap in the saved state that shares the most with `prompt`, if it beats what the cache holds."""
-        if self.store is None or self._tag is None:
-            return
+    def _owned(self, owner: str) -> dict | None:
+        """The tag of states saved for `owner`: caches of the protocol client and of the API never serve each other."""
+        return None if self._tag is None else {**self._tag, "owner": owner}
+
+    def restore(self, model: LlamaModel | Seq, prompt: Sequence[int], stats: GenerationStats, owner: str = "protocol") -> list[int] | None:
+        """Swap in the saved state (of this owner) that shares the most with `prompt`, if it beats what the sequence holds.
+
+        Returns the prompt spelled with the restored state's ids where they spell the
+        same text (token_alignment.py), or None when nothing was restored.
+        """
+        tag = self._owned(owner)
+        if self.store is None or tag is None:
+            return None
         started = time.perf_counter()
-        prompt_ids = np.asarray(prompt, dtype=np.int32)
-        live = model.common_prefix(prompt)
-        match = self.store.best_match(self._tag, prompt_ids)
+        piece = lambda token: model.piece(token, special=True)
+        live = common_prefix(model.tokens, align(model.tokens, prompt, piece))
+        match = self.store.best_match(tag, np.asarray(prompt, dtype=np.int32), lambda tokens: align(tokens, prompt, piece))
         if match is None or match.n_common < live + MIN_GAIN_TOKENS:
-            return
+            return None
         entry = match.entry
-        if not model.can_rewind and not (match.n_common == entry.tokens.size < prompt_ids.size):
-            return  # a recurrent state cannot be cut back to the shared prefix
+        if not model.can_rewind and not (match.n_common == entry.tokens.size < len(match.prompt)):
+            return None  # a recurrent state cannot be cut back to the shared prefix
         loaded = self.store.load(entry)
         if loaded is None:
-            return
+            return None
         if not seq_state.copy_in(model, loaded.tokens, loaded.state):
             log.warning("llama.cpp refused the saved state %s; prefilling instead", entry.key)
             self.store.discard(entry)
-            return
+            return None
         stats.prompt_tokens_restored = match.n_common
         stats.kv_restore_ms = (time.perf_counter() - started) * 1000
         stats.kv_restore_source = loaded.source
@@ -118,6 +129,7 @@ class SavedStates:
         per_token = self._prefill_ms_per_token or entry.prefill_ms_per_token
         if per_token:
             stats.kv_restore_saved_ms = max(0.0, match.n_common * per_token - stats.kv_restore_ms)
+        return match.prompt
 
     def observe_prefill(self, stats: GenerationStats) -> None:
         """Learn what prefilling costs on this model from a turn that prefilled enough tokens to tell."""
@@ -125,10 +137,11 @@ class SavedStates:
             self._prefill_ms_per_token = 1000.0 / stats.prefill_tokens_per_s
 
     # ---- after the reply was sent ------------------------------------------
-    def save(self, model: LlamaModel, conversation_id: str) -> None:
-        """Copy the cache out (on the engine thread) and hand it to the store, which writes it in the background."""
-        if self.store is None or self._tag is None or len(model.tokens) < self.min_tokens:
+    def save(self, model: LlamaModel | Seq, conversation_id: str, owner: str = "protocol") -> None:
+        """Copy the sequence's cache out (on the engine thread) and hand it to the store, which writes it in the background."""
+        tag = self._owned(owner)
+        if self.store is None or tag is None or len(model.tokens) < self.min_tokens:
             return
-        key = xxhash.xxh3_64_hexdigest(f"{self._tag_json}\0{conversation_id}".encode())
+        key = xxhash.xxh3_64_hexdigest(f"{self._tag_json}\0{owner}\0{conversation_id}".encode())
         tokens = np.asarray(model.tokens, dtype=np.int32)
-        self.store.put(key, self._tag, tokens, seq_state.copy_out(model), self._prefill_ms_per_token)
+        self.store.put(key, tag, tokens, seq_state.copy_out(model), self._prefill_ms_per_token)

@@ -21,6 +21,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -33,6 +34,7 @@ SUFFIX = ".kvs"
 DEFAULT_RAM_BUDGET = 512 * 2**20
 DEFAULT_DISK_BUDGET = 5 * 2**30
 STALE_TEMP_SECONDS = 600
+ALIGNED_CANDIDATES = 4  # states compared as text with the prompt, not only by their ids
 
 
 @dataclass
@@ -54,6 +56,7 @@ class Entry:
 class Match:
     entry: Entry
     n_common: int  # leading tokens it shares with the prompt
+    prompt: list[int]  # the prompt, spelled with the state's ids where they spell the same text
 
 
 @dataclass
@@ -117,15 +120,25 @@ class KvStore:
                 prefill_ms_per_token=header.prefill_ms_per_token,
             )
 
-    def best_match(self, tag: dict, prompt: np.ndarray) -> Match | None:
-        """The saved state, valid for `tag`, that shares the longest prefix with `prompt`."""
-        best: Match | None = None
+    def best_match(self, tag: dict, prompt: np.ndarray, align: Callable[[list[int]], list[int]] | None = None) -> Match | None:
+        """The saved state, valid for `tag`, that shares the longest prefix with `prompt`.
+
+        With `align` (tokens -> the prompt spelled with those ids where they spell the
+        same text), the few states sharing the most ids are compared as text too.
+        """
         with self._lock:
             candidates = [e for e in self._entries.values() if e.tag == tag]
-        for entry in candidates:
-            n = common_prefix(entry.tokens, prompt)
-            if n > 0 and (best is None or n > best.n_common):
-                best = Match(entry, n)
+        scored = sorted(((common_prefix(e.tokens, prompt), e) for e in candidates), key=lambda c: -c[0])
+        best: Match | None = None
+        for rank, (n, entry) in enumerate(scored):
+            if n == 0:
+                break
+            ids = prompt.tolist()
+            if align is not None and rank < ALIGNED_CANDIDATES:
+                ids = align(entry.tokens.tolist())
+                n = common_prefix(entry.tokens, np.asarray(ids, dtype=np.int32))
+            if best is None or n > best.n_common:
+                best = Match(entry, n, ids)
         return best
 
     # ---- save --------------------------------------------------------------

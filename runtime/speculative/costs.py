@@ -1,21 +1,47 @@
-"""What a forward pass costs on this machine, measured as decoding goes (wall-clock).
+"""What a forward pass costs on this machine: measured at load, then refreshed from every pass as decoding goes.
 
-The controller needs three figures: one target decode step (the plain rate),
-the target verifying n tokens in one batch, and one draft-model step. Until a
-figure is measured a prior stands in for it. Target passes are summarised by the
-median of the last few: on a machine shared with other work a single pass can
-take many times its usual time, and one such outlier must not decide for long.
+The controller needs what a target pass over n tokens costs (one plain step is
+n = 1; a step of several replies, or a verification, carries more) and what one
+draft-model step costs. The cost of a pass is not a line in n: on a CPU a pass of
+a few tokens costs nearly a full step per token (the weights are read per token
+by the same matrix-vector kernels), while a pass of tens of tokens runs matrix
+kernels that cost far less per token (measured here with Qwen2.5-Coder-1.5B: 4
+tokens ~0.95 of a step each, 33 ~0.46, 65 ~0.45). That is why long drafts pay
+where short ones barely do. So passes are kept per size band (2-3, 4-7, ...,
+64-127, 128+ tokens), each band summarised by the median of its recent passes'
+cost per extra token (a "slope"), and t(n) = t1 * (1 + slope(n) * (n - 1)) with
+slope(n) interpolated between the bands measured (in log n), the prior curve
+standing in where nothing was measured yet.
+
+Every pass is an observation: speculative verifications, batches of several
+replies, and prompt chunks too, so the first prompt of a conversation already
+prices long drafts (a prompt chunk computes logits for its last token only; the
+output layer for every other row is added from the model's shape). At load a
+short calibration (`calibrate`, a fraction of a second) gives a first t1 and a
+small-band point. Medians, because on a machine shared with other work a single
+pass can take many times its usual time, and one such outlier must not decide
+for long.
 """
 
 from __future__ import annotations
 
+import bisect
 import collections
+import math
 import statistics
+import time
 
 SMOOTHING = 0.25  # weight of the newest draft-model measurement
-WINDOW = 7  # target passes of each batch size kept for the median
-# Before any batch was measured: verifying n tokens costs (1 + PRIOR_SLOPE * (n - 1)) single steps.
-PRIOR_SLOPE = 0.3
+WINDOW = 9  # passes kept per band (and single-token passes for t1)
+BAND_STARTS = (2, 4, 8, 16, 32, 64, 128)
+# Before a band was measured: the cost of each extra token, as a share of a single-token step (this 2-core CPU).
+PRIOR_SLOPES = {2: 0.95, 4: 0.95, 8: 0.9, 16: 0.7, 32: 0.5, 64: 0.45, 128: 0.45}
+CALIBRATION_BUDGET_S = 0.4  # at most this long, at load
+CALIBRATION_MAX_TOKENS = 32
+
+
+def band(n: int) -> int:
+    return BAND_STARTS[max(0, bisect.bisect_right(BAND_STARTS, n) - 1)]
 
 
 def _mix(old: float | None, new: float) -> float:
@@ -23,20 +49,59 @@ def _mix(old: float | None, new: float) -> float:
 
 
 class CostModel:
-    def __init__(self) -> None:
-        self.target: dict[int, float] = {}  # batch size -> seconds (median of the recent passes)
-        self._recent: dict[int, collections.deque] = {}
+    def __init__(self, head_share: float = 0.0) -> None:
+        """`head_share`: the output layer's share of a token's compute (for passes that skip it on most rows)."""
+        self.head_share = head_share
+        self._single: collections.deque[float] = collections.deque(maxlen=WINDOW)
+        self._bands: dict[int, collections.deque[tuple[int, float]]] = {b: collections.deque(maxlen=WINDOW) for b in BAND_STARTS}
+        self.plain_step: float | None = None  # t1, seconds
+        self.slopes: dict[int, tuple[float, float]] = {}  # band -> (median n, median slope), measured
         self.draft_step: float | None = None  # seconds per drafted token
         self.draft_sync: float | None = None  # seconds to catch the draft's cache up before drafting
 
     @property
-    def plain_step(self) -> float | None:
-        return self.target.get(1)
+    def slope(self) -> float:
+        """The cost of an extra token in a pass of 64 (what a long draft pays), as a share of a step."""
+        return self.slope_at(64)
 
-    def observe_target(self, n: int, seconds: float) -> None:
-        recent = self._recent.setdefault(n, collections.deque(maxlen=WINDOW))
-        recent.append(seconds)
-        self.target[n] = statistics.median(recent)
+    def observe_pass(self, n: int, seconds: float, rows: int | None = None) -> None:
+        """A target pass over n tokens that computed `rows` logits rows (None: all of them)."""
+        if n <= 1:
+            self._single.append(seconds)
+            self.plain_step = statistics.median(self._single)
+        else:
+            if rows is not None and rows < n:
+                seconds *= 1.0 + self.head_share * (n - rows) / n  # as if it had computed every row
+            self._bands[band(n)].append((n, seconds))
+        if self.plain_step is not None:
+            t1 = self.plain_step
+            self.slopes = {
+                b: (statistics.median(m for m, _ in passes), max(0.0, statistics.median((t / t1 - 1.0) / (m - 1) for m, t in passes)))
+                for b, passes in self._bands.items()
+                if passes
+            }
+
+    observe_target = observe_pass
+
+    def slope_at(self, n: int) -> float:
+        """The cost of each extra token in a pass of n, as a share of a step: measured bands, interpolated in log n."""
+        points = sorted(self.slopes.values())
+        if not points:
+            return PRIOR_SLOPES[band(n)]
+        prior = lambda m: PRIOR_SLOPES[band(int(m))]
+        # Outside the sizes measured: the prior curve's shape, through the nearest measured band.
+        if n <= points[0][0]:
+            m, s = points[0]
+            return s * PRIOR_SLOPES[band(n)] / prior(m)
+        if n >= points[-1][0]:
+            m, s = points[-1]
+            return s * PRIOR_SLOPES[band(n)] / prior(m)
+        x = math.log(n)
+        for (m0, s0), (m1, s1) in zip(points, points[1:]):
+            if x <= math.log(m1):
+                f = (x - math.log(m0)) / (math.log(m1) - math.log(m0))
+                return s0 + f * (s1 - s0)
+        return points[-1][1]
 
     def observe_draft(self, sync_seconds: float | None, steps: int, step_seconds: float) -> None:
         if sync_seconds is not None:
@@ -45,15 +110,46 @@ class CostModel:
             self.draft_step = _mix(self.draft_step, step_seconds / steps)
 
     def target_cost(self, n: int) -> float:
-        """Seconds to verify n tokens in one target pass: measured, or interpolated from the sizes that were."""
-        t1 = self.target.get(1) or 1.0
-        if n in self.target:
-            return self.target[n]
-        slopes = [(t / t1 - 1.0) / (m - 1) for m, t in self.target.items() if m > 1]
-        slope = max(0.0, sum(slopes) / len(slopes)) if slopes else PRIOR_SLOPE
-        return t1 * (1.0 + slope * (n - 1))
+        """Seconds of one target pass over n tokens (logits for all of them)."""
+        t1 = self.plain_step or 1.0
+        return t1 if n <= 1 else t1 * (1.0 + self.slope_at(n) * (n - 1))
 
     def draft_cost(self, k: int, prior_step: float) -> float:
         step = self.draft_step if self.draft_step is not None else prior_step
         sync = self.draft_sync if self.draft_sync is not None else step
         return sync + step * max(k - 1, 0)
+
+
+def head_share(model) -> float:
+    """The output layer's share of one token's weights: what computing one more logits row costs, roughly."""
+    header = model.header
+    n_embd = int(header.arch_value("embedding_length", 0) or 0)
+    return min(0.5, model.n_vocab * n_embd / max(model.n_params, 1))
+
+
+def calibrate(seq, costs: CostModel, budget_s: float = CALIBRATION_BUDGET_S) -> None:
+    """Time a few passes on an empty sequence (then empty it again): a first t1, and a pass of several tokens.
+
+    Two single-token passes (the first warms up), then one pass with logits for every token, as
+    long as the budget allows (up to CALIBRATION_MAX_TOKENS). Stops early on a slow machine; the
+    first prompt's chunks and the first drafts measure the rest.
+    """
+    if seq.tokens:
+        return
+    token = max(seq.model.bos_token, 0)
+    started = time.perf_counter()
+    try:
+        for _ in range(2):
+            t0 = time.perf_counter()
+            seq.decode((token,))
+            seq.clear()
+            single = time.perf_counter() - t0
+        costs.observe_pass(1, single)
+        n = int((budget_s - (time.perf_counter() - started)) / single)
+        n = min(n, CALIBRATION_MAX_TOKENS, seq.model.n_batch, seq.n_ctx - 1)
+        if n >= 2:
+            t0 = time.perf_counter()
+            seq.decode([token] * n, all_logits=True)
+            costs.observe_pass(n, time.perf_counter() - t0)
+    finally:
+        seq.clear()

@@ -1,39 +1,38 @@
-"""The speculative decoding loop: draft, verify in one target pass, keep the accepted run, rewind the rest.
+"""The speculative decoding step: draft, verify in the target's batch, keep the accepted run, rewind the rest.
 
-State between rounds: the target's cache holds every accepted token but the
-newest one, `pending`, whose logits are not computed yet. A round evaluates
-[pending, d1 .. dk] in one batch: row 0 judges d1, row i judges d(i+1), and the
-last row gives a free extra token when all k are accepted. The cache is then cut
-back to the accepted tokens, and the accepted run plus the target's own next
-token go to the TokenSink one by one, which ends the reply exactly where plain
-decoding would (end-of-generation, stop string, max_tokens, full context, cancel).
+State between steps: the sequence's cache holds every accepted token but the
+newest one, `pending`, whose logits are not computed yet. A step evaluates
+[pending, d1 .. dk] (in the same llama_decode call as the other replies' steps):
+row 0 judges d1, row i judges d(i+1), and the last row gives a free extra token
+when all k are accepted. The cache is then cut back to the accepted tokens, and
+the accepted run plus the target's own next token go to the TokenSink one by
+one, which ends the reply exactly where plain decoding would (end-of-generation,
+stop string, max_tokens, full context, cancel).
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Sequence
 
-import numpy as np
-
-from runtime.engine.generation import TokenSink
-from runtime.engine.llama_model import LlamaModel
+from runtime.engine.generation import BatchSoFar, StepTiming, TokenSink
+from runtime.engine.llama_model import LlamaModel, Slice, as_sequence
 from runtime.engine.sampling import Sampler, SamplingConfig
+from runtime.protocol import GenerationStats
 from runtime.speculative.acceptance import Proposal, judge
 from runtime.speculative.adaptive import Controller, lookup_key
 from runtime.speculative.costs import CostModel
 from runtime.speculative.draft_model import DraftModel
 from runtime.speculative.lookup import Match, NgramIndex
-from runtime.protocol import GenerationStats
 
 
 @dataclass
 class Draft:
     tokens: list[int]
     proposals: list[Proposal]  # the distribution each token was drawn from; None: deterministic
-    key: str  # which acceptance estimate it feeds ("lookup1".."lookup16", "draft")
+    key: str  # which acceptance estimate it feeds ("lookup1".."lookup32", "draft")
     probe: bool = False
+    expected: float = 1.0  # tokens this step is expected to yield (the accepted run and the target's own)
 
 
 class Drafting:
@@ -45,24 +44,24 @@ class Drafting:
         self.draft_model = draft_model
         self.shadow: tuple[str, list[int]] | None = None  # a lookup draft not used this round, scored afterwards
 
-    def propose(self, history: list[int], room: int, sampling: SamplingConfig, draft_sampler: Sampler | None) -> Draft | None:
+    def propose(self, history: list[int], room: int, sampling: SamplingConfig, draft_sampler: Sampler | None, batch: BatchSoFar) -> Draft | None:
         self.shadow = None
         match: Match | None = None
         if self.lookup is not None:
-            match = self.lookup.match(min(room, 64))
+            match = self.lookup.match(min(room, self.controller.k_max_lookup))
             if match is not None:
-                plan = self.controller.plan_lookup(match.n, len(match.continuation), room)
+                plan = self.controller.plan_lookup(match.n, len(match.continuation), room, batch)
                 if plan.k > 0:
-                    return Draft(match.continuation[: plan.k], [None] * plan.k, lookup_key(match.n))
+                    return Draft(match.continuation[: plan.k], [None] * plan.k, lookup_key(match.n), expected=plan.expected)
                 self.shadow = (lookup_key(match.n), match.continuation)
         # Both drafters: the draft model drafts when prompt lookup has nothing worth verifying.
         if self.draft_model is not None and (match is None or self.shadow is not None):
-            plan = self.controller.plan_draft(room)
+            plan = self.controller.plan_draft(room, batch)
             if plan.k > 0:
                 tokens, proposals = self.draft_model.draft(history, plan.k, sampling, draft_sampler)
                 self.controller.costs.observe_draft(*self.draft_model.last_timing)
                 if tokens:
-                    return Draft(tokens, proposals, "draft", plan.probe)
+                    return Draft(tokens, proposals, "draft", plan.probe, plan.expected)
             else:
                 self.controller.skipped_draft()
         return None
@@ -81,7 +80,7 @@ class Drafting:
 
 
 class SpeculativeDecoder:
-    """A Decoder (runtime/engine/generation.py) for one reply."""
+    """A Decoder (runtime/engine/generation.py): makes the stepper of one reply."""
 
     def __init__(self, drafting: Drafting, costs: CostModel, mode: str, verify_singly: bool = False):
         self.drafting = drafting
@@ -91,95 +90,109 @@ class SpeculativeDecoder:
         # from the same kernels as in plain decoding and outputs can be compared byte for byte.
         self.verify_singly = verify_singly
 
-    def __call__(self, model: LlamaModel, sampler: Sampler, sink: TokenSink) -> None:
-        stats = sink.stats
-        stats.speculation = self.mode
-        figures = _Figures(stats, self.costs)
-        draft_sampler = None if sampler.greedy else Sampler(sampler.config.for_drafting())
-        history = list(model.tokens)
+    def __call__(self, model: LlamaModel, sampler: Sampler, sink: TokenSink) -> "SpeculativeStepper":
+        return SpeculativeStepper(self, model, sampler, sink)
+
+
+class SpeculativeStepper:
+    def __init__(self, decoder: SpeculativeDecoder, model, sampler: Sampler, sink: TokenSink):
+        self.drafting = decoder.drafting
+        self.costs = decoder.costs
+        self.verify_singly = decoder.verify_singly
+        self.seq = as_sequence(model)
+        self.sampler = sampler
+        self.sink = sink
+        sink.stats.speculation = decoder.mode
+        self.figures = _Figures(sink.stats, self.costs)
+        config = sampler.config
+        self.draft_sampler = None if sampler.greedy else Sampler(config.for_drafting())
+        self.history: list[int] = []
+        self.pending = -1
+        self.base = 0
+        self.draft: Draft | None = None
+
+    def begin(self) -> bool:
+        self.history = list(self.seq.tokens)
         if self.drafting.lookup is not None:
-            self.drafting.lookup.reset(history)
+            self.drafting.lookup.reset(self.history)
         if self.drafting.draft_model is not None:
             # The draft model reads the prompt now, as part of the time to the first token, not mid-reply.
-            self.drafting.draft_model.sync(history)
-        pending = sampler.sample(model.logits(-1))
-        if not sink.accept(pending):
-            return
-        sampler.accept(pending)
-        history.append(pending)
-        self._extend_lookup(history, 1)
-        while True:
-            base = len(model.tokens)  # the cache holds history[:-1]; `pending` is history[-1]
-            # Drafts never reach the last slot of the context or past max_tokens: the sink then
-            # sees the same cache length as in plain decoding, so a full context ends the reply alike.
-            room = min(model.n_ctx - base - 2, sink.request.max_tokens - len(sink.completion))
-            draft = self.drafting.propose(history, room, sampler.config, draft_sampler) if room > 0 else None
-            if draft is None:
-                emitted = [self._plain_step(model, sampler, pending)]
-                figures.passes += 1
-            else:
-                emitted = self._verify(model, sampler, pending, draft)
-                accepted = len(emitted) - 1
-                model.truncate(base + 1 + accepted)
-                self.drafting.controller.observe(draft.key, len(draft.tokens), accepted)
-                if draft.key == "draft":
-                    self.drafting.controller.drafted_with_model(draft.probe)
-                figures.passes += 1
-                figures.drafted += len(draft.tokens)
-                figures.accepted += accepted
-                figures.drafts += 1
-            self.drafting.score_shadow(emitted)
-            for i, token in enumerate(emitted):
-                if not sink.accept(token):
-                    model.truncate(base + 1 + i)  # as plain decoding leaves it: the last token not evaluated
-                    figures.emitted += i + 1
-                    figures.publish()
-                    return
-                history.append(token)
-            figures.emitted += len(emitted)
-            figures.publish()
-            self._extend_lookup(history, len(emitted))
-            pending = emitted[-1]
+            self.drafting.draft_model.sync(self.history)
+        self.pending = self.sampler.sample(self.seq.logits(-1))
+        going_on = self.sink.accept(self.pending)
+        if going_on or self.sink.context_full:  # the token is in the reply (a full context may be made room for)
+            self.sampler.accept(self.pending)
+        if not going_on:
+            return False
+        self.history.append(self.pending)
+        self._extend_lookup(1)
+        return True
 
-    def _extend_lookup(self, history: list[int], n: int) -> None:
+    def plan(self, batch: BatchSoFar) -> Slice:
+        seq = self.seq
+        self.base = len(seq.tokens)  # the cache holds history[:-1]; `pending` is history[-1]
+        # Drafts never reach the last slot of the context or past max_tokens: the sink then
+        # sees the same cache length as in plain decoding, so a full context ends the reply alike.
+        room = min(seq.n_ctx - self.base - 2, self.sink.request.max_tokens - len(self.sink.completion), batch.room - 1)
+        self.draft = self.drafting.propose(self.history, room, self.sampler.config, self.draft_sampler, batch) if room > 0 else None
+        if self.draft is None:
+            return Slice(seq, (self.pending,))
+        return Slice(seq, (self.pending, *self.draft.tokens), all_logits=True, singly=self.verify_singly)
+
+    def expected(self) -> float:
+        """Tokens this step is expected to yield (for the next reply's plan in the same batch)."""
+        return self.draft.expected if self.draft is not None else 1.0
+
+    def settle(self, step: StepTiming) -> bool:
+        draft, figures, controller = self.draft, self.figures, self.drafting.controller
+        figures.passes += 1
+        if draft is None:
+            emitted = [self.sampler.sample(self.seq.logits(-1))]
+            self.sampler.accept(emitted[0])
+        else:
+            emitted = self._judge(draft)
+            accepted = len(emitted) - 1
+            self.seq.truncate(self.base + 1 + accepted)
+            controller.observe(draft.key, len(draft.tokens), accepted)
+            if draft.key == "draft":
+                controller.drafted_with_model(draft.probe)
+            figures.drafted += len(draft.tokens)
+            figures.accepted += accepted
+            figures.drafts += 1
+        self.drafting.score_shadow(emitted)
+        for i, token in enumerate(emitted):
+            if not self.sink.accept(token):
+                self.seq.truncate(self.base + 1 + i)  # as plain decoding leaves it: the last token not evaluated
+                figures.emitted += i + 1
+                figures.publish()
+                return False
+            self.history.append(token)
+        figures.emitted += len(emitted)
+        figures.publish()
+        self._extend_lookup(len(emitted))
+        self.pending = emitted[-1]
+        return True
+
+    def _extend_lookup(self, n: int) -> None:
         if self.drafting.lookup is not None:
-            self.drafting.lookup.extend(history[-n:])
+            self.drafting.lookup.extend(self.history[-n:])
 
-    def _plain_step(self, model: LlamaModel, sampler: Sampler, pending: int) -> int:
-        started = time.perf_counter()
-        model.decode((pending,))
-        self.costs.observe_target(1, time.perf_counter() - started)
-        token = sampler.sample(model.logits(-1))
-        sampler.accept(token)
-        return token
-
-    def _verify(self, model: LlamaModel, sampler: Sampler, pending: int, draft: Draft) -> list[int]:
+    def _judge(self, draft: Draft) -> list[int]:
         """The accepted drafted tokens and then the target's own next token, each accepted by the sampler in turn.
 
         Row i is judged against the chain's distribution given the tokens accepted before it, so the
         sampler accepts each drafted token only once it is accepted (penalties, DRY, grammar).
         """
-        batch = [pending, *draft.tokens]
-        if self.verify_singly:
-            rows = []
-            for token in batch:
-                model.decode((token,))
-                rows.append(np.array(model.logits(-1)))
-            row = rows.__getitem__
-        else:
-            started = time.perf_counter()
-            model.decode(batch, all_logits=True)
-            self.costs.observe_target(len(batch), time.perf_counter() - started)
-            row = model.logits
+        row = self.seq.logits
         emitted: list[int] = []
         for i, (token, proposal) in enumerate(zip(draft.tokens, draft.proposals)):
-            verdict = judge(sampler, row(i), token, proposal)
-            sampler.accept(verdict.token)
+            verdict = judge(self.sampler, row(i), token, proposal)
+            self.sampler.accept(verdict.token)
             emitted.append(verdict.token)
             if not verdict.accepted:
                 return emitted
-        emitted.append(sampler.sample(row(len(draft.tokens))))
-        sampler.accept(emitted[-1])
+        emitted.append(self.sampler.sample(row(len(draft.tokens))))
+        self.sampler.accept(emitted[-1])
         return emitted
 
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 import logging
 import os
 
-from runtime.engine.generation import Decoder, decode_plain
-from runtime.engine.llama_model import LlamaModel
+from runtime.engine.generation import Decoder, PlainStepper
+from runtime.engine.llama_model import LlamaModel, as_sequence
 from runtime.protocol import ErrorCode, RpcError
 from runtime.speculative.adaptive import Controller
-from runtime.speculative.costs import CostModel
+from runtime.speculative.costs import CostModel, calibrate, head_share
 from runtime.speculative.decoder import Drafting, SpeculativeDecoder
 from runtime.speculative.draft_model import DraftModel
 from runtime.speculative.lookup import NgramIndex
@@ -36,26 +36,54 @@ VERIFY_ENV = "LOKAL_SPECULATIVE_VERIFY"
 FIXED_K_ENV = "LOKAL_SPECULATIVE_FIXED_K"
 
 
+class SequenceDrafting:
+    """What one sequence's replies learn and keep between turns: its n-gram index and its acceptance estimates."""
+
+    def __init__(self, controller: Controller, draft: DraftModel | None):
+        self.index = NgramIndex()
+        self.controller = controller
+        self.draft = draft
+
+
 class Speculation:
     def __init__(self, target: LlamaModel, draft: LlamaModel | None = None, verify_singly: bool | None = None, fixed_k: int | None = None):
         self.target = target
-        self.draft = DraftModel(draft) if draft is not None else None
-        self.costs = CostModel()
+        self.draft_llama = draft
+        self.costs = CostModel(head_share(target))
+        target.pass_observer = self.costs.observe_pass  # every pass prices drafts: verifications, batches, prompt chunks
         self.verify_singly = os.environ.get(VERIFY_ENV) == "single" if verify_singly is None else verify_singly
         if fixed_k is None and os.environ.get(FIXED_K_ENV, "").isdigit():
             fixed_k = int(os.environ[FIXED_K_ENV])
         self.fixed_k = fixed_k
         # A draft step is roughly as much slower as the weights are bigger (memory bound), until measured.
         ratio = draft.header.tensor_bytes / max(target.header.tensor_bytes, 1) if draft is not None else 0.5
-        self.controller = Controller(self.costs, draft_step_prior=min(1.0, max(0.1, ratio)), fixed_k=fixed_k)
-        self.index = NgramIndex()
+        self.draft_step_prior = min(1.0, max(0.1, ratio))
+        self._sequences: dict[int, SequenceDrafting] = {}
         self.notice = ""
         if not target.can_rewind:
             self.notice = f"speculative decoding is off: a {target.header.architecture} model cannot rewind part of its cache to the last accepted token"
+        elif not self.verify_singly and fixed_k is None:
+            calibrate(target.sequences[-1], self.costs)
+
+    @property
+    def draft(self) -> DraftModel | None:
+        return self.for_sequence(0).draft
+
+    def for_sequence(self, seq_id: int) -> SequenceDrafting:
+        state = self._sequences.get(seq_id)
+        if state is None:
+            controller = Controller(self.costs, draft_step_prior=self.draft_step_prior, fixed_k=self.fixed_k)
+            draft = DraftModel(self.draft_llama.sequences[seq_id]) if self.draft_llama is not None else None
+            state = self._sequences[seq_id] = SequenceDrafting(controller, draft)
+        return state
+
+    @property
+    def controller(self) -> Controller:
+        return self.for_sequence(0).controller
 
     def decoder_for(self, mode: str) -> Decoder:
         """The decoder for one reply with this `speculation` setting; INVALID_PARAMS for a mode that cannot run."""
-        if mode in ("draft", "both") and self.draft is None:
+        if mode in ("draft", "both") and self.draft_llama is None:
             raise RpcError(ErrorCode.INVALID_PARAMS, f"params.speculation: {mode!r} needs a draft model; load one with model.load's draft_path")
         if mode == "auto" and os.environ.get("LOKAL_AUTO_SPECULATION", "on").lower() == "off":
             # Greedy replies that must repeat exactly from run to run (the tests) need plain decoding:
@@ -63,19 +91,20 @@ class Speculation:
             mode = "off"
         if mode == "off" or self.notice:
             notice = self.notice if mode != "off" else ""
-
-            def plain(model, sampler, sink):
-                sink.stats.speculation = "off"
-                sink.stats.speculation_notice = notice
-                decode_plain(model, sampler, sink)
-
-            return plain
+            return lambda model, sampler, sink: PlainStepper(model, sampler, sink, notice)
         use_lookup = mode in ("lookup", "both", "auto")
-        use_draft = mode in ("draft", "both") or (mode == "auto" and self.draft is not None)
-        drafting = Drafting(self.controller, self.index if use_lookup else None, self.draft if use_draft else None)
-        return SpeculativeDecoder(drafting, self.costs, mode, self.verify_singly)
+        use_draft = mode in ("draft", "both") or (mode == "auto" and self.draft_llama is not None)
+
+        def make(model, sampler, sink):
+            state = self.for_sequence(as_sequence(model).seq_id)
+            drafting = Drafting(state.controller, state.index if use_lookup else None, state.draft if use_draft else None)
+            return SpeculativeDecoder(drafting, self.costs, mode, self.verify_singly)(model, sampler, sink)
+
+        return make
 
     def close(self) -> None:
-        if self.draft is not None:
-            self.draft.close()
-            self.draft = None
+        self._sequences.clear()
+        self.target.pass_observer = None
+        if self.draft_llama is not None:
+            self.draft_llama.close()
+            self.draft_llama = None

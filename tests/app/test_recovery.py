@@ -64,3 +64,24 @@ def test_sigabrt_while_idle_is_reported_and_a_message_sent_meanwhile_waits_for_t
     assert window.link.restarts == 1 and window.session.loaded is not None
     reply = window.chat.messages.messages[-1]
     assert reply.state == st.COMPLETE and reply.content
+
+
+def test_kill_9_mid_batch_loses_no_stored_message_in_any_conversation(qtbot, window, store_path):
+    window.chat.default_settings = ConversationSettings(temperature=0.8, max_tokens=1500, n_ctx=2048, seed=4)
+    asked = {}
+    for question in ("Write a very long essay about mountains.", "Write a very long essay about forests."):
+        conversation = window.chat.new_conversation()
+        window.chat.send(question)
+        asked[conversation.id] = question
+    # Both stream, decoded in the same batches.
+    qtbot.waitUntil(lambda: len(window.chat.replies) == 2 and all(len(r.text) > 10 for r in window.chat.replies.values()), timeout=120_000)
+    shown = {cid: reply.text for cid, reply in window.chat.replies.items()}
+    os.kill(window.link.pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: not window.chat.any_generating, timeout=10_000)
+    with sqlite3.connect(str(store_path)) as db:
+        for conversation_id, question in asked.items():
+            rows = db.execute("SELECT role, state, content FROM messages WHERE conversation_id = ? ORDER BY position", (conversation_id,)).fetchall()
+            assert [(role, state) for role, state, _ in rows] == [("user", "complete"), ("assistant", "interrupted")]
+            assert rows[0][2] == question
+            assert rows[1][2].startswith(shown[conversation_id]) and rows[1][2]
+    wait_loaded(qtbot, window)

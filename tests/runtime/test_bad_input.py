@@ -70,19 +70,26 @@ def test_requests_before_initialize_are_refused(starter_model):
         assert client.initialize().protocol_version.startswith("1.")
 
 
-def test_second_generate_while_one_runs_is_refused_with_busy(loaded_runtime):
+def test_a_second_reply_in_the_same_conversation_or_a_load_while_one_runs_is_refused_with_busy(loaded_runtime):
     started = threading.Event()
     params = ChatGenerateParams("busy", [ChatMessage("user", "Tell me a long story.")], max_tokens=400, temperature=0.8, seed=3)
     call, wait = loaded_runtime.generate(params, lambda t: started.set())
     assert started.wait(60)
     with pytest.raises(RpcError) as info:
-        loaded_runtime.request("chat.generate", ChatGenerateParams("other", [ChatMessage("user", "hi")]), timeout=30)
+        loaded_runtime.request("chat.generate", ChatGenerateParams("busy", [ChatMessage("user", "hi")]), timeout=30)
     assert info.value.code == ErrorCode.BUSY
     assert info.value.data["running_request_id"] == call.id
+    with pytest.raises(RpcError) as info:
+        loaded_runtime.request("model.unload", timeout=30)
+    assert info.value.code == ErrorCode.BUSY and info.value.data["running_request_id"] == call.id
+    # Another conversation streams beside it.
+    other = loaded_runtime.chat(ChatGenerateParams("other", [ChatMessage("user", "hi")], max_tokens=4, temperature=0), timeout=60)
+    assert other.finish_reason in ("stop", "length")
+    assert not call.future.done(), "the long reply should still be streaming"
     loaded_runtime.cancel(call.id)
     assert wait(30).finish_reason == "cancelled"
     # the refused request lost nothing: the same request now runs
-    result = loaded_runtime.chat(ChatGenerateParams("other", [ChatMessage("user", "hi")], max_tokens=4, temperature=0), timeout=60)
+    result = loaded_runtime.chat(ChatGenerateParams("busy", [ChatMessage("user", "hi")], max_tokens=4, temperature=0), timeout=60)
     assert result.finish_reason in ("stop", "length")
 
 

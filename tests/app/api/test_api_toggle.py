@@ -1,4 +1,4 @@
-"""The window's "Serve the API" toggle: the window's own runtime serves the API, with the window's model and KV cache."""
+"""The window's "Serve the API" toggle: the window's own runtime serves the API with the window's model, its KV caches kept apart."""
 
 import os
 import signal
@@ -31,7 +31,7 @@ def window(qtbot, tmp_path, monkeypatch, starter_model):
     qtbot.addWidget(win)
     win.show()
     win.load_model(str(starter_model))
-    qtbot.waitUntil(lambda: win.session.loaded is not None and win.link.current_job is None, timeout=90_000)
+    qtbot.waitUntil(lambda: win.session.loaded is not None and not win.link.jobs, timeout=90_000)
     yield win
     win.shutdown()
 
@@ -63,7 +63,7 @@ def listening_port_owner(port: int) -> int | None:
     return next((p.pid for p in runtime_processes() if any(c.laddr.port == port and c.status == psutil.CONN_LISTEN for c in p.net_connections("tcp"))), None)
 
 
-def test_the_toggle_serves_from_the_windows_own_runtime_sharing_its_kv_cache(qtbot, window):
+def test_the_toggle_serves_from_the_windows_own_runtime_with_caches_kept_apart(qtbot, window):
     panel = serve(qtbot, window)
     server = window.features["api"].server
     assert panel.toggle.isChecked() and panel.status.text() == "Serving"
@@ -79,17 +79,19 @@ def test_the_toggle_serves_from_the_windows_own_runtime_sharing_its_kv_cache(qtb
         client.list_models(Endpoint("self", "this machine", panel.url.text()), panel.key.text())
     assert signal.args[1] == [MODEL_NAME]
 
-    # A conversation the window started, continued through the API: only the new turn is evaluated.
+    # A caller who sends a window conversation's history gets none of the window's cache for it.
     with qtbot.waitSignal(window.chat.sig_reply_finished, timeout=120_000) as signal:
         window.chat.send("Name a fruit.")
     first = signal.args[0]
     history = [{"role": "user", "content": "Name a fruit."}, {"role": "assistant", "content": first.content}, {"role": "user", "content": "Another one?"}]
     second = api_client(panel).chat.completions.create(model=MODEL_NAME, messages=history, max_tokens=8, **GREEDY)
-    assert second.usage.prompt_tokens_details.cached_tokens >= first.stats["prompt_tokens"]
-    # ... and back: the window's next turn finds the API's prompt in the cache.
+    assert second.usage.prompt_tokens_details.cached_tokens == 0
+    # The API's own next turn reuses its own cache, and the window's next turn its own.
+    third = api_client(panel).chat.completions.create(model=MODEL_NAME, messages=history + [{"role": "assistant", "content": second.choices[0].message.content}, {"role": "user", "content": "And a third?"}], max_tokens=4, **GREEDY)
+    assert third.usage.prompt_tokens_details.cached_tokens >= second.usage.prompt_tokens
     with qtbot.waitSignal(window.chat.sig_reply_finished, timeout=120_000) as signal:
         window.chat.send("Another one?")
-    assert signal.args[0].stats["prompt_tokens_reused"] >= second.usage.prompt_tokens - 1
+    assert signal.args[0].stats["prompt_tokens_reused"] >= first.stats["prompt_tokens"] + first.stats["completion_tokens"]
 
     with qtbot.waitSignal(server.sig_state_changed, timeout=30_000, check_params_cb=lambda s: s == STOPPED):
         panel.toggle.click()
@@ -97,21 +99,20 @@ def test_the_toggle_serves_from_the_windows_own_runtime_sharing_its_kv_cache(qtb
     assert listening_port_owner(server.port) is None
 
 
-def test_a_window_reply_waits_for_the_api_reply_then_streams(qtbot, window):
+def test_a_window_reply_streams_beside_the_api_reply(qtbot, window):
     panel = serve(qtbot, window)
     stream = api_client(panel).completions.create(model=MODEL_NAME, prompt="1, 2, 3, 4, 5,", max_tokens=900, stream=True, **GREEDY)
-    assert next(iter(stream)).choices[0].text
-    window.chat.send("Hi")
-    # Not BUSY, not failed: it waits, and the window says why nothing streams yet.
-    qtbot.waitUntil(lambda: "API" in window.statusBar().currentMessage(), timeout=30_000)
-    # The window's poller asks for its own reply's figures: the API's are not passed off as them.
-    with qtbot.waitSignal(window.poller.sig_sample, timeout=10_000):
-        pass
-    assert window.chat.generating and window.metrics_panel.stats == {}
+    chunks = iter(stream)
+    assert next(chunks).choices[0].text
+    # Not BUSY, not waiting: decoded in the same batches as the API's reply, which keeps streaming.
     with qtbot.waitSignal(window.chat.sig_reply_finished, timeout=120_000) as signal:
-        stream.close()  # the API's caller hangs up: its reply stops, the window's runs
+        window.chat.send("Hi")
     assert signal.args[0].state == "complete" and signal.args[0].content
-    assert window.statusBar().currentMessage() == ""
+    assert next(chunks).choices[0].text
+    assert "API" not in window.statusBar().currentMessage()
+    # The window's figures are its own reply's, never the API's.
+    assert window.metrics_panel.stats.get("completion_tokens") == signal.args[0].stats["completion_tokens"]
+    stream.close()
 
 
 def test_the_api_comes_back_on_the_same_port_after_the_runtime_restarts(qtbot, window):
@@ -123,7 +124,7 @@ def test_the_api_comes_back_on_the_same_port_after_the_runtime_restarts(qtbot, w
     with qtbot.waitSignal(server.sig_state_changed, timeout=90_000, check_params_cb=lambda s: s == READY):
         pass
     assert server.port == port and panel.url.text() == f"http://127.0.0.1:{port}/v1"
-    qtbot.waitUntil(lambda: window.session.loaded is not None and window.link.current_job is None, timeout=90_000)
+    qtbot.waitUntil(lambda: window.session.loaded is not None and not window.link.jobs, timeout=90_000)
     reply = api_client(panel).completions.create(model=MODEL_NAME, prompt="1, 2, 3,", max_tokens=2, **GREEDY)
     assert reply.usage.completion_tokens == 2
 

@@ -209,3 +209,26 @@ def test_settings_are_per_conversation_and_remembered(qtbot, window, store_path)
     reopened = Store(store_path)
     assert reopened.conversation(conv.id).settings["max_tokens"] == 7
     assert other.id != conv.id
+
+
+def test_two_conversations_stream_at_once_and_both_replies_are_stored(qtbot, window, store_path):
+    window.chat.default_settings = ConversationSettings(temperature=0.0, max_tokens=48, n_ctx=2048, seed=1)
+    window.chat.new_conversation()
+    first = window.chat.current
+    type_and_send(qtbot, window, "Write a short poem about the sea.")
+    qtbot.waitUntil(lambda: bool(window.chat.replies[first.id].text), timeout=120_000)  # A streams
+    window.chat.new_conversation()
+    second = window.chat.current
+    assert not window.chat.generating and not window.composer.generating  # B can be written to while A streams
+    type_and_send(qtbot, window, "Name three rivers in Europe.")
+    # Both stream at the same time: B's reply has text while A's is still going.
+    qtbot.waitUntil(lambda: second.id in window.chat.replies and bool(window.chat.replies[second.id].text), timeout=120_000)
+    assert first.id in window.chat.replies, "A had finished before B streamed: nothing ran at once"
+    wait_reply(qtbot, window)
+    rows = db_rows(store_path, "SELECT conversation_id, role, state, length(content) FROM messages WHERE role = 'assistant' ORDER BY conversation_id")
+    assert sorted((c, s) for c, _r, s, _n in rows) == sorted([(first.id, "complete"), (second.id, "complete")])
+    assert all(n > 0 for *_rest, n in rows)
+    # Back in A, its whole reply is on screen.
+    window.sidebar.select(first.id)
+    window.chat.open(first.id)
+    assert window.chat.messages.messages[-1].state == st.COMPLETE and window.chat.messages.messages[-1].content

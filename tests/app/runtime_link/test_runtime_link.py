@@ -53,21 +53,25 @@ def link(qtbot):
 
 
 @pytest.mark.slow
-def test_engine_jobs_queue_on_the_client_instead_of_getting_busy(qtbot, link, starter_model):
+def test_jobs_queue_on_the_client_instead_of_getting_busy_and_two_conversations_stream_at_once(qtbot, link, starter_model):
     runtime = link()
     runtime.start()
-    results, errors, queued = [], [], []
+    results, errors, queued, in_flight = [], [], [], []
     runtime.sig_queue_changed.connect(queued.append)
-    params = lambda text: ChatGenerateParams("q", [ChatMessage("user", text)], max_tokens=4, temperature=0.0)
-    # Sent at once, before the runtime is even ready: three engine jobs, one after the other.
+    runtime.sig_delta.connect(lambda *_args: in_flight.append(sorted(call.conversation_id for call in runtime.jobs)))
+    params = lambda conversation, text: ChatGenerateParams(conversation, [ChatMessage("user", text)], max_tokens=8, temperature=0.0)
+    # Sent at once, before the runtime is even ready: the load alone, then the replies, one per conversation at a time.
     runtime.call("model.load", ModelLoadParams(path=str(starter_model), n_ctx=512), on_result=results.append, on_error=errors.append)
-    runtime.call("chat.generate", params("Hi"), on_result=results.append, on_error=errors.append)
-    runtime.call("chat.generate", params("Hello"), on_result=results.append, on_error=errors.append)
-    assert runtime.queued == 3
-    qtbot.waitUntil(lambda: len(results) + len(errors) == 3, timeout=240_000)
-    assert errors == []  # no BUSY: the runtime never saw two jobs at once
-    assert results[0].quantization == "Q4_1" and results[1].text and results[2].text  # decoded: ModelLoadResult, ChatGenerateResult
-    assert max(queued) == 3 and queued[-1] == 0
+    runtime.call("chat.generate", params("q", "Hi"), on_result=results.append, on_error=errors.append)
+    runtime.call("chat.generate", params("q", "Hello"), on_result=results.append, on_error=errors.append)
+    runtime.call("chat.generate", params("r", "Good morning"), on_result=results.append, on_error=errors.append)
+    assert runtime.queued == 4
+    qtbot.waitUntil(lambda: len(results) + len(errors) == 4, timeout=240_000)
+    assert errors == []  # no BUSY: the runtime never saw a job it refuses
+    assert results[0].quantization == "Q4_1" and all(r.text for r in results[1:])  # decoded: ModelLoadResult, ChatGenerateResult
+    assert max(queued) == 4 and queued[-1] == 0
+    assert ["q", "r"] in in_flight, "the two conversations never streamed at once"
+    assert all(ids.count("q") <= 1 for ids in in_flight), "two replies of one conversation ran at once"
     assert runtime.state == ConnectionState.READY
 
 

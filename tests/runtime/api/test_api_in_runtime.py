@@ -7,7 +7,7 @@ import openai
 import pytest
 
 from runtime.client import RuntimeClient
-from runtime.protocol import ApiStartParams, ChatGenerateParams, ChatMessage, ErrorCode, ModelLoadParams, RpcError
+from runtime.protocol import ApiStartParams, ChatGenerateParams, ChatMessage, ErrorCode, KvStoreInfoParams, ModelLoadParams, RpcError
 from serve_process import MODEL_NAME
 
 pytestmark = pytest.mark.slow
@@ -74,20 +74,58 @@ def test_api_start_refuses_the_network_and_a_taken_port_and_answers_503_without_
         api.status()
 
 
-def test_the_api_continues_a_conversation_the_protocol_client_built(served):
+def test_an_api_caller_never_gets_the_windows_cache_nor_the_reverse_and_its_own_reuse_stays(served):
     client, api = served
-    history = [ChatMessage("user", "Name a colour.")]
-    first = client.chat(ChatGenerateParams("protocol-conversation", history, max_tokens=8, **GREEDY))
-    messages = [{"role": "user", "content": "Name a colour."}, {"role": "assistant", "content": first.text}, {"role": "user", "content": "Another one?"}]
-    second = api.openai().chat.completions.create(model=MODEL_NAME, messages=messages, max_tokens=8, **GREEDY)
-    # Same process, same KV cache: the API evaluates only its new turn.
-    cached = second.usage.prompt_tokens_details.cached_tokens
-    assert cached >= first.stats.prompt_tokens
-    assert second.usage.prompt_tokens - cached <= 20
+    system = "You are a careful assistant for a small bakery. You answer questions about opening hours, bread and cakes, politely and in one short sentence."
+    window = [ChatMessage("system", system), ChatMessage("user", "Do you sell rye bread on Sundays?")]
+    turn = client.chat(ChatGenerateParams("window-conversation", window, max_tokens=8, **GREEDY))
+    client.request("kv.store_info", KvStoreInfoParams(wait_for_writes=True), timeout=60)  # its state is saved too
+    assert turn.stats.prompt_tokens >= 40
+    # A caller who guesses the window conversation's prefix learns nothing from the cache: neither the live
+    # sequence nor the saved state serves it.
+    guessed = [{"role": "system", "content": system}, {"role": "user", "content": "Do you sell rye bread on Sundays?"}]
+    first = api.openai().chat.completions.create(model=MODEL_NAME, messages=guessed, max_tokens=8, **GREEDY)
+    assert first.usage.prompt_tokens_details.cached_tokens == 0
+    # The API's own prefix reuse across its own requests stays.
+    follow_up = guessed + [{"role": "assistant", "content": first.choices[0].message.content}, {"role": "user", "content": "And on Mondays?"}]
+    second = api.openai().chat.completions.create(model=MODEL_NAME, messages=follow_up, max_tokens=8, **GREEDY)
+    assert second.usage.prompt_tokens_details.cached_tokens >= first.usage.prompt_tokens
+    # Nor the reverse: the window gets nothing of a conversation only the API had.
+    api_only = [{"role": "system", "content": "You are a ferry timetable. You answer with departure times only, nothing else."}, {"role": "user", "content": "When does the first ferry leave on Saturdays?"}]
+    api.openai().chat.completions.create(model=MODEL_NAME, messages=api_only, max_tokens=4, **GREEDY)
+    client.request("kv.store_info", KvStoreInfoParams(wait_for_writes=True), timeout=60)
+    again = client.chat(ChatGenerateParams("window-copy-of-the-api", [ChatMessage(m["role"], m["content"]) for m in api_only], max_tokens=4, **GREEDY))
+    assert again.stats.prompt_tokens_reused == 0 and again.stats.prompt_tokens_restored == 0
 
 
-def test_a_client_job_waits_for_the_api_reply_instead_of_failing(served):
+def test_a_client_reply_streams_beside_an_api_reply(served):
     client, api = served
+    waiting = threading.Event()
+    client.add_notification_handler(lambda method, _params: method == "job.waiting" and waiting.set())
+    stream = api.openai().completions.create(model=MODEL_NAME, prompt=COUNTING, max_tokens=900, stream=True, **GREEDY)
+    chunks = iter(stream)
+    assert next(chunks).choices[0].text
+    result = client.chat(ChatGenerateParams("beside-the-api", [ChatMessage("user", "Hi")], max_tokens=4, **GREEDY), timeout=120)
+    assert result.finish_reason != "cancelled" and result.stats.completion_tokens > 0
+    assert next(chunks).choices[0].text  # the API's reply still streams
+    assert not waiting.is_set()
+    stream.close()
+
+
+@pytest.fixture(scope="module")
+def one_sequence(starter_model):
+    """A runtime whose context holds one sequence: the client's reply waits for the API's."""
+    client = RuntimeClient()
+    client.initialize("pytest")
+    client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=1024, n_threads=1, n_seq=1))
+    api = Api(client, max_queue=1)
+    yield client, api
+    assert client.request("api.stop", timeout=30).stopped is True
+    client.close()
+
+
+def test_with_one_sequence_a_client_job_waits_for_the_api_reply_instead_of_failing(one_sequence):
+    client, api = one_sequence
     waiting = threading.Event()
     client.add_notification_handler(lambda method, _params: method == "job.waiting" and waiting.set())
     stream = api.openai().completions.create(model=MODEL_NAME, prompt=COUNTING, max_tokens=900, stream=True, **GREEDY)
@@ -100,8 +138,8 @@ def test_a_client_job_waits_for_the_api_reply_instead_of_failing(served):
     assert result.finish_reason != "cancelled" and result.stats.completion_tokens > 0
 
 
-def test_cancelling_a_client_job_that_waits_ends_it_at_once(served):
-    client, api = served
+def test_cancelling_a_client_job_that_waits_ends_it_at_once(one_sequence):
+    client, api = one_sequence
     stream = api.openai().completions.create(model=MODEL_NAME, prompt=COUNTING, max_tokens=900, stream=True, **GREEDY)
     next(iter(stream))
     call, wait = client.generate(ChatGenerateParams("cancelled-while-waiting", [ChatMessage("user", "Hi")], max_tokens=4))

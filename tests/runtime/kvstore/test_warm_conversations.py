@@ -66,8 +66,21 @@ def test_restored_from_disk_after_a_restart_the_reply_is_byte_identical_to_the_w
     assert restored.text == warm.text
 
 
+def test_switching_back_to_a_resident_conversation_costs_no_restore(starter_model, tmp_path):
+    with runtime_with_store(tmp_path, starter_model, n_seq=2) as client:
+        a1 = ask(client, TURN_1, conversation="a")
+        b1 = ask(client, POET, conversation="b")
+        back = ask(client, TURN_1 + [("assistant", a1.text), NEXT_QUESTION], conversation="a")
+        s = back.stats
+        # a rests in its own sequence while b streams in the other: all of it is still there.
+        assert s.kv_restore_source == "" and s.prompt_tokens_restored == 0
+        assert s.prompt_tokens_reused >= a1.stats.prompt_tokens + a1.stats.completion_tokens and s.prompt_tokens_evaluated < 30
+        b2 = ask(client, POET + [("assistant", b1.text), ("user", "Another one.")], conversation="b")
+        assert b2.stats.prompt_tokens_restored == 0 and b2.stats.prompt_tokens_reused >= b1.stats.prompt_tokens
+
+
 def test_switching_conversations_restores_from_ram(starter_model, tmp_path):
-    with runtime_with_store(tmp_path, starter_model) as client:
+    with runtime_with_store(tmp_path, starter_model, n_seq=1) as client:  # one sequence: a switch replaces the cache
         a1 = ask(client, TURN_1, conversation="a")
         b1 = ask(client, POET, conversation="b")
         assert b1.stats.prompt_tokens_restored == 0

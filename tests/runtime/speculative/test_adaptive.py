@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.speculative.adaptive import LOOKUP_PROBE_AFTER, MIN_GAIN, NEAR_GAIN, PROBE_FIRST, PROBE_MAX, Controller, expected_tokens, lookup_key
+from runtime.engine.generation import BatchSoFar
+from runtime.speculative.adaptive import LOOKUP_PROBE_AFTER, MIN_GAIN, NEAR_GAIN, PROBE_FIRST, PROBE_MAX, Controller, lookup_key
 from runtime.speculative.costs import CostModel
+from runtime.speculative.run_lengths import RunLengths
 
 
 def costs(t1=0.04, per_token=0.004, draft_step=None) -> CostModel:
@@ -18,10 +20,39 @@ def costs(t1=0.04, per_token=0.004, draft_step=None) -> CostModel:
     return c
 
 
-def test_expected_tokens_per_pass():
-    assert expected_tokens(0.0, 5) == 1.0
-    assert expected_tokens(1.0, 5) == 6.0
-    assert abs(expected_tokens(0.5, 2) - 1.75) < 1e-12
+def test_run_lengths_learn_where_drafts_break():
+    runs = RunLengths(0.5)
+    assert runs.survival(3) == pytest.approx([0.5, 0.25, 0.125])  # the prior: the same rate at every position
+    for _ in range(30):
+        runs.observe(64, 20)  # copies that always break at the 21st token
+    s = runs.survival(64)
+    assert s[15] > 0.9  # the first 16 are nearly sure
+    assert s[40] < 0.05  # past 21 nearly never
+    untouched = RunLengths(0.5)
+    for _ in range(30):
+        untouched.observe(2, 2)
+    assert untouched.survival(64)[63] == pytest.approx(RunLengths(0.5).survival(64)[63] / 0.25 * untouched.survival(2)[1], rel=1e-6)  # buckets no draft reached keep the prior
+
+
+def test_long_copies_draft_64_tokens_at_this_cpus_costs_and_copies_that_break_draft_less():
+    # t1 100 ms, each extra verified token 0.42 of a step: this 2-core CPU.
+    c = Controller(costs(t1=0.1, per_token=0.042))
+    for _ in range(10):
+        c.observe("lookup32", 64, 64)
+    assert c.plan_lookup(n=32, available=64, room=1000).k == 64
+    c = Controller(costs(t1=0.1, per_token=0.042))
+    for _ in range(10):
+        c.observe("lookup32", 64, 20)
+    assert 16 <= c.plan_lookup(n=32, available=64, room=1000).k <= 24
+
+
+def test_a_draft_that_pays_alone_is_declined_when_other_replies_share_the_pass():
+    c = Controller(costs(t1=0.1, per_token=0.042))
+    for i in range(30):
+        c.observe("lookup4", 1, int(i % 5 < 3))  # three in five right
+    assert c.plan_lookup(n=4, available=16, room=100).k > 0
+    # Three other replies decode one token each in the same pass: it already yields three tokens.
+    assert c.plan_lookup(n=4, available=16, room=100, batch=BatchSoFar(tokens=3, expected=3.0)).k == 0
 
 
 def test_nothing_is_drafted_before_a_plain_step_was_measured():
@@ -112,3 +143,19 @@ def test_long_suffix_matches_get_their_own_estimate():
     # On this CPU's costs, a copied run 32 tokens long is worth verifying; a 1-token coincidence is not.
     assert c.plan_lookup(n=32, available=16, room=100).k > 0
     assert c.plan_lookup(n=1, available=16, room=100).k == 0
+
+
+def test_pass_costs_are_kept_per_size_band_and_prompt_chunks_price_long_drafts():
+    c = CostModel(head_share=0.2)
+    c.observe_pass(1, 0.1)
+    for _ in range(3):
+        c.observe_pass(4, 0.1 * (1 + 0.95 * 3))  # a few tokens: nearly a step each
+    # Before anything long was measured, a 64-token pass is priced by the prior curve's shape through the small band.
+    assert c.target_cost(64) / 0.1 == pytest.approx(1 + 0.95 * 0.45 / 0.95 * 63)
+    # A prompt chunk of 64 tokens (logits for its last row only) is a measurement too, the output layer added.
+    for _ in range(3):
+        c.observe_pass(64, 0.1 * (1 + 0.3 * 63), rows=1)
+    long = c.target_cost(64) / 0.1
+    assert long == pytest.approx((1 + 0.3 * 63) * (1 + 0.2 * 63 / 64), rel=1e-6)
+    assert c.target_cost(4) / 0.1 == pytest.approx(1 + 0.95 * 3)  # the small band keeps its own figure
+    assert c.target_cost(16) < c.target_cost(4) * 4  # in between, interpolated

@@ -68,7 +68,7 @@ class Corrupting:
 def speculative(target, draft, mode: str, k: int = 4, corrupt: Corrupting | None = None):
     speculation = Speculation(target, draft, verify_singly=True, fixed_k=k)
     if corrupt is not None:
-        speculation.draft = corrupt
+        speculation.for_sequence(0).draft = corrupt
     return speculation.decoder_for(mode)
 
 
@@ -94,7 +94,7 @@ def test_lookup_drafts_are_accepted_on_a_code_edit(target, draft):
 def test_drafts_rejected_at_every_position_still_match_plain(target, draft):
     tokens = chat_prompt(target, PROMPTS[1])
     plain = run(target, tokens, max_tokens=24)
-    corrupt = Corrupting(speculative(target, draft, "draft").drafting.draft_model)
+    corrupt = Corrupting(Speculation(target, draft, verify_singly=True, fixed_k=4).draft)
     spec = run(target, tokens, speculative(target, draft, "draft", k=4, corrupt=corrupt), max_tokens=24)
     assert spec.completion == plain.completion
     assert corrupt.corrupted_at == {0, 1, 2, 3}
@@ -104,7 +104,7 @@ def test_drafts_rejected_at_every_position_still_match_plain(target, draft):
 def test_drafts_that_are_always_wrong_still_match_plain(target, draft):
     tokens = chat_prompt(target, PROMPTS[2])
     plain = run(target, tokens, max_tokens=24)
-    corrupt = Corrupting(speculative(target, draft, "draft").drafting.draft_model, always_first=True)
+    corrupt = Corrupting(Speculation(target, draft, verify_singly=True, fixed_k=4).draft, always_first=True)
     spec = run(target, tokens, speculative(target, draft, "draft", k=3, corrupt=corrupt), max_tokens=24)
     assert spec.completion == plain.completion
     assert spec.stats.draft_tokens_accepted == 0 and spec.stats.draft_tokens > 0

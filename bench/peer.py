@@ -1,0 +1,104 @@
+"""llama.cpp's own llama-server as the benchmarks' peer (`--peer PATH`): started on a free loopback port, stopped after.
+
+The peer is never part of the tests; a benchmark that is given one runs the same
+requests against it, interleaved with Lokal's, and prints the ratios.
+"""
+
+from __future__ import annotations
+
+import atexit
+import http.client
+import json
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def exit_on_sigterm() -> None:
+    """A benchmark stopped with SIGTERM exits through Python, so its servers are stopped too (atexit)."""
+    signal.signal(signal.SIGTERM, lambda *_args: sys.exit(143))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LlamaServer:
+    """One llama-server process; `args` are its own flags (model, threads, slots, speculation)."""
+
+    def __init__(self, binary: str | Path, *args: str, ready_timeout: float = 300):
+        self.binary = str(binary)
+        self.port = free_port()
+        self.log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log", delete=False)
+        self.command = [self.binary, "--host", "127.0.0.1", "--port", str(self.port), "--no-webui", *args]
+        self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT)
+        atexit.register(self.close)  # also when the benchmark is stopped (see exit_on_sigterm)
+        self._wait_ready(ready_timeout)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def _wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"llama-server exited with {self.process.returncode}:\n{self.log_tail()}")
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+                connection.request("GET", "/health")
+                if connection.getresponse().status == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.2)  # a child we do not control: polling its health endpoint is all it offers
+        raise RuntimeError(f"llama-server was not ready in {timeout}s:\n{self.log_tail()}")
+
+    def log_tail(self, lines: int = 30) -> str:
+        return "\n".join(Path(self.log.name).read_text(errors="replace").splitlines()[-lines:])
+
+    def log_lines(self, needle: str) -> list[str]:
+        return [line for line in Path(self.log.name).read_text(errors="replace").splitlines() if needle in line]
+
+    def openai(self, timeout: float = 600):
+        import openai
+
+        return openai.OpenAI(base_url=self.url, api_key="peer", max_retries=0, timeout=timeout)
+
+    def completion(self, body: dict, timeout: float = 600) -> dict:
+        """A raw POST to the server's own /completion endpoint (its timings included)."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            connection.request("POST", "/completion", body=json.dumps(body), headers={"Content-Type": "application/json"})
+            return json.loads(connection.getresponse().read())
+        finally:
+            connection.close()
+
+    def version(self) -> str:
+        try:
+            out = subprocess.run([self.binary, "--version"], capture_output=True, text=True, timeout=30)
+            return (out.stdout + out.stderr).strip().splitlines()[0]
+        except (OSError, subprocess.SubprocessError, IndexError):
+            return "unknown"
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        Path(self.log.name).unlink(missing_ok=True)
+
+    def __enter__(self) -> "LlamaServer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,1 @@
+"""Continuous batching across conversations in one llama.cpp context (scheduler.py)."""

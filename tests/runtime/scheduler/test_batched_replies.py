@@ -1,0 +1,170 @@
+"""Several replies decoded together by the scheduler, in-process with the real starter model.
+
+With one llama_decode call per sequence (the debug mode: batched kernels round
+differently, so only then can outputs be compared byte for byte), prompts run all
+at once give each prompt's solo output: sequences never see each other's tokens.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from runtime.engine.generation import GenerationRequest, decode_plain
+from runtime.engine.llama_model import LlamaModel, LoadSettings
+from runtime.engine.sampling import SamplingConfig
+from runtime.gguf.reader import read_file_header
+from runtime.scheduler.scheduler import ScheduledReply, Scheduler
+
+GREEDY = SamplingConfig(temperature=0.0, top_p=1.0, top_k=40, seed=0)
+PROMPTS = [
+    "Write a haiku about the sea.",
+    "List three prime numbers and explain why they are prime.",
+    "What is the capital of Italy? Answer in one sentence.",
+    "Write a Python function that adds two numbers.",
+]
+
+
+@pytest.fixture(scope="module")
+def model(starter_model):
+    settings = LoadSettings(path=str(starter_model), n_ctx=512, n_gpu_layers=0, type_k="f16", type_v="f16", flash_attn=None, n_threads=1, n_seq=4)
+    llama = LlamaModel(settings, read_file_header(starter_model))
+    llama.one_sequence_per_decode = True  # LOKAL_BATCH=single
+    yield llama
+    llama.close()
+
+
+def chat(model, text):
+    return model.tokenize(f"<|im_start|>user\n{text}<|im_end|>\n<|im_start|>assistant\n", add_bos=False, special=True)
+
+
+class Timeline:
+    """When each reply's text arrived."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.events: list[tuple[float, int]] = []
+
+    def on_text(self, i):
+        def record(_text):
+            with self.lock:
+                self.events.append((time.perf_counter(), i))
+
+        return record
+
+
+def reply_for(model, i, max_tokens=24, timeline=None, cancel=None):
+    request = GenerationRequest(prompt=chat(model, PROMPTS[i]), max_tokens=max_tokens, sampling=GREEDY, on_text=timeline.on_text(i) if timeline else (lambda t: None))
+    if cancel is not None:
+        request.cancel = cancel
+    return ScheduledReply(request, decode_plain, conversation_id=f"c{i}")
+
+
+def run_all(scheduler, replies, timeout=300):
+    for reply in replies:
+        scheduler.submit(reply)
+    for reply in replies:
+        assert reply.done.wait(timeout), "a reply never finished"
+        assert reply.error is None, reply.error
+    return [r.outcome for r in replies]
+
+
+def empty_slots(scheduler):
+    for slot in scheduler.slots:
+        slot.seq.clear()
+
+
+def test_prompts_at_once_give_each_prompts_solo_output(model):
+    scheduler = Scheduler(model)
+    try:
+        solo = []
+        for i in range(len(PROMPTS)):
+            empty_slots(scheduler)
+            solo += run_all(scheduler, [reply_for(model, i)])
+        empty_slots(scheduler)
+        timeline = Timeline()
+        together = run_all(scheduler, [reply_for(model, i, timeline=timeline) for i in range(len(PROMPTS))])
+    finally:
+        scheduler.close()
+    for i, (a, b) in enumerate(zip(solo, together)):
+        assert a.completion, f"prompt {i}: an empty reply proves nothing"
+        assert b.completion == a.completion and b.text == a.text and b.finish_reason == a.finish_reason, f"prompt {i}"
+    # They did stream together: every reply had text before any other reply was over.
+    first = {i: min(t for t, j in timeline.events if j == i) for i in range(len(PROMPTS))}
+    last = {i: max(t for t, j in timeline.events if j == i) for i in range(len(PROMPTS))}
+    assert max(first.values()) < min(last.values())
+
+
+def test_cancelling_one_reply_leaves_the_others_streaming(model):
+    scheduler = Scheduler(model)
+    try:
+        empty_slots(scheduler)
+        timeline = Timeline()
+        cancel = threading.Event()
+        replies = [reply_for(model, i, max_tokens=48, timeline=timeline, cancel=cancel if i == 1 else None) for i in range(3)]
+        for reply in replies:
+            scheduler.submit(reply)
+        deadline = time.monotonic() + 120
+        while not any(j == 1 for _t, j in timeline.events):  # the one to cancel has started streaming
+            assert time.monotonic() < deadline, "no text from reply 1"
+            replies[1].done.wait(0.01)
+        scheduler.cancel(replies[1])
+        cancelled_at = time.perf_counter()
+        for reply in replies:
+            assert reply.done.wait(300)
+    finally:
+        scheduler.close()
+    outcomes = [r.outcome for r in replies]
+    assert outcomes[1].finish_reason == "cancelled"
+    assert len(outcomes[1].completion) < 48
+    for i in (0, 2):
+        assert outcomes[i].finish_reason in ("stop", "length")
+        assert any(t > cancelled_at for t, j in timeline.events if j == i) or outcomes[i].finish_reason == "stop", f"reply {i} stopped streaming"
+
+
+def test_a_prompt_that_begins_like_another_sequences_cache_shares_its_cells(model):
+    system = "<|im_start|>system\nYou are a patient teacher who explains things to children with short, friendly sentences.<|im_end|>\n"
+    ask = lambda text: model.tokenize(system + f"<|im_start|>user\n{text}<|im_end|>\n<|im_start|>assistant\n", add_bos=False, special=True)
+    first, second = ask("Why is the sky blue?"), ask("Why do cats purr?")
+    shared = next(i for i, (a, b) in enumerate(zip(first, second)) if a != b)
+    assert shared >= 20
+    scheduler = Scheduler(model)
+    try:
+        empty_slots(scheduler)
+        cold = run_all(scheduler, [ScheduledReply(GenerationRequest(prompt=second, max_tokens=16, sampling=GREEDY), decode_plain, conversation_id="cold")])[0]
+        empty_slots(scheduler)
+        run_all(scheduler, [ScheduledReply(GenerationRequest(prompt=first, max_tokens=4, sampling=GREEDY), decode_plain, conversation_id="a")])
+        warm = run_all(scheduler, [ScheduledReply(GenerationRequest(prompt=second, max_tokens=16, sampling=GREEDY), decode_plain, conversation_id="b")])[0]
+        seqs = [s.seq for s in scheduler.slots if s.conversation_id in ("a", "b")]
+    finally:
+        scheduler.close()
+    assert len(seqs) == 2 and seqs[0] is not seqs[1]  # b got a slot of its own, a stays resident
+    assert warm.stats.prompt_tokens_reused >= shared - 1 and warm.stats.prompt_tokens_evaluated <= len(second) - shared + 1
+    assert warm.completion == cold.completion
+
+
+def test_when_both_owners_ask_neither_holds_every_slot(starter_model):
+    settings = LoadSettings(path=str(starter_model), n_ctx=512, n_gpu_layers=0, type_k="f16", type_v="f16", flash_attn=None, n_threads=1, n_seq=2)
+    llama = LlamaModel(settings, read_file_header(starter_model))
+    scheduler = Scheduler(llama)
+    ask = lambda owner, conversation, i, n: ScheduledReply(GenerationRequest(prompt=chat(llama, PROMPTS[i]), max_tokens=n, sampling=GREEDY), decode_plain, owner=owner, conversation_id=conversation)
+    try:
+        first = ask("protocol", "w", 0, 4)
+        scheduler.submit(first)  # the window has asked: from now on it keeps a slot of its own
+        assert first.done.wait(120)
+        api = [ask("api", f"api-{i}", i, 200) for i in range(3)]
+        for reply in api:
+            scheduler.submit(reply)
+        assert api[0].done.wait(240)
+        late = ask("protocol", "w", 1, 4)
+        scheduler.submit(late)  # comes while API replies wait
+        for reply in api + [late]:
+            assert reply.done.wait(240) and reply.error is None
+    finally:
+        scheduler.close()
+        llama.close()
+    # Of two slots the API held one at a time; the window's reply was admitted before the API reply that waited.
+    assert api[1].admitted >= api[0].outcome.stats.total_ms / 1000 + api[0].submitted - 1e-3
+    assert late.admitted < api[2].admitted
