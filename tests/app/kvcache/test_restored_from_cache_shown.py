@@ -30,7 +30,7 @@ def test_a_restored_turn_shows_restored_from_cache_and_the_time_saved(qtbot, sta
         panel = second.metrics_panel
         assert panel.value_of("restored").startswith(f"{stats['prompt_tokens_restored']:,} tokens (disk, ")
         assert panel.value_of("restore_saved").startswith("≈ ")
-        assert panel.value_of("extra:draft_tokens") is None  # it did not speculate: no column of zeros
+        assert panel.value_of("accepted") is None and not panel.section_visible("speculation")  # it did not draft: no column of zeros
         footer = second.chat_view.widgets[-1].footer.text()
         assert "restored from cache, saved ≈ " in footer
         check_the_store_dialog_shows_and_clears(qtbot, second, tmp_path / "cache" / "kv")
