@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TypeVar
+from typing import Callable, TypeVar
 
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import QByteArray, Qt, QUrl, qVersion
+from PySide6.QtCore import QByteArray, Qt, QUrl, Signal, qVersion
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar,
@@ -56,6 +56,8 @@ STATE_TEXT = {
 
 
 class MainWindow(QMainWindow):
+    sig_closed = Signal()  # the window closed for good (not hidden to keep serving): the application may end
+
     def __init__(self, store: Store, link: RuntimeLink, local_models: LocalModels | None = None, autoload: bool = True):
         super().__init__()
         self.setWindowTitle("Lokal")
@@ -71,6 +73,10 @@ class MainWindow(QMainWindow):
         self.starter_fetch: StarterFetch | None = None
         self.menus: dict[MenuId, QMenu] = {}
         self.features: dict[str, object] = {}  # what app/main.py installed (app/remote, app/api, app/kvcache), by name
+        self._close_guards: list[Callable[[], bool]] = []
+        self._close_confirmed = False
+        self._shut_down = False
+        self.restart_requested = False  # View ▸ Language ▸ Restart now: app/main.py opens the window again
         self._deleted = None
         self._recovering = False
         self._build()
@@ -191,6 +197,16 @@ class MainWindow(QMainWindow):
         self.features[name] = feature
         return feature
 
+    def add_close_guard(self, guard: Callable[[], bool]) -> None:
+        """`guard()` runs when the user closes the window: True lets it close; False keeps it open, and the
+        guard then asks its question and ends with quit_now(), hiding the window, or nothing (cancelled)."""
+        self._close_guards.append(guard)
+
+    def quit_now(self) -> None:
+        """Close for good, without asking the guards again (they had their say)."""
+        self._close_confirmed = True
+        self.close()
+
     def _add_menu(self, menu_id: MenuId, title: str) -> QMenu:
         menu = self.menus[menu_id] = self.menuBar().addMenu(title)
         return menu
@@ -224,6 +240,8 @@ class MainWindow(QMainWindow):
         self.action_stop.setShortcut(QKeySequence("Ctrl+."))
         self.action_regenerate = chat_menu.addAction(icons.icon("regenerate"), "&Regenerate last reply", self.chat.regenerate)
         self.action_regenerate.setShortcut(QKeySequence("Ctrl+R"))
+        self.action_edit_last = chat_menu.addAction(icons.icon("edit"), self.tr("&Edit last message"), self._on_edit_last)
+        self.action_edit_last.setShortcut(QKeySequence("Ctrl+E"))
 
         self.menuBar().addMenu(self.model_menu)
         self.menus[MenuId.MODEL] = self.model_menu
@@ -277,7 +295,7 @@ class MainWindow(QMainWindow):
         self.sidebar.sig_export.connect(self._on_export)
         self.composer.sig_send.connect(self._on_send)
         self.composer.sig_stop.connect(chat.stop)
-        self.chat_view.sig_edit_requested.connect(self._on_edit)
+        self.chat_view.sig_edit_submitted.connect(self._on_edit_submitted)
         self.chat_view.sig_regenerate_requested.connect(chat.regenerate)
         self.chat_view.sig_copied.connect(lambda _t: self.statusBar().showMessage("Copied to the clipboard", 2000))
         self.settings_button.clicked.connect(self._on_settings)
@@ -332,11 +350,16 @@ class MainWindow(QMainWindow):
         self.show_banner(f"{message}. Choose a GGUF file from the Model menu.")
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._close_confirmed and not all(guard() for guard in self._close_guards):
+            event.ignore()  # a guard asks first (e.g. whether to keep serving the API)
+            return
+        self._close_confirmed = False
         if not self._unsaved_changes_may_go():
             event.ignore()
             return
         self.shutdown()
         super().closeEvent(event)
+        self.sig_closed.emit()
 
     def _unsaved_changes_may_go(self) -> bool:
         """Replies the database refused are only in memory: quitting would lose them, so ask first."""
@@ -359,6 +382,10 @@ class MainWindow(QMainWindow):
                 return False
         return True
 
+    @property
+    def is_shut_down(self) -> bool:
+        return self._shut_down
+
     def bring_to_front(self) -> None:
         """A second launch asked for this window (app/single_instance.py)."""
         if self.isMinimized():
@@ -369,7 +396,7 @@ class MainWindow(QMainWindow):
 
     def shutdown(self) -> None:
         """Save what is on screen and stop the runtime; safe to call twice."""
-        if getattr(self, "_shut_down", False):
+        if self._shut_down:
             return
         self._shut_down = True
         self.chat.end_all()
@@ -544,6 +571,7 @@ class MainWindow(QMainWindow):
         has_conv = self.chat.current is not None
         self.action_stop.setEnabled(self.chat.generating)
         self.action_regenerate.setEnabled(self.chat.can_regenerate())
+        self.action_edit_last.setEnabled(not self.chat.generating and any(m.role == "user" for m in self.chat.messages.messages))
         self.action_rename.setEnabled(has_conv)
         self.action_delete.setEnabled(has_conv)
         if self.session.wanted is None and self.chat.local_replies:
@@ -600,20 +628,32 @@ class MainWindow(QMainWindow):
         if exported:
             self.statusBar().showMessage(f"Exported to {path}", 4000)
 
-    def _on_edit(self, row: int) -> None:
-        message = self.chat.messages.message(row)
-        text, ok = QInputDialog.getMultiLineText(self, "Edit message", "Edit your message; the replies after it will be replaced:", message.content)
-        if ok and text.strip():
-            self.chat.edit_and_resend(row, text)
+    def _on_edit_submitted(self, row: int, text: str) -> None:
+        """Enter in a message's editor: the message changes and the replies after it are written again."""
+        if self.chat.generating:
+            self.statusBar().showMessage(self.tr("Stop the reply first (Esc), then resend the edited message"), 5000)
+            return
+        if self.chat.edit_and_resend(row, text):
+            self.chat_view.stop_editing()
+            self.composer.edit.setFocus()
 
-    def _on_settings(self) -> None:
+    def _on_edit_last(self) -> None:
+        if not self.chat.generating:
+            self.chat_view.edit_last_user_message()
+
+    def _on_settings(self) -> ConversationSettingsDialog:
         conv = self.chat.current
         dialog = ConversationSettingsDialog(conv.system_prompt if conv else "", self.chat.settings(), self)
-        if dialog.exec():
-            system_prompt, settings = dialog.result_settings()
-            self.chat.set_settings(system_prompt, settings)
-            if self.session.wanted is not None and self.chat.local_replies:
-                self.session.ensure_context(settings.n_ctx)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self._apply_settings(*dialog.result_settings()))
+        dialog.open()  # window-modal, without a nested event loop
+        self.settings_dialog = dialog
+        return dialog
+
+    def _apply_settings(self, system_prompt: str, settings) -> None:
+        self.chat.set_settings(system_prompt, settings)
+        if self.session.wanted is not None and self.chat.local_replies:
+            self.session.ensure_context(settings.n_ctx)
 
     def _on_about(self) -> None:
         info = self.link.info

@@ -261,6 +261,9 @@ class MetricsResult:
     devices: list[Device]
     # Live figures of this client's reply streaming now; None while none streams, also while the API's does.
     generation: Optional[GenerationStats] = None
+    # Requests the API is answering or has waiting now (0 when it does not serve): a window that is
+    # asked to close says so, because stopping the API would cut those replies off.
+    api_requests: int = 0
 
 
 @dataclass

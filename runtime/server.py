@@ -318,6 +318,8 @@ class RuntimeServer:
         running = self.slot.running
         if running is not None and running.owner != PROTOCOL:
             metrics.generation = None  # the API's reply: a client polling for its own reply must not take these figures for it
+        api = self._api
+        metrics.api_requests = api.requests_in_flight() if api is not None else 0
         return metrics
 
     def _shutdown(self, _params: Empty) -> ShutdownResult:

@@ -1,13 +1,15 @@
 """Model ▸ Serve the API…: the API toggle plugged into the window's Model menu as a section of its own.
 
 It also says, in the status bar, why a reply of the window's does not stream yet while it waits for
-a reply the API is generating (the runtime's `job.waiting`).
+a reply the API is generating (the runtime's `job.waiting`), and asks before a close would stop the
+API (app/api/background.py: stop and quit, or keep serving in the background).
 """
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout
 
+from app.api.background import CloseWhileServing
 from app.api.panel import ApiPanel
 from app.api.server import ApiServer
 from app.ui.menus import MenuSection
@@ -17,7 +19,7 @@ SECTION = "api"
 
 
 class ApiFeature:
-    def __init__(self, window):
+    def __init__(self, window, tray_available: bool | None = None):
         self.window = window
         self.server = ApiServer(window.link, window)
         self.server.sig_failed.connect(lambda message: window.show_banner(f"The API: {message}"))
@@ -28,6 +30,7 @@ class ApiFeature:
         window.link.sig_notification.connect(self._on_runtime_notification)
         window.link.sig_delta.connect(self._end_waiting)
         window.chat.sig_generating_changed.connect(self._end_waiting)
+        self.closing = CloseWhileServing(window, self.server, tray_available)
 
     def _build_section(self, section: MenuSection) -> None:
         section.add_action("Serve the API…", self.open_dialog)

@@ -150,6 +150,11 @@ class Backend:
 
     # ---- requests ------------------------------------------------------------
     @property
+    def admitted(self) -> int:
+        """Requests being answered or waiting for their turn (read from other threads: one int, no lock needed)."""
+        return self._admitted
+
+    @property
     def queued(self) -> int:
         return max(self._admitted - 1, 0)
 

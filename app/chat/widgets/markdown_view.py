@@ -96,10 +96,24 @@ class MarkdownView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.text = ""
+        self._name = ""  # what a screen reader calls each part ("Your message", "Message from Assistant")
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(8)
         self._parts: list[tuple[str, QWidget, str]] = []  # kind, widget, the text it shows
+
+    def set_accessible_name(self, name: str) -> None:
+        if name != self._name:
+            self._name = name
+            for _kind, widget, _text in self._parts:
+                self._name_part(widget)
+
+    def _name_part(self, widget: QWidget) -> None:
+        if isinstance(widget, CodeBlock):
+            widget.view.setAccessibleName(self.tr("Code in {name}").format(name=self._name))
+        else:
+            widget.setAccessibleName(self._name)
+            widget.setAccessibleDescription(self.tr("Text of the message; links open in your browser"))
 
     @property
     def code_blocks(self) -> list[CodeBlock]:
@@ -121,6 +135,7 @@ class MarkdownView(QWidget):
                     old.deleteLater()
                 del self._parts[i:]
                 widget = CodeBlock() if segment.kind == "code" else AutoHeightBrowser()
+                self._name_part(widget)
                 self._layout.addWidget(widget)
                 self._parts.append((segment.kind, widget, ""))
             if segment.kind == "code":
