@@ -15,12 +15,13 @@ from typing import Callable, TypeVar
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import QByteArray, Qt, QUrl, Signal, qVersion
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar,
     QPushButton, QSplitter, QToolButton, QVBoxLayout, QWidget,
 )
 
+from app.chat.announcer import ReplyAnnouncer
 from app.chat.controller import ChatController
 from app.chat.conversation_model import ConversationFilterModel
 from app.chat.widgets.composer import Composer
@@ -36,8 +37,10 @@ from app.models.session import ModelChoice, ModelSession
 from app.models.starter import StarterFetch, first_model
 from app.runtime_link import ConnectionState, RuntimeLink
 from app.storage import Store
-from app.ui import icons
+from app.ui import icons, language
+from app.ui.accessibility import chain, described
 from app.ui.menus import MenuId, MenuSection, ModelMenu
+from app.ui.shortcuts import ShortcutsDialog
 from runtime import __version__ as lokal_version
 from runtime import protocol
 from runtime.paths import log_dir
@@ -83,6 +86,8 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._connect()
         self._restore()
+        self._order_focus()
+        self.composer.edit.setFocus(Qt.FocusReason.OtherFocusReason)  # where the user starts: typing a message
         self.link.start()
         self.local_models.scan()
         if autoload:
@@ -103,14 +108,17 @@ class MainWindow(QMainWindow):
         self.banner_text = QLabel()
         self.banner_text.setWordWrap(True)
         self.banner_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        close = QToolButton()
+        self.banner_text.setAccessibleName(self.tr("Message"))
+        close = self.banner_close = QToolButton()
         close.setIcon(icons.icon("close"))
         close.setAutoRaise(True)
-        close.setToolTip("Dismiss")
+        close.setToolTip(self.tr("Dismiss"))
+        described(close, self.tr("Dismiss"), self.tr("Hide this message"))
         close.clicked.connect(self.banner.hide)
         # Shown while the database refuses writes: they are kept and written once it works again.
-        self.banner_retry = QPushButton("Retry")
-        self.banner_retry.setToolTip("Try to save again")
+        self.banner_retry = QPushButton(self.tr("Retry"))
+        self.banner_retry.setToolTip(self.tr("Try to save again"))
+        described(self.banner_retry, self.tr("Retry"), self.tr("Try to save again"))
         self.banner_retry.hide()
         banner_row.addWidget(self.banner_text, 1)
         banner_row.addWidget(self.banner_retry, 0, Qt.AlignmentFlag.AlignTop)
@@ -122,33 +130,39 @@ class MainWindow(QMainWindow):
         top.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         top_row = QHBoxLayout(top)
         top_row.setContentsMargins(16, 8, 10, 8)
-        self.title = QLabel("New chat")
+        self.title = QLabel(self.tr("New chat"))
         self.title.setObjectName("title")
         self.model_button = QToolButton()
         self.model_button.setObjectName("modelButton")
         self.model_button.setIcon(icons.icon("model"))
-        self.model_button.setText("No model")
+        self.model_button.setText(self.tr("No model"))
         self.model_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.model_button.setToolTip("Choose the model and quantization")
-        self.model_menu = ModelMenu("&Model", self)
+        self.model_button.setToolTip(self.tr("Choose the model and quantization"))
+        described(self.model_button, self.tr("Model"), self.tr("Choose the model and quantization (Alt+M opens the Model menu)"))
+        self.model_menu = ModelMenu(self.tr("&Model"), self)
         self.model_button.setMenu(self.model_menu)
         self.settings_button = QToolButton()
         self.settings_button.setIcon(icons.icon("settings"))
         self.settings_button.setAutoRaise(True)
-        self.settings_button.setToolTip("Conversation settings (Ctrl+,)")
+        self.settings_button.setToolTip(self.tr("Conversation settings (Ctrl+,)"))
+        described(self.settings_button, self.tr("Conversation settings"), self.tr("System prompt, sampling and context size of this conversation"))
         self.metrics_button = QToolButton()
         self.metrics_button.setIcon(icons.icon("metrics"))
         self.metrics_button.setAutoRaise(True)
         self.metrics_button.setCheckable(True)
         self.metrics_button.setChecked(True)
-        self.metrics_button.setToolTip("Show the metrics panel")
+        self.metrics_button.setToolTip(self.tr("Show the metrics panel (Ctrl+Shift+M)"))
+        described(self.metrics_button, self.tr("Metrics panel"), self.tr("Show or hide the speed and memory figures"))
+        for button in (self.model_button, self.settings_button, self.metrics_button):
+            button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         top_row.addWidget(self.title, 1)
         top_row.addWidget(self.model_button)
         top_row.addWidget(self.settings_button)
         top_row.addWidget(self.metrics_button)
 
         self.chat_view = ChatView(self.chat.messages)
+        self.announcer = ReplyAnnouncer(self.chat, self.chat_view, self)  # the streaming reply, read out politely
         composer_holder = QWidget()
         composer_row = QHBoxLayout(composer_holder)
         composer_row.setContentsMargins(16, 8, 16, 14)
@@ -187,6 +201,19 @@ class MainWindow(QMainWindow):
         self.resize(1280, 800)
         self._on_state_changed(self.link.state)
 
+    # ---- keyboard --------------------------------------------------------------------
+    def focus_order(self) -> list[QWidget]:
+        """What Tab visits, in reading order: the conversation list, the banner, the top bar, the messages, the composer."""
+        sidebar, composer = self.sidebar, self.composer
+        return [
+            sidebar.new_button, sidebar.filter, sidebar.list, self.banner_retry, self.banner_close,
+            self.model_button, self.settings_button, self.metrics_button,
+            self.chat_view, *self.chat_view.focusables(), composer.edit, composer.button,
+        ]
+
+    def _order_focus(self) -> None:
+        chain(self.focus_order())
+
     # ---- extension points ---------------------------------------------------------
     def menu(self, menu_id: MenuId) -> QMenu:
         """The window's menu `menu_id`: features add their commands to it."""
@@ -212,57 +239,110 @@ class MainWindow(QMainWindow):
         return menu
 
     def _build_menus(self) -> None:
-        file_menu = self._add_menu(MenuId.FILE, "&File")
-        self.action_new = file_menu.addAction(icons.icon("new-chat"), "&New chat", self._on_new)
+        # Every command has a shortcut, or is reached from the keyboard through its menu (Alt+letter, then arrows).
+        file_menu = self._add_menu(MenuId.FILE, self.tr("&File"))
+        self.action_new = file_menu.addAction(icons.icon("new-chat"), self.tr("&New chat"), self._on_new)
         self.action_new.setShortcut(QKeySequence.StandardKey.New)
         file_menu.addSeparator()
-        file_menu.addAction(icons.icon("export"), "Export as &Markdown…", lambda: self._on_export(None, "md"))
-        file_menu.addAction(icons.icon("export"), "Export as &JSON…", lambda: self._on_export(None, "json"))
+        self.action_export_md = file_menu.addAction(icons.icon("export"), self.tr("Export as &Markdown…"), lambda: self._on_export(None, "md"))
+        self.action_export_md.setShortcut(QKeySequence("Ctrl+Shift+E"))
+        file_menu.addAction(icons.icon("export"), self.tr("Export as &JSON…"), lambda: self._on_export(None, "json"))
         file_menu.addSeparator()
-        quit_action = file_menu.addAction("&Quit", self.close)
+        quit_action = file_menu.addAction(self.tr("&Quit"), self.close)
         quit_action.setShortcut(QKeySequence("Ctrl+Q"))
         quit_action.setMenuRole(QAction.MenuRole.QuitRole)
 
-        edit_menu = self._add_menu(MenuId.EDIT, "&Edit")
-        self.action_undo_delete = edit_menu.addAction("&Undo delete", self._on_undo_delete)
+        edit_menu = self._add_menu(MenuId.EDIT, self.tr("&Edit"))
+        self.action_undo_delete = edit_menu.addAction(self.tr("&Undo delete"), self._on_undo_delete)
         self.action_undo_delete.setShortcut(QKeySequence.StandardKey.Undo)
         self.action_undo_delete.setEnabled(False)
         edit_menu.addSeparator()
-        self.action_rename = edit_menu.addAction("&Rename chat…", lambda: self._on_rename(None))
-        self.action_delete = edit_menu.addAction(icons.icon("delete"), "&Delete chat", lambda: self._on_delete(None))
+        self.action_rename = edit_menu.addAction(self.tr("&Rename chat…"), lambda: self._on_rename(None))
+        self.action_rename.setShortcut(QKeySequence("F2"))
+        self.action_delete = edit_menu.addAction(icons.icon("delete"), self.tr("&Delete chat"), lambda: self._on_delete(None))
+        self.action_delete.setShortcut(QKeySequence("Ctrl+Shift+Backspace"))
         edit_menu.addSeparator()
-        self.action_settings = edit_menu.addAction(icons.icon("settings"), "Conversation &settings…", self._on_settings)
+        self.action_settings = edit_menu.addAction(icons.icon("settings"), self.tr("Conversation &settings…"), self._on_settings)
         self.action_settings.setShortcut(QKeySequence("Ctrl+,"))
         self.action_settings.setMenuRole(QAction.MenuRole.PreferencesRole)
 
-        chat_menu = self._add_menu(MenuId.CHAT, "&Chat")
-        self.action_stop = chat_menu.addAction(icons.icon("stop"), "&Stop", self.chat.stop)
+        chat_menu = self._add_menu(MenuId.CHAT, self.tr("&Chat"))
+        self.action_stop = chat_menu.addAction(icons.icon("stop"), self.tr("&Stop"), self.chat.stop)
         self.action_stop.setShortcut(QKeySequence("Ctrl+."))
-        self.action_regenerate = chat_menu.addAction(icons.icon("regenerate"), "&Regenerate last reply", self.chat.regenerate)
+        self.action_regenerate = chat_menu.addAction(icons.icon("regenerate"), self.tr("&Regenerate last reply"), self.chat.regenerate)
         self.action_regenerate.setShortcut(QKeySequence("Ctrl+R"))
         self.action_edit_last = chat_menu.addAction(icons.icon("edit"), self.tr("&Edit last message"), self._on_edit_last)
         self.action_edit_last.setShortcut(QKeySequence("Ctrl+E"))
+        chat_menu.addSeparator()
+        self.action_focus_composer = chat_menu.addAction(self.tr("&Write a message"), lambda: self.composer.edit.setFocus(Qt.FocusReason.ShortcutFocusReason))
+        self.action_focus_composer.setShortcut(QKeySequence("Ctrl+L"))
 
         self.menuBar().addMenu(self.model_menu)
         self.menus[MenuId.MODEL] = self.model_menu
         self.model_menu.add_section("local", self._build_local_section, order=0)
         self.model_menu.add_section("local-sources", self._build_sources_section, order=10)
 
-        view_menu = self._add_menu(MenuId.VIEW, "&View")
-        self.action_metrics = view_menu.addAction(icons.icon("metrics"), "&Metrics panel")
+        view_menu = self._add_menu(MenuId.VIEW, self.tr("&View"))
+        self.action_metrics = view_menu.addAction(icons.icon("metrics"), self.tr("&Metrics panel"))
         self.action_metrics.setCheckable(True)
         self.action_metrics.setChecked(True)
         self.action_metrics.setShortcut(QKeySequence("Ctrl+Shift+M"))
-        self.action_sidebar = view_menu.addAction(icons.icon("sidebar"), "&Conversation list")
+        self.action_sidebar = view_menu.addAction(icons.icon("sidebar"), self.tr("&Conversation list"))
         self.action_sidebar.setCheckable(True)
         self.action_sidebar.setChecked(True)
         self.action_sidebar.setShortcut(QKeySequence("Ctrl+Shift+S"))
+        view_menu.addSeparator()
+        self.language_menu = view_menu.addMenu(self.tr("&Language"))
+        self._build_language_menu()
 
-        help_menu = self._add_menu(MenuId.HELP, "&Help")
-        self.action_open_logs = help_menu.addAction("Open &log folder", self._on_open_log_folder)
+        help_menu = self._add_menu(MenuId.HELP, self.tr("&Help"))
+        self.action_shortcuts = help_menu.addAction(self.tr("&Keyboard shortcuts"), self._on_shortcuts)
+        self.action_shortcuts.setShortcut(QKeySequence("F1"))
+        self.action_open_logs = help_menu.addAction(self.tr("Open &log folder"), self._on_open_log_folder)
         help_menu.addSeparator()
-        about = help_menu.addAction("&About Lokal", self._on_about)
+        about = help_menu.addAction(self.tr("&About Lokal"), self._on_about)
         about.setMenuRole(QAction.MenuRole.AboutRole)
+
+    def _build_language_menu(self) -> None:
+        """View ▸ Language: the OS's language, or one chosen here; kept, and used from the next start."""
+        saved = self.store.get_state(language.STATE_KEY, language.SYSTEM) or language.SYSTEM
+        group = QActionGroup(self)
+        system_name = language.LANGUAGES[language.system_language()]
+        choices = [(language.SYSTEM, self.tr("&System language ({name})").format(name=system_name))]
+        choices += [(code, name) for code, name in language.LANGUAGES.items()]
+        self.language_actions: dict[str, QAction] = {}
+        for code, text in choices:
+            action = self.language_menu.addAction(text)
+            action.setCheckable(True)
+            action.setChecked(code == saved)
+            action.setData(code)
+            group.addAction(action)
+            action.triggered.connect(lambda _checked=False, c=code: self.choose_language(c))
+            self.language_actions[code] = action
+
+    def choose_language(self, code: str) -> None:
+        """Keep the choice; the window's strings change when it opens again (offered now, or at the next start)."""
+        self.store.set_state(language.STATE_KEY, code)
+        self.language_actions[code].setChecked(True)
+        wanted = language.wanted(code)
+        if wanted == language.current():
+            return
+        name = language.LANGUAGES[wanted]
+        box = QMessageBox(QMessageBox.Icon.Information, self.tr("Language"),
+                          self.tr("Lokal will be in {language} the next time its window opens.").format(language=name), parent=self)
+        box.setInformativeText(self.tr("Open it again now? The model is loaded again; your conversations stay as they are."))
+        restart = box.addButton(self.tr("Open again now"), QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(self.tr("Later"), QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(restart)
+        box.finished.connect(lambda _result: self._on_language_answer(box.clickedButton() is restart))
+        self.language_question = box
+        box.open()
+
+    def _on_language_answer(self, restart_now: bool) -> None:
+        self.language_question = None
+        if restart_now:
+            self.restart_requested = True
+            self.close()
 
     def _connect(self) -> None:
         link, chat, session = self.link, self.chat, self.session
@@ -296,6 +376,7 @@ class MainWindow(QMainWindow):
         self.composer.sig_send.connect(self._on_send)
         self.composer.sig_stop.connect(chat.stop)
         self.chat_view.sig_edit_submitted.connect(self._on_edit_submitted)
+        self.chat_view.sig_focus_order_changed.connect(self._order_focus)
         self.chat_view.sig_regenerate_requested.connect(chat.regenerate)
         self.chat_view.sig_copied.connect(lambda _t: self.statusBar().showMessage("Copied to the clipboard", 2000))
         self.settings_button.clicked.connect(self._on_settings)
@@ -546,6 +627,7 @@ class MainWindow(QMainWindow):
     def _on_generating_changed(self, generating: bool) -> None:
         self.composer.set_generating(generating)
         self.chat_view.set_generating(generating)
+        self._order_focus()  # parts of the reply made while it streamed (code blocks) take their place
         if generating:
             self.metrics_panel.on_turn_started()
             if self.chat.local_replies:  # the runtime knows nothing of a remote reply: its figures come with the reply
@@ -669,6 +751,12 @@ class MainWindow(QMainWindow):
             f"<p>Protocol {protocol.PROTOCOL_VERSION}<br>Qt {qVersion()}, PySide6 {pyside_version}<br>Python {sys.version.split()[0]}<br>{runtime_lines}</p>"
             f"<p>Logs: {log_dir()}</p>",
         )
+
+    def _on_shortcuts(self) -> ShortcutsDialog:
+        dialog = ShortcutsDialog(list(self.menus.values()), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
 
     def _on_open_log_folder(self) -> None:
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_dir())))

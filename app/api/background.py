@@ -90,6 +90,8 @@ class CloseWhileServing(QObject):
         box.deleteLater()
         answer = KEEP if clicked is keep else STOP if clicked is stop else CANCEL
         log.info("closing while serving the API: %s", answer)
+        if answer != STOP:
+            self.window.restart_requested = False  # a restart (View ▸ Language) waits for a close that really closes
         if answer == KEEP:
             self.keep_serving()
         elif answer == STOP:

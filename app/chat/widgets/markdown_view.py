@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QTextBro
 
 from app.chat import highlight, markdown
 from app.ui import icons, theme
+from app.ui.accessibility import described
 
 
 class AutoHeightBrowser(QTextBrowser):
@@ -63,9 +64,11 @@ class CodeBlock(QFrame):
         self.copy_button = QToolButton()
         self.copy_button.setObjectName("messageAction")
         self.copy_button.setIcon(icons.icon("copy"))
-        self.copy_button.setText("Copy")
+        self.copy_button.setText(self.tr("Copy"))
         self.copy_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.copy_button.setToolTip("Copy this code")
+        self.copy_button.setToolTip(self.tr("Copy this code"))
+        self.copy_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        described(self.copy_button, self.tr("Copy code"), self.tr("Copy this code to the clipboard"))
         self.copy_button.clicked.connect(self._on_copy)
         row.addWidget(self.language_label)
         row.addStretch(1)
@@ -81,14 +84,15 @@ class CodeBlock(QFrame):
             return
         self.code, self.language = code, language
         dark = theme.is_dark()
-        self.language_label.setText(language or "code")
+        self.language_label.setText(language or self.tr("code"))
+        self.view.setAccessibleDescription(self.tr("Code ({language})").format(language=language) if language else self.tr("Code"))
         self.setStyleSheet(f"#codeBlock {{ background: {highlight.background(dark)}; }}")
         self.view.setHtml(highlight.to_html(code, language, dark))
 
     def _on_copy(self) -> None:
         QGuiApplication.clipboard().setText(self.code)
-        self.copy_button.setText("Copied")
-        QTimer.singleShot(1500, self.copy_button, lambda: self.copy_button.setText("Copy"))
+        self.copy_button.setText(self.tr("Copied"))
+        QTimer.singleShot(1500, self.copy_button, lambda: self.copy_button.setText(self.tr("Copy")))
         self.sig_copied.emit(self.code)
 
 

@@ -218,6 +218,7 @@ class ChatView(QScrollArea):
     sig_edit_submitted = Signal(int, str)  # row, the new text: the window resends it
     sig_regenerate_requested = Signal()
     sig_copied = Signal(str)
+    sig_focus_order_changed = Signal()  # messages came or went: the window puts them back in its Tab order
 
     def __init__(self, model: MessageListModel, parent=None):
         super().__init__(parent)
@@ -243,6 +244,7 @@ class ChatView(QScrollArea):
         row.addStretch(0)
         self.setWidget(canvas)
         self.setAccessibleName(self.tr("Conversation"))
+        self.setAccessibleDescription(self.tr("The messages of this conversation: Tab moves through them, Page Up and Page Down scroll"))
         self.empty = QLabel(self.tr("Ask anything. Your messages stay on this machine."))
         self.empty.setObjectName("hint")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -274,7 +276,7 @@ class ChatView(QScrollArea):
         for row in range(first, last + 1):
             widget = MessageWidget()
             widget.sig_copy.connect(self._on_copy)
-            widget.sig_edit.connect(lambda w: w.start_editing())
+            widget.sig_edit.connect(lambda w: (w.start_editing(), self.sig_focus_order_changed.emit()))
             widget.sig_edit_submitted.connect(lambda w, text: self.sig_edit_submitted.emit(self.widgets.index(w), text))
             widget.sig_regenerate.connect(lambda _w: self.sig_regenerate_requested.emit())
             self.widgets.insert(row, widget)
@@ -282,12 +284,14 @@ class ChatView(QScrollArea):
         if last >= first:
             self.follow = True  # a new message (yours, or the reply starting) brings the view down
         self._refresh_all()
+        self.sig_focus_order_changed.emit()
 
     def _on_rows_removed(self, _parent, first: int, last: int) -> None:
         for widget in self.widgets[first : last + 1]:
             widget.deleteLater()
         del self.widgets[first : last + 1]
         self._refresh_all()
+        self.sig_focus_order_changed.emit()
 
     def _on_data_changed(self, top_left, bottom_right, _roles=()) -> None:
         for row in range(top_left.row(), bottom_right.row() + 1):
@@ -302,12 +306,20 @@ class ChatView(QScrollArea):
         if 0 <= row < len(self.widgets):
             self.widgets[row].show_message(self.model.message(row), row == len(self.widgets) - 1, self.generating)
 
+    def focusables(self) -> list[QWidget]:
+        """The widgets Tab visits in the messages, top to bottom (buttons, text, code, an open editor)."""
+        out = []
+        for widget in self.widgets:
+            out += [w for w in widget.findChildren(QWidget) if w.focusPolicy() & Qt.FocusPolicy.TabFocus]
+        return out
+
     # ---- editing in place ------------------------------------------------------
     def edit_last_user_message(self) -> bool:
         """Chat ▸ Edit last message: your latest message turns into an editor, with the focus in it."""
         for widget in reversed(self.widgets):
             if widget.message is not None and widget.message.role == "user":
                 widget.start_editing()
+                self.sig_focus_order_changed.emit()
                 self.ensureWidgetVisible(widget)
                 return True
         return False
