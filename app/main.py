@@ -58,8 +58,8 @@ def main(argv: list[str]) -> int:
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from app.single_instance import SingleInstance, ask_first_instance_to_raise
-    from app.storage.startup import open_store_or_ask
-    from app.ui import theme
+    from app.storage.startup import Startup, open_store_or_ask
+    from app.ui import language, theme
     from app.ui.stall_probe import StallProbe
     from runtime.log_files import start_logging
     from runtime.paths import data_dir
@@ -71,6 +71,7 @@ def main(argv: list[str]) -> int:
     app.setOrganizationName("Lokal")
     app.setDesktopFileName("lokal")
     theme.apply(app)
+    language.install(language.wanted(None))  # the OS's language until the saved choice is read with the store
 
     # Before anything opens the database: a second window would share it (app/single_instance.py).
     guard = SingleInstance(data_dir())
@@ -78,7 +79,7 @@ def main(argv: list[str]) -> int:
         first = guard.acquire()
     except OSError as exc:
         log.error("%s", exc)
-        QMessageBox.critical(None, "Lokal cannot start", f"Lokal cannot use its data folder: {exc}")
+        QMessageBox.critical(None, Startup.tr("Lokal cannot start"), Startup.tr("Lokal cannot use its data folder: {reason}").format(reason=exc))
         return 1
     if not first:
         if ask_first_instance_to_raise(data_dir()):
@@ -87,9 +88,11 @@ def main(argv: list[str]) -> int:
         log.error("Lokal is already running (lock in %s) but does not answer", data_dir())
         QMessageBox.warning(
             None,
-            "Lokal is already running",
-            "Another Lokal window is open but does not answer. If it hangs, close it (or end it in your task "
-            "manager), then start Lokal again.",
+            Startup.tr("Lokal is already running"),
+            Startup.tr(
+                "Another Lokal window is open but does not answer. If it hangs, close it (or end it in your task "
+                "manager), then start Lokal again."
+            ),
         )
         return 1
 

@@ -38,6 +38,7 @@ from app.models.starter import StarterFetch, first_model
 from app.runtime_link import ConnectionState, RuntimeLink
 from app.storage import Store
 from app.ui import icons, language
+from app.ui.language import Context
 from app.ui.accessibility import chain, described
 from app.ui.menus import MenuId, MenuSection, ModelMenu
 from app.ui.shortcuts import ShortcutsDialog
@@ -48,14 +49,18 @@ from runtime.protocol import LocalModel
 
 Feature = TypeVar("Feature")
 
-STATE_TEXT = {
-    ConnectionState.STOPPED: "Runtime stopped",
-    ConnectionState.STARTING: "Starting the runtime…",
-    ConnectionState.READY: "Ready",
-    ConnectionState.BUSY: "Working…",
-    ConnectionState.CRASHED: "Runtime crashed",
-    ConnectionState.RESTARTING: "Restarting the runtime…",
-}
+Window = Context("Window")
+
+
+def state_text(state: ConnectionState) -> str:
+    return {
+        ConnectionState.STOPPED: Window.tr("Runtime stopped"),
+        ConnectionState.STARTING: Window.tr("Starting the runtime…"),
+        ConnectionState.READY: Window.tr("Ready"),
+        ConnectionState.BUSY: Window.tr("Working…"),
+        ConnectionState.CRASHED: Window.tr("Runtime crashed"),
+        ConnectionState.RESTARTING: Window.tr("Restarting the runtime…"),
+    }.get(state, state.value)
 
 
 class MainWindow(QMainWindow):
@@ -80,6 +85,8 @@ class MainWindow(QMainWindow):
         self._close_confirmed = False
         self._shut_down = False
         self.restart_requested = False  # View ▸ Language ▸ Restart now: app/main.py opens the window again
+        self.language_question: QMessageBox | None = None
+        self.settings_dialog: ConversationSettingsDialog | None = None
         self._deleted = None
         self._recovering = False
         self._build()
@@ -189,7 +196,7 @@ class MainWindow(QMainWindow):
 
         bar = self.statusBar()
         self.state_label = QLabel()
-        self.model_label = QLabel("No model loaded")
+        self.model_label = QLabel(self.tr("No model loaded"))
         self.load_progress = QProgressBar()
         self.load_progress.setRange(0, 1000)
         self.load_progress.setMaximumWidth(180)
@@ -357,12 +364,12 @@ class MainWindow(QMainWindow):
         self.local_models.sig_scanned.connect(self.model_menu.rebuild)
         self.local_models.sig_scanned.connect(self._show_model_name)
         self.local_models.sig_added.connect(self._on_model_file_added)
-        self.local_models.sig_add_failed.connect(lambda path, message: self.show_banner(f"Cannot add {Path(path).name}: {message}"))
+        self.local_models.sig_add_failed.connect(lambda path, message: self.show_banner(self.tr("Cannot add {file}: {reason}").format(file=Path(path).name, reason=message)))
         self.catalog.sig_model_downloaded.connect(lambda _paths: self.local_models.scan())
         chat.sig_current_changed.connect(self._on_current_changed)
         chat.sig_generating_changed.connect(self._on_generating_changed)
         chat.sig_reply_finished.connect(self._on_reply_finished)
-        chat.sig_error.connect(lambda message: self.show_banner(f"The reply failed: {message}"))
+        chat.sig_error.connect(lambda message: self.show_banner(self.tr("The reply failed: {reason}").format(reason=message)))
         chat.sig_deleted.connect(self._on_deleted)
         chat.sig_reply_link_changed.connect(self._on_reply_link_changed)
         chat.sig_store_problem.connect(self._on_store_problem)
@@ -378,7 +385,7 @@ class MainWindow(QMainWindow):
         self.chat_view.sig_edit_submitted.connect(self._on_edit_submitted)
         self.chat_view.sig_focus_order_changed.connect(self._order_focus)
         self.chat_view.sig_regenerate_requested.connect(chat.regenerate)
-        self.chat_view.sig_copied.connect(lambda _t: self.statusBar().showMessage("Copied to the clipboard", 2000))
+        self.chat_view.sig_copied.connect(lambda _t: self.statusBar().showMessage(self.tr("Copied to the clipboard"), 2000))
         self.settings_button.clicked.connect(self._on_settings)
         self.metrics_button.toggled.connect(self.action_metrics.setChecked)
         self.action_metrics.toggled.connect(self.metrics_button.setChecked)
@@ -428,7 +435,7 @@ class MainWindow(QMainWindow):
     def _on_starter_failed(self, message: str) -> None:
         self.statusBar().clearMessage()
         self.load_progress.hide()
-        self.show_banner(f"{message}. Choose a GGUF file from the Model menu.")
+        self.show_banner(self.tr("{reason}. Choose a GGUF file from the Model menu.").format(reason=message))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._close_confirmed and not all(guard() for guard in self._close_guards):
@@ -448,12 +455,12 @@ class MainWindow(QMainWindow):
             problem = self.store.problem
             box = QMessageBox(
                 QMessageBox.Icon.Warning,
-                "Unsaved replies",
-                f"{self.store.deferred_writes} message(s) could not be saved yet. {problem.message if problem else ''}",
+                self.tr("Unsaved replies"),
+                self.tr("%n message(s) could not be saved yet.", "", self.store.deferred_writes) + (f" {problem.message}" if problem else ""),
                 parent=self,
             )
-            retry = box.addButton("Retry", QMessageBox.ButtonRole.AcceptRole)
-            discard = box.addButton("Quit without saving", QMessageBox.ButtonRole.DestructiveRole)
+            retry = box.addButton(self.tr("Retry"), QMessageBox.ButtonRole.AcceptRole)
+            discard = box.addButton(self.tr("Quit without saving"), QMessageBox.ButtonRole.DestructiveRole)
             box.addButton(QMessageBox.StandardButton.Cancel)
             box.setDefaultButton(retry)
             box.exec()
@@ -500,7 +507,7 @@ class MainWindow(QMainWindow):
         loaded_path = os.path.realpath(self.session.wanted.path) if self.session.wanted else None
         tree = self.local_models.model
         if tree.rowCount() == 0:
-            section.add_note("No GGUF files found yet")
+            section.add_note(self.tr("No GGUF files found yet"))
         for row in range(tree.rowCount()):
             model_item = tree.item(row)
             section.add_heading(model_item.text())
@@ -513,17 +520,17 @@ class MainWindow(QMainWindow):
 
     def _build_sources_section(self, section: MenuSection) -> None:
         section.add_separator()
-        section.add_action("Browse Hugging Face models…", self.catalog.open_browser)
-        section.add_action("Downloads", self.catalog.show_downloads)
-        section.add_action("Open a GGUF file…", self._on_open_model_file)
-        section.add_action("Rescan model folders", self.local_models.scan)
+        section.add_action(self.tr("Browse Hugging Face models…"), self.catalog.open_browser)
+        section.add_action(self.tr("Downloads"), self.catalog.show_downloads)
+        section.add_action(self.tr("Open a GGUF file…"), self._on_open_model_file)
+        section.add_action(self.tr("Rescan model folders"), self.local_models.scan)
 
     def _on_model_chosen(self, path: str) -> None:
         self.store.set_state("model_path", path)
         self.load_model(path)
 
     def _on_open_model_file(self) -> None:
-        path, _filter = QFileDialog.getOpenFileName(self, "Open a model", str(Path.home()), "GGUF models (*.gguf);;All files (*)")
+        path, _filter = QFileDialog.getOpenFileName(self, self.tr("Open a model"), str(Path.home()), self.tr("GGUF models (*.gguf);;All files (*)"))
         if path:
             self.add_model_file(path)
 
@@ -547,7 +554,7 @@ class MainWindow(QMainWindow):
     def _on_model_loading(self, path: str) -> None:
         self.load_progress.setValue(0)
         self.load_progress.show()
-        self.model_label.setText(f"Loading {os.path.basename(path)}…")
+        self.model_label.setText(self.tr("Loading {file}…").format(file=os.path.basename(path)))
         self._update_actions()
 
     def _on_model_progress(self, fraction: float) -> None:
@@ -560,7 +567,7 @@ class MainWindow(QMainWindow):
         backend = self.link.info.backend.upper() if self.link.info else "?"
         name = self.session.display_name
         self.model_label.setText(f"{name}  ·  {info.quantization}  ·  {backend}")
-        self.model_label.setToolTip(f"{info.path}\ncontext {info.n_ctx} tokens, loaded in {info.load_ms:.0f} ms")
+        self.model_label.setToolTip(self.tr("{path}\ncontext {n_ctx} tokens, loaded in {ms} ms").format(path=info.path, n_ctx=info.n_ctx, ms=round(info.load_ms)))
         if self.chat.local_replies:
             self.model_button.setText(f"{name} · {info.quantization}")
         return name
@@ -571,31 +578,31 @@ class MainWindow(QMainWindow):
         self.model_menu.rebuild()
         if self._recovering:
             self._recovering = False
-            self.show_banner(f"Recovered: the runtime was restarted and {name} is loaded again. The interrupted reply was kept.")
+            self.show_banner(self.tr("Recovered: the runtime was restarted and {model} is loaded again. The interrupted reply was kept.").format(model=name))
         self.poller.poll_once()
         self._update_actions()
 
     def _on_model_failed(self, path: str, message: str) -> None:
         self.load_progress.hide()
-        self.model_label.setText("No model loaded" if self.session.loaded is None else self.model_label.text())
-        self.show_banner(f"Could not load {os.path.basename(path)}: {message}")
+        self.model_label.setText(self.tr("No model loaded") if self.session.loaded is None else self.model_label.text())
+        self.show_banner(self.tr("Could not load {file}: {reason}").format(file=os.path.basename(path), reason=message))
         self._update_actions()
 
     # ---- runtime ------------------------------------------------------------------
     def _on_state_changed(self, state: ConnectionState) -> None:
-        text = STATE_TEXT.get(state, state.value)
+        text = state_text(state)
         if state == ConnectionState.BUSY and self.chat.generating:
-            text = "Generating…"
+            text = self.tr("Generating…")
         if self.link.queued:
-            text += f" ({self.link.queued} waiting)"
+            text += " " + self.tr("(%n waiting)", "", self.link.queued)
         self.state_label.setText(text)
 
     def _on_runtime_crashed(self, description: str) -> None:
         self._recovering = self.link.auto_restart
-        suffix = "\nRestarting it and loading the model again…" if self.link.auto_restart else ""
+        suffix = "\n" + self.tr("Restarting it and loading the model again…") if self.link.auto_restart else ""
         self.show_banner(description + suffix)
         self.load_progress.hide()
-        self.model_label.setText("No model loaded")
+        self.model_label.setText(self.tr("No model loaded"))
         self._update_actions()
 
     def _on_runtime_ready(self, info: protocol.InitializeResult) -> None:
@@ -610,16 +617,16 @@ class MainWindow(QMainWindow):
         if problem is None:
             if self.banner_retry.isVisible():
                 self.banner.hide()
-                self.statusBar().showMessage("Saved: the database takes writes again", 4000)
+                self.statusBar().showMessage(self.tr("Saved: the database takes writes again"), 4000)
             return
         waiting = self.store.deferred_writes
-        kept = f"\n{waiting} message update(s) are kept until they can be saved." if waiting else ""
+        kept = "\n" + self.tr("%n message update(s) are kept until they can be saved.", "", waiting) if waiting else ""
         self.show_banner(f"{problem.message}{kept}")
         self.banner_retry.show()
 
     # ---- chat ------------------------------------------------------------------------
     def _on_current_changed(self, conv) -> None:
-        self.title.setText(conv.title if conv else "New chat")
+        self.title.setText(conv.title if conv else self.tr("New chat"))
         self.setWindowTitle(f"{conv.title} — Lokal" if conv else "Lokal")
         self.sidebar.select(conv.id if conv else None)
         self._update_actions()
@@ -646,7 +653,7 @@ class MainWindow(QMainWindow):
         if not self.chat.local_replies:
             self.model_button.setText(self.chat.reply_model_name)
         elif not self._show_model_name():
-            self.model_button.setText("No model")
+            self.model_button.setText(self.tr("No model"))
         self._update_actions()
 
     def _update_actions(self) -> None:
@@ -657,7 +664,7 @@ class MainWindow(QMainWindow):
         self.action_rename.setEnabled(has_conv)
         self.action_delete.setEnabled(has_conv)
         if self.session.wanted is None and self.chat.local_replies:
-            self.composer.set_can_send(False, "Choose a model first (Model menu)")
+            self.composer.set_can_send(False, self.tr("Choose a model first (Model menu)"))
         else:
             self.composer.set_can_send(True)
 
@@ -673,7 +680,7 @@ class MainWindow(QMainWindow):
         conv = self.chat.conversation(conversation_id or None)
         if conv is None:
             return
-        title, ok = QInputDialog.getText(self, "Rename chat", "Title:", text=conv.title)
+        title, ok = QInputDialog.getText(self, self.tr("Rename chat"), self.tr("Title:"), text=conv.title)
         if ok:
             self.chat.rename(conv.id, title)
 
@@ -685,7 +692,7 @@ class MainWindow(QMainWindow):
     def _on_deleted(self, deleted) -> None:
         self._deleted = deleted
         self.action_undo_delete.setEnabled(True)
-        self.statusBar().showMessage(f"Deleted “{deleted[0].title}”. Press Ctrl+Z to undo.", 10_000)
+        self.statusBar().showMessage(self.tr("Deleted “{title}”. Press Ctrl+Z to undo.").format(title=deleted[0].title), 10_000)
 
     def _on_undo_delete(self) -> None:
         if self._deleted is not None:
@@ -699,16 +706,16 @@ class MainWindow(QMainWindow):
         if conv is None:
             return
         suggested = str(Path.home() / self.chat.export_file_name(conv.id, kind))
-        path, _filter = QFileDialog.getSaveFileName(self, "Export chat", suggested, "Markdown (*.md)" if kind == "md" else "JSON (*.json)")
+        path, _filter = QFileDialog.getSaveFileName(self, self.tr("Export chat"), suggested, self.tr("Markdown (*.md)") if kind == "md" else self.tr("JSON (*.json)"))
         if not path:
             return
         try:
             exported = self.chat.export(conv.id, kind, path)
         except OSError as exc:
-            self.show_banner(f"Could not export to {path}: {exc.strerror or exc}")
+            self.show_banner(self.tr("Could not export to {path}: {reason}").format(path=path, reason=exc.strerror or exc))
             return
         if exported:
-            self.statusBar().showMessage(f"Exported to {path}", 4000)
+            self.statusBar().showMessage(self.tr("Exported to {path}").format(path=path), 4000)
 
     def _on_edit_submitted(self, row: int, text: str) -> None:
         """Enter in a message's editor: the message changes and the replies after it are written again."""
@@ -739,17 +746,25 @@ class MainWindow(QMainWindow):
 
     def _on_about(self) -> None:
         info = self.link.info
-        runtime_lines = (
-            f"llama.cpp (llama-cpp-python) {info.llama_cpp_version}<br>Backend: {info.backend.upper()}<br>"
-            + "<br>".join(f"Device: {d.name} ({d.type}, {d.memory_total / 2**30:.1f} GiB)" for d in info.devices)
-            if info else "The runtime is not running."
-        )
+        if info:
+            devices = [
+                self.tr("Device: {name} ({kind}, {gib} GiB)").format(name=d.name, kind=d.type, gib=f"{d.memory_total / 2**30:.1f}")
+                for d in info.devices
+            ]
+            runtime_lines = "<br>".join([
+                f"llama.cpp (llama-cpp-python) {info.llama_cpp_version}",
+                self.tr("Backend: {backend}").format(backend=info.backend.upper()),
+                *devices,
+            ])
+        else:
+            runtime_lines = self.tr("The runtime is not running.")
         QMessageBox.about(
             self,
-            "About Lokal",
-            f"<h3>Lokal {lokal_version}</h3><p>Chat with language models that run on this machine.</p>"
-            f"<p>Protocol {protocol.PROTOCOL_VERSION}<br>Qt {qVersion()}, PySide6 {pyside_version}<br>Python {sys.version.split()[0]}<br>{runtime_lines}</p>"
-            f"<p>Logs: {log_dir()}</p>",
+            self.tr("About Lokal"),
+            f"<h3>Lokal {lokal_version}</h3><p>" + self.tr("Chat with language models that run on this machine.") + "</p>"
+            + "<p>" + self.tr("Protocol {version}").format(version=protocol.PROTOCOL_VERSION)
+            + f"<br>Qt {qVersion()}, PySide6 {pyside_version}<br>Python {sys.version.split()[0]}<br>{runtime_lines}</p>"
+            + "<p>" + self.tr("Logs: {folder}").format(folder=log_dir()) + "</p>",
         )
 
     def _on_shortcuts(self) -> ShortcutsDialog:

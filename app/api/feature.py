@@ -12,17 +12,19 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout
 from app.api.background import CloseWhileServing
 from app.api.panel import ApiPanel
 from app.api.server import ApiServer
+from app.ui.language import Context
 from app.ui.menus import MenuSection
 from runtime.protocol import JobWaiting
 
 SECTION = "api"
+Api = Context("Api")
 
 
 class ApiFeature:
     def __init__(self, window, tray_available: bool | None = None):
         self.window = window
         self.server = ApiServer(window.link, window)
-        self.server.sig_failed.connect(lambda message: window.show_banner(f"The API: {message}"))
+        self.server.sig_failed.connect(lambda message: window.show_banner(Api.tr("The API: {reason}").format(reason=message)))
         self.dialog: QDialog | None = None
         self.panel: ApiPanel | None = None
         self._waiting_shown = False
@@ -33,12 +35,12 @@ class ApiFeature:
         self.closing = CloseWhileServing(window, self.server, tray_available)
 
     def _build_section(self, section: MenuSection) -> None:
-        section.add_action("Serve the API…", self.open_dialog)
+        section.add_action(Api.tr("Serve the API…"), self.open_dialog)
 
     def open_dialog(self) -> QDialog:
         if self.dialog is None:
             self.dialog = QDialog(self.window)
-            self.dialog.setWindowTitle("OpenAI-compatible API")
+            self.dialog.setWindowTitle(Api.tr("OpenAI-compatible API"))
             self.panel = ApiPanel(self.server, self.dialog)
             self.panel.sig_toggled.connect(self._on_toggled)
             buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
@@ -54,7 +56,7 @@ class ApiFeature:
             self.server.stop()
             return
         if self.window.session.wanted is None:
-            self.window.show_banner("Load a model first: the API serves the model the window has loaded.")
+            self.window.show_banner(Api.tr("Load a model first: the API serves the model the window has loaded."))
             self.panel.toggle.setChecked(False)
             return
         self.server.start()
@@ -63,7 +65,7 @@ class ApiFeature:
         reply = self.window.chat.reply
         if isinstance(params, JobWaiting) and reply is not None and params.request_id == reply.call.id:
             self._waiting_shown = True
-            self.window.statusBar().showMessage("Waiting for the reply the API is generating; yours comes next…")
+            self.window.statusBar().showMessage(Api.tr("Waiting for the reply the API is generating; yours comes next…"))
 
     def _end_waiting(self, *_args) -> None:
         if self._waiting_shown:

@@ -187,9 +187,7 @@ def speculation_rows(stats: dict) -> list[Row]:
     )
     rows.append(Row("accepted", Metrics.tr("Accepted"), accepted, SPECULATION))
     rows.append(Row("per_draft", Metrics.tr("Accepted per draft"), tokens_per(stats.get("mean_accepted_length", 0)), SPECULATION))
-    per_pass = Metrics.tr("{tokens} in {passes} passes").format(
-        tokens=tokens_per(stats.get("tokens_per_target_pass", 0)), passes=number(stats.get("target_passes", 0))
-    )
+    per_pass = Metrics.tr("{tokens} in %Ln pass(es)", None, stats.get("target_passes", 0)).format(tokens=tokens_per(stats.get("tokens_per_target_pass", 0)))
     rows.append(Row("per_pass", Metrics.tr("Per model pass"), per_pass, SPECULATION))
     return rows
 

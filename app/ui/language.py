@@ -54,6 +54,12 @@ def catalogue(code: str) -> Path:
     return i18n_dir() / f"lokal_{code}.qm"
 
 
+def missing_catalogues() -> list[Path]:
+    """The compiled catalogues an installed Lokal must carry and cannot load (the self-test fails on any)."""
+    wanted = [catalogue(code) for code in LANGUAGES] + [i18n_dir() / f"qt_{code}.qm" for code in LANGUAGES if code != SOURCE]
+    return [path for path in wanted if not QTranslator().load(str(path))]
+
+
 def system_language() -> str:
     """The first of the OS's preferred UI languages that Lokal ships; English when none is."""
     for name in QLocale.system().uiLanguages():

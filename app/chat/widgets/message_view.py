@@ -17,27 +17,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat.message_model import MessageListModel
+from app.chat.words import speaker_name, state_badge
 from app.chat.widgets.composer import ComposerEdit
 from app.chat.widgets.markdown_view import MarkdownView
 from app.metrics import figures
 from app.storage import store as st
 from app.ui import icons
-from app.ui.language import Context
 
 MAX_WIDTH = 860
-Messages = Context("Messages")
-
-
-def speaker_name(role: str) -> str:
-    return {"user": Messages.tr("You"), "assistant": Messages.tr("Assistant"), "system": Messages.tr("System")}.get(role, role)
-
-
-def state_badge(state: str) -> str:
-    return {
-        st.INTERRUPTED: Messages.tr("Interrupted: the runtime stopped"),
-        st.STOPPED: Messages.tr("Stopped"),
-        st.FAILED: Messages.tr("Failed"),
-    }.get(state, "")
 
 
 def reply_footer(message) -> str:

@@ -57,4 +57,4 @@ def test_a_store_that_is_off_says_so():
     from app.kvcache.dialog import describe
     from runtime.protocol import KvStoreInfo
 
-    assert describe(KvStoreInfo(False, "", 0, 0, 0, 0, 0, 0)) == {"Status": "off (LOKAL_KV_STORE=off): conversations are not saved"}
+    assert describe(KvStoreInfo(False, "", 0, 0, 0, 0, 0, 0)) == {"Status": ("Status", "off (LOKAL_KV_STORE=off): conversations are not saved")}
