@@ -49,7 +49,7 @@ STAT_ROWS = {
     "kv_restore_source": "restored",
     "kv_restore_saved_ms": "restore_saved",
     "context_dropped_messages": "dropped",
-    "speculation": "drafter",
+    "speculation": "mode",
     "speculation_notice": "speculation_notice",
     "draft_tokens": "accepted",
     "draft_tokens_accepted": "accepted",
@@ -129,12 +129,13 @@ def speedup_words(speedup: float) -> str:
     return Metrics.tr("{factor}× the speed of plain decoding").format(factor=number(speedup, 1))
 
 
-def drafter_words(mode: str) -> str:
+def mode_words(mode: str) -> str:
+    """The speculation setting the reply ran with."""
     return {
         "lookup": Metrics.tr("prompt lookup"),
         "draft": Metrics.tr("draft model"),
-        "both": Metrics.tr("prompt lookup and draft model"),
-        "auto": Metrics.tr("chosen automatically"),
+        "both": Metrics.tr("prompt lookup, then draft model"),
+        "auto": Metrics.tr("automatic"),
     }.get(mode, mode)
 
 
@@ -181,7 +182,7 @@ def speculation_rows(stats: dict) -> list[Row]:
         return rows
     if stats.get("speedup"):
         rows.append(Row("speedup", Metrics.tr("Speed-up"), speedup_words(stats["speedup"]), SPECULATION))
-    rows.append(Row("drafter", Metrics.tr("Drafted by"), drafter_words(stats.get("speculation", "")), SPECULATION))
+    rows.append(Row("mode", Metrics.tr("Mode"), mode_words(stats.get("speculation", "")), SPECULATION))
     accepted = Metrics.tr("{accepted} of {drafted} drafted tokens ({rate})").format(
         accepted=number(stats.get("draft_tokens_accepted", 0)), drafted=number(stats["draft_tokens"]), rate=percent(stats.get("acceptance_rate", 0))
     )

@@ -95,6 +95,8 @@ class MetricsPanel(QFrame):
             heading = QLabel(figures.section_title(section))
             heading.setObjectName("metricsSection")
             form = QFormLayout()
+            # A value too long to sit beside its label goes below it, whole, instead of wrapping mid-figure.
+            form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
             form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft)
             form.setHorizontalSpacing(12)
             form.setVerticalSpacing(5)
@@ -181,11 +183,10 @@ class MetricsPanel(QFrame):
             value = self._labels[row.key] = QLabel(row.value)
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             value.setAlignment(Qt.AlignmentFlag.AlignRight)
-            value.setWordWrap(True)  # a long value wraps in the narrow panel instead of being cut off
+            value.setWordWrap(True)  # a value longer than the panel is wide wraps instead of being cut off
             value.setAccessibleName(row.label)
             name = QLabel(row.label)
             name.setObjectName("metricsName")
-            name.setWordWrap(True)
             name.setBuddy(value)
             self.sections[row.section][1].addRow(name, value)
         for section, (heading, form) in self.sections.items():

@@ -11,12 +11,16 @@ from urllib.parse import urlsplit
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, Qt, Signal
 
 from app.remote.keystore import KeyStore
+from app.ui.language import Context
 from runtime.paths import config_dir
 
 ENDPOINTS_FILE = "remote-endpoints.json"
 
 EndpointRole = Qt.ItemDataRole.UserRole + 1
 ModelIdRole = Qt.ItemDataRole.UserRole + 2
+
+
+Endpoints = Context("Endpoints")
 
 
 class EndpointError(ValueError):
@@ -27,16 +31,16 @@ def normalize_base_url(url: str) -> str:
     """'host:8080', 'http://host:8080' and 'http://host:8080/v1/' all become 'http://host:8080/v1'."""
     url = url.strip()
     if not url:
-        raise EndpointError("enter the server's address, such as http://127.0.0.1:8080/v1")
+        raise EndpointError(Endpoints.tr("enter the server's address, such as http://127.0.0.1:8080/v1"))
     if "://" not in url:
         url = "http://" + url
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise EndpointError(f"not an http(s) address: {url}")
+        raise EndpointError(Endpoints.tr("not an http(s) address: {url}").format(url=url))
     try:
         parts.port  # noqa: B018 - raises on a bad port
     except ValueError:
-        raise EndpointError(f"bad port in {url}") from None
+        raise EndpointError(Endpoints.tr("bad port in {url}").format(url=url)) from None
     path = parts.path.rstrip("/")
     if not path:
         path = "/v1"  # where every OpenAI-compatible server (vLLM, llama-server, Ollama, LM Studio) puts its API

@@ -88,8 +88,8 @@
     <message numerus="yes">
         <source>{tokens} in %Ln pass(es)</source>
         <translation>
-            <numerusform>{tokens} in %Ln pass(es)</numerusform>
-            <numerusform>{tokens} in %Ln pass(es)</numerusform>
+            <numerusform>{tokens} in %Ln pass</numerusform>
+            <numerusform>{tokens} in %Ln passes</numerusform>
         </translation>
     </message>
     <message numerus="yes">

@@ -2,6 +2,41 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="id_ID" sourcelanguage="en">
 <context>
+    <name>AddEndpointDialog</name>
+    <message>
+        <source>Add remote endpoint</source>
+        <translation>Tambah endpoint jarak jauh</translation>
+    </message>
+    <message>
+        <source>e.g. GPU cluster</source>
+        <translation>mis. Klaster GPU</translation>
+    </message>
+    <message>
+        <source>API key (empty if the server needs none)</source>
+        <translation>Kunci API (kosongkan jika server tidak memerlukannya)</translation>
+    </message>
+    <message>
+        <source>The address of an OpenAI-compatible server, such as http://127.0.0.1:8080/v1</source>
+        <translation>Alamat server yang kompatibel dengan OpenAI, misalnya http://127.0.0.1:8080/v1</translation>
+    </message>
+    <message>
+        <source>The key the server expects; leave it empty if it needs none</source>
+        <translation>Kunci yang diminta server; kosongkan jika tidak diperlukan</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Nama</translation>
+    </message>
+    <message>
+        <source>Base URL</source>
+        <translation>URL dasar</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>Kunci API</translation>
+    </message>
+</context>
+<context>
     <name>Api</name>
     <message>
         <source>The API: {reason}</source>
@@ -460,6 +495,21 @@ terakhir aktif {time}</translation>
     <message>
         <source>One row per download: model, file, progress, speed, time left and state</source>
         <translation>Satu baris per unduhan: model, berkas, kemajuan, kecepatan, sisa waktu, dan status</translation>
+    </message>
+</context>
+<context>
+    <name>Endpoints</name>
+    <message>
+        <source>enter the server&apos;s address, such as http://127.0.0.1:8080/v1</source>
+        <translation>masukkan alamat server, misalnya http://127.0.0.1:8080/v1</translation>
+    </message>
+    <message>
+        <source>not an http(s) address: {url}</source>
+        <translation>bukan alamat http(s): {url}</translation>
+    </message>
+    <message>
+        <source>bad port in {url}</source>
+        <translation>port tidak valid pada {url}</translation>
     </message>
 </context>
 <context>
@@ -1131,12 +1181,16 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
         <translation>model draf</translation>
     </message>
     <message>
-        <source>prompt lookup and draft model</source>
-        <translation>pencarian prompt dan model draf</translation>
+        <source>prompt lookup, then draft model</source>
+        <translation>pencarian prompt, lalu model draf</translation>
     </message>
     <message>
-        <source>chosen automatically</source>
-        <translation>dipilih otomatis</translation>
+        <source>automatic</source>
+        <translation>otomatis</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>Mode</translation>
     </message>
     <message>
         <source>memory</source>
@@ -1177,10 +1231,6 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
     <message>
         <source>Speed-up</source>
         <translation>Percepatan</translation>
-    </message>
-    <message>
-        <source>Drafted by</source>
-        <translation>Draf dari</translation>
     </message>
     <message>
         <source>{accepted} of {drafted} drafted tokens ({rate})</source>
@@ -1391,6 +1441,29 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
     <message>
         <source>Draft partner {draft} does not match: {reasons}</source>
         <translation>Pasangan draf {draft} tidak cocok: {reasons}</translation>
+    </message>
+</context>
+<context>
+    <name>Remote</name>
+    <message>
+        <source>Remote endpoint: {reason}</source>
+        <translation>Endpoint jarak jauh: {reason}</translation>
+    </message>
+    <message>
+        <source>Remote</source>
+        <translation>Jarak jauh</translation>
+    </message>
+    <message>
+        <source>Add remote endpoint…</source>
+        <translation>Tambah endpoint jarak jauh…</translation>
+    </message>
+    <message>
+        <source>Wait for the reply to finish (or stop it) before switching models.</source>
+        <translation>Tunggu balasan selesai (atau hentikan) sebelum berganti model.</translation>
+    </message>
+    <message>
+        <source>Chatting with {model} on {url}</source>
+        <translation>Mengobrol dengan {model} di {url}</translation>
     </message>
 </context>
 <context>

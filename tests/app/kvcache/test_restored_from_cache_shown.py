@@ -49,7 +49,7 @@ def check_the_store_dialog_shows_and_clears(qtbot, window, kv_dir):
     assert dialog.clear_button.isEnabled() and list(kv_dir.glob("*.kvs"))
     dialog.clear()  # what "Clear all…" does once the user said yes
     qtbot.waitUntil(lambda: dialog.value_of("Conversations saved") == "0", timeout=10_000)
-    assert dialog.status.text().startswith("Removed 1 file(s), ") and not dialog.clear_button.isEnabled()
+    assert dialog.status.text().startswith("Removed 1 file, ") and not dialog.clear_button.isEnabled()
     assert not list(kv_dir.glob("*.kvs"))
 
 

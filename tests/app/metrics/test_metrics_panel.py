@@ -45,12 +45,12 @@ def test_speculation_rows_only_for_a_reply_that_drafted_and_the_speed_up_in_word
                                                                      speculation_notice=""))}
     assert drafted["speedup"].value == "1.7× faster than plain decoding"
     assert drafted["accepted"].value == "42 of 60 drafted tokens (70 %)"
-    assert drafted["drafter"].value == "prompt lookup"
+    assert drafted["mode"].value == "prompt lookup"
     assert {r.section for r in drafted.values() if r.key in ("speedup", "accepted", "per_draft", "per_pass")} == {figures.SPECULATION}
 
     # A reply that speculated but drafted nothing: no speculation rows at all, so no "Speedup 0.4".
     quiet = {r.key for r in figures.rows(METRICS, every_stat_set(draft_tokens=0, draft_tokens_accepted=0, speedup=0.4, speculation_notice=""))}
-    assert not quiet & {"speedup", "accepted", "per_draft", "per_pass", "drafter"}
+    assert not quiet & {"speedup", "accepted", "per_draft", "per_pass", "mode"}
     # Speed-up not measured yet: the other rows, but no speed-up claim.
     unmeasured = {r.key for r in figures.rows(METRICS, every_stat_set(draft_tokens=5, speedup=0.0))}
     assert "speedup" not in unmeasured and "accepted" in unmeasured
