@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout
 from app.api.background import CloseWhileServing
 from app.api.panel import ApiPanel
 from app.api.server import ApiServer
+from app.ui.accessibility import describe_buttons
 from app.ui.language import Context
 from app.ui.menus import MenuSection
 from runtime.protocol import JobWaiting
@@ -43,7 +44,7 @@ class ApiFeature:
             self.dialog.setWindowTitle(Api.tr("OpenAI-compatible API"))
             self.panel = ApiPanel(self.server, self.dialog)
             self.panel.sig_toggled.connect(self._on_toggled)
-            buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+            buttons = describe_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Close))
             buttons.rejected.connect(self.dialog.hide)
             layout = QVBoxLayout(self.dialog)
             layout.addWidget(self.panel)

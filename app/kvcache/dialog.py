@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QM
 
 from app.formatting import human_size
 from app.kvcache.store import KvStore
+from app.ui.accessibility import describe_buttons
 from app.ui.language import Context
 from runtime.protocol import KvClearResult, KvStoreInfo
 
@@ -49,7 +50,7 @@ class KvCacheDialog(QDialog):
         self.status = QLabel()
         self.status.setObjectName("hint")
         layout.addWidget(self.status)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons = describe_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Close))
         self.clear_button = QPushButton(self.tr("Clear all…"))
         self.clear_button.setAccessibleDescription(self.tr("Delete every saved conversation cache; the conversations stay"))
         self.clear_button.setEnabled(False)

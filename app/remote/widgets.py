@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from app.remote.endpoint_model import EndpointError, normalize_base_url
+from app.ui.accessibility import describe_buttons
 
 
 class AddEndpointDialog(QDialog):
@@ -30,7 +31,7 @@ class AddEndpointDialog(QDialog):
         form.addRow(self.tr("Name"), self.name)
         form.addRow(self.tr("Base URL"), self.base_url)
         form.addRow(self.tr("API key"), self.key)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons = describe_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel))
         buttons.accepted.connect(self._on_accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

@@ -11,7 +11,11 @@ from collections.abc import Iterable
 from typing import TypeVar
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QDialogButtonBox, QWidget
+
+from app.ui.language import Context
+
+Accessibility = Context("Accessibility")
 
 W = TypeVar("W", bound=QWidget)
 
@@ -20,6 +24,21 @@ def described(widget: W, name: str, description: str) -> W:
     widget.setAccessibleName(name)
     widget.setAccessibleDescription(description)
     return widget
+
+
+def describe_buttons(box: QDialogButtonBox) -> QDialogButtonBox:
+    """Say what a dialog's standard buttons do (Qt names them, but describes none)."""
+    Button = QDialogButtonBox.StandardButton
+    descriptions = {
+        Button.Ok: Accessibility.tr("Apply the changes and close"),
+        Button.Cancel: Accessibility.tr("Close without changing anything"),
+        Button.Close: Accessibility.tr("Close this window"),
+    }
+    for which, description in descriptions.items():
+        button = box.button(which)
+        if button is not None:
+            button.setAccessibleDescription(description)
+    return box
 
 
 def takes_tab_focus(widget: QWidget) -> bool:

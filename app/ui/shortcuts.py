@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtGui import QAction, QKeySequence, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView, QLabel, QMenu, QTableView, QVBoxLayout
 
-from app.ui.accessibility import described
+from app.ui.accessibility import describe_buttons, described
 
 
 def shortcut_rows(menus: list[QMenu]) -> list[tuple[str, str, str]]:
@@ -46,7 +46,7 @@ class ShortcutsDialog(QDialog):
         view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         view.horizontalHeader().setStretchLastSection(True)
         described(view, self.tr("Keyboard shortcuts"), self.tr("One row per command: its menu, its name and its keys"))
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons = describe_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Close))
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QPlainTextEdit, QSpinBox, QVBoxLayout
 
 from app.chat.controller import ConversationSettings
+from app.ui.accessibility import describe_buttons
 
 
 class ConversationSettingsDialog(QDialog):
@@ -34,7 +35,7 @@ class ConversationSettingsDialog(QDialog):
         form.addRow(self.tr("Max tokens per reply"), self.max_tokens)
         form.addRow(self.tr("Context size (tokens)"), self.n_ctx)
         layout.addLayout(form)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons = describe_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel))
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)

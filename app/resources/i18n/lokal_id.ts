@@ -2,6 +2,21 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="id_ID" sourcelanguage="en">
 <context>
+    <name>Accessibility</name>
+    <message>
+        <source>Apply the changes and close</source>
+        <translation>Terapkan perubahan lalu tutup</translation>
+    </message>
+    <message>
+        <source>Close without changing anything</source>
+        <translation>Tutup tanpa mengubah apa pun</translation>
+    </message>
+    <message>
+        <source>Close this window</source>
+        <translation>Tutup jendela ini</translation>
+    </message>
+</context>
+<context>
     <name>AddEndpointDialog</name>
     <message>
         <source>Add remote endpoint</source>
@@ -487,6 +502,18 @@ terakhir aktif {time}</translation>
     <message>
         <source>Cancel</source>
         <translation>Batalkan</translation>
+    </message>
+    <message>
+        <source>Pause the chosen download; it resumes where it stopped</source>
+        <translation>Jeda unduhan terpilih; nanti dilanjutkan dari titik berhentinya</translation>
+    </message>
+    <message>
+        <source>Resume the chosen download</source>
+        <translation>Lanjutkan unduhan terpilih</translation>
+    </message>
+    <message>
+        <source>Cancel the chosen download and delete what it fetched</source>
+        <translation>Batalkan unduhan terpilih dan hapus yang sudah diambil</translation>
     </message>
     <message>
         <source>Downloads</source>
@@ -1359,12 +1386,20 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
         <translation>Kata yang dicari di Hugging Face; kosong menampilkan katalog pilihan</translation>
     </message>
     <message>
+        <source>Search Hugging Face for these words</source>
+        <translation>Cari kata-kata ini di Hugging Face</translation>
+    </message>
+    <message>
         <source>Pick a model on the left.</source>
         <translation>Pilih model di sebelah kiri.</translation>
     </message>
     <message>
         <source>Download</source>
         <translation>Unduh</translation>
+    </message>
+    <message>
+        <source>Download the chosen quantization level into the Hugging Face cache</source>
+        <translation>Unduh tingkat kuantisasi terpilih ke cache Hugging Face</translation>
     </message>
     <message>
         <source>Models</source>

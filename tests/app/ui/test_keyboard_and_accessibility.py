@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAccessible
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QDialog, QMenu, QWidget
+from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QDialog, QWidget
 
 from app.chat.controller import ConversationSettings
 from app.storage import store as st
@@ -50,6 +50,12 @@ def spoken(widget: QWidget, what: QAccessible.Text) -> str:
 def window(qtbot, module_window):
     back_to(module_window)
     return module_window
+
+
+def reader_facing(widget: QWidget) -> QWidget:
+    """A spin box's inner line edit takes the focus, but the spin box is what a screen reader names."""
+    parent = widget.parentWidget()
+    return parent if isinstance(parent, QAbstractSpinBox) else widget
 
 
 def seed_conversation(window) -> None:
@@ -223,3 +229,34 @@ def test_a_streaming_reply_is_announced_politely_in_sentences_not_per_token(qtbo
     assert len(announced) < len(deltas) and len(announced) <= reply.stats["completion_tokens"] / 4
     assert " ".join(announced) == " ".join(reply.content.split())  # all of it, once, in order
     assert window.announcer.politeness == QAccessible.AnnouncementPoliteness.Polite
+
+
+def test_every_control_of_the_dialogs_and_panels_has_a_name_and_a_description(qtbot, window):
+    seed_conversation(window)
+    features = window.features
+    window.chat_view.edit_last_user_message()
+    surfaces = {
+        "the message editor": window.chat_view.widgets[0].editor,
+        "Conversation settings": window._on_settings(),
+        "Serve the API": features["api"].open_dialog(),
+        "Add remote endpoint": features["remote"].open_add_dialog(),
+        "Saved conversation caches": features["kvcache"].open_dialog(),
+        "Models from Hugging Face": window.catalog.open_browser(),
+        "Downloads": window.catalog.show_downloads(),
+        "Keyboard shortcuts": window._on_shortcuts(),
+    }
+    try:
+        for title, surface in surfaces.items():
+            qtbot.waitUntil(surface.isVisible, timeout=5_000)
+            controls = {reader_facing(w) for w in surface.findChildren(QWidget) if w.focusPolicy() & Qt.FocusPolicy.TabFocus and w.isVisibleTo(surface)}
+            assert controls, title
+            for control in controls:
+                what = f"{title}: {type(control).__name__} {control.objectName()!r} ({spoken(control, QAccessible.Text.Name)!r})"
+                assert spoken(control, QAccessible.Text.Name), f"{what} has no accessible name"
+                assert spoken(control, QAccessible.Text.Description), f"{what} has no accessible description"
+    finally:
+        window.chat_view.stop_editing()
+        for surface in surfaces.values():
+            if isinstance(surface, QDialog):
+                surface.close()
+        back_to(window)
