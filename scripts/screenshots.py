@@ -1,6 +1,7 @@
 """Render screenshots of the main window into docs/screenshots/ (offscreen, no display needed).
 
     .venv/bin/python scripts/screenshots.py
+    LOKAL_SHOTS=light-en,speculation .venv/bin/python scripts/screenshots.py   # some of them (light-en, dark-en, light-id, speculation)
 
 Shots: the window mid-reply with the metrics panel showing the runtime's live figures, and the model
 menu open, each in the light and the dark palette and in Indonesian (main-id.png, model-menu-id.png);
@@ -93,9 +94,18 @@ TITLES = {
     "en": ("Planning the family trip to Lisbon, Porto and the Algarve in September", "Regex for ISO dates", "Explain KV caches"),
     "id": ("Rencana liburan keluarga ke Lisbon, Porto, dan Algarve pada bulan September", "Regex untuk tanggal ISO", "Penjelasan cache KV"),
 }
-# The starter model is small: asked to translate, it answers sensibly, where an Indonesian poem would not be.
-LIVE_QUESTION_ID = "Terjemahkan ke dalam bahasa Inggris: Selamat pagi! Hari ini cuacanya cerah, jadi kami akan pergi ke pantai bersama keluarga."
-COPY_QUESTION = "Repeat the Python code above exactly, in a code block, then explain it in one sentence."
+# A code edit: the reply copies most of the prompt, which is where prompt lookup drafts well.
+COPY_QUESTION = """Rename the function total_amount to sum_amounts in this code and write the whole code again:
+
+```python
+import csv
+
+def total_amount(path):
+    with open(path, newline="") as f:
+        return sum(float(row["amount"]) for row in csv.DictReader(f))
+
+print(f"Total: {total_amount('sales.csv'):.2f}")
+```"""
 
 
 def open_window(scheme: str, language: str = "en", speculation: str = "off"):
@@ -177,7 +187,8 @@ def stream_until(app, window, chars: int, tokens: int) -> None:
 def shot_mid_reply_and_model_menu(app, window, suffix: str, shots: list[Path]) -> None:
     from PySide6.QtCore import QPoint
 
-    window.chat.send(LIVE_QUESTION if suffix != "id" else LIVE_QUESTION_ID)
+    # In Indonesian too the live question is English: the 135M starter model answers Indonesian with nonsense.
+    window.chat.send(LIVE_QUESTION)
     stream_until(app, window, 120, 20)
     save(window.grab(), f"main-{suffix}", shots)
     window.chat.stop()
@@ -245,7 +256,10 @@ def main() -> int:
     for name in ("LOKAL_DATA_DIR", "LOKAL_CONFIG_DIR", "LOKAL_CACHE_DIR", "LOKAL_LOG_DIR"):  # never the user's own folders
         os.environ[name] = str(scratch / name.lower())
     shots: list[Path] = []
+    only = set(filter(None, os.environ.get("LOKAL_SHOTS", "").split(",")))  # e.g. LOKAL_SHOTS=speculation: only those
     for scheme, language in (("light", "en"), ("dark", "en"), ("light", "id")):
+        if only and f"{scheme}-{language}" not in only:
+            continue
         app, window = open_window(scheme, language)
         shot_mid_reply_and_model_menu(app, window, scheme if language == "en" else language, shots)
         if (scheme, language) == ("light", "en"):
@@ -253,9 +267,10 @@ def main() -> int:
             shot_shortcuts(app, window, shots)
             shot_close_while_serving(app, window, shots)
         close_window(window)
-    app, window = open_window("light", "en", speculation="on")
-    shot_speculation(app, window, shots)
-    close_window(window)
+    if not only or "speculation" in only:
+        app, window = open_window("light", "en", speculation="on")
+        shot_speculation(app, window, shots)
+        close_window(window)
     for path in shots:
         print(path.relative_to(ROOT))
     return 0

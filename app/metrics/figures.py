@@ -62,6 +62,9 @@ STAT_ROWS = {
 # Set by the window with the reply, not by the runtime.
 STORED_ALONGSIDE = {"finish_reason", "error"}
 
+# Rows whose value is a sentence from the runtime rather than a figure (they wrap).
+FREE_TEXT_ROWS = {"speculation_notice"}
+
 # The rows the panel always has, in order; created once, so streaming only changes their text.
 FIXED_ROWS = [
     (REPLY, "ttft"), (REPLY, "prefill"), (REPLY, "prompt"), (REPLY, "reuse"), (REPLY, "completion"), (REPLY, "total"),

@@ -6,9 +6,9 @@ import dataclasses
 import time
 from collections import deque
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPalette, QPen
-from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from app.metrics import figures
 from runtime.protocol import MetricsResult
@@ -59,6 +59,69 @@ class Sparkline(QWidget):
         painter.drawPath(path)
 
 
+class FigureRow(QWidget):
+    """One figure: its name on the left and its value on the right, or the value on a line of its own
+    below the name when both do not fit the panel's width. A figure is never cut or split ("327 /
+    tokens"); only free text (why speculation was off) wraps."""
+
+    GAP = 12
+
+    def __init__(self, name: str, value: str, free_text: bool = False, parent=None):
+        super().__init__(parent)
+        self.name = QLabel(name, self)
+        self.name.setObjectName("metricsName")
+        self.value = QLabel(value, self)
+        self.value.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+        self.value.setWordWrap(free_text)
+        self.value.setAccessibleName(name)
+        self.name.setBuddy(self.value)
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def set_value(self, text: str) -> None:
+        fitted = self._fits(self.width())
+        self.value.setText(text)
+        if self._fits(self.width()) != fitted or self.value.wordWrap():
+            self.updateGeometry()
+        self._arrange()
+
+    def _fits(self, width: int) -> bool:
+        if self.value.wordWrap():
+            return False
+        return self.name.sizeHint().width() + self.GAP + self.value.sizeHint().width() <= width
+
+    def _value_height(self, width: int) -> int:
+        return self.value.heightForWidth(width) if self.value.wordWrap() else self.value.sizeHint().height()
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        line = max(self.name.sizeHint().height(), self.value.sizeHint().height())
+        return line if self._fits(width) else self.name.sizeHint().height() + 2 + self._value_height(width)
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.name.sizeHint().width() + self.GAP + self.value.sizeHint().width(), self.heightForWidth(10_000))
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(self.name.minimumSizeHint().width(), self.name.sizeHint().height())
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._arrange()
+
+    def _arrange(self) -> None:
+        width, name_height = self.width(), self.name.sizeHint().height()
+        if self._fits(width):
+            self.name.setGeometry(0, 0, self.name.sizeHint().width(), name_height)
+            value_width = self.value.sizeHint().width()
+            self.value.setGeometry(width - value_width, 0, value_width, self.value.sizeHint().height())
+        else:
+            self.name.setGeometry(0, 0, width, name_height)
+            self.value.setGeometry(0, name_height + 2, width, self._value_height(width))
+
+
 class MetricsPanel(QFrame):
     """The decode speed, its sparkline, and the turn's figures in sections: this reply, speculative
     decoding (only for a reply that drafted), memory. Each row is a label and a value with its unit."""
@@ -90,33 +153,29 @@ class MetricsPanel(QFrame):
         layout.addWidget(self.speed)
         layout.addWidget(self.sparkline)
         layout.addWidget(span, alignment=Qt.AlignmentFlag.AlignRight)
-        self.sections: dict[str, tuple[QLabel, QFormLayout]] = {}
+        self.sections: dict[str, tuple[QLabel, QVBoxLayout]] = {}
         for section in (figures.REPLY, figures.SPECULATION, figures.MEMORY):
             heading = QLabel(figures.section_title(section))
             heading.setObjectName("metricsSection")
-            form = QFormLayout()
-            # A value too long to sit beside its label goes below it, whole, instead of wrapping mid-figure.
-            form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-            form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft)
-            form.setHorizontalSpacing(12)
-            form.setVerticalSpacing(5)
+            rows = QVBoxLayout()
+            rows.setSpacing(5)
             layout.addSpacing(6)
             layout.addWidget(heading)
-            layout.addLayout(form)
-            self.sections[section] = (heading, form)
+            layout.addLayout(rows)
+            self.sections[section] = (heading, rows)
         layout.addStretch(1)
         self.state = QLabel(self.tr("No reply yet"))
         self.state.setObjectName("metricsHint")
         self.state.setWordWrap(True)
         layout.addWidget(self.state)
-        self._labels: dict[str, QLabel] = {}
+        self._rows: dict[str, FigureRow] = {}
         self._shown: list[tuple[str, str, str]] = []  # (section, key, label) of the rows on screen, in order
         self._place([figures.Row(key, figures.fixed_label(key), "—", section) for section, key in figures.FIXED_ROWS])
         self.setMinimumWidth(250)
 
     def value_of(self, key: str) -> str | None:
-        label = self._labels.get(key)
-        return label.text() if label is not None else None
+        row = self._rows.get(key)
+        return row.value.text() if row is not None else None
 
     def label_of(self, key: str) -> str | None:
         """The row's name as shown, e.g. 'Time to first token'."""
@@ -169,26 +228,21 @@ class MetricsPanel(QFrame):
         if [(r.section, r.key, r.label) for r in rows] != self._shown:
             self._place(rows)
         for row in rows:
-            label = self._labels[row.key]
-            if label.text() != row.value:
-                label.setText(row.value)
+            shown = self._rows[row.key]
+            if shown.value.text() != row.value:
+                shown.set_value(row.value)
 
     def _place(self, rows: list[figures.Row]) -> None:
         """Lay the rows out again; only when which rows are shown changes, not on every sample."""
-        for _heading, form in self.sections.values():
-            while form.rowCount():
-                form.removeRow(0)
-        self._labels.clear()
+        for section, (_heading, column) in self.sections.items():
+            for shown in [r for r in self._rows.values() if column.indexOf(r) >= 0]:
+                column.removeWidget(shown)
+                shown.hide()
+                shown.deleteLater()
+        self._rows.clear()
         for row in rows:
-            value = self._labels[row.key] = QLabel(row.value)
-            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            value.setAlignment(Qt.AlignmentFlag.AlignRight)
-            value.setWordWrap(True)  # a value longer than the panel is wide wraps instead of being cut off
-            value.setAccessibleName(row.label)
-            name = QLabel(row.label)
-            name.setObjectName("metricsName")
-            name.setBuddy(value)
-            self.sections[row.section][1].addRow(name, value)
-        for section, (heading, form) in self.sections.items():
-            heading.setVisible(form.rowCount() > 0)
+            shown = self._rows[row.key] = FigureRow(row.label, row.value, free_text=row.key in figures.FREE_TEXT_ROWS)
+            self.sections[row.section][1].addWidget(shown)
+        for heading, column in self.sections.values():
+            heading.setVisible(column.count() > 0)
         self._shown = [(r.section, r.key, r.label) for r in rows]

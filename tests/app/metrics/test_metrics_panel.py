@@ -83,4 +83,25 @@ def test_the_panel_shows_sections_and_hides_speculation_without_drafting(qtbot, 
     assert not panel.section_visible(figures.SPECULATION) and panel.value_of("speedup") is None
     assert panel.value_of("ttft") == "…" and panel.state.text() == "Last reply: reached the token limit"
     # The figures' labels are what a screen reader reads for each value.
-    assert panel._labels["ttft"].accessibleName() == "Time to first token"
+    assert panel._rows["ttft"].value.accessibleName() == "Time to first token"
+
+
+def test_no_figure_is_cut_at_any_width_of_the_panel(qtbot, english):
+    from PySide6.QtWidgets import QApplication
+
+    panel = MetricsPanel()
+    qtbot.addWidget(panel)
+    panel.on_turn_finished(every_stat_set(draft_tokens=90, draft_tokens_accepted=68, prompt_tokens_restored=1820, speculation_notice="",
+                                          prompt_tokens=123456, prompt_tokens_evaluated=123456), METRICS)
+    panel.show()
+    for width in (panel.minimumWidth(), 270, 330, 500):
+        panel.resize(width, 900)
+        QApplication.processEvents()
+        for key, row in panel._rows.items():
+            value, name = row.value, row.name
+            assert value.width() >= value.sizeHint().width() and value.geometry().right() < row.width(), f"{width} px: {key} is cut"
+            assert not value.geometry().intersects(name.geometry()), f"{width} px: {key}'s value covers its name"
+        rows = sorted(panel._rows.values(), key=lambda r: r.y())
+        for above, below in zip(rows, rows[1:]):
+            if above.parentWidget() is below.parentWidget() and above.isVisible() and below.isVisible():
+                assert above.geometry().bottom() < below.geometry().top() or above.x() != below.x(), f"{width} px: rows overlap"
