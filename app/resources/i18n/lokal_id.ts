@@ -284,6 +284,13 @@
     </message>
 </context>
 <context>
+    <name>ChatController</name>
+    <message>
+        <source>New chat</source>
+        <translation>Obrolan baru</translation>
+    </message>
+</context>
+<context>
     <name>ChatView</name>
     <message>
         <source>Conversation</source>
@@ -1499,6 +1506,33 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
     <message>
         <source>Chatting with {model} on {url}</source>
         <translation>Mengobrol dengan {model} di {url}</translation>
+    </message>
+</context>
+<context>
+    <name>RuntimeLink</name>
+    <message>
+        <source>the runtime refused to start: {reason}</source>
+        <translation>runtime menolak dimulai: {reason}</translation>
+    </message>
+    <message>
+        <source>it exited with code {code}</source>
+        <translation>runtime keluar dengan kode {code}</translation>
+    </message>
+    <message>
+        <source>it was killed by {signal} (llama.cpp aborted)</source>
+        <translation>runtime dihentikan oleh {signal} (llama.cpp berhenti paksa)</translation>
+    </message>
+    <message>
+        <source>it was killed by {signal}</source>
+        <translation>runtime dihentikan oleh {signal}</translation>
+    </message>
+    <message>
+        <source>The Lokal runtime could not be started ({command}): {reason}.</source>
+        <translation>Runtime Lokal tidak dapat dimulai ({command}): {reason}.</translation>
+    </message>
+    <message>
+        <source>The Lokal runtime stopped unexpectedly: {how}.</source>
+        <translation>Runtime Lokal berhenti tiba-tiba: {how}.</translation>
     </message>
 </context>
 <context>
