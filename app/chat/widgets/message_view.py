@@ -263,7 +263,7 @@ class ChatView(QScrollArea):
         for row in range(first, last + 1):
             widget = MessageWidget()
             widget.sig_copy.connect(self._on_copy)
-            widget.sig_edit.connect(lambda w: (w.start_editing(), self.sig_focus_order_changed.emit()))
+            widget.sig_edit.connect(self._edit)
             widget.sig_edit_submitted.connect(lambda w, text: self.sig_edit_submitted.emit(self.widgets.index(w), text))
             widget.sig_regenerate.connect(lambda _w: self.sig_regenerate_requested.emit())
             self.widgets.insert(row, widget)
@@ -305,11 +305,18 @@ class ChatView(QScrollArea):
         """Chat ▸ Edit last message: your latest message turns into an editor, with the focus in it."""
         for widget in reversed(self.widgets):
             if widget.message is not None and widget.message.role == "user":
-                widget.start_editing()
-                self.sig_focus_order_changed.emit()
+                self._edit(widget)
                 self.ensureWidgetVisible(widget)
                 return True
         return False
+
+    def _edit(self, widget: MessageWidget) -> None:
+        """One message is edited at a time: starting another closes the first."""
+        for other in self.widgets:
+            if other is not widget:
+                other.stop_editing()
+        widget.start_editing()
+        self.sig_focus_order_changed.emit()
 
     def editing_row(self) -> int:
         return next((row for row, widget in enumerate(self.widgets) if widget.editing), -1)

@@ -89,3 +89,19 @@ def test_long_titles_are_elided_with_the_whole_title_in_the_tooltip_and_no_sidew
     assert QFontMetrics(view.font()).horizontalAdvance(LONG_TITLE) > view.viewport().width()
     assert index.data(Qt.ItemDataRole.ToolTipRole).startswith(LONG_TITLE)
     window.chat.delete(long.id)
+
+
+def test_one_message_is_edited_at_a_time(qtbot, window):
+    window.store.add_message(window.chat.current.id, "user", "first")
+    window.store.add_message(window.chat.current.id, "assistant", "one")
+    window.store.add_message(window.chat.current.id, "user", "second")
+    conv = window.chat.current.id
+    window.chat.current = None
+    window.chat.open(conv)
+    first, _reply, second = window.chat_view.widgets
+    qtbot.waitUntil(second.isVisible, timeout=5_000)  # a widget added to a shown layout is shown by a queued call
+    first.buttons["edit"].click()
+    second.buttons["edit"].click()
+    assert second.editing and not first.editing and first.body.isVisible()
+    qtbot.keyClick(second.editor.edit, Qt.Key.Key_Escape)
+    assert not second.editing
