@@ -5,8 +5,9 @@
 
 Shots: the window mid-reply with the metrics panel showing the runtime's live figures, and the model
 menu open, each in the light and the dark palette and in Indonesian (main-id.png, model-menu-id.png);
-then, light: a reply that drafted (metrics-speculation), a message edited in place (edit-in-place),
-closing while the API serves (close-while-serving) and Help ▸ Keyboard shortcuts (keyboard-shortcuts).
+then, light: a reply that drafted (metrics-speculation), a message edited in place (edit-in-place), a
+long title's tooltip (sidebar-tooltip), closing while the API serves (close-while-serving) and Help ▸
+Keyboard shortcuts (keyboard-shortcuts).
 The earlier turn of the conversation is seeded text (so the picture shows a table and a code block),
 and so is a long title in the conversation list; the replies that stream and every figure in the
 metrics panel come from the real runtime and the starter model.
@@ -239,6 +240,22 @@ def shot_close_while_serving(app, window, shots: list[Path]) -> None:
     feature.server.stop()
 
 
+def shot_sidebar_tooltip(app, window, shots: list[Path]) -> None:
+    """A long title, cut with an ellipsis, and its tooltip holding it whole."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtWidgets import QToolTip
+
+    view = window.sidebar.list
+    index = next(view.model().index(r, 0) for r in range(view.model().rowCount()) if view.model().index(r, 0).data() == TITLES["en"][0])
+    rect = view.visualRect(index)
+    at = view.viewport().mapToGlobal(QPoint(rect.center().x(), rect.bottom() + 4))
+    QToolTip.showText(at, index.data(Qt.ItemDataRole.ToolTipRole), view.viewport())
+    tip = next(w for w in app.topLevelWidgets() if w.inherits("QTipLabel") and w.isVisible())
+    app.processEvents()
+    save(with_popup(window, tip, at=window.mapFromGlobal(at)), "sidebar-tooltip-light", shots)
+    QToolTip.hideText()
+
+
 def shot_shortcuts(app, window, shots: list[Path]) -> None:
     dialog = window._on_shortcuts()
     wait(app, dialog.isVisible, 5)
@@ -264,6 +281,7 @@ def main() -> int:
         shot_mid_reply_and_model_menu(app, window, scheme if language == "en" else language, shots)
         if (scheme, language) == ("light", "en"):
             shot_edit_in_place(app, window, shots)
+            shot_sidebar_tooltip(app, window, shots)
             shot_shortcuts(app, window, shots)
             shot_close_while_serving(app, window, shots)
         close_window(window)
