@@ -28,6 +28,7 @@ from app.chat.widgets.composer import Composer
 from app.chat.widgets.message_view import ChatView
 from app.chat.widgets.settings_dialog import ConversationSettingsDialog
 from app.chat.widgets.sidebar import Sidebar
+from app.metrics import figures
 from app.metrics.panel import MetricsPanel
 from app.metrics.poller import MetricsPoller
 from app.catalog.ui import CatalogUi
@@ -566,8 +567,11 @@ class MainWindow(QMainWindow):
             return ""
         backend = self.link.info.backend.upper() if self.link.info else "?"
         name = self.session.display_name
-        self.model_label.setText(f"{name}  ·  {info.quantization}  ·  {backend}")
-        self.model_label.setToolTip(self.tr("{path}\ncontext {n_ctx} tokens, loaded in {ms} ms").format(path=info.path, n_ctx=info.n_ctx, ms=round(info.load_ms)))
+        note = figures.template_fallback_note()
+        warning = f"  ·  ⚠ {note}" if info.chat_template_error else ""
+        self.model_label.setText(f"{name}  ·  {info.quantization}  ·  {backend}{warning}")
+        tip = self.tr("{path}\ncontext {n_ctx} tokens, loaded in {ms} ms").format(path=info.path, n_ctx=info.n_ctx, ms=round(info.load_ms))
+        self.model_label.setToolTip(tip + (f"\n{note}: {info.chat_template_error}" if info.chat_template_error else ""))
         if self.chat.local_replies:
             self.model_button.setText(f"{name} · {info.quantization}")
         return name

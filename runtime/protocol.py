@@ -22,7 +22,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
-PROTOCOL_VERSION = "1.1"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group
+PROTOCOL_VERSION = "1.2"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group. 1.2: llama.cpp's samplers, grammar/json_schema, tools; chat template errors
 
 
 def major(version: str) -> str:
@@ -88,8 +88,9 @@ class RpcError(Exception):
 # Messages
 # --------------------------------------------------------------------------
 
-Role = Literal["system", "user", "assistant"]
-FinishReason = Literal["stop", "length", "cancelled"]
+Role = Literal["system", "user", "assistant", "tool"]
+FinishReason = Literal["stop", "length", "cancelled", "tool_calls"]
+ToolChoice = Literal["auto", "none", "required"]
 KvType = Literal["f16", "q8_0", "q4_0"]
 SpeculationMode = Literal["off", "auto", "lookup", "draft", "both"]
 
@@ -154,6 +155,9 @@ class ModelLoadResult:
     type_v: str
     load_ms: float
     draft_path: Optional[str] = None  # the draft model loaded with it, if any
+    # Why the model's own chat template cannot be used (it does not parse or render): replies use ChatML instead.
+    chat_template_error: Optional[str] = None
+    tool_format: str = "hermes"  # how this model writes tool calls: "hermes", "llama3" or "mistral" (runtime/engine/tools.py)
 
 
 @dataclass
@@ -170,9 +174,36 @@ class ModelUnloadResult:
 
 
 @dataclass
+class ToolCall:
+    """A call of one function, as the model wrote it: `arguments` is the JSON text of its arguments."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass
 class ChatMessage:
     role: Role
     content: str
+    tool_calls: list[ToolCall] = field(default_factory=list)  # an assistant turn that called tools
+    tool_call_id: Optional[str] = None  # role "tool": the call this message answers
+    name: Optional[str] = None  # role "tool": the function that answered
+
+
+@dataclass
+class ToolSpec:
+    """A function the model may call (OpenAI's `tools[].function`)."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=dict)  # a JSON schema of its arguments
+
+
+@dataclass
+class LogitBias:
+    token: int
+    bias: float  # added to the token's logit; -100 or less bans it
 
 
 @dataclass
@@ -189,6 +220,26 @@ class ChatGenerateParams:
     prompt: Optional[str] = None
     # Speculative decoding (runtime/speculative): auto = prompt lookup, plus the draft model if one is loaded.
     speculation: SpeculationMode = "auto"
+    # llama.cpp's samplers (runtime/engine/sampling.py), with llama-server's defaults: 1.0 / 0 turn one off.
+    min_p: float = 0.05
+    typical_p: float = 1.0
+    repeat_penalty: float = 1.0
+    frequency_penalty: float = 0.0
+    presence_penalty: float = 0.0
+    penalty_last_n: int = 64  # recent tokens (prompt included) the penalties look at; -1: the whole context
+    dry_multiplier: float = 0.0  # DRY (don't repeat yourself) penalty; 0: off
+    dry_base: float = 1.75
+    dry_allowed_length: int = 2
+    dry_penalty_last_n: int = -1  # -1: the whole context
+    logit_bias: list[LogitBias] = field(default_factory=list)
+    # Constrained output, at most one of: a GBNF grammar (root rule "root"), or a JSON schema the reply
+    # must validate against ({} or {"type": "object"}: any JSON object).
+    grammar: Optional[str] = None
+    json_schema: Optional[dict[str, Any]] = None
+    # Functions the model may call: rendered by the model's chat template, calls parsed into the result.
+    tools: list[ToolSpec] = field(default_factory=list)
+    tool_choice: ToolChoice = "auto"  # required: the reply is a call (grammar-constrained); none: no call
+    tool_name: Optional[str] = None  # the one function the reply must call (a grammar makes sure)
 
 
 @dataclass
@@ -211,6 +262,8 @@ class GenerationStats:
     kv_restore_saved_ms: float = 0.0
     # Oldest messages left out because the conversation no longer fits the context (system prompt kept).
     context_dropped_messages: int = 0
+    # Why this reply was prompted with ChatML instead of the model's own chat template ("": it was not).
+    chat_template_fallback: str = ""
     # Speculative decoding (runtime/speculative), this turn so far.
     speculation: str = "off"  # the setting it ran with
     speculation_notice: str = ""  # why speculation was switched off, if it was
@@ -227,9 +280,10 @@ class GenerationStats:
 class ChatGenerateResult:
     request_id: Union[int, str]
     conversation_id: str
-    text: str
+    text: str  # with tools: the reply's text outside its tool calls
     finish_reason: FinishReason
     stats: GenerationStats
+    tool_calls: list[ToolCall] = field(default_factory=list)
 
 
 @dataclass

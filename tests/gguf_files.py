@@ -83,3 +83,22 @@ def write_draft_pair(folder: Path) -> tuple[Path, Path]:
     target = write_llama(folder / "tiny-coder-1.5b-instruct-q4_k_m.gguf", name="Tiny Coder 1.5B Instruct", block_count=28, embedding=1536, tokenizer=tokenizer)
     draft = write_llama(folder / "tiny-coder-0.5b-instruct-q4_k_m.gguf", name="Tiny Coder 0.5B Instruct", block_count=24, embedding=896, tokenizer=tokenizer)
     return target, draft
+
+
+def with_chat_template(source: Path, target: Path, template: str) -> Path:
+    """A copy of the model `source` whose embedded chat template is `template` (padded with spaces to the old length).
+
+    The header keeps its size, so every offset in the file stays valid and llama.cpp loads the copy as it loads the original.
+    """
+    from runtime.gguf.reader import read_file_header
+
+    old = read_file_header(source).chat_template.encode()
+    new = template.encode()
+    if len(new) > len(old):
+        raise ValueError(f"the new template must fit in the old one's {len(old)} bytes")
+    data = bytearray(source.read_bytes())
+    at = data.find(old)
+    assert at > 0 and data.find(old, at + 1) < 0, "the template must appear exactly once"
+    data[at : at + len(old)] = new + b" " * (len(old) - len(new))
+    target.write_bytes(data)
+    return target

@@ -98,7 +98,8 @@ class Served:
         return max((e["restarts"] for e in self.all_events if e["event"] == "state"), default=0)
 
     def health(self) -> dict:
-        return self.http("GET", "/health", key=None).json()
+        """The details /health gives to a caller with the key."""
+        return self.http("GET", "/health").json()
 
     def wait_health(self, timeout: float = 30, **match) -> dict:
         """Poll /health until it matches (tests only: the window listens to events instead)."""

@@ -48,6 +48,8 @@ T = TypeVar("T")
 class ConversationSettings:
     temperature: float = 0.7
     top_p: float = 0.95
+    min_p: float = 0.05  # LM Studio's defaults for these two
+    repeat_penalty: float = 1.1
     max_tokens: int = 512
     n_ctx: int = 4096
     seed: int | None = None
@@ -333,6 +335,8 @@ class ChatController(QObject):
             max_tokens=settings.max_tokens,
             temperature=settings.temperature,
             top_p=settings.top_p,
+            min_p=settings.min_p,
+            repeat_penalty=settings.repeat_penalty,
             seed=settings.seed,
         )
         model_name = self.models.display_name if self.local_replies else self.reply_model_name

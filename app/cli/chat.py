@@ -24,6 +24,9 @@ def add_parser(sub) -> None:
     p.add_argument("--temperature", type=float, default=0.7)
     p.add_argument("--top-p", type=float, default=0.95)
     p.add_argument("--top-k", type=int, default=40)
+    p.add_argument("--min-p", type=float, default=0.05, help="drop tokens less likely than this fraction of the likeliest (default 0.05; 0: off)")
+    p.add_argument("--repeat-penalty", type=float, default=1.1, help="penalty on tokens of the last 64 (default 1.1; 1: off)")
+    p.add_argument("--json-schema", metavar="FILE", help="a JSON schema file: every reply is JSON that validates against it")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--system", metavar="TEXT", help="a system prompt")
     p.add_argument("--n-gpu-layers", type=int, default=0, help="layers to offload to the GPU (-1: all)")
@@ -31,6 +34,14 @@ def add_parser(sub) -> None:
     p.add_argument("--speculation", choices=["off", "auto", "lookup", "draft", "both"], default="auto", help="speculative decoding: prompt lookup, a draft model, both, or off (default auto)")
     p.add_argument("--draft", metavar="PATH", help="a draft model for speculative decoding (a smaller GGUF with the same tokenizer)")
     p.set_defaults(run=run)
+
+
+def _read_schema(path: str) -> dict:
+    with open(path, encoding="utf-8") as f:
+        schema = json.load(f)
+    if not isinstance(schema, dict):
+        raise ValueError("a JSON schema is a JSON object")
+    return schema  # the runtime checks it and says what is wrong with it
 
 
 def _model_path(args) -> str:
@@ -42,6 +53,11 @@ def _model_path(args) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        args.schema = _read_schema(args.json_schema) if args.json_schema else None
+    except (OSError, ValueError) as exc:
+        print(f"lokal: --json-schema {args.json_schema}: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     try:
         path = _model_path(args)
     except Exception as exc:
@@ -89,8 +105,11 @@ class Conversation:
             temperature=args.temperature,
             top_p=args.top_p,
             top_k=args.top_k,
+            min_p=args.min_p,
+            repeat_penalty=args.repeat_penalty,
             seed=args.seed,
             speculation=args.speculation,
+            json_schema=args.schema,
         )
         stream = None if args.json else _print_delta
         call, wait = self.client.generate(params, stream)

@@ -58,12 +58,13 @@ STAT_ROWS = {
     "target_passes": "per_pass",
     "tokens_per_target_pass": "per_pass",
     "speedup": "speedup",
+    "chat_template_fallback": "template",
 }
 # Set by the window with the reply, not by the runtime.
 STORED_ALONGSIDE = {"finish_reason", "error"}
 
 # Rows whose value is a sentence from the runtime rather than a figure (they wrap).
-FREE_TEXT_ROWS = {"speculation_notice"}
+FREE_TEXT_ROWS = {"speculation_notice", "template"}
 
 # The rows the panel always has, in order; created once, so streaming only changes their text.
 FIXED_ROWS = [
@@ -200,6 +201,15 @@ def tokens_per(mean: float) -> str:
     return Metrics.tr("{mean} tokens").format(mean=number(mean, 1))
 
 
+def template_fallback_note() -> str:
+    return Metrics.tr("this model's chat template failed; using ChatML")
+
+
+def template_note(stats: dict) -> str:
+    """For a reply's footer: said whenever the reply was not prompted with the model's own template."""
+    return template_fallback_note() if stats.get("chat_template_fallback") else ""
+
+
 def rows(metrics: MetricsResult | None, stats: dict | None) -> list[Row]:
     """The panel's rows from the latest runtime.metrics result and the turn's GenerationStats."""
     stats = stats or {}
@@ -219,6 +229,8 @@ def rows(metrics: MetricsResult | None, stats: dict | None) -> list[Row]:
         total_ms = stats.get("total_ms")
         if total_ms:
             out.append(Row("total", fixed_label("total"), Metrics.tr("{seconds} s").format(seconds=number(total_ms / 1000, 2))))
+        if stats.get("chat_template_fallback"):  # the error itself is in the reply's footer tooltip
+            out.append(Row("template", Metrics.tr("Chat template"), template_fallback_note()))
         dropped = stats.get("context_dropped_messages")
         if dropped:
             out.append(Row("dropped", Metrics.tr("Left out (context full)"), Metrics.tr("%Ln earlier message(s)", None, dropped)))

@@ -23,13 +23,19 @@ from runtime.api.backend import Backend
 from runtime.api.conversation import chat_conversation_id, text_conversation_id
 from runtime.api.errors import ApiError
 from runtime.api.responses import SSE_DONE, Shapes, sse
-from runtime.protocol import ChatGenerateParams, ChatMessage, RpcError
+from runtime.engine.structured import ANY_OBJECT, SchemaError, schema_grammar
+from runtime.engine.tools import ToolCallParser
+from runtime.protocol import ChatGenerateParams, ChatMessage, LogitBias, RpcError, ToolCall, ToolSpec
 
 log = logging.getLogger("lokal.api")
 
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
 BACKEND = web.AppKey("backend", Backend)
-OPEN_PATHS = {"/health"}  # no key needed: says only whether the model is ready
+API_KEY = web.AppKey("api_key", str)
+OPEN_PATHS = {"/health"}  # no key needed: without one it says only "ok"
+MAX_JSON_DEPTH = 64  # nesting of a request body; JSON schemas and tool parameters stay far below it
+# Request fields the runtime takes as they are (llama-server's names where they differ: repeat_last_n).
+SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "min_p", "typical_p", "repeat_penalty", "frequency_penalty", "presence_penalty", "dry_multiplier", "dry_base", "dry_allowed_length", "dry_penalty_last_n", "grammar")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -71,6 +77,7 @@ def create_app(backend: Backend, api_key: str, cors_origins: Iterable[str] = (),
 
     app = web.Application(client_max_size=max_body, middlewares=[cors, error_bodies, bearer_key])
     app[BACKEND] = backend
+    app[API_KEY] = api_key
     app.router.add_get("/health", health)
     app.router.add_get("/v1/models", list_models)
     app.router.add_get("/v1/models/{model:.+}", get_model)
@@ -95,6 +102,9 @@ def from_http(exc: web.HTTPException, max_body: int) -> ApiError:
 
 # ---- endpoints -----------------------------------------------------------------
 async def health(request: web.Request) -> web.Response:
+    """Without the key: "ok", and nothing about the model or the queue. With it: the details."""
+    if not keys.matches(request.app[API_KEY], request.headers.get("Authorization")):
+        return web.json_response({"status": "ok"})
     backend = request.app[BACKEND]
     body = {"status": backend.state, "model": backend.name, "running": backend.running, "queued": backend.queued}
     return web.json_response(body, status=200 if backend.state == "ready" else 503)
@@ -124,29 +134,73 @@ async def read_json(request: web.Request) -> object:
 def decode_body(raw: bytes) -> object:
     """A request body's JSON; ApiError 400 for anything that is not."""
     try:
-        return json.loads(raw)
+        data = json.loads(raw)
+    except RecursionError:
+        data = None
     except (UnicodeDecodeError, ValueError) as exc:
         raise errors.bad_request(f"the request body is not valid JSON: {exc}", code="invalid_json") from None
-    except RecursionError:  # the JSON decoder's own bound on nesting (about a thousand levels)
-        raise errors.bad_request("the request body nests arrays or objects too deeply", code="invalid_json") from None
+    if data is None and raw.strip() != b"null" or _depth_over(data, MAX_JSON_DEPTH):
+        raise errors.bad_request(f"the request body is nested more than {MAX_JSON_DEPTH} levels deep", code="invalid_json")
+    return data
+
+
+def _depth_over(data: object, limit: int) -> bool:
+    """Whether JSON data nests deeper than `limit` (iteratively: no recursion to run out of)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > limit:
+                return True
+            stack.extend((item, depth + 1) for item in (value.values() if isinstance(value, dict) else value))
+    return False
 
 
 def _params(backend: Backend, body: schema._Sampling, conversation_id: str, messages: list[ChatMessage], prompt: str | None) -> ChatGenerateParams:
     params = ChatGenerateParams(conversation_id, messages, max_tokens=backend.max_tokens(body.requested_max_tokens()), stop=body.stop_list(), prompt=prompt)
     # Only what the caller set overrides the runtime's defaults.
-    for name in ("temperature", "top_p", "top_k", "seed"):
+    for name in SAMPLING_FIELDS:
         value = getattr(body, name)
         if value is not None:
             setattr(params, name, value)
+    if body.repeat_last_n is not None:
+        params.penalty_last_n = body.repeat_last_n
+    params.seed = body.seed_in_range()
+    params.logit_bias = [LogitBias(token, bias) for token, bias in body.logit_biases()]
     return params
+
+
+def _chat_options(params: ChatGenerateParams, body: schema.ChatCompletionRequest) -> None:
+    """response_format and tools, onto the runtime's request."""
+    fmt = body.response_format
+    if fmt is not None and fmt.type == "json_object":
+        params.json_schema = ANY_OBJECT
+    elif fmt is not None and fmt.type == "json_schema":
+        try:
+            schema_grammar(fmt.json_schema.schema_)  # checked here too, so the error names the request's field
+        except SchemaError as exc:
+            raise errors.bad_request(f"response_format.json_schema.schema: {exc}", param="response_format.json_schema.schema", code="invalid_schema") from None
+        params.json_schema = fmt.json_schema.schema_
+    params.tools = [ToolSpec(t.function.name, t.function.description or "", t.function.parameters or {}) for t in body.tools or []]
+    choice = body.tool_choice
+    if isinstance(choice, schema.NamedToolChoice):
+        params.tool_choice, params.tool_name = "required", choice.function.name
+    elif choice is not None:
+        params.tool_choice = choice
+
+
+def _message(m: schema.Message) -> ChatMessage:
+    calls = [ToolCall(c.id, c.function.name, c.function.arguments) for c in m.tool_calls or []]
+    return ChatMessage(m.runtime_role(), m.text(), calls, m.tool_call_id, m.name if m.role == "tool" else None)
 
 
 async def chat_completions(request: web.Request) -> web.StreamResponse:
     backend = request.app[BACKEND]
     body = schema.parse(schema.ChatCompletionRequest, await read_json(request))
     backend.check_model(body.model)
-    messages = [ChatMessage(m.runtime_role(), m.text()) for m in body.messages]
+    messages = [_message(m) for m in body.messages]
     params = _params(backend, body, chat_conversation_id(messages), messages, None)
+    _chat_options(params, body)
     return await respond(request, backend, body, params, Shapes(chat=True, model=body.model))
 
 
@@ -178,10 +232,15 @@ async def respond(request: web.Request, backend: Backend, body: schema._Sampling
         opening = shapes.first_chunk()
         if opening is not None:
             await response.write(sse(opening))
+        # With tools the stream is split as it comes: text for the user, and each call once it is whole.
+        model = backend.model
+        calls = ToolCallParser(model.tool_format if model is not None else "hermes", [t.name for t in params.tools]) if params.tools and params.tool_choice != "none" else None
         if first is not None:
-            await response.write(sse(shapes.text_chunk(first)))
+            await _write_text(response, shapes, calls, first)
             async for text in generation.texts():
-                await response.write(sse(shapes.text_chunk(text)))
+                await _write_text(response, shapes, calls, text)
+            if calls is not None:
+                await _write_events(response, shapes, calls.finish())
             try:
                 result = await generation.result()
             except RpcError as exc:
@@ -189,9 +248,25 @@ async def respond(request: web.Request, backend: Backend, body: schema._Sampling
                 await response.write(sse(errors.from_runtime(exc).body()))
                 await response.write_eof()
                 return response
-        await response.write(sse(shapes.last_chunk(result)))
+        await response.write(sse(shapes.last_chunk(result, shapes.calls_sent > 0)))
         if body.include_usage:
             await response.write(sse(shapes.usage_chunk(result)))
         await response.write(SSE_DONE)
         await response.write_eof()
         return response
+
+
+async def _write_text(response: web.StreamResponse, shapes: Shapes, calls: ToolCallParser | None, text: str) -> None:
+    if calls is None:
+        await response.write(sse(shapes.text_chunk(text)))
+    else:
+        await _write_events(response, shapes, calls.push(text))
+
+
+async def _write_events(response: web.StreamResponse, shapes: Shapes, events) -> None:
+    for event in events:
+        if event.call is not None:
+            for chunk in shapes.tool_call_chunks(event.call):
+                await response.write(sse(chunk))
+        elif event.text:
+            await response.write(sse(shapes.text_chunk(event.text)))

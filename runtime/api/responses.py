@@ -7,7 +7,7 @@ import secrets
 import time
 from typing import Any
 
-from runtime.protocol import ChatGenerateResult, GenerationStats
+from runtime.protocol import ChatGenerateResult, GenerationStats, ToolCall
 
 FINGERPRINT = "lokal"
 
@@ -27,8 +27,12 @@ def usage(stats: GenerationStats) -> dict[str, Any]:
 
 
 def finish_reason(result: ChatGenerateResult) -> str:
-    # "cancelled" only happens when the caller hung up, and then nobody reads it; OpenAI knows "stop" and "length".
-    return result.finish_reason if result.finish_reason in ("stop", "length") else "stop"
+    # "cancelled" only happens when the caller hung up, and then nobody reads it; OpenAI knows "stop", "length", "tool_calls".
+    return result.finish_reason if result.finish_reason in ("stop", "length", "tool_calls") else "stop"
+
+
+def tool_call_object(call: ToolCall) -> dict[str, Any]:
+    return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
 
 
 class Shapes:
@@ -39,6 +43,7 @@ class Shapes:
         self.model = model
         self.id = new_id("chatcmpl" if chat else "cmpl")
         self.created = int(time.time())
+        self.calls_sent = 0  # tool calls streamed so far: each has its index
 
     def _envelope(self, object_: str, choices: list, **extra) -> dict[str, Any]:
         return {"id": self.id, "object": object_, "created": self.created, "model": self.model, "system_fingerprint": FINGERPRINT, "choices": choices, **extra}
@@ -46,7 +51,11 @@ class Shapes:
     def complete(self, result: ChatGenerateResult) -> dict[str, Any]:
         reason = finish_reason(result)
         if self.chat:
-            choice = {"index": 0, "message": {"role": "assistant", "content": result.text}, "finish_reason": reason, "logprobs": None}
+            message: dict[str, Any] = {"role": "assistant", "content": result.text}
+            if result.tool_calls:
+                message["content"] = result.text or None
+                message["tool_calls"] = [tool_call_object(c) for c in result.tool_calls]
+            choice = {"index": 0, "message": message, "finish_reason": reason, "logprobs": None}
             return self._envelope("chat.completion", [choice], usage=usage(result.stats))
         choice = {"index": 0, "text": result.text, "finish_reason": reason, "logprobs": None}
         return self._envelope("text_completion", [choice], usage=usage(result.stats))
@@ -62,8 +71,17 @@ class Shapes:
     def text_chunk(self, text: str) -> dict[str, Any]:
         return self._chunk({"content": text} if self.chat else text, None)
 
-    def last_chunk(self, result: ChatGenerateResult) -> dict[str, Any]:
-        return self._chunk({} if self.chat else "", finish_reason(result))
+    def tool_call_chunks(self, call: ToolCall) -> list[dict[str, Any]]:
+        """A call as OpenAI streams one: its id and name first, then its arguments."""
+        index, self.calls_sent = self.calls_sent, self.calls_sent + 1
+        head = {"index": index, "id": call.id, "type": "function", "function": {"name": call.name, "arguments": ""}}
+        return [self._chunk({"tool_calls": [head]}, None), self._chunk({"tool_calls": [{"index": index, "function": {"arguments": call.arguments}}]}, None)]
+
+    def last_chunk(self, result: ChatGenerateResult, called: bool = False) -> dict[str, Any]:
+        reason = "tool_calls" if called and result.finish_reason != "length" else finish_reason(result)
+        if not called and reason == "tool_calls":
+            reason = "stop"  # the engine found a call the stream showed as text: the stream is what the caller has
+        return self._chunk({} if self.chat else "", reason)
 
     def usage_chunk(self, result: ChatGenerateResult) -> dict[str, Any]:
         return self._envelope("chat.completion.chunk" if self.chat else "text_completion", [], usage=usage(result.stats))

@@ -1,27 +1,28 @@
 """Request bodies of the endpoints, validated with pydantic in strict mode.
 
-Strict: "5" is not a number and 1 is not a bool, as in OpenAI's own API. Fields
-this server does not know are ignored (clients send `user`, `logprobs: false`,
-...), but those that would change the reply and are not supported are refused
-rather than silently dropped.
+Strict: "5" is not a number and 1 is not a bool, as in OpenAI's own API. A field
+this server does not know is refused with a 400 naming it, as OpenAI refuses
+one: silently dropping it would answer a request the caller did not make. The
+fields that cannot change the reply (`user`, `store`, `metadata`, ...) are
+accepted; those that would and are not supported are refused by name.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from runtime.api.errors import ApiError, bad_request
 
-Number = Annotated[float, Field(strict=True)]
+Number = Annotated[float, Field(strict=True, allow_inf_nan=False)]
 
 # OpenAI allows up to 4 stop sequences.
 MAX_STOP = 4
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class TextPart(_Body):
@@ -29,11 +30,27 @@ class TextPart(_Body):
     text: StrictStr
 
 
+class FunctionCall(_Body):
+    name: StrictStr
+    arguments: StrictStr  # JSON text, as OpenAI sends it
+
+
+class ToolCallIn(_Body):
+    id: StrictStr
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+
 class Message(_Body):
-    role: Literal["system", "developer", "user", "assistant"]
-    content: Union[StrictStr, list[TextPart]]
+    role: Literal["system", "developer", "user", "assistant", "tool"]
+    content: Union[None, StrictStr, list[TextPart]] = None  # None: an assistant turn that only called tools
+    name: Optional[StrictStr] = None
+    tool_calls: Optional[list[ToolCallIn]] = None  # assistant
+    tool_call_id: Optional[StrictStr] = None  # tool
 
     def text(self) -> str:
+        if self.content is None:
+            return ""
         if isinstance(self.content, str):
             return self.content
         return "".join(part.text for part in self.content)
@@ -46,18 +63,86 @@ class StreamOptions(_Body):
     include_usage: StrictBool = False
 
 
+class FunctionSpec(_Body):
+    name: StrictStr = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    description: Optional[StrictStr] = None
+    parameters: Optional[dict[str, Any]] = None
+    strict: Optional[StrictBool] = None  # with a grammar every required call validates anyway
+
+
+class Tool(_Body):
+    type: Literal["function"]
+    function: FunctionSpec
+
+
+class NamedFunction(_Body):
+    name: StrictStr
+
+
+class NamedToolChoice(_Body):
+    type: Literal["function"]
+    function: NamedFunction
+
+
+class JsonSchemaFormat(_Body):
+    name: StrictStr = "response"
+    description: Optional[StrictStr] = None
+    schema_: Optional[dict[str, Any]] = Field(None, alias="schema")
+    strict: Optional[StrictBool] = None
+
+
+class ResponseFormat(_Body):
+    type: Literal["text", "json_object", "json_schema"]
+    json_schema: Optional[JsonSchemaFormat] = None
+
+
+# llama-server's names for what the runtime calls repeat_penalty / penalty_last_n.
+PENALTY = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-2.0, le=2.0)]
+SEED_RANGE = 1 << 64  # any integer seed is taken modulo this (llama.cpp clients send -1)
+
+
 class _Sampling(_Body):
     model: StrictStr
     max_tokens: Optional[StrictInt] = Field(None, ge=0)
     temperature: Optional[Number] = Field(None, ge=0.0, le=2.0)
     top_p: Optional[Number] = Field(None, gt=0.0, le=1.0)
     top_k: Optional[StrictInt] = Field(None, ge=0)  # llama.cpp's server accepts it too
+    min_p: Optional[Number] = Field(None, ge=0.0, le=1.0)
+    typical_p: Optional[Number] = Field(None, gt=0.0, le=1.0)
+    repeat_penalty: Optional[Number] = Field(None, gt=0.0, le=10.0)
+    repeat_last_n: Optional[StrictInt] = Field(None, ge=-1)
+    frequency_penalty: Optional[PENALTY] = None
+    presence_penalty: Optional[PENALTY] = None
+    dry_multiplier: Optional[Number] = Field(None, ge=0.0)
+    dry_base: Optional[Number] = Field(None, ge=1.0)
+    dry_allowed_length: Optional[StrictInt] = Field(None, ge=0)
+    dry_penalty_last_n: Optional[StrictInt] = Field(None, ge=-1)
+    logit_bias: Optional[dict[str, Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-100.0, le=100.0)]]] = None
+    grammar: Optional[StrictStr] = None  # GBNF, as llama-server takes it
     seed: Optional[StrictInt] = None
     stop: Union[None, StrictStr, list[StrictStr]] = None
     stream: StrictBool = False
     stream_options: Optional[StreamOptions] = None
     n: Optional[StrictInt] = Field(None, ge=1, le=1)
     logprobs: Optional[Union[StrictBool, StrictInt]] = None
+    top_logprobs: Optional[StrictInt] = None
+    # Accepted because they cannot change the reply: who asked, whether to keep it, tags, the prompt cache (always on).
+    user: Optional[StrictStr] = None
+    store: Optional[StrictBool] = None
+    metadata: Optional[dict[str, Any]] = None
+    service_tier: Optional[StrictStr] = None
+    cache_prompt: Optional[StrictBool] = None
+
+    def seed_in_range(self) -> int | None:
+        return None if self.seed is None else self.seed % SEED_RANGE
+
+    def logit_biases(self) -> list[tuple[int, float]]:
+        biases = []
+        for key, bias in (self.logit_bias or {}).items():
+            if not key.lstrip("-").isdigit():
+                raise bad_request(f"logit_bias: keys are token ids, not {key!r}", param="logit_bias")
+            biases.append((int(key), bias))
+        return biases
 
     def stop_list(self) -> list[str]:
         if self.stop is None:
@@ -74,14 +159,40 @@ class _Sampling(_Body):
     def check_supported(self) -> None:
         if self.logprobs:
             raise bad_request("logprobs are not supported by this server", param="logprobs")
+        if self.top_logprobs:
+            raise bad_request("top_logprobs are not supported by this server", param="top_logprobs")
 
 
 class ChatCompletionRequest(_Sampling):
     messages: list[Message] = Field(min_length=1)
     max_completion_tokens: Optional[StrictInt] = Field(None, ge=0)  # OpenAI's newer name for max_tokens
+    response_format: Optional[ResponseFormat] = None
+    tools: Optional[list[Tool]] = None
+    tool_choice: Union[None, Literal["auto", "none", "required"], NamedToolChoice] = None
+    parallel_tool_calls: Optional[StrictBool] = None
 
     def requested_max_tokens(self) -> int | None:
         return self.max_completion_tokens if self.max_completion_tokens is not None else self.max_tokens
+
+    def check_supported(self) -> None:
+        super().check_supported()
+        if self.parallel_tool_calls is False:
+            raise bad_request("parallel_tool_calls: false is not supported by this server (a reply may call several tools)", param="parallel_tool_calls")
+        fmt = self.response_format
+        if fmt is not None and fmt.type == "json_schema" and (fmt.json_schema is None or fmt.json_schema.schema_ is None):
+            raise bad_request("response_format.json_schema.schema: a json_schema response format needs its schema", param="response_format.json_schema.schema")
+        if fmt is not None and fmt.type != "text" and self.grammar is not None:
+            raise bad_request("grammar: give either a grammar or a response_format, not both", param="grammar")
+        names = [tool.function.name for tool in self.tools or []]
+        if len(set(names)) != len(names):
+            raise bad_request("tools: two tools have the same name", param="tools")
+        choice = self.tool_choice
+        if isinstance(choice, NamedToolChoice) and choice.function.name not in names:
+            raise bad_request(f"tool_choice: {choice.function.name!r} is not one of the tools", param="tool_choice")
+        if choice == "required" and not names:
+            raise bad_request("tool_choice: 'required' needs tools", param="tool_choice")
+        if (choice == "required" or isinstance(choice, NamedToolChoice)) and (self.grammar is not None or (fmt is not None and fmt.type != "text")):
+            raise bad_request("tool_choice: a required tool call cannot be combined with a grammar or a response_format", param="tool_choice")
 
 
 class CompletionRequest(_Sampling):
@@ -109,6 +220,10 @@ class CompletionRequest(_Sampling):
 
 def parse(cls: type[_Body], data: object) -> _Body:
     """Validate a decoded JSON body; ApiError 400 naming the first bad field."""
+    if cls is CompletionRequest and isinstance(data, dict):
+        for name in ("response_format", "tools", "tool_choice"):
+            if name in data:
+                raise bad_request(f"{name}: not supported by /v1/completions (use /v1/chat/completions)", param=name)
     if not isinstance(data, dict):
         raise bad_request(f"the request body must be a JSON object, not {type(data).__name__}")
     try:
@@ -128,6 +243,8 @@ def _describe(exc: ValidationError) -> ApiError:
     param = ".".join(str(part) for part in loc) or None
     if first["type"] == "missing":
         return bad_request(f"{param}: this field is required", param=param)
+    if first["type"] == "extra_forbidden":
+        return bad_request(f"{param}: this server does not support this field (it is refused rather than ignored)", param=param)
     got = first.get("input")
     got_type = "null" if got is None else type(got).__name__
     return bad_request(f"{param}: {first['msg']} (got {got_type})", param=param)

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import hashlib
 import logging
+import math
 import os
 import threading
 import time
@@ -24,12 +25,15 @@ from runtime.engine.context_window import fit_to_context, make_room_for_reply
 from runtime.engine.devices import list_devices
 from runtime.engine.generation import Decoder, GenerationRequest, decode_plain, generate
 from runtime.engine.llama_model import LlamaModel, LoadSettings, default_threads
-from runtime.engine.sampling import SamplingConfig
+from runtime.engine.sampling import Sampler, SamplerError, SamplingConfig
+from runtime.engine.structured import SchemaError, schema_grammar
+from runtime.engine.tools import call_grammar, openai_tools, split_reply, template_messages, tool_format
 from runtime.gguf.model_file import check_model_file
 from runtime.gguf.reader import GGUFHeader
 from runtime.kvstore.saved_states import SavedStates, store_from_environment
 from runtime.protocol import (
     ChatGenerateParams,
+    ChatMessage,
     ChatGenerateResult,
     Device,
     ErrorCode,
@@ -40,12 +44,17 @@ from runtime.protocol import (
     ModelLoadParams,
     ModelLoadResult,
     RpcError,
+    ToolSpec,
 )
 from runtime.speculative.compat import IncompatibleDraft, check_compatible
 from runtime.speculative.session import Speculation
 
 log = logging.getLogger("lokal.engine")
 
+
+# What a template must render at load, or the model's replies use ChatML (and say so).
+TEMPLATE_PROBE = [{"role": "user", "content": "Hello"}]
+CHATML = ChatTemplate(None)
 
 # A character no message contains: where the next user message would start in the rendered template.
 NEXT_TURN_SENTINEL = "\ue000lokal-next-turn\ue000"
@@ -141,6 +150,7 @@ class Engine:
         self._save_after_reply: str | None = None  # the conversation whose KV state is saved once its reply is sent
         self._continue_after_reply: tuple[ChatGenerateParams, str] | None = None  # the reply whose next-turn header is prefilled then
         self._context_cuts: dict[str, int] = {}  # per conversation: oldest messages left out (context_window.py)
+        self.template_fallback = ""  # why the turn being prepared is rendered with ChatML ("": it is not)
 
     # ---- models ----------------------------------------------------------
     @_exclusive
@@ -178,11 +188,7 @@ class Engine:
             llama.close()
             raise
         load_ms = (time.perf_counter() - started) * 1000
-        try:
-            template = ChatTemplate(header.chat_template, llama.token_text(llama.bos_token) if llama.bos_token >= 0 else "", llama.token_text(llama.eos_token) if llama.eos_token >= 0 else "")
-        except TemplateError as exc:
-            log.warning("%s; falling back to ChatML", exc)
-            template = ChatTemplate(None)
+        template, template_error = load_template(header.chat_template, llama)
         info = ModelLoadResult(
             model_id=model_id_for(path, os.path.getsize(path)),
             name=header.name or os.path.basename(path),
@@ -199,6 +205,8 @@ class Engine:
             type_v=params.type_v,
             load_ms=load_ms,
             draft_path=draft.settings.path if draft is not None else None,
+            chat_template_error=template_error,
+            tool_format=tool_format(template.source if template.from_model else None, template.takes_tools),
         )
         self.loaded = LoadedModel(info, llama, template, Speculation(llama, draft))
         self.saved_states.attach(llama)
@@ -229,12 +237,29 @@ class Engine:
             return raw_prompt_tokens(loaded.llama, params.prompt)
         if not params.messages:
             raise RpcError(ErrorCode.INVALID_PARAMS, "params.messages: at least one message is needed")
-        messages = [{"role": m.role, "content": m.content} for m in params.messages]
+        return tokenize_rendered(loaded, self.render(params, params.messages, add_generation_prompt=True))
+
+    def render(self, params: ChatGenerateParams, messages: list[ChatMessage], add_generation_prompt: bool) -> str:
+        """The conversation through the model's template; through ChatML, said in `template_fallback`, if that fails."""
+        loaded = self.require_model()
+        tools = params.tools if params.tool_choice != "none" else []
         try:
-            text = loaded.template.render(messages, add_generation_prompt=True)
+            return render_with(loaded.template, messages, tools, add_generation_prompt)
+        except TemplateError as exc:
+            if not loaded.template.from_model:
+                raise RpcError(ErrorCode.INVALID_PARAMS, str(exc)) from None
+            self.template_fallback = f"{exc}; using ChatML"
+            log.warning("%s", self.template_fallback)
+        try:
+            return render_with(CHATML, messages, tools, add_generation_prompt)
         except TemplateError as exc:
             raise RpcError(ErrorCode.INVALID_PARAMS, str(exc)) from None
-        return tokenize_rendered(loaded, text)
+
+    def reply_format(self, params: ChatGenerateParams) -> str:
+        """The tool-call format of the template this turn was rendered with."""
+        loaded = self.require_model()
+        template = CHATML if self.template_fallback or not loaded.template.from_model else loaded.template
+        return tool_format(template.source if template.from_model else None, template.takes_tools)
 
     def fitted_prompt_tokens(self, params: ChatGenerateParams, committed: int = 0) -> tuple[list[int], int]:
         """The prompt, with the oldest turns left out if the conversation (and `committed` reply tokens) no longer fits; and how many were."""
@@ -248,17 +273,20 @@ class Engine:
     def generate(self, params: ChatGenerateParams, cancel: threading.Event, on_text: Callable[[str], None], request_id) -> ChatGenerateResult:
         validate_generate(params)
         loaded = self.require_model()
+        error = loaded.info.chat_template_error
+        self.template_fallback = f"{error}; using ChatML" if error else ""
         prompt, dropped = self.fitted_prompt_tokens(params)
+        fmt = self.reply_format(params)
         request = GenerationRequest(
             prompt=prompt,
             max_tokens=params.max_tokens,
-            sampling=SamplingConfig(params.temperature, params.top_p, params.top_k, params.seed),
+            sampling=sampling_config(params, loaded.llama, fmt),
             stop=params.stop,
             cancel=cancel,
             on_text=on_text,
             restore=self.saved_states.restore,
         )
-        stats = GenerationStats(context_dropped_messages=dropped)
+        stats = GenerationStats(context_dropped_messages=dropped, chat_template_fallback=self.template_fallback)
         if params.prompt is None:
             fit = lambda committed: self.fitted_prompt_tokens(params, committed)
             request.make_room = lambda model, completion: make_room_for_reply(model, completion, fit, cancel, stats)
@@ -274,7 +302,12 @@ class Engine:
         finally:
             self.live_stats = None
             self._save_after_reply = params.conversation_id
-        return ChatGenerateResult(request_id, params.conversation_id, outcome.text, outcome.finish_reason, outcome.stats)
+        text, finish, calls = outcome.text, outcome.finish_reason, []
+        if params.tools and params.tool_choice != "none":
+            text, calls = split_reply(outcome.text, fmt, [t.name for t in params.tools])
+            if calls and finish != "cancelled":
+                finish = "tool_calls"
+        return ChatGenerateResult(request_id, params.conversation_id, text, finish, outcome.stats, calls)
 
     # ---- saved KV states (runtime/kvstore) -------------------------------
     def after_reply(self) -> None:
@@ -308,10 +341,9 @@ class Engine:
         """
         loaded = self.require_model()
         llama = loaded.llama
-        messages = [{"role": m.role, "content": m.content} for m in params.messages]
-        messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": NEXT_TURN_SENTINEL}]
+        messages = [*params.messages, ChatMessage("assistant", reply), ChatMessage("user", NEXT_TURN_SENTINEL)]
         try:
-            text = loaded.template.render(messages, add_generation_prompt=False)
+            text = render_with(CHATML if self.template_fallback else loaded.template, messages, params.tools if params.tool_choice != "none" else [], add_generation_prompt=False)
         except TemplateError:
             return
         cut = text.find(NEXT_TURN_SENTINEL)
@@ -361,7 +393,89 @@ class Engine:
         )
 
 
+def load_template(source: str | None, llama: LlamaModel) -> tuple[ChatTemplate, str | None]:
+    """The model's chat template, or ChatML and the reason the model's cannot be used (it does not parse or render)."""
+    bos = llama.token_text(llama.bos_token) if llama.bos_token >= 0 else ""
+    eos = llama.token_text(llama.eos_token) if llama.eos_token >= 0 else ""
+    if not source:
+        return ChatTemplate(None, bos, eos), None
+    try:
+        template = ChatTemplate(source, bos, eos)
+        template.render(TEMPLATE_PROBE)
+        return template, None
+    except TemplateError as exc:
+        log.warning("%s; falling back to ChatML", exc)
+        return ChatTemplate(None, bos, eos), str(exc)
+
+
+def render_with(template: ChatTemplate, messages: list[ChatMessage], tools: list[ToolSpec], add_generation_prompt: bool) -> str:
+    dicts = template_messages(messages, tools, template.takes_tools)
+    return template.render(dicts, add_generation_prompt=add_generation_prompt, tools=openai_tools(tools) if tools and template.takes_tools else None)
+
+
+def sampling_config(params: ChatGenerateParams, llama: LlamaModel, reply_format: str) -> SamplingConfig:
+    """The sampler chain's settings for a request; INVALID_PARAMS naming the field that cannot be used."""
+    constraints = [name for name, given in (("grammar", params.grammar is not None), ("json_schema", params.json_schema is not None), ("tool_choice", bool(params.tools) and (params.tool_choice == "required" or params.tool_name is not None))) if given]
+    if len(constraints) > 1:
+        raise RpcError(ErrorCode.INVALID_PARAMS, f"params.{constraints[1]}: only one of grammar, json_schema and a required tool call can constrain a reply")
+    grammar = params.grammar
+    if params.json_schema is not None:
+        try:
+            grammar = schema_grammar(params.json_schema)
+        except SchemaError as exc:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"params.json_schema: {exc}") from None
+    if params.tool_name is not None and params.tool_name not in {t.name for t in params.tools}:
+        raise RpcError(ErrorCode.INVALID_PARAMS, f"params.tool_name: {params.tool_name!r} is not one of the tools")
+    if params.tools and (params.tool_choice == "required" or params.tool_name is not None):
+        grammar = call_grammar(params.tools, reply_format, params.tool_name)
+    for bias in params.logit_bias:
+        if not 0 <= bias.token < llama.n_vocab:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"params.logit_bias: token {bias.token} is not in the vocabulary (0..{llama.n_vocab - 1})")
+    config = SamplingConfig(
+        temperature=params.temperature,
+        top_p=params.top_p,
+        top_k=params.top_k,
+        seed=params.seed,
+        min_p=params.min_p,
+        typical_p=params.typical_p,
+        repeat_penalty=params.repeat_penalty,
+        frequency_penalty=params.frequency_penalty,
+        presence_penalty=params.presence_penalty,
+        penalty_last_n=llama.n_ctx if params.penalty_last_n == -1 else params.penalty_last_n,
+        dry_multiplier=params.dry_multiplier,
+        dry_base=params.dry_base,
+        dry_allowed_length=params.dry_allowed_length,
+        dry_penalty_last_n=llama.n_ctx if params.dry_penalty_last_n == -1 else params.dry_penalty_last_n,
+        logit_bias=tuple((b.token, b.bias) for b in params.logit_bias),
+        grammar=grammar,
+    )
+    if grammar is not None:
+        try:
+            Sampler(SamplingConfig(grammar=grammar), llama).close()  # parsed now, before the prompt is evaluated
+        except SamplerError as exc:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"params.grammar: {exc}") from None
+    return config
+
+
 def validate_generate(params: ChatGenerateParams) -> None:
+    for name in ("temperature", "top_p", "min_p", "typical_p", "repeat_penalty", "frequency_penalty", "presence_penalty", "dry_multiplier", "dry_base"):
+        if not math.isfinite(getattr(params, name)):
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"params.{name}: must be a finite number")
+    if not all(math.isfinite(b.bias) for b in params.logit_bias):
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.logit_bias: biases must be finite numbers")
+    if not 0.0 <= params.min_p <= 1.0:
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.min_p: must be in [0, 1]")
+    if not 0.0 < params.typical_p <= 1.0:
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.typical_p: must be in (0, 1]")
+    if params.repeat_penalty <= 0.0:
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.repeat_penalty: must be above 0 (1 is off)")
+    for name in ("penalty_last_n", "dry_penalty_last_n"):
+        if getattr(params, name) < -1:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"params.{name}: must be -1 (the whole context) or more")
+    if params.dry_multiplier < 0 or params.dry_allowed_length < 0:
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.dry_multiplier and params.dry_allowed_length: must not be negative")
+    if params.tool_choice == "required" and not params.tools:
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.tool_choice: 'required' needs tools")
     if params.max_tokens < 0:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.max_tokens: must not be negative")
     if params.temperature < 0:

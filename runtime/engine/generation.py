@@ -141,6 +141,7 @@ def decode_plain(model: LlamaModel, sampler: Sampler, sink: TokenSink) -> None:
     """One target forward pass per token."""
     token = sampler.sample(model.logits(-1))
     while sink.accept(token):
+        sampler.accept(token)
         model.decode((token,))
         token = sampler.sample(model.logits(-1))
 
@@ -161,11 +162,14 @@ def generate(model: LlamaModel, request: GenerationRequest, stats: GenerationSta
     elif not prefill(model, new_tokens, request.cancel, stats):
         sink.finish_reason = "cancelled"
     else:
-        sampler = Sampler(request.sampling)
-        decoder(model, sampler, sink)
-        while sink.context_full and request.make_room is not None and not request.cancel.is_set() and request.make_room(model, sink.completion):
-            sink.finish_reason, sink.context_full = None, False
-            decoder(model, sampler, sink)  # picks up from the logits of the reply's last token
+        sampler = Sampler(request.sampling, model, request.prompt)
+        try:
+            decoder(model, sampler, sink)
+            while sink.context_full and request.make_room is not None and not request.cancel.is_set() and request.make_room(model, sink.completion):
+                sink.finish_reason, sink.context_full = None, False
+                decoder(model, sampler, sink)  # picks up from the logits of the reply's last token
+        finally:
+            sampler.close()
         if request.cancel.is_set() and sink.context_full:
             sink.finish_reason = "cancelled"
     sink.close()

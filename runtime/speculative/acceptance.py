@@ -5,7 +5,9 @@ probability min(1, p(d) / q(d)); on rejection the replacement is drawn from
 norm(max(0, p - q)). Then every emitted token is distributed as p. A
 deterministic draft (prompt lookup, a greedy draft model) has q = 1 on its token.
 Under greedy decoding p is one-hot on the argmax, and the rule reduces to
-"accept d iff it is the argmax; otherwise emit the argmax".
+"accept d iff it is the argmax; otherwise emit the argmax". p is the sampler
+chain's distribution given the accepted prefix (runtime/engine/sampling.py), so
+a token the grammar rejects has p = 0 and is never accepted.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ class Verdict:
 
 
 def judge(sampler: Sampler, logits: np.ndarray, drafted: int, proposal: Proposal) -> Verdict:
-    if sampler.config.greedy:
-        best = int(np.argmax(logits))
+    if sampler.greedy:
+        best = sampler.sample(logits)  # the argmax after logit bias, penalties and grammar
         return Verdict(best == drafted, best)
     p_ids, p_probs = sampler.distribution(logits)
     p = float(p_probs[p_ids == drafted].sum())

@@ -95,7 +95,7 @@ class SpeculativeDecoder:
         stats = sink.stats
         stats.speculation = self.mode
         figures = _Figures(stats, self.costs)
-        draft_sampler = None if sampler.config.greedy else Sampler(sampler.config if sampler.config.seed is None else SamplingConfig(sampler.config.temperature, sampler.config.top_p, sampler.config.top_k, sampler.config.seed + 1))
+        draft_sampler = None if sampler.greedy else Sampler(sampler.config.for_drafting())
         history = list(model.tokens)
         if self.drafting.lookup is not None:
             self.drafting.lookup.reset(history)
@@ -105,6 +105,7 @@ class SpeculativeDecoder:
         pending = sampler.sample(model.logits(-1))
         if not sink.accept(pending):
             return
+        sampler.accept(pending)
         history.append(pending)
         self._extend_lookup(history, 1)
         while True:
@@ -148,10 +149,16 @@ class SpeculativeDecoder:
         started = time.perf_counter()
         model.decode((pending,))
         self.costs.observe_target(1, time.perf_counter() - started)
-        return sampler.sample(model.logits(-1))
+        token = sampler.sample(model.logits(-1))
+        sampler.accept(token)
+        return token
 
     def _verify(self, model: LlamaModel, sampler: Sampler, pending: int, draft: Draft) -> list[int]:
-        """The accepted drafted tokens and then the target's own next token."""
+        """The accepted drafted tokens and then the target's own next token, each accepted by the sampler in turn.
+
+        Row i is judged against the chain's distribution given the tokens accepted before it, so the
+        sampler accepts each drafted token only once it is accepted (penalties, DRY, grammar).
+        """
         batch = [pending, *draft.tokens]
         if self.verify_singly:
             rows = []
@@ -167,11 +174,12 @@ class SpeculativeDecoder:
         emitted: list[int] = []
         for i, (token, proposal) in enumerate(zip(draft.tokens, draft.proposals)):
             verdict = judge(sampler, row(i), token, proposal)
+            sampler.accept(verdict.token)
+            emitted.append(verdict.token)
             if not verdict.accepted:
-                emitted.append(verdict.token)
                 return emitted
-            emitted.append(token)
         emitted.append(sampler.sample(row(len(draft.tokens))))
+        sampler.accept(emitted[-1])
         return emitted
 
 

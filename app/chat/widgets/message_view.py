@@ -30,7 +30,10 @@ MAX_WIDTH = 860
 def reply_footer(message) -> str:
     """'25 tokens · 57.0 tok/s · SmolLM2 135M · restored from cache'."""
     stats = message.stats or {}
-    parts = [figures.tokens(stats.get("completion_tokens", 0)), figures.speed(stats["decode_tokens_per_s"]), message.model, figures.restored_note(stats)]
+    parts = [
+        figures.tokens(stats.get("completion_tokens", 0)), figures.speed(stats["decode_tokens_per_s"]), message.model,
+        figures.restored_note(stats), figures.template_note(stats),
+    ]
     return " · ".join(p for p in parts if p)
 
 
@@ -190,6 +193,7 @@ class MessageWidget(QFrame):
         error = stats.get("error")
         if message.role == "assistant" and stats.get("decode_tokens_per_s") and not streaming:
             self.footer.setText(reply_footer(message))
+            self.footer.setToolTip(stats.get("chat_template_fallback") or "")
             self.footer.show()
         elif error and message.state == st.FAILED:
             self.footer.setText(error)

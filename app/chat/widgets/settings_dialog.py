@@ -22,16 +22,24 @@ class ConversationSettingsDialog(QDialog):
         self.system_prompt.setAccessibleDescription(self.tr("Instructions the model reads before the conversation"))
         self.temperature = QDoubleSpinBox(minimum=0.0, maximum=2.0, singleStep=0.05, decimals=2, value=settings.temperature)
         self.top_p = QDoubleSpinBox(minimum=0.01, maximum=1.0, singleStep=0.05, decimals=2, value=settings.top_p)
+        self.min_p = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.01, decimals=2, value=settings.min_p)
+        self.min_p.setToolTip(self.tr("Leave out tokens less likely than this fraction of the likeliest one (0: off)"))
+        self.repeat_penalty = QDoubleSpinBox(minimum=1.0, maximum=2.0, singleStep=0.05, decimals=2, value=settings.repeat_penalty)
+        self.repeat_penalty.setToolTip(self.tr("Make tokens used in the last 64 less likely (1: off)"))
         self.max_tokens = QSpinBox(minimum=1, maximum=32768, singleStep=64, value=settings.max_tokens)
         self.n_ctx = QSpinBox(minimum=256, maximum=131072, singleStep=512, value=settings.n_ctx)
         self.n_ctx.setToolTip(self.tr("Changing it reloads the model with the new context size"))
         self.temperature.setAccessibleDescription(self.tr("0 always picks the likeliest word; higher values vary more"))
         self.top_p.setAccessibleDescription(self.tr("Pick only among the likeliest words that together make up this share"))
+        self.min_p.setAccessibleDescription(self.min_p.toolTip())
+        self.repeat_penalty.setAccessibleDescription(self.repeat_penalty.toolTip())
         self.max_tokens.setAccessibleDescription(self.tr("The longest a reply may get"))
         self.n_ctx.setAccessibleDescription(self.n_ctx.toolTip())
         form.addRow(self.tr("System prompt"), self.system_prompt)
         form.addRow(self.tr("Temperature"), self.temperature)
         form.addRow(self.tr("Top p"), self.top_p)
+        form.addRow(self.tr("Min p"), self.min_p)
+        form.addRow(self.tr("Repeat penalty"), self.repeat_penalty)
         form.addRow(self.tr("Max tokens per reply"), self.max_tokens)
         form.addRow(self.tr("Context size (tokens)"), self.n_ctx)
         layout.addLayout(form)
@@ -43,5 +51,11 @@ class ConversationSettingsDialog(QDialog):
 
     def result_settings(self) -> tuple[str, ConversationSettings]:
         return self.system_prompt.toPlainText(), ConversationSettings(
-            temperature=self.temperature.value(), top_p=self.top_p.value(), max_tokens=self.max_tokens.value(), n_ctx=self.n_ctx.value(), seed=self._seed
+            temperature=self.temperature.value(),
+            top_p=self.top_p.value(),
+            min_p=self.min_p.value(),
+            repeat_penalty=self.repeat_penalty.value(),
+            max_tokens=self.max_tokens.value(),
+            n_ctx=self.n_ctx.value(),
+            seed=self._seed,
         )

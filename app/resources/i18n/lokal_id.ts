@@ -460,6 +460,14 @@ terakhir aktif {time}</translation>
         <translation>Instruksi yang dibaca model sebelum percakapan</translation>
     </message>
     <message>
+        <source>Leave out tokens less likely than this fraction of the likeliest one (0: off)</source>
+        <translation>Abaikan token yang peluangnya kurang dari pecahan ini dari token paling mungkin (0: mati)</translation>
+    </message>
+    <message>
+        <source>Make tokens used in the last 64 less likely (1: off)</source>
+        <translation>Kurangi peluang token yang dipakai dalam 64 token terakhir (1: mati)</translation>
+    </message>
+    <message>
         <source>Changing it reloads the model with the new context size</source>
         <translation>Mengubahnya akan memuat ulang model dengan ukuran konteks yang baru</translation>
     </message>
@@ -486,6 +494,14 @@ terakhir aktif {time}</translation>
     <message>
         <source>Top p</source>
         <translation>Top p</translation>
+    </message>
+    <message>
+        <source>Min p</source>
+        <translation>Min p</translation>
+    </message>
+    <message>
+        <source>Repeat penalty</source>
+        <translation>Penalti pengulangan</translation>
     </message>
     <message>
         <source>Max tokens per reply</source>
@@ -1293,8 +1309,16 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
         <translation>{mean} token</translation>
     </message>
     <message>
+        <source>this model&apos;s chat template failed; using ChatML</source>
+        <translation>templat obrolan model ini gagal; memakai ChatML</translation>
+    </message>
+    <message>
         <source>{reused} / {evaluated}</source>
         <translation>{reused} / {evaluated}</translation>
+    </message>
+    <message>
+        <source>Chat template</source>
+        <translation>Templat obrolan</translation>
     </message>
     <message>
         <source>Left out (context full)</source>

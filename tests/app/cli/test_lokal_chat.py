@@ -67,3 +67,32 @@ def test_runtime_abort_is_noticed_and_said_plainly(starter_model):
     assert proc.returncode == 3
     assert "runtime stopped unexpectedly" in err and "SIGABRT" in err
     assert out == ""
+
+
+SCHEMA = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 16}, "legs": {"type": "integer"}}, "required": ["name", "legs"]}
+
+
+def test_json_schema_file_makes_every_reply_valid_json(starter_model, tmp_path):
+    import jsonschema
+
+    schema_file = tmp_path / "animal.json"
+    schema_file.write_text(json.dumps(SCHEMA))
+    turns = "Describe a dog.\nAnd a spider?\n"
+    proc = lokal("chat", "--model", str(starter_model), "--json", "--max-tokens", "80", "--temperature", "0.8", "--seed", "2", "--min-p", "0.1", "--repeat-penalty", "1.2", "--json-schema", str(schema_file), input=turns)
+    assert proc.returncode == 0, proc.stderr
+    for record in map(json.loads, proc.stdout.splitlines()):
+        assert record["finish_reason"] == "stop"
+        jsonschema.validate(json.loads(record["reply"]), SCHEMA)
+
+
+def test_repeat_penalty_and_min_p_reach_the_sampler(starter_model):
+    ask = lambda *flags: lokal("chat", "--model", str(starter_model), "--max-tokens", "24", "--temperature", "0", *flags, "Repeat after me: la la la la la la la la").stdout
+    assert ask("--repeat-penalty", "1.0") != ask("--repeat-penalty", "2.0")
+
+
+@pytest.mark.parametrize("content, said", [("{not json", "--json-schema"), (json.dumps({"type": "integer", "minimum": 3}), "number bounds cannot be enforced")])
+def test_a_bad_schema_file_is_a_clear_error(starter_model, tmp_path, content, said):
+    schema_file = tmp_path / "bad.json"
+    schema_file.write_text(content)
+    proc = lokal("chat", "--model", str(starter_model), "--json-schema", str(schema_file), "hi")
+    assert proc.returncode == 1 and said in proc.stderr and proc.stdout == ""

@@ -1,8 +1,10 @@
 """Speculative sampling (temperature > 0) draws from exactly the target's distribution.
 
 The exact distribution of a short continuation is enumerated from the target
-itself (every sequence of the top-3 tokens, three tokens long, with its
-probability from the same sampler transforms), and many seeded speculative
+itself (every sequence of the tokens the sampler chain keeps, three tokens
+long, with its probability from the same chain given the tokens before it),
+for top-k and for min-p with a repetition penalty (whose state the drafted
+tokens must enter only once accepted), and many seeded speculative
 samples are compared with it by a chi-square goodness-of-fit test. The drafter
 mixes prompt lookup (deterministic, q = 1) and the draft model sampling at a
 much higher temperature than the target (q far from p), so acceptances,
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -32,7 +35,10 @@ pytestmark = pytest.mark.slow
 
 N_SAMPLES = 300
 LENGTH = 3
-TARGET = SamplingConfig(temperature=1.0, top_p=1.0, top_k=3)
+TARGETS = {
+    "top_k": SamplingConfig(temperature=1.0, top_p=1.0, top_k=3),
+    "min_p+repeat_penalty": SamplingConfig(temperature=1.0, top_p=1.0, top_k=0, min_p=0.2, repeat_penalty=1.5),
+}
 DRAFT = SamplingConfig(temperature=3.0, top_p=1.0, top_k=3)
 Z_999 = 3.0902  # standard normal quantile at 1 - 1e-3
 
@@ -42,9 +48,8 @@ def chi2_quantile(df: int, z: float = Z_999) -> float:
     return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
 
 
-def exact_distribution(model, prompt: list[int]) -> dict[tuple, float]:
+def exact_distribution(model, prompt: list[int], config: SamplingConfig) -> dict[tuple, float]:
     """P(completion) for every continuation of up to LENGTH tokens, by the same path plain decoding takes."""
-    sampler = Sampler(TARGET)
     # As every sample after the first finds it: the prompt but its last token in the cache, that one evaluated alone.
     model.clear()
     model.decode(prompt[:-1])
@@ -52,6 +57,9 @@ def exact_distribution(model, prompt: list[int]) -> dict[tuple, float]:
     out: dict[tuple, float] = {}
 
     def walk(prefix: tuple, prob: float) -> None:
+        sampler = Sampler(config, model, prompt)  # as a reply's sampler stands after the prefix: penalties see it
+        for token in prefix:
+            sampler.accept(token)
         ids, probs = sampler.distribution(model.logits(-1))
         for token, p in zip(ids.tolist(), probs.tolist()):
             if model.is_end_of_generation(token):
@@ -91,19 +99,25 @@ def models(starter_model):
     draft.close()
 
 
-def test_speculative_samples_follow_the_exact_target_distribution(models):
+@pytest.mark.parametrize("name", list(TARGETS))
+def test_speculative_samples_follow_the_exact_target_distribution(models, name):
     target, draft_model = models
+    config = TARGETS[name]
     prompt = chat_prompt(target, "List: red, green, blue, red, green,")
-    exact = exact_distribution(target, prompt)
-    target.truncate(len(prompt) - 1)
+    exact = exact_distribution(target, prompt, config)
     assert sum(exact.values()) == pytest.approx(1.0, abs=1e-6)
+    if config.penalized:
+        unpenalized = exact_distribution(target, prompt, replace(config, repeat_penalty=1.0))
+        distance = 0.5 * sum(abs(exact.get(k, 0.0) - unpenalized.get(k, 0.0)) for k in set(exact) | set(unpenalized))
+        assert distance > 0.1, f"the penalty barely changes the distribution (TV {distance:.3f}): the test would not see it ignored"
+    target.truncate(len(prompt) - 1)
 
     speculation = Speculation(target, draft_model, verify_singly=True, fixed_k=2)
     speculation.draft = TemperedDraft(speculation.draft)
     counts: Counter = Counter()
     drafted = accepted = 0
     for seed in range(N_SAMPLES):
-        sampling = SamplingConfig(TARGET.temperature, TARGET.top_p, TARGET.top_k, seed=seed)
+        sampling = replace(config, seed=seed)
         outcome = run(target, prompt, speculation.decoder_for("both"), max_tokens=LENGTH, sampling=sampling, cold=False)
         key = tuple(outcome.completion) + (("<eog>",) if outcome.finish_reason == "stop" else ())
         counts[key] += 1
