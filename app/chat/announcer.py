@@ -29,40 +29,40 @@ class ReplyAnnouncer(QObject):
     sig_announced = Signal(str)
 
     def __init__(self, chat, speaker: QWidget, parent: QObject | None = None):
-        """`chat`: the ChatController (its streaming reply, sig_generating_changed); `speaker`: the widget that announces."""
+        """`chat`: the ChatController (the reply streaming in the open conversation, sig_generating_changed,
+        sig_reply_finished); `speaker`: the widget that announces."""
         super().__init__(parent)
         self.chat = chat
         self.speaker = speaker
-        self.announced = 0  # characters of the reply announced so far
         self.politeness = QAccessible.AnnouncementPoliteness.Polite
+        self._announced: dict[int, int] = {}  # reply message id -> characters of it announced so far
         self._timer = QTimer(self)
         self._timer.setInterval(ANNOUNCE_MS)
         self._timer.timeout.connect(self._on_tick)
-        self._reply_text = ""
         chat.sig_generating_changed.connect(self._on_generating_changed)
         chat.sig_reply_finished.connect(self._on_reply_finished)
 
-    def _streaming_text(self) -> str:
-        reply = self.chat.reply
-        return reply.text if reply is not None else ""
-
     def _on_generating_changed(self, generating: bool) -> None:
         if generating:
-            self.announced = 0
             self._timer.start()
         else:
             self._timer.stop()
 
     def _on_tick(self) -> None:
-        text = self._streaming_text()
-        upto = complete_sentences(text)
-        if upto > self.announced:
-            self._announce(text[self.announced:upto])
-            self.announced = upto
+        reply = self.chat.reply  # the one streaming in the conversation on screen
+        if reply is None:
+            return
+        done = self._announced.get(reply.message_id, 0)
+        upto = complete_sentences(reply.text)
+        if upto > done:
+            self._announce(reply.text[done:upto])
+            self._announced[reply.message_id] = upto
 
     def _on_reply_finished(self, message) -> None:
-        self._announce(message.content[self.announced:])
-        self.announced = 0
+        done = self._announced.pop(message.id, 0)
+        current = self.chat.current
+        if current is not None and message.conversation_id == current.id:  # not a reply finishing out of sight
+            self._announce(message.content[done:])
 
     def _announce(self, text: str) -> None:
         text = " ".join(text.split())
