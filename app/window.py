@@ -39,8 +39,8 @@ from app.models.starter import StarterFetch, first_model
 from app.runtime_link import ConnectionState, RuntimeLink
 from app.storage import Store
 from app.ui import icons, language
-from app.ui.language import Context
 from app.ui.accessibility import chain, described
+from app.ui.language import Context
 from app.ui.menus import MenuId, MenuSection, ModelMenu
 from app.ui.shortcuts import ShortcutsDialog
 from runtime import __version__ as lokal_version
