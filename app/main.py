@@ -10,7 +10,8 @@
         the loop: app/storage/startup.py). Raises StoreUnavailable / SchemaTooNew otherwise. `runtime_command`: how to start the runtime (default:
         runtime.client.runtime_command(), i.e. the frozen app runs itself with `runtime`).
         `autoload`: load the last chosen model, else the starter model (fetched in the background
-        if missing). Call window.shutdown() (or close it) to stop the runtime.
+        if missing). Call window.shutdown() (or close it) to stop the runtime. The window's strings
+        are in the language saved in View ▸ Language, else the OS's (app/ui/language.py).
 """
 
 from __future__ import annotations
@@ -26,11 +27,13 @@ log = logging.getLogger("lokal.main")
 def create_main_window(store_path=None, runtime_command: Sequence[str] | None = None, autoload: bool = True, store=None, notice: str | None = None):
     from app.runtime_link import RuntimeLink
     from app.storage.store import open_or_set_aside
+    from app.ui import language
     from app.window import MainWindow
 
     problem = notice
     if store is None:
         store, problem = open_or_set_aside(store_path)
+    language.install(language.wanted(store.get_state(language.STATE_KEY, language.SYSTEM)))
     link = RuntimeLink(runtime_command)
     window = MainWindow(store, link, autoload=autoload)
     # The link lives exactly as long as the window (Qt deletes it with the window), never until some
@@ -55,8 +58,8 @@ def main(argv: list[str]) -> int:
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from app.single_instance import SingleInstance, ask_first_instance_to_raise
-    from app.storage.startup import open_store_or_ask
-    from app.ui import theme
+    from app.storage.startup import Startup, open_store_or_ask
+    from app.ui import language, theme
     from app.ui.stall_probe import StallProbe
     from runtime.log_files import start_logging
     from runtime.paths import data_dir
@@ -68,6 +71,7 @@ def main(argv: list[str]) -> int:
     app.setOrganizationName("Lokal")
     app.setDesktopFileName("lokal")
     theme.apply(app)
+    language.install(language.wanted(None))  # the OS's language until the saved choice is read with the store
 
     # Before anything opens the database: a second window would share it (app/single_instance.py).
     guard = SingleInstance(data_dir())
@@ -75,7 +79,7 @@ def main(argv: list[str]) -> int:
         first = guard.acquire()
     except OSError as exc:
         log.error("%s", exc)
-        QMessageBox.critical(None, "Lokal cannot start", f"Lokal cannot use its data folder: {exc}")
+        QMessageBox.critical(None, Startup.tr("Lokal cannot start"), Startup.tr("Lokal cannot use its data folder: {reason}").format(reason=exc))
         return 1
     if not first:
         if ask_first_instance_to_raise(data_dir()):
@@ -84,9 +88,11 @@ def main(argv: list[str]) -> int:
         log.error("Lokal is already running (lock in %s) but does not answer", data_dir())
         QMessageBox.warning(
             None,
-            "Lokal is already running",
-            "Another Lokal window is open but does not answer. If it hangs, close it (or end it in your task "
-            "manager), then start Lokal again.",
+            Startup.tr("Lokal is already running"),
+            Startup.tr(
+                "Another Lokal window is open but does not answer. If it hangs, close it (or end it in your task "
+                "manager), then start Lokal again."
+            ),
         )
         return 1
 
@@ -95,16 +101,27 @@ def main(argv: list[str]) -> int:
         guard.release()
         return 1
     store, notice = opened
-    window = create_main_window(store=store, notice=notice)
-    guard.sig_raise_requested.connect(window.bring_to_front)
-    app.aboutToQuit.connect(window.shutdown)
+    # The window ends the application when it closes for good; hidden to keep serving the API, it does not.
+    app.setQuitOnLastWindowClosed(False)
     _quit_on_sigterm(app)
-    window.show()
-    log.info("window shown")
-    if os.environ.get("LOKAL_STALL_LOG"):
-        probe = StallProbe(report_over_ms=50, parent=window)
-        probe.start()
-    code = app.exec()
+    while True:
+        window = create_main_window(store=store, notice=notice)
+        guard.sig_raise_requested.connect(window.bring_to_front)
+        window.sig_closed.connect(app.quit)
+        window.show()
+        log.info("window shown")
+        if os.environ.get("LOKAL_STALL_LOG"):
+            probe = StallProbe(report_over_ms=50, parent=window)
+            probe.start()
+        code = app.exec()
+        window.shutdown()  # also after SIGTERM, which quits without closing the window
+        if not window.restart_requested:
+            break
+        # View ▸ Language ▸ Restart now: the same process opens the window again, in the new language.
+        log.info("opening the window again (language changed)")
+        guard.sig_raise_requested.disconnect(window.bring_to_front)
+        window.deleteLater()
+        notice = None
     guard.release()
     return code
 

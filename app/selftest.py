@@ -74,6 +74,7 @@ def same_executable(pid: int) -> str:
 def _make_check_class():
     from PySide6.QtCore import QObject, QTimer, Signal
 
+    from app.ui import language
     from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, ModelLoadParams, ModelLoadResult
 
     class RuntimeCheck(QObject):
@@ -148,7 +149,8 @@ def _make_check_class():
                 EXIT_OK,
                 f"lokal self-test: ok: window {title!r} shown; runtime {self.info.lokal_version} "
                 f"(pid {self.pid}, {self.info.backend}, same executable); {self.model.name} loaded in "
-                f"{self.loaded - self.started:.2f} s; {TOKENS} tokens (prompt included) in {done - self.loaded:.2f} s: {reply.text!r}",
+                f"{self.loaded - self.started:.2f} s; {TOKENS} tokens (prompt included) in {done - self.loaded:.2f} s: {reply.text!r}; "
+                f"languages: {', '.join(language.LANGUAGES)}",
             )
 
         def _on_error(self, error) -> None:
@@ -206,7 +208,14 @@ def _run_with_window(model: Path, timeout_s: float) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    from app.ui import language
+
     app = QApplication.instance() or QApplication([sys.argv[0]])
+    missing = language.missing_catalogues()
+    if missing:  # an installer that left out the translations: the window would fall back to English
+        names = ", ".join(path.name for path in missing)
+        print(f"lokal self-test: FAILED: translation catalogue(s) missing or unreadable: {names} (in {language.i18n_dir()})", file=sys.stderr)
+        return EXIT_FAILED
     verdict: list[tuple[int, str]] = []
     try:
         window = open_main_window()

@@ -11,16 +11,17 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TypeVar
+from typing import Callable, TypeVar
 
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import QByteArray, Qt, QUrl, qVersion
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtCore import QByteArray, Qt, QUrl, Signal, qVersion
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar,
     QPushButton, QSplitter, QToolButton, QVBoxLayout, QWidget,
 )
 
+from app.chat.announcer import ReplyAnnouncer
 from app.chat.controller import ChatController
 from app.chat.conversation_model import ConversationFilterModel
 from app.chat.widgets.composer import Composer
@@ -37,8 +38,11 @@ from app.models.session import ModelChoice, ModelSession
 from app.models.starter import StarterFetch, first_model
 from app.runtime_link import ConnectionState, RuntimeLink
 from app.storage import Store
-from app.ui import icons
+from app.ui import icons, language
+from app.ui.accessibility import chain, described
+from app.ui.language import Context
 from app.ui.menus import MenuId, MenuSection, ModelMenu
+from app.ui.shortcuts import ShortcutsDialog
 from runtime import __version__ as lokal_version
 from runtime import protocol
 from runtime.paths import log_dir
@@ -46,17 +50,23 @@ from runtime.protocol import LocalModel
 
 Feature = TypeVar("Feature")
 
-STATE_TEXT = {
-    ConnectionState.STOPPED: "Runtime stopped",
-    ConnectionState.STARTING: "Starting the runtime…",
-    ConnectionState.READY: "Ready",
-    ConnectionState.BUSY: "Working…",
-    ConnectionState.CRASHED: "Runtime crashed",
-    ConnectionState.RESTARTING: "Restarting the runtime…",
-}
+Window = Context("Window")
+
+
+def state_text(state: ConnectionState) -> str:
+    return {
+        ConnectionState.STOPPED: Window.tr("Runtime stopped"),
+        ConnectionState.STARTING: Window.tr("Starting the runtime…"),
+        ConnectionState.READY: Window.tr("Ready"),
+        ConnectionState.BUSY: Window.tr("Working…"),
+        ConnectionState.CRASHED: Window.tr("Runtime crashed"),
+        ConnectionState.RESTARTING: Window.tr("Restarting the runtime…"),
+    }.get(state, state.value)
 
 
 class MainWindow(QMainWindow):
+    sig_closed = Signal()  # the window closed for good (not hidden to keep serving): the application may end
+
     def __init__(self, store: Store, link: RuntimeLink, local_models: LocalModels | None = None, autoload: bool = True):
         super().__init__()
         self.setWindowTitle("Lokal")
@@ -72,12 +82,20 @@ class MainWindow(QMainWindow):
         self.starter_fetch: StarterFetch | None = None
         self.menus: dict[MenuId, QMenu] = {}
         self.features: dict[str, object] = {}  # what app/main.py installed (app/remote, app/api, app/kvcache), by name
+        self._close_guards: list[Callable[[], bool]] = []
+        self._close_confirmed = False
+        self._shut_down = False
+        self.restart_requested = False  # View ▸ Language ▸ Restart now: app/main.py opens the window again
+        self.language_question: QMessageBox | None = None
+        self.settings_dialog: ConversationSettingsDialog | None = None
         self._deleted = None
         self._recovering = False
         self._build()
         self._build_menus()
         self._connect()
         self._restore()
+        self._order_focus()
+        self.composer.edit.setFocus(Qt.FocusReason.OtherFocusReason)  # where the user starts: typing a message
         self.link.start()
         self.local_models.scan()
         if autoload:
@@ -98,14 +116,17 @@ class MainWindow(QMainWindow):
         self.banner_text = QLabel()
         self.banner_text.setWordWrap(True)
         self.banner_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        close = QToolButton()
+        self.banner_text.setAccessibleName(self.tr("Message"))
+        close = self.banner_close = QToolButton()
         close.setIcon(icons.icon("close"))
         close.setAutoRaise(True)
-        close.setToolTip("Dismiss")
+        close.setToolTip(self.tr("Dismiss"))
+        described(close, self.tr("Dismiss"), self.tr("Hide this message"))
         close.clicked.connect(self.banner.hide)
         # Shown while the database refuses writes: they are kept and written once it works again.
-        self.banner_retry = QPushButton("Retry")
-        self.banner_retry.setToolTip("Try to save again")
+        self.banner_retry = QPushButton(self.tr("Retry"))
+        self.banner_retry.setToolTip(self.tr("Try to save again"))
+        described(self.banner_retry, self.tr("Retry"), self.tr("Try to save again"))
         self.banner_retry.hide()
         banner_row.addWidget(self.banner_text, 1)
         banner_row.addWidget(self.banner_retry, 0, Qt.AlignmentFlag.AlignTop)
@@ -117,33 +138,39 @@ class MainWindow(QMainWindow):
         top.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         top_row = QHBoxLayout(top)
         top_row.setContentsMargins(16, 8, 10, 8)
-        self.title = QLabel("New chat")
+        self.title = QLabel(self.tr("New chat"))
         self.title.setObjectName("title")
         self.model_button = QToolButton()
         self.model_button.setObjectName("modelButton")
         self.model_button.setIcon(icons.icon("model"))
-        self.model_button.setText("No model")
+        self.model_button.setText(self.tr("No model"))
         self.model_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.model_button.setToolTip("Choose the model and quantization")
-        self.model_menu = ModelMenu("&Model", self)
+        self.model_button.setToolTip(self.tr("Choose the model and quantization"))
+        described(self.model_button, self.tr("Model"), self.tr("Choose the model and quantization (Alt+M opens the Model menu)"))
+        self.model_menu = ModelMenu(self.tr("&Model"), self)
         self.model_button.setMenu(self.model_menu)
         self.settings_button = QToolButton()
         self.settings_button.setIcon(icons.icon("settings"))
         self.settings_button.setAutoRaise(True)
-        self.settings_button.setToolTip("Conversation settings (Ctrl+,)")
+        self.settings_button.setToolTip(self.tr("Conversation settings (Ctrl+,)"))
+        described(self.settings_button, self.tr("Conversation settings"), self.tr("System prompt, sampling and context size of this conversation"))
         self.metrics_button = QToolButton()
         self.metrics_button.setIcon(icons.icon("metrics"))
         self.metrics_button.setAutoRaise(True)
         self.metrics_button.setCheckable(True)
         self.metrics_button.setChecked(True)
-        self.metrics_button.setToolTip("Show the metrics panel")
+        self.metrics_button.setToolTip(self.tr("Show the metrics panel (Ctrl+Shift+M)"))
+        described(self.metrics_button, self.tr("Metrics panel"), self.tr("Show or hide the speed and memory figures"))
+        for button in (self.model_button, self.settings_button, self.metrics_button):
+            button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         top_row.addWidget(self.title, 1)
         top_row.addWidget(self.model_button)
         top_row.addWidget(self.settings_button)
         top_row.addWidget(self.metrics_button)
 
         self.chat_view = ChatView(self.chat.messages)
+        self.announcer = ReplyAnnouncer(self.chat, self.chat_view, self)  # the streaming reply, read out politely
         composer_holder = QWidget()
         composer_row = QHBoxLayout(composer_holder)
         composer_row.setContentsMargins(16, 8, 16, 14)
@@ -170,7 +197,7 @@ class MainWindow(QMainWindow):
 
         bar = self.statusBar()
         self.state_label = QLabel()
-        self.model_label = QLabel("No model loaded")
+        self.model_label = QLabel(self.tr("No model loaded"))
         self.load_progress = QProgressBar()
         self.load_progress.setRange(0, 1000)
         self.load_progress.setMaximumWidth(180)
@@ -182,6 +209,19 @@ class MainWindow(QMainWindow):
         self.resize(1280, 800)
         self._on_state_changed(self.link.state)
 
+    # ---- keyboard --------------------------------------------------------------------
+    def focus_order(self) -> list[QWidget]:
+        """What Tab visits, in reading order: the conversation list, the banner, the top bar, the messages, the composer."""
+        sidebar, composer = self.sidebar, self.composer
+        return [
+            sidebar.new_button, sidebar.filter, sidebar.list, self.banner_retry, self.banner_close,
+            self.model_button, self.settings_button, self.metrics_button,
+            self.chat_view, *self.chat_view.focusables(), composer.edit, composer.button,
+        ]
+
+    def _order_focus(self) -> None:
+        chain(self.focus_order())
+
     # ---- extension points ---------------------------------------------------------
     def menu(self, menu_id: MenuId) -> QMenu:
         """The window's menu `menu_id`: features add their commands to it."""
@@ -192,60 +232,125 @@ class MainWindow(QMainWindow):
         self.features[name] = feature
         return feature
 
+    def add_close_guard(self, guard: Callable[[], bool]) -> None:
+        """`guard()` runs when the user closes the window: True lets it close; False keeps it open, and the
+        guard then asks its question and ends with quit_now(), hiding the window, or nothing (cancelled)."""
+        self._close_guards.append(guard)
+
+    def quit_now(self) -> None:
+        """Close for good, without asking the guards again (they had their say)."""
+        self._close_confirmed = True
+        self.close()
+
     def _add_menu(self, menu_id: MenuId, title: str) -> QMenu:
         menu = self.menus[menu_id] = self.menuBar().addMenu(title)
         return menu
 
     def _build_menus(self) -> None:
-        file_menu = self._add_menu(MenuId.FILE, "&File")
-        self.action_new = file_menu.addAction(icons.icon("new-chat"), "&New chat", self._on_new)
+        # Every command has a shortcut, or is reached from the keyboard through its menu (Alt+letter, then arrows).
+        file_menu = self._add_menu(MenuId.FILE, self.tr("&File"))
+        self.action_new = file_menu.addAction(icons.icon("new-chat"), self.tr("&New chat"), self._on_new)
         self.action_new.setShortcut(QKeySequence.StandardKey.New)
         file_menu.addSeparator()
-        file_menu.addAction(icons.icon("export"), "Export as &Markdown…", lambda: self._on_export(None, "md"))
-        file_menu.addAction(icons.icon("export"), "Export as &JSON…", lambda: self._on_export(None, "json"))
+        self.action_export_md = file_menu.addAction(icons.icon("export"), self.tr("Export as &Markdown…"), lambda: self._on_export(None, "md"))
+        self.action_export_md.setShortcut(QKeySequence("Ctrl+Shift+E"))
+        file_menu.addAction(icons.icon("export"), self.tr("Export as &JSON…"), lambda: self._on_export(None, "json"))
         file_menu.addSeparator()
-        quit_action = file_menu.addAction("&Quit", self.close)
+        quit_action = file_menu.addAction(self.tr("&Quit"), self.close)
         quit_action.setShortcut(QKeySequence("Ctrl+Q"))
         quit_action.setMenuRole(QAction.MenuRole.QuitRole)
 
-        edit_menu = self._add_menu(MenuId.EDIT, "&Edit")
-        self.action_undo_delete = edit_menu.addAction("&Undo delete", self._on_undo_delete)
+        edit_menu = self._add_menu(MenuId.EDIT, self.tr("&Edit"))
+        self.action_undo_delete = edit_menu.addAction(self.tr("&Undo delete"), self._on_undo_delete)
         self.action_undo_delete.setShortcut(QKeySequence.StandardKey.Undo)
         self.action_undo_delete.setEnabled(False)
         edit_menu.addSeparator()
-        self.action_rename = edit_menu.addAction("&Rename chat…", lambda: self._on_rename(None))
-        self.action_delete = edit_menu.addAction(icons.icon("delete"), "&Delete chat", lambda: self._on_delete(None))
+        self.action_rename = edit_menu.addAction(self.tr("&Rename chat…"), lambda: self._on_rename(None))
+        self.action_rename.setShortcut(QKeySequence("F2"))
+        self.action_delete = edit_menu.addAction(icons.icon("delete"), self.tr("&Delete chat"), lambda: self._on_delete(None))
+        self.action_delete.setShortcut(QKeySequence("Ctrl+Shift+Backspace"))
         edit_menu.addSeparator()
-        self.action_settings = edit_menu.addAction(icons.icon("settings"), "Conversation &settings…", self._on_settings)
+        self.action_settings = edit_menu.addAction(icons.icon("settings"), self.tr("Conversation &settings…"), self._on_settings)
         self.action_settings.setShortcut(QKeySequence("Ctrl+,"))
         self.action_settings.setMenuRole(QAction.MenuRole.PreferencesRole)
 
-        chat_menu = self._add_menu(MenuId.CHAT, "&Chat")
-        self.action_stop = chat_menu.addAction(icons.icon("stop"), "&Stop", self.chat.stop)
+        chat_menu = self._add_menu(MenuId.CHAT, self.tr("&Chat"))
+        self.action_stop = chat_menu.addAction(icons.icon("stop"), self.tr("&Stop"), self.chat.stop)
         self.action_stop.setShortcut(QKeySequence("Ctrl+."))
-        self.action_regenerate = chat_menu.addAction(icons.icon("regenerate"), "&Regenerate last reply", self.chat.regenerate)
+        self.action_regenerate = chat_menu.addAction(icons.icon("regenerate"), self.tr("&Regenerate last reply"), self.chat.regenerate)
         self.action_regenerate.setShortcut(QKeySequence("Ctrl+R"))
+        self.action_edit_last = chat_menu.addAction(icons.icon("edit"), self.tr("&Edit last message"), self._on_edit_last)
+        self.action_edit_last.setShortcut(QKeySequence("Ctrl+E"))
+        chat_menu.addSeparator()
+        self.action_focus_composer = chat_menu.addAction(self.tr("&Write a message"), lambda: self.composer.edit.setFocus(Qt.FocusReason.ShortcutFocusReason))
+        self.action_focus_composer.setShortcut(QKeySequence("Ctrl+L"))
 
         self.menuBar().addMenu(self.model_menu)
         self.menus[MenuId.MODEL] = self.model_menu
         self.model_menu.add_section("local", self._build_local_section, order=0)
         self.model_menu.add_section("local-sources", self._build_sources_section, order=10)
 
-        view_menu = self._add_menu(MenuId.VIEW, "&View")
-        self.action_metrics = view_menu.addAction(icons.icon("metrics"), "&Metrics panel")
+        view_menu = self._add_menu(MenuId.VIEW, self.tr("&View"))
+        self.action_metrics = view_menu.addAction(icons.icon("metrics"), self.tr("&Metrics panel"))
         self.action_metrics.setCheckable(True)
         self.action_metrics.setChecked(True)
         self.action_metrics.setShortcut(QKeySequence("Ctrl+Shift+M"))
-        self.action_sidebar = view_menu.addAction(icons.icon("sidebar"), "&Conversation list")
+        self.action_sidebar = view_menu.addAction(icons.icon("sidebar"), self.tr("&Conversation list"))
         self.action_sidebar.setCheckable(True)
         self.action_sidebar.setChecked(True)
         self.action_sidebar.setShortcut(QKeySequence("Ctrl+Shift+S"))
+        view_menu.addSeparator()
+        self.language_menu = view_menu.addMenu(self.tr("&Language"))
+        self._build_language_menu()
 
-        help_menu = self._add_menu(MenuId.HELP, "&Help")
-        self.action_open_logs = help_menu.addAction("Open &log folder", self._on_open_log_folder)
+        help_menu = self._add_menu(MenuId.HELP, self.tr("&Help"))
+        self.action_shortcuts = help_menu.addAction(self.tr("&Keyboard shortcuts"), self._on_shortcuts)
+        self.action_shortcuts.setShortcut(QKeySequence("F1"))
+        self.action_open_logs = help_menu.addAction(self.tr("Open &log folder"), self._on_open_log_folder)
         help_menu.addSeparator()
-        about = help_menu.addAction("&About Lokal", self._on_about)
+        about = help_menu.addAction(self.tr("&About Lokal"), self._on_about)
         about.setMenuRole(QAction.MenuRole.AboutRole)
+
+    def _build_language_menu(self) -> None:
+        """View ▸ Language: the OS's language, or one chosen here; kept, and used from the next start."""
+        saved = self.store.get_state(language.STATE_KEY, language.SYSTEM) or language.SYSTEM
+        group = QActionGroup(self)
+        system_name = language.LANGUAGES[language.system_language()]
+        choices = [(language.SYSTEM, self.tr("&System language ({name})").format(name=system_name))]
+        choices += [(code, name) for code, name in language.LANGUAGES.items()]
+        self.language_actions: dict[str, QAction] = {}
+        for code, text in choices:
+            action = self.language_menu.addAction(text)
+            action.setCheckable(True)
+            action.setChecked(code == saved)
+            action.setData(code)
+            group.addAction(action)
+            action.triggered.connect(lambda _checked=False, c=code: self.choose_language(c))
+            self.language_actions[code] = action
+
+    def choose_language(self, code: str) -> None:
+        """Keep the choice; the window's strings change when it opens again (offered now, or at the next start)."""
+        self.store.set_state(language.STATE_KEY, code)
+        self.language_actions[code].setChecked(True)
+        wanted = language.wanted(code)
+        if wanted == language.current():
+            return
+        name = language.LANGUAGES[wanted]
+        box = QMessageBox(QMessageBox.Icon.Information, self.tr("Language"),
+                          self.tr("Lokal will be in {language} the next time its window opens.").format(language=name), parent=self)
+        box.setInformativeText(self.tr("Open it again now? The model is loaded again; your conversations stay as they are."))
+        restart = box.addButton(self.tr("Open again now"), QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(self.tr("Later"), QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(restart)
+        box.finished.connect(lambda _result: self._on_language_answer(box.clickedButton() is restart))
+        self.language_question = box
+        box.open()
+
+    def _on_language_answer(self, restart_now: bool) -> None:
+        self.language_question = None
+        if restart_now:
+            self.restart_requested = True
+            self.close()
 
     def _connect(self) -> None:
         link, chat, session = self.link, self.chat, self.session
@@ -260,12 +365,12 @@ class MainWindow(QMainWindow):
         self.local_models.sig_scanned.connect(self.model_menu.rebuild)
         self.local_models.sig_scanned.connect(self._show_model_name)
         self.local_models.sig_added.connect(self._on_model_file_added)
-        self.local_models.sig_add_failed.connect(lambda path, message: self.show_banner(f"Cannot add {Path(path).name}: {message}"))
+        self.local_models.sig_add_failed.connect(lambda path, message: self.show_banner(self.tr("Cannot add {file}: {reason}").format(file=Path(path).name, reason=message)))
         self.catalog.sig_model_downloaded.connect(lambda _paths: self.local_models.scan())
         chat.sig_current_changed.connect(self._on_current_changed)
         chat.sig_generating_changed.connect(self._on_generating_changed)
         chat.sig_reply_finished.connect(self._on_reply_finished)
-        chat.sig_error.connect(lambda message: self.show_banner(f"The reply failed: {message}"))
+        chat.sig_error.connect(lambda message: self.show_banner(self.tr("The reply failed: {reason}").format(reason=message)))
         chat.sig_deleted.connect(self._on_deleted)
         chat.sig_reply_link_changed.connect(self._on_reply_link_changed)
         chat.sig_store_problem.connect(self._on_store_problem)
@@ -278,9 +383,10 @@ class MainWindow(QMainWindow):
         self.sidebar.sig_export.connect(self._on_export)
         self.composer.sig_send.connect(self._on_send)
         self.composer.sig_stop.connect(chat.stop)
-        self.chat_view.sig_edit_requested.connect(self._on_edit)
+        self.chat_view.sig_edit_submitted.connect(self._on_edit_submitted)
+        self.chat_view.sig_focus_order_changed.connect(self._order_focus)
         self.chat_view.sig_regenerate_requested.connect(chat.regenerate)
-        self.chat_view.sig_copied.connect(lambda _t: self.statusBar().showMessage("Copied to the clipboard", 2000))
+        self.chat_view.sig_copied.connect(lambda _t: self.statusBar().showMessage(self.tr("Copied to the clipboard"), 2000))
         self.settings_button.clicked.connect(self._on_settings)
         self.metrics_button.toggled.connect(self.action_metrics.setChecked)
         self.action_metrics.toggled.connect(self.metrics_button.setChecked)
@@ -330,14 +436,19 @@ class MainWindow(QMainWindow):
     def _on_starter_failed(self, message: str) -> None:
         self.statusBar().clearMessage()
         self.load_progress.hide()
-        self.show_banner(f"{message}. Choose a GGUF file from the Model menu.")
+        self.show_banner(self.tr("{reason}. Choose a GGUF file from the Model menu.").format(reason=message))
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._close_confirmed and not all(guard() for guard in self._close_guards):
+            event.ignore()  # a guard asks first (e.g. whether to keep serving the API)
+            return
+        self._close_confirmed = False
         if not self._unsaved_changes_may_go():
             event.ignore()
             return
         self.shutdown()
         super().closeEvent(event)
+        self.sig_closed.emit()
 
     def _unsaved_changes_may_go(self) -> bool:
         """Replies the database refused are only in memory: quitting would lose them, so ask first."""
@@ -345,12 +456,12 @@ class MainWindow(QMainWindow):
             problem = self.store.problem
             box = QMessageBox(
                 QMessageBox.Icon.Warning,
-                "Unsaved replies",
-                f"{self.store.deferred_writes} message(s) could not be saved yet. {problem.message if problem else ''}",
+                self.tr("Unsaved replies"),
+                self.tr("%n message(s) could not be saved yet.", "", self.store.deferred_writes) + (f" {problem.message}" if problem else ""),
                 parent=self,
             )
-            retry = box.addButton("Retry", QMessageBox.ButtonRole.AcceptRole)
-            discard = box.addButton("Quit without saving", QMessageBox.ButtonRole.DestructiveRole)
+            retry = box.addButton(self.tr("Retry"), QMessageBox.ButtonRole.AcceptRole)
+            discard = box.addButton(self.tr("Quit without saving"), QMessageBox.ButtonRole.DestructiveRole)
             box.addButton(QMessageBox.StandardButton.Cancel)
             box.setDefaultButton(retry)
             box.exec()
@@ -359,6 +470,10 @@ class MainWindow(QMainWindow):
             if box.clickedButton() is not retry:
                 return False
         return True
+
+    @property
+    def is_shut_down(self) -> bool:
+        return self._shut_down
 
     def bring_to_front(self) -> None:
         """A second launch asked for this window (app/single_instance.py)."""
@@ -370,7 +485,7 @@ class MainWindow(QMainWindow):
 
     def shutdown(self) -> None:
         """Save what is on screen and stop the runtime; safe to call twice."""
-        if getattr(self, "_shut_down", False):
+        if self._shut_down:
             return
         self._shut_down = True
         self.chat.end_all()
@@ -393,7 +508,7 @@ class MainWindow(QMainWindow):
         loaded_path = os.path.realpath(self.session.wanted.path) if self.session.wanted else None
         tree = self.local_models.model
         if tree.rowCount() == 0:
-            section.add_note("No GGUF files found yet")
+            section.add_note(self.tr("No GGUF files found yet"))
         for row in range(tree.rowCount()):
             model_item = tree.item(row)
             section.add_heading(model_item.text())
@@ -406,17 +521,17 @@ class MainWindow(QMainWindow):
 
     def _build_sources_section(self, section: MenuSection) -> None:
         section.add_separator()
-        section.add_action("Browse Hugging Face models…", self.catalog.open_browser)
-        section.add_action("Downloads", self.catalog.show_downloads)
-        section.add_action("Open a GGUF file…", self._on_open_model_file)
-        section.add_action("Rescan model folders", self.local_models.scan)
+        section.add_action(self.tr("Browse Hugging Face models…"), self.catalog.open_browser)
+        section.add_action(self.tr("Downloads"), self.catalog.show_downloads)
+        section.add_action(self.tr("Open a GGUF file…"), self._on_open_model_file)
+        section.add_action(self.tr("Rescan model folders"), self.local_models.scan)
 
     def _on_model_chosen(self, path: str) -> None:
         self.store.set_state("model_path", path)
         self.load_model(path)
 
     def _on_open_model_file(self) -> None:
-        path, _filter = QFileDialog.getOpenFileName(self, "Open a model", str(Path.home()), "GGUF models (*.gguf);;All files (*)")
+        path, _filter = QFileDialog.getOpenFileName(self, self.tr("Open a model"), str(Path.home()), self.tr("GGUF models (*.gguf);;All files (*)"))
         if path:
             self.add_model_file(path)
 
@@ -440,7 +555,7 @@ class MainWindow(QMainWindow):
     def _on_model_loading(self, path: str) -> None:
         self.load_progress.setValue(0)
         self.load_progress.show()
-        self.model_label.setText(f"Loading {os.path.basename(path)}…")
+        self.model_label.setText(self.tr("Loading {file}…").format(file=os.path.basename(path)))
         self._update_actions()
 
     def _on_model_progress(self, fraction: float) -> None:
@@ -452,10 +567,11 @@ class MainWindow(QMainWindow):
             return ""
         backend = self.link.info.backend.upper() if self.link.info else "?"
         name = self.session.display_name
-        warning = f"  ·  ⚠ {figures.TEMPLATE_FALLBACK_NOTE}" if info.chat_template_error else ""
+        note = figures.template_fallback_note()
+        warning = f"  ·  ⚠ {note}" if info.chat_template_error else ""
         self.model_label.setText(f"{name}  ·  {info.quantization}  ·  {backend}{warning}")
-        tip = f"{info.path}\ncontext {info.n_ctx} tokens, loaded in {info.load_ms:.0f} ms"
-        self.model_label.setToolTip(tip + (f"\n{figures.TEMPLATE_FALLBACK_NOTE}: {info.chat_template_error}" if info.chat_template_error else ""))
+        tip = self.tr("{path}\ncontext {n_ctx} tokens, loaded in {ms} ms").format(path=info.path, n_ctx=info.n_ctx, ms=round(info.load_ms))
+        self.model_label.setToolTip(tip + (f"\n{note}: {info.chat_template_error}" if info.chat_template_error else ""))
         if self.chat.local_replies:
             self.model_button.setText(f"{name} · {info.quantization}")
         return name
@@ -466,31 +582,31 @@ class MainWindow(QMainWindow):
         self.model_menu.rebuild()
         if self._recovering:
             self._recovering = False
-            self.show_banner(f"Recovered: the runtime was restarted and {name} is loaded again. The interrupted reply was kept.")
+            self.show_banner(self.tr("Recovered: the runtime was restarted and {model} is loaded again. The interrupted reply was kept.").format(model=name))
         self.poller.poll_once()
         self._update_actions()
 
     def _on_model_failed(self, path: str, message: str) -> None:
         self.load_progress.hide()
-        self.model_label.setText("No model loaded" if self.session.loaded is None else self.model_label.text())
-        self.show_banner(f"Could not load {os.path.basename(path)}: {message}")
+        self.model_label.setText(self.tr("No model loaded") if self.session.loaded is None else self.model_label.text())
+        self.show_banner(self.tr("Could not load {file}: {reason}").format(file=os.path.basename(path), reason=message))
         self._update_actions()
 
     # ---- runtime ------------------------------------------------------------------
     def _on_state_changed(self, state: ConnectionState) -> None:
-        text = STATE_TEXT.get(state, state.value)
+        text = state_text(state)
         if state == ConnectionState.BUSY and self.chat.generating:
-            text = "Generating…"
+            text = self.tr("Generating…")
         if self.link.queued:
-            text += f" ({self.link.queued} waiting)"
+            text += " " + self.tr("(%n waiting)", "", self.link.queued)
         self.state_label.setText(text)
 
     def _on_runtime_crashed(self, description: str) -> None:
         self._recovering = self.link.auto_restart
-        suffix = "\nRestarting it and loading the model again…" if self.link.auto_restart else ""
+        suffix = "\n" + self.tr("Restarting it and loading the model again…") if self.link.auto_restart else ""
         self.show_banner(description + suffix)
         self.load_progress.hide()
-        self.model_label.setText("No model loaded")
+        self.model_label.setText(self.tr("No model loaded"))
         self._update_actions()
 
     def _on_runtime_ready(self, info: protocol.InitializeResult) -> None:
@@ -505,16 +621,16 @@ class MainWindow(QMainWindow):
         if problem is None:
             if self.banner_retry.isVisible():
                 self.banner.hide()
-                self.statusBar().showMessage("Saved: the database takes writes again", 4000)
+                self.statusBar().showMessage(self.tr("Saved: the database takes writes again"), 4000)
             return
         waiting = self.store.deferred_writes
-        kept = f"\n{waiting} message update(s) are kept until they can be saved." if waiting else ""
+        kept = "\n" + self.tr("%n message update(s) are kept until they can be saved.", "", waiting) if waiting else ""
         self.show_banner(f"{problem.message}{kept}")
         self.banner_retry.show()
 
     # ---- chat ------------------------------------------------------------------------
     def _on_current_changed(self, conv) -> None:
-        self.title.setText(conv.title if conv else "New chat")
+        self.title.setText(conv.title if conv else self.tr("New chat"))
         self.setWindowTitle(f"{conv.title} — Lokal" if conv else "Lokal")
         self.sidebar.select(conv.id if conv else None)
         self._update_actions()
@@ -522,6 +638,7 @@ class MainWindow(QMainWindow):
     def _on_generating_changed(self, generating: bool) -> None:
         self.composer.set_generating(generating)
         self.chat_view.set_generating(generating)
+        self._order_focus()  # parts of the reply made while it streamed (code blocks) take their place
         if generating:
             self.metrics_panel.on_turn_started()
             if self.chat.local_replies:  # the runtime knows nothing of a remote reply: its figures come with the reply
@@ -540,17 +657,18 @@ class MainWindow(QMainWindow):
         if not self.chat.local_replies:
             self.model_button.setText(self.chat.reply_model_name)
         elif not self._show_model_name():
-            self.model_button.setText("No model")
+            self.model_button.setText(self.tr("No model"))
         self._update_actions()
 
     def _update_actions(self) -> None:
         has_conv = self.chat.current is not None
         self.action_stop.setEnabled(self.chat.generating)
         self.action_regenerate.setEnabled(self.chat.can_regenerate())
+        self.action_edit_last.setEnabled(not self.chat.generating and any(m.role == "user" for m in self.chat.messages.messages))
         self.action_rename.setEnabled(has_conv)
         self.action_delete.setEnabled(has_conv)
         if self.session.wanted is None and self.chat.local_replies:
-            self.composer.set_can_send(False, "Choose a model first (Model menu)")
+            self.composer.set_can_send(False, self.tr("Choose a model first (Model menu)"))
         else:
             self.composer.set_can_send(True)
 
@@ -566,7 +684,7 @@ class MainWindow(QMainWindow):
         conv = self.chat.conversation(conversation_id or None)
         if conv is None:
             return
-        title, ok = QInputDialog.getText(self, "Rename chat", "Title:", text=conv.title)
+        title, ok = QInputDialog.getText(self, self.tr("Rename chat"), self.tr("Title:"), text=conv.title)
         if ok:
             self.chat.rename(conv.id, title)
 
@@ -578,7 +696,7 @@ class MainWindow(QMainWindow):
     def _on_deleted(self, deleted) -> None:
         self._deleted = deleted
         self.action_undo_delete.setEnabled(True)
-        self.statusBar().showMessage(f"Deleted “{deleted[0].title}”. Press Ctrl+Z to undo.", 10_000)
+        self.statusBar().showMessage(self.tr("Deleted “{title}”. Press Ctrl+Z to undo.").format(title=deleted[0].title), 10_000)
 
     def _on_undo_delete(self) -> None:
         if self._deleted is not None:
@@ -592,46 +710,72 @@ class MainWindow(QMainWindow):
         if conv is None:
             return
         suggested = str(Path.home() / self.chat.export_file_name(conv.id, kind))
-        path, _filter = QFileDialog.getSaveFileName(self, "Export chat", suggested, "Markdown (*.md)" if kind == "md" else "JSON (*.json)")
+        path, _filter = QFileDialog.getSaveFileName(self, self.tr("Export chat"), suggested, self.tr("Markdown (*.md)") if kind == "md" else self.tr("JSON (*.json)"))
         if not path:
             return
         try:
             exported = self.chat.export(conv.id, kind, path)
         except OSError as exc:
-            self.show_banner(f"Could not export to {path}: {exc.strerror or exc}")
+            self.show_banner(self.tr("Could not export to {path}: {reason}").format(path=path, reason=exc.strerror or exc))
             return
         if exported:
-            self.statusBar().showMessage(f"Exported to {path}", 4000)
+            self.statusBar().showMessage(self.tr("Exported to {path}").format(path=path), 4000)
 
-    def _on_edit(self, row: int) -> None:
-        message = self.chat.messages.message(row)
-        text, ok = QInputDialog.getMultiLineText(self, "Edit message", "Edit your message; the replies after it will be replaced:", message.content)
-        if ok and text.strip():
-            self.chat.edit_and_resend(row, text)
+    def _on_edit_submitted(self, row: int, text: str) -> None:
+        """Enter in a message's editor: the message changes and the replies after it are written again."""
+        if self.chat.generating:
+            self.statusBar().showMessage(self.tr("Stop the reply first (Esc), then resend the edited message"), 5000)
+            return
+        if self.chat.edit_and_resend(row, text):
+            self.chat_view.stop_editing()
+            self.composer.edit.setFocus()
 
-    def _on_settings(self) -> None:
+    def _on_edit_last(self) -> None:
+        if not self.chat.generating:
+            self.chat_view.edit_last_user_message()
+
+    def _on_settings(self) -> ConversationSettingsDialog:
         conv = self.chat.current
         dialog = ConversationSettingsDialog(conv.system_prompt if conv else "", self.chat.settings(), self)
-        if dialog.exec():
-            system_prompt, settings = dialog.result_settings()
-            self.chat.set_settings(system_prompt, settings)
-            if self.session.wanted is not None and self.chat.local_replies:
-                self.session.ensure_context(settings.n_ctx)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self._apply_settings(*dialog.result_settings()))
+        dialog.open()  # window-modal, without a nested event loop
+        self.settings_dialog = dialog
+        return dialog
+
+    def _apply_settings(self, system_prompt: str, settings) -> None:
+        self.chat.set_settings(system_prompt, settings)
+        if self.session.wanted is not None and self.chat.local_replies:
+            self.session.ensure_context(settings.n_ctx)
 
     def _on_about(self) -> None:
         info = self.link.info
-        runtime_lines = (
-            f"llama.cpp (llama-cpp-python) {info.llama_cpp_version}<br>Backend: {info.backend.upper()}<br>"
-            + "<br>".join(f"Device: {d.name} ({d.type}, {d.memory_total / 2**30:.1f} GiB)" for d in info.devices)
-            if info else "The runtime is not running."
-        )
+        if info:
+            devices = [
+                self.tr("Device: {name} ({kind}, {gib} GiB)").format(name=d.name, kind=d.type, gib=f"{d.memory_total / 2**30:.1f}")
+                for d in info.devices
+            ]
+            runtime_lines = "<br>".join([
+                f"llama.cpp (llama-cpp-python) {info.llama_cpp_version}",
+                self.tr("Backend: {backend}").format(backend=info.backend.upper()),
+                *devices,
+            ])
+        else:
+            runtime_lines = self.tr("The runtime is not running.")
         QMessageBox.about(
             self,
-            "About Lokal",
-            f"<h3>Lokal {lokal_version}</h3><p>Chat with language models that run on this machine.</p>"
-            f"<p>Protocol {protocol.PROTOCOL_VERSION}<br>Qt {qVersion()}, PySide6 {pyside_version}<br>Python {sys.version.split()[0]}<br>{runtime_lines}</p>"
-            f"<p>Logs: {log_dir()}</p>",
+            self.tr("About Lokal"),
+            f"<h3>Lokal {lokal_version}</h3><p>" + self.tr("Chat with language models that run on this machine.") + "</p>"
+            + "<p>" + self.tr("Protocol {version}").format(version=protocol.PROTOCOL_VERSION)
+            + f"<br>Qt {qVersion()}, PySide6 {pyside_version}<br>Python {sys.version.split()[0]}<br>{runtime_lines}</p>"
+            + "<p>" + self.tr("Logs: {folder}").format(folder=log_dir()) + "</p>",
         )
+
+    def _on_shortcuts(self) -> ShortcutsDialog:
+        dialog = ShortcutsDialog(list(self.menus.values()), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
 
     def _on_open_log_folder(self) -> None:
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_dir())))

@@ -22,7 +22,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
-PROTOCOL_VERSION = "1.3"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group. 1.2: llama.cpp's samplers, grammar/json_schema, tools; chat template errors. 1.3: chat.generate in the batch lane (several in flight, one per conversation); n_seq
+PROTOCOL_VERSION = "1.3"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group. 1.2: llama.cpp's samplers, grammar/json_schema, tools; chat template errors. 1.3: chat.generate in the batch lane (several in flight, one per conversation); n_seq; MetricsResult.api_requests
 
 
 def major(version: str) -> str:
@@ -321,6 +321,9 @@ class MetricsResult:
     generation: Optional[GenerationStats] = None
     kv_tokens_total: int = 0  # tokens held by every sequence (conversations streaming and resting)
     n_seq: int = 0  # sequences the context holds
+    # Requests the API is answering or has waiting now (0 when it does not serve): a window that is
+    # asked to close says so, because stopping the API would cut those replies off.
+    api_requests: int = 0
 
 
 @dataclass

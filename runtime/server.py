@@ -328,7 +328,10 @@ class RuntimeServer:
         return ChatCancelResult(True)
 
     def _metrics(self, _params: Empty) -> MetricsResult:
-        return self.engine.metrics(PROTOCOL)  # the live figures of the client's own reply, never the API's
+        metrics = self.engine.metrics(PROTOCOL)  # the live figures of the client's own reply, never the API's
+        api = self._api
+        metrics.api_requests = api.requests_in_flight() if api is not None else 0
+        return metrics
 
     def _shutdown(self, _params: Empty) -> ShutdownResult:
         self._stopping = True

@@ -54,6 +54,11 @@ extras=""
 say "installing Lokal and its dependencies"
 "$PY" -m pip install --quiet -e ".$extras"
 
+# The window's translations: app/resources/i18n/*.ts compiled to .qm (not kept in git), before anything
+# packages app/ (the clean-venv install below, the installers), so `pip install .` carries them.
+say "compiling the translations"
+"$PY" scripts/translations.py --compile
+
 # Qt's wheels bring Qt itself, not the few system libraries it links to.
 if ! QT_QPA_PLATFORM=offscreen "$PY" -c 'from PySide6 import QtWidgets, QtGui' 2>/dev/null; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -27,6 +27,9 @@ os.environ.setdefault("LOKAL_PYPI_URL", "http://127.0.0.1:9/pypi")
 # verified in a batch depends on timing, and batched logits differ slightly. `auto` speculates by default;
 # this pins it to plain decoding for the tests. tests/speculative turns it on for its runtimes.
 os.environ["LOKAL_AUTO_SPECULATION"] = "off"
+# The window's language does not follow the machine's locale in the tests: they read its English strings.
+# tests/app/ui/test_translations.py runs windows in Indonesian in processes of their own.
+os.environ["LOKAL_LANGUAGE"] = "en"
 
 
 @pytest.fixture(autouse=True)

@@ -1,26 +1,31 @@
 """Model ▸ Serve the API…: the API toggle plugged into the window's Model menu as a section of its own.
 
 It also says, in the status bar, why a reply of the window's does not stream yet while it waits for
-a reply the API is generating (the runtime's `job.waiting`).
+a reply the API is generating (the runtime's `job.waiting`), and asks before a close would stop the
+API (app/api/background.py: stop and quit, or keep serving in the background).
 """
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout
 
+from app.api.background import CloseWhileServing
 from app.api.panel import ApiPanel
 from app.api.server import ApiServer
+from app.ui.accessibility import describe_buttons
+from app.ui.language import Context
 from app.ui.menus import MenuSection
 from runtime.protocol import JobWaiting
 
 SECTION = "api"
+Api = Context("Api")
 
 
 class ApiFeature:
-    def __init__(self, window):
+    def __init__(self, window, tray_available: bool | None = None):
         self.window = window
         self.server = ApiServer(window.link, window)
-        self.server.sig_failed.connect(lambda message: window.show_banner(f"The API: {message}"))
+        self.server.sig_failed.connect(lambda message: window.show_banner(Api.tr("The API: {reason}").format(reason=message)))
         self.dialog: QDialog | None = None
         self.panel: ApiPanel | None = None
         self._waiting_shown = False
@@ -28,17 +33,18 @@ class ApiFeature:
         window.link.sig_notification.connect(self._on_runtime_notification)
         window.link.sig_delta.connect(self._end_waiting)
         window.chat.sig_generating_changed.connect(self._end_waiting)
+        self.closing = CloseWhileServing(window, self.server, tray_available)
 
     def _build_section(self, section: MenuSection) -> None:
-        section.add_action("Serve the API…", self.open_dialog)
+        section.add_action(Api.tr("Serve the API…"), self.open_dialog)
 
     def open_dialog(self) -> QDialog:
         if self.dialog is None:
             self.dialog = QDialog(self.window)
-            self.dialog.setWindowTitle("OpenAI-compatible API")
+            self.dialog.setWindowTitle(Api.tr("OpenAI-compatible API"))
             self.panel = ApiPanel(self.server, self.dialog)
             self.panel.sig_toggled.connect(self._on_toggled)
-            buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+            buttons = describe_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Close))
             buttons.rejected.connect(self.dialog.hide)
             layout = QVBoxLayout(self.dialog)
             layout.addWidget(self.panel)
@@ -51,7 +57,7 @@ class ApiFeature:
             self.server.stop()
             return
         if self.window.session.wanted is None:
-            self.window.show_banner("Load a model first: the API serves the model the window has loaded.")
+            self.window.show_banner(Api.tr("Load a model first: the API serves the model the window has loaded."))
             self.panel.toggle.setChecked(False)
             return
         self.server.start()
@@ -59,7 +65,7 @@ class ApiFeature:
     def _on_runtime_notification(self, method: str, params) -> None:
         if isinstance(params, JobWaiting) and self.window.chat.reply_for_call(params.request_id) is not None:
             self._waiting_shown = True
-            self.window.statusBar().showMessage("Waiting for the reply the API is generating; yours comes next…")
+            self.window.statusBar().showMessage(Api.tr("Waiting for the reply the API is generating; yours comes next…"))
 
     def _end_waiting(self, *_args) -> None:
         if self._waiting_shown:

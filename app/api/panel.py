@@ -7,9 +7,6 @@ from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPush
 
 from app.api.server import FAILED, READY, STARTING, ApiServer
 
-STATE_TEXT = {STARTING: "Starting…", READY: "Serving", FAILED: "Failed"}
-
-
 class ApiPanel(QWidget):
     """The toggle that serves the API, and the URL and key to give to a client."""
 
@@ -18,21 +15,24 @@ class ApiPanel(QWidget):
     def __init__(self, server: ApiServer, parent: QWidget | None = None):
         super().__init__(parent)
         self.server = server
-        self.toggle = QPushButton("Serve the API")
+        self.toggle = QPushButton(self.tr("Serve the API"))
         self.toggle.setCheckable(True)
+        self.toggle.setAccessibleDescription(self.tr("Serve the loaded model to other programs over an OpenAI-compatible API on this machine"))
         self.toggle.toggled.connect(self.sig_toggled)
-        self.status = QLabel("Off")
+        self.status = QLabel(self.tr("Off"))
         self.url = QLineEdit()
         self.url.setReadOnly(True)
         self.key = QLineEdit()
         self.key.setReadOnly(True)
         self.key.setEchoMode(QLineEdit.EchoMode.PasswordEchoOnEdit)
+        self.url.setAccessibleDescription(self.tr("The base URL to give to a client"))
+        self.key.setAccessibleDescription(self.tr("The key a client sends as its bearer token"))
         row = QHBoxLayout()
         row.addWidget(self.toggle)
         row.addWidget(self.status, 1)
         form = QFormLayout()
-        form.addRow("URL", self.url)
-        form.addRow("Key", self.key)
+        form.addRow(self.tr("URL"), self.url)
+        form.addRow(self.tr("Key"), self.key)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
@@ -52,7 +52,7 @@ class ApiPanel(QWidget):
         self.toggle.setChecked(running)
         self.toggle.blockSignals(False)
         if state != FAILED:
-            self.status.setText(STATE_TEXT.get(state, "Off"))
+            self.status.setText({STARTING: self.tr("Starting…"), READY: self.tr("Serving")}.get(state, self.tr("Off")))
         if not running:
             self.url.clear()
             self.key.clear()

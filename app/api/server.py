@@ -79,7 +79,7 @@ class ApiServer(QObject):
             return  # the runtime restarts; _on_runtime_ready starts the API again
         self.wanted = False
         self._set_state(FAILED)
-        self.sig_failed.emit(f"could not serve the API: {error.message}")
+        self.sig_failed.emit(self.tr("could not serve the API: {reason}").format(reason=error.message))
 
     def _on_runtime_crashed(self, _description: str) -> None:
         if self.wanted:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.catalog.table_model import PayloadRole, QuantModel, RepoModel
 from app.catalog.service import CatalogService
+from app.ui.accessibility import described
 from runtime.protocol import CatalogEntry, HubQuantsResult, HubRepo
 
 
@@ -31,14 +32,16 @@ class ModelBrowserDialog(QDialog):
 
     def __init__(self, service: CatalogService, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setWindowTitle("Models from Hugging Face")
+        self.setWindowTitle(self.tr("Models from Hugging Face"))
         self.resize(900, 560)
         self.service = service
         self._catalog: list[CatalogEntry] = []
         self._repo: str | None = None
 
-        self.search_edit = QLineEdit(placeholderText="Search Hugging Face for GGUF models (empty: the curated catalog)")
-        self.search_button = QPushButton("Search")
+        self.search_edit = QLineEdit(placeholderText=self.tr("Search Hugging Face for GGUF models (empty: the curated catalog)"))
+        described(self.search_edit, self.tr("Search"), self.tr("Words to search Hugging Face for; empty shows the curated catalog"))
+        self.search_button = QPushButton(self.tr("Search"))
+        self.search_button.setAccessibleDescription(self.tr("Search Hugging Face for these words"))
         self.repos = RepoModel(self)
         self.repo_view = _table(self.repos)
         self.levels = QuantModel(self)
@@ -46,22 +49,27 @@ class ModelBrowserDialog(QDialog):
         self.n_ctx = QSpinBox(minimum=512, maximum=1_048_576, singleStep=1024, value=4096)
         self.kv_type = QComboBox()
         self.kv_type.addItems(["f16", "q8_0", "q4_0"])
-        self.repo_label = QLabel("Pick a model on the left.")
+        self.repo_label = QLabel(self.tr("Pick a model on the left."))
         self.repo_label.setWordWrap(True)
         self.draft_label = QLabel("")
         self.draft_label.setWordWrap(True)
         self.status = QLabel("")
         self.status.setWordWrap(True)
-        self.download_button = QPushButton("Download")
+        self.download_button = QPushButton(self.tr("Download"))
+        self.download_button.setAccessibleDescription(self.tr("Download the chosen quantization level into the Hugging Face cache"))
+        described(self.repo_view, self.tr("Models"), self.tr("Models to choose from; the arrow keys move, the levels of the chosen one show on the right"))
+        described(self.level_view, self.tr("Quantization levels"), self.tr("Each level's size and whether it fits this machine"))
+        described(self.n_ctx, self.tr("Context"), self.tr("The context size the fit check assumes"))
+        described(self.kv_type, self.tr("KV cache"), self.tr("The KV cache type the fit check assumes"))
         self.download_button.setEnabled(False)
 
         search_row = QHBoxLayout()
         search_row.addWidget(self.search_edit)
         search_row.addWidget(self.search_button)
         fit_row = QHBoxLayout()
-        fit_row.addWidget(QLabel("Context"))
+        fit_row.addWidget(QLabel(self.tr("Context")))
         fit_row.addWidget(self.n_ctx)
-        fit_row.addWidget(QLabel("KV cache"))
+        fit_row.addWidget(QLabel(self.tr("KV cache")))
         fit_row.addWidget(self.kv_type)
         fit_row.addStretch(1)
         right = QWidget()
@@ -106,14 +114,14 @@ class ModelBrowserDialog(QDialog):
         if not query:
             self.repos.set_rows(self._catalog)
             return
-        self.status.setText(f"Searching for {query!r}…")
+        self.status.setText(self.tr("Searching for “{query}”…").format(query=query))
         self.service.search(query)
 
     def _on_search_results(self, query: str, repos: list[HubRepo]) -> None:
         if query != self.search_edit.text().strip():
             return  # the user typed on
         self.repos.set_rows(repos)
-        self.status.setText(f"{len(repos)} models found for {query!r}" if repos else f"no GGUF models found for {query!r}")
+        self.status.setText(self.tr("%n model(s) found for “{query}”", "", len(repos)).format(query=query) if repos else self.tr("no GGUF models found for “{query}”").format(query=query))
 
     def _on_repo_selected(self, current, _previous) -> None:
         if not current.isValid():
@@ -127,7 +135,7 @@ class ModelBrowserDialog(QDialog):
     def show_repo(self, repo: str, draft: str | None = None) -> None:
         """Show one repository's levels (also for a window that opens the browser on a given model)."""
         self._repo = repo
-        self.draft_label.setText(f"Draft partner for faster replies: {draft} (checking its tokenizer…)" if draft else "")
+        self.draft_label.setText(self.tr("Draft partner for faster replies: {draft} (checking its tokenizer…)").format(draft=draft) if draft else "")
         self.repo_label.setText(repo)
         if draft:
             self.service.draft_check(repo, draft)
@@ -140,7 +148,7 @@ class ModelBrowserDialog(QDialog):
             self._request_quants()
 
     def _request_quants(self) -> None:
-        self.status.setText(f"Reading {self._repo}: files, and one GGUF header for the fit check…")
+        self.status.setText(self.tr("Reading {repo}: files, and one GGUF header for the fit check…").format(repo=self._repo))
         self.service.quants(self._repo, self.n_ctx.value(), self.kv_type.currentText())
 
     def _on_quants(self, result: HubQuantsResult) -> None:
@@ -149,8 +157,9 @@ class ModelBrowserDialog(QDialog):
         self.levels.set_rows(result.levels)
         h = result.header
         if h is not None:
-            self.repo_label.setText(f"{result.repo}: {h.architecture}, {h.n_layers} layers, trained context {h.context_length}")
-        self.status.setText(f"{len(result.levels)} quantization levels" if result.levels else "no GGUF files in this repository")
+            self.repo_label.setText(self.tr("{repo}: {architecture}, {layers} layers, trained context {context}").format(
+                repo=result.repo, architecture=h.architecture, layers=h.n_layers, context=h.context_length))
+        self.status.setText(self.tr("%n quantization level(s)", "", len(result.levels)) if result.levels else self.tr("no GGUF files in this repository"))
         preferred = next((i for i, lv in enumerate(result.levels) if lv.name == "Q4_K_M"), 0 if result.levels else None)
         if preferred is not None:
             self.level_view.selectRow(preferred)
@@ -176,9 +185,9 @@ class ModelBrowserDialog(QDialog):
         if target != self._repo:
             return
         if result.compatible:
-            self.draft_label.setText(f"Draft partner for faster replies: {draft} (same tokenizer: compatible)")
+            self.draft_label.setText(self.tr("Draft partner for faster replies: {draft} (same tokenizer: compatible)").format(draft=draft))
         else:
-            self.draft_label.setText(f"Draft partner {draft} does not match: " + "; ".join(result.reasons))
+            self.draft_label.setText(self.tr("Draft partner {draft} does not match: {reasons}").format(draft=draft, reasons="; ".join(result.reasons)))
 
     def _on_error(self, what: str, message: str) -> None:
         self.status.setText(f"{what}: {message}")

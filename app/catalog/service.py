@@ -45,13 +45,13 @@ class CatalogService(QObject):
 
     # ---- requests ----------------------------------------------------------------
     def load_catalog(self) -> None:
-        self.link.call("hub.catalog", None, self._on_catalog, self._error("catalog"))
+        self.link.call("hub.catalog", None, self._on_catalog, self._error(self.tr("The catalog")))
 
     def search(self, query: str, limit: int = 30) -> None:
         self.link.call(
             "hub.search", HubSearchParams(query, limit),
             lambda r: self._on_search(query, r),
-            self._error(f"search {query!r}"), SEARCH_TIMEOUT_MS,
+            self._error(self.tr("Search for “{query}”").format(query=query)), SEARCH_TIMEOUT_MS,
         )
 
     def quants(self, repo: str, n_ctx: int = 4096, kv_type: str = "f16") -> None:
@@ -61,7 +61,7 @@ class CatalogService(QObject):
             if quants.repo == self._quants_repo:  # an answer for a repository no longer shown is dropped
                 self.sig_quants.emit(quants)
 
-        self.link.call("hub.quants", HubQuantsParams(repo, n_ctx=n_ctx, type_k=kv_type, type_v=kv_type), done, self._error(f"levels of {repo}"), QUANTS_TIMEOUT_MS)
+        self.link.call("hub.quants", HubQuantsParams(repo, n_ctx=n_ctx, type_k=kv_type, type_v=kv_type), done, self._error(self.tr("Levels of {repo}").format(repo=repo)), QUANTS_TIMEOUT_MS)
 
     def draft_check(self, target_repo: str, draft_repo: str) -> None:
         """Whether `draft_repo` can draft for `target_repo`, from both GGUF headers (nothing is downloaded)."""
@@ -69,27 +69,27 @@ class CatalogService(QObject):
         self.link.call(
             "hub.draft_check", params,
             lambda r: self._on_draft_check(target_repo, draft_repo, r),
-            self._error(f"draft check {draft_repo}"), QUANTS_TIMEOUT_MS,
+            self._error(self.tr("Draft check of {repo}").format(repo=draft_repo)), QUANTS_TIMEOUT_MS,
         )
 
     def start_download(self, repo: str, quant: str | None) -> None:
-        self.link.call("download.start", DownloadStartParams(repo, quant), self._on_download_reply, self._error(f"download {repo}"), QUANTS_TIMEOUT_MS)
+        self.link.call("download.start", DownloadStartParams(repo, quant), self._on_download_reply, self._error(self.tr("Download of {repo}").format(repo=repo)), QUANTS_TIMEOUT_MS)
 
     def pause(self, download_id: str) -> None:
-        self.link.call("download.pause", DownloadIdParams(download_id), self._on_download_reply, self._error("pause"))
+        self.link.call("download.pause", DownloadIdParams(download_id), self._on_download_reply, self._error(self.tr("Pause")))
 
     def resume(self, download_id: str) -> None:
-        self.link.call("download.resume", DownloadIdParams(download_id), self._on_download_reply, self._error("resume"))
+        self.link.call("download.resume", DownloadIdParams(download_id), self._on_download_reply, self._error(self.tr("Resume")))
 
     def cancel(self, download_id: str) -> None:
-        self.link.call("download.cancel", DownloadIdParams(download_id), self._on_download_reply, self._error("cancel"))
+        self.link.call("download.cancel", DownloadIdParams(download_id), self._on_download_reply, self._error(self.tr("Cancel")))
 
     def refresh_downloads(self) -> None:
         def done(result: DownloadListResult) -> None:
             for info in result.downloads:
                 self.sig_download.emit(info)
 
-        self.link.call("download.list", None, done, self._error("downloads"))
+        self.link.call("download.list", None, done, self._error(self.tr("Downloads")))
 
     # ---- replies -------------------------------------------------------------------
     def _on_catalog(self, result: HubCatalogResult) -> None:

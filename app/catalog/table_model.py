@@ -4,19 +4,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.formatting import human_size
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
+
+from app.formatting import human_size
+from app.ui.language import Context
 
 from runtime.protocol import CatalogEntry, DownloadInfo, HubRepo, QuantLevel
 
 Index = QModelIndex | QPersistentModelIndex
-FIT_TEXT = {"gpu": "fits on GPU", "ram": "fits in RAM", "too_big": "too big", "unknown": "?"}
+Catalog = Context("Catalog")
 FIT_COLOR = {"gpu": QColor("#1b7f3b"), "ram": QColor("#2a62b8"), "too_big": QColor("#b3261e")}
 ProgressRole = Qt.ItemDataRole.UserRole + 1  # 0..100 for the progress column
 PayloadRole = Qt.ItemDataRole.UserRole + 2  # the row's dataclass
 
 
+
+def fit_text(label: str) -> str:
+    return {"gpu": Catalog.tr("fits on GPU"), "ram": Catalog.tr("fits in RAM"), "too_big": Catalog.tr("too big")}.get(label, "?")
+
+
+def download_state(state: str) -> str:
+    return {
+        "queued": Catalog.tr("queued"), "running": Catalog.tr("downloading"), "paused": Catalog.tr("paused"),
+        "failed": Catalog.tr("failed"), "done": Catalog.tr("done"), "cancelled": Catalog.tr("cancelled"),
+        "waiting": Catalog.tr("waiting for another download of this file"),
+    }.get(state, state)
 
 
 def human_eta(seconds: float | None) -> str:
@@ -41,7 +54,7 @@ class _Table(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.headers[section]
+            return Catalog.tr(self.headers[section]) if self.headers[section] else ""
         return None
 
     def set_rows(self, rows: list[Any]) -> None:
@@ -56,7 +69,7 @@ class _Table(QAbstractTableModel):
 class RepoModel(_Table):
     """Catalog entries or search results: one repository per row."""
 
-    headers = ("Repository", "Size", "Draft partner / downloads")
+    headers = (QT_TRANSLATE_NOOP("Catalog", "Repository"), QT_TRANSLATE_NOOP("Catalog", "Size"), QT_TRANSLATE_NOOP("Catalog", "Draft partner / downloads"))
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -72,13 +85,17 @@ class RepoModel(_Table):
         if isinstance(item, CatalogEntry):
             return (f"{item.name}  ({item.repo})", item.params, item.draft or "")[col]
         assert isinstance(item, HubRepo)
-        return (item.id + ("  [gated]" if item.gated else ""), "", f"{item.downloads:,} downloads")[col]
+        gated = "  " + Catalog.tr("[gated]") if item.gated else ""
+        return (item.id + gated, "", Catalog.tr("%Ln download(s)", None, item.downloads))[col]
 
 
 class QuantModel(_Table):
     """A repository's quantization levels with their size and fit badge."""
 
-    headers = ("Level", "Size", "Fit", "Memory needed", "")
+    headers = (
+        QT_TRANSLATE_NOOP("Catalog", "Level"), QT_TRANSLATE_NOOP("Catalog", "Size"), QT_TRANSLATE_NOOP("Catalog", "Fit"),
+        QT_TRANSLATE_NOOP("Catalog", "Memory needed"), "",
+    )
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -94,22 +111,25 @@ class QuantModel(_Table):
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if col == 0:
-            return level.name + (f" ({len(level.files)} parts)" if len(level.files) > 1 else "")
+            return level.name + (" " + Catalog.tr("(%n part(s))", None, len(level.files)) if len(level.files) > 1 else "")
         if col == 1:
             return human_size(level.size)
         if col == 2:
-            return FIT_TEXT[level.fit.label] if level.fit else ""
+            return fit_text(level.fit.label) if level.fit else ""
         if col == 3:
             if not level.fit:
                 return ""
             return human_size(level.fit.gpu_needed if level.fit.label == "gpu" else level.fit.ram_needed)
-        return "downloaded" if level.downloaded else (level.problem or "")
+        return Catalog.tr("downloaded") if level.downloaded else (level.problem or "")
 
 
 class DownloadsModel(_Table):
     """One row per download, updated in place from progress notifications."""
 
-    headers = ("Model", "File", "Progress", "Speed", "ETA", "State")
+    headers = (
+        QT_TRANSLATE_NOOP("Catalog", "Model"), QT_TRANSLATE_NOOP("Catalog", "File"), QT_TRANSLATE_NOOP("Catalog", "Progress"),
+        QT_TRANSLATE_NOOP("Catalog", "Speed"), QT_TRANSLATE_NOOP("Catalog", "Time left"), QT_TRANSLATE_NOOP("Catalog", "State"),
+    )
 
     def upsert(self, info: DownloadInfo) -> None:
         for i, existing in enumerate(self.rows):
@@ -144,9 +164,9 @@ class DownloadsModel(_Table):
             return None
         return (
             f"{d.repo}:{d.quant}",
-            d.current_file or (d.files[0] if len(d.files) == 1 else f"{len(d.files)} files"),
+            d.current_file or (d.files[0] if len(d.files) == 1 else Catalog.tr("%n file(s)", None, len(d.files))),
             f"{percent}%  {human_size(d.bytes_done)} / {human_size(d.bytes_total)}",
             f"{human_size(d.speed)}/s" if d.state == "running" else "",
             human_eta(d.eta_s) if d.state == "running" else "",
-            d.state if not d.error else f"{d.state}: {d.error}",
+            download_state(d.state) if not d.error else f"{download_state(d.state)}: {d.error}",
         )[col]

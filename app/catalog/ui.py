@@ -41,7 +41,7 @@ class CatalogUi(QObject):
 
     def show_downloads(self) -> QDockWidget:
         if self.dock is None:
-            self.dock = QDockWidget("Downloads", self.window)
+            self.dock = QDockWidget(self.tr("Downloads"), self.window)
             self.dock.setObjectName("downloads-dock")
             self.dock.setWidget(DownloadsPanel(self.service, self.dock))
             if isinstance(self.window, QMainWindow):

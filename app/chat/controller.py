@@ -39,6 +39,7 @@ FLUSH_MS = 50
 CHECKPOINT_MS = 1_000  # the issue allows 2 s; half of it leaves room for a busy event loop
 STORE_RETRY_MS = 2_000  # while the disk refuses writes, kept message updates are tried again this often
 TITLE_CHARS = 48
+UNTITLED = "New chat"  # a new conversation's title in the store, before the window was translated
 EXPORT_SUFFIX = {"md": ".md", "json": ".json"}
 
 log = logging.getLogger("lokal.chat")
@@ -170,7 +171,12 @@ class ChatController(QObject):
     def reply_for_call(self, request_id) -> Reply | None:
         return next((r for r in self.replies.values() if r.call is not None and r.call.id == request_id), None)
 
-    def new_conversation(self, title: str = "New chat") -> Conversation | None:
+    def untitled(self) -> set[str]:
+        """The title a conversation has until its first message names it (in English, and in the window's language)."""
+        return {UNTITLED, self.tr("New chat")}
+
+    def new_conversation(self, title: str | None = None) -> Conversation | None:
+        title = title or self.tr("New chat")
         conv = self._stored(lambda: self.store.create_conversation(title, settings=self.default_settings.to_dict()))
         if conv is None:
             return None
@@ -287,7 +293,7 @@ class ChatController(QObject):
         msg = self._stored(lambda: self.store.add_message(conv.id, "user", text))
         if msg is None:
             return False
-        if len(self.messages.messages) == 0 and conv.title == "New chat":
+        if len(self.messages.messages) == 0 and conv.title in self.untitled():
             title = " ".join(text.split())
             self._stored(lambda: self.store.update_conversation(conv.id, title=title[:TITLE_CHARS] + ("…" if len(title) > TITLE_CHARS else "")))
         self.messages.append(msg)

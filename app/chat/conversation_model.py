@@ -29,7 +29,7 @@ class ConversationListModel(QAbstractListModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             return conv.title
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{conv.title}\nlast active {time.strftime('%Y-%m-%d %H:%M', time.localtime(conv.updated_at))}"
+            return self.tr("{title}\nlast active {time}").format(title=conv.title, time=time.strftime("%Y-%m-%d %H:%M", time.localtime(conv.updated_at)))
         if role == ConversationRole:
             return conv
         if role == UpdatedAtRole:

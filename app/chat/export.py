@@ -5,19 +5,24 @@ from __future__ import annotations
 import json
 import time
 
+from app.chat.words import speaker_name, state_word
+from app.storage import store as st
 from app.storage.store import Conversation, Message
+from app.ui.language import Context
 
-SPEAKERS = {"user": "You", "assistant": "Assistant", "system": "System"}
+Export = Context("Export")
 
 
 def to_markdown(conv: Conversation, messages: list[Message]) -> str:
-    lines = [f"# {conv.title}", "", f"_Exported from Lokal on {time.strftime('%Y-%m-%d %H:%M')}_", ""]
+    """The conversation to read, in the window's language (headings: You, Assistant)."""
+    exported = Export.tr("Exported from Lokal on {time}").format(time=time.strftime("%Y-%m-%d %H:%M"))
+    lines = [f"# {conv.title}", "", f"_{exported}_", ""]
     if conv.system_prompt.strip():
-        lines += ["**System prompt:**", "", "> " + conv.system_prompt.strip().replace("\n", "\n> "), ""]
+        lines += ["**" + Export.tr("System prompt:") + "**", "", "> " + conv.system_prompt.strip().replace("\n", "\n> "), ""]
     for msg in messages:
-        heading = f"## {SPEAKERS.get(msg.role, msg.role)}"
-        if msg.state not in ("complete", "streaming"):
-            heading += f" ({msg.state})"
+        heading = f"## {speaker_name(msg.role)}"
+        if msg.state not in (st.COMPLETE, st.STREAMING):
+            heading += f" ({state_word(msg.state)})"
         lines += [heading, "", msg.content.rstrip(), ""]
     return "\n".join(lines).rstrip() + "\n"
 

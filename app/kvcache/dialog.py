@@ -12,18 +12,23 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QM
 
 from app.formatting import human_size
 from app.kvcache.store import KvStore
+from app.ui.accessibility import describe_buttons
+from app.ui.language import Context
 from runtime.protocol import KvClearResult, KvStoreInfo
 
 
-def describe(info: KvStoreInfo) -> dict[str, str]:
-    """The dialog's rows from a KvStoreInfo; no Qt, so it is easy to test."""
+KvCache = Context("KvCache")
+
+
+def describe(info: KvStoreInfo) -> dict[str, tuple[str, str]]:
+    """The dialog's rows from a KvStoreInfo, by key (the English label): (label as shown, value); no widgets, so it is easy to test."""
     if not info.enabled:
-        return {"Status": "off (LOKAL_KV_STORE=off): conversations are not saved"}
+        return {"Status": (KvCache.tr("Status"), KvCache.tr("off (LOKAL_KV_STORE=off): conversations are not saved"))}
     return {
-        "Conversations saved": f"{info.entries:,}",
-        "On disk": f"{human_size(info.disk_bytes)} of {human_size(info.disk_budget_bytes)}",
-        "In memory": f"{human_size(info.ram_bytes)} of {human_size(info.ram_budget_bytes)}",
-        "Folder": info.path,
+        "Conversations saved": (KvCache.tr("Conversations saved"), f"{info.entries:,}"),
+        "On disk": (KvCache.tr("On disk"), KvCache.tr("{used} of {budget}").format(used=human_size(info.disk_bytes), budget=human_size(info.disk_budget_bytes))),
+        "In memory": (KvCache.tr("In memory"), KvCache.tr("{used} of {budget}").format(used=human_size(info.ram_bytes), budget=human_size(info.ram_budget_bytes))),
+        "Folder": (KvCache.tr("Folder"), info.path),
     }
 
 
@@ -31,13 +36,13 @@ class KvCacheDialog(QDialog):
     def __init__(self, store: KvStore, parent=None):
         super().__init__(parent)
         self.store = store
-        self.setWindowTitle("Saved conversation caches")
+        self.setWindowTitle(self.tr("Saved conversation caches"))
         self.setMinimumWidth(460)
         layout = QVBoxLayout(self)
-        intro = QLabel(
+        intro = QLabel(self.tr(
             "After each reply Lokal saves the conversation's KV cache, so reopening it later, even after a "
             "restart, starts answering at once instead of reading the whole conversation again."
-        )
+        ))
         intro.setWordWrap(True)
         layout.addWidget(intro)
         self.form = QFormLayout()
@@ -45,8 +50,9 @@ class KvCacheDialog(QDialog):
         self.status = QLabel()
         self.status.setObjectName("hint")
         layout.addWidget(self.status)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        self.clear_button = QPushButton("Clear all…")
+        buttons = describe_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Close))
+        self.clear_button = QPushButton(self.tr("Clear all…"))
+        self.clear_button.setAccessibleDescription(self.tr("Delete every saved conversation cache; the conversations stay"))
         self.clear_button.setEnabled(False)
         buttons.addButton(self.clear_button, QDialogButtonBox.ButtonRole.DestructiveRole)
         self.clear_button.clicked.connect(self._on_clear)
@@ -60,16 +66,17 @@ class KvCacheDialog(QDialog):
         self.refresh()
 
     def refresh(self) -> None:
-        self.status.setText("Asking the runtime…")
+        self.status.setText(self.tr("Asking the runtime…"))
         self.store.refresh()
 
     def _show(self, info: KvStoreInfo) -> None:
         self.info = info
         while self.form.rowCount():
             self.form.removeRow(0)
-        for label, value in describe(info).items():
+        for key, (label, value) in describe(info).items():
             field = QLabel(value)
-            field.setObjectName(f"kv:{label}")
+            field.setObjectName(f"kv:{key}")
+            field.setAccessibleName(label)
             self.form.addRow(label, field)
         self.clear_button.setEnabled(info.enabled and info.entries > 0)
         self.status.setText(self._note)
@@ -78,28 +85,29 @@ class KvCacheDialog(QDialog):
         QTimer.singleShot(0, self, lambda: self.resize(self.width(), max(self.height(), self.sizeHint().height())))
 
     def _show_error(self, message: str) -> None:
-        self.status.setText(f"Could not read the cache store: {message}")
+        self.status.setText(self.tr("Could not read the cache store: {reason}").format(reason=message))
 
-    def value_of(self, label: str) -> str | None:
-        field = self.findChild(QLabel, f"kv:{label}")
+    def value_of(self, key: str) -> str | None:
+        """The value of the row `key` (its English label)."""
+        field = self.findChild(QLabel, f"kv:{key}")
         return field.text() if field is not None else None
 
     def _on_clear(self) -> None:
         if self.info is None:
             return
         answer = QMessageBox.question(
-            self, "Clear saved caches?",
-            f"Delete the saved caches of {self.info.entries:,} conversation(s), {human_size(self.info.disk_bytes)}? "
-            "The conversations themselves are kept; their next reply reads them again from the start.",
+            self, self.tr("Clear saved caches?"),
+            self.tr("Delete the saved caches of %Ln conversation(s), {size}?", "", self.info.entries).format(size=human_size(self.info.disk_bytes))
+            + " " + self.tr("The conversations themselves are kept; their next reply reads them again from the start."),
         )
         if answer == QMessageBox.StandardButton.Yes:
             self.clear()
 
     def clear(self) -> None:
-        self.status.setText("Clearing…")
+        self.status.setText(self.tr("Clearing…"))
         self.clear_button.setEnabled(False)
         self.store.clear()
 
     def _on_cleared(self, result: KvClearResult) -> None:
-        self._note = f"Removed {result.removed_files:,} file(s), {human_size(result.freed_bytes)} freed."
-        self.status.setText("Asking the runtime…")
+        self._note = self.tr("Removed %Ln file(s), {size} freed.", "", result.removed_files).format(size=human_size(result.freed_bytes))
+        self.status.setText(self.tr("Asking the runtime…"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QKeySequence
 
-from app.kvcache.dialog import KvCacheDialog
+from app.kvcache.dialog import KvCache, KvCacheDialog
 from app.kvcache.store import KvStore
 from app.ui.menus import MenuId
 
@@ -16,7 +16,7 @@ class KvCacheFeature:
         self.window = window
         self.store = KvStore(window.link, window)
         self.dialog: KvCacheDialog | None = None
-        self.action = window.menu(MenuId.EDIT).addAction("Saved conversation &caches…", self.open_dialog)
+        self.action = window.menu(MenuId.EDIT).addAction(KvCache.tr("Saved conversation &caches…"), self.open_dialog)
         self.action.setShortcut(QKeySequence("Ctrl+Shift+K"))
 
     def open_dialog(self) -> KvCacheDialog:

@@ -1,30 +1,90 @@
-"""Turning the runtime's figures into labelled rows; no Qt here, so it is easy to test.
+"""Turning the runtime's figures into labelled rows, each with its unit; no widgets here, so it is easy to test.
 
 `metrics` is the latest runtime.metrics result (MetricsResult); `stats` a turn's GenerationStats as
-the dict a message stores (with finish_reason), so figures a newer runtime adds show up generically.
+the dict a message stores (with finish_reason).
+
+Every GenerationStats field has its place in STAT_ROWS: the row that shows it, with a human label
+and a unit. A field the runtime adds without a place here is not shown under its raw key; it fails
+tests/app/metrics/test_metrics_panel.py instead, so whoever adds a figure also says how to show it.
+Labels and units go through Qt's translation system (context "Metrics").
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
+from app.ui.language import Context
 from runtime.protocol import MetricsResult
 
-# Known GenerationStats fields and how to show them; any other numeric field is shown generically,
-# so figures other features add (KV restore, speculative decoding) appear without a change here.
-KNOWN_STATS = {
-    "prompt_tokens", "prompt_tokens_reused", "prompt_tokens_evaluated", "completion_tokens", "ttft_ms",
-    "prefill_tokens_per_s", "decode_tokens_per_s", "total_ms", "rss_bytes", "finish_reason", "error",
-    "prompt_tokens_restored", "kv_restore_ms", "kv_restore_saved_ms", "kv_restore_source",
-}
+Metrics = Context("Metrics")
+log = logging.getLogger("lokal.metrics")
 
+# Sections of the panel, in order.
+REPLY, SPECULATION, MEMORY = "reply", "speculation", "memory"
+
+
+def section_title(section: str) -> str:
+    return {
+        REPLY: Metrics.tr("This reply"),
+        SPECULATION: Metrics.tr("Speculative decoding"),
+        MEMORY: Metrics.tr("Memory"),
+    }[section]
+
+
+# Where each GenerationStats field is shown: the key of its row (or, for the first few, what shows it
+# instead). A new field needs an entry here, and the row that renders it below.
+STAT_ROWS = {
+    "prompt_tokens": "prompt",
+    "prompt_tokens_reused": "reuse",
+    "prompt_tokens_evaluated": "reuse",
+    "completion_tokens": "completion",
+    "ttft_ms": "ttft",
+    "prefill_tokens_per_s": "prefill",
+    "decode_tokens_per_s": "decode",  # the panel's big figure and its sparkline, not a row
+    "total_ms": "total",
+    "rss_bytes": "rss",
+    "prompt_tokens_restored": "restored",
+    "kv_restore_ms": "restored",
+    "kv_restore_source": "restored",
+    "kv_restore_saved_ms": "restore_saved",
+    "context_dropped_messages": "dropped",
+    "speculation": "mode",
+    "speculation_notice": "speculation_notice",
+    "draft_tokens": "accepted",
+    "draft_tokens_accepted": "accepted",
+    "acceptance_rate": "accepted",
+    "mean_accepted_length": "per_draft",
+    "target_passes": "per_pass",
+    "tokens_per_target_pass": "per_pass",
+    "speedup": "speedup",
+    "chat_template_fallback": "template",
+}
+# Set by the window with the reply, not by the runtime.
+STORED_ALONGSIDE = {"finish_reason", "error"}
+
+# Rows whose value is a sentence from the runtime rather than a figure (they wrap).
+FREE_TEXT_ROWS = {"speculation_notice", "template"}
 
 # The rows the panel always has, in order; created once, so streaming only changes their text.
 FIXED_ROWS = [
-    ("ttft", "Time to first token"), ("prefill", "Prefill"), ("reuse", "Prompt tokens reused / evaluated"),
-    ("completion", "Tokens generated"), ("total", "Turn time"), ("context", "Context used"),
-    ("kv", "KV cache"), ("rss", "Runtime RAM (RSS)"),
+    (REPLY, "ttft"), (REPLY, "prefill"), (REPLY, "prompt"), (REPLY, "reuse"), (REPLY, "completion"), (REPLY, "total"),
+    (MEMORY, "context"), (MEMORY, "kv"), (MEMORY, "rss"),
 ]
+
+
+def fixed_label(key: str) -> str:
+    return {
+        "ttft": Metrics.tr("Time to first token"),
+        "prefill": Metrics.tr("Prompt reading speed"),
+        "prompt": Metrics.tr("Prompt"),
+        "reuse": Metrics.tr("Reused / newly read"),
+        "completion": Metrics.tr("Generated"),
+        "total": Metrics.tr("Reply time"),
+        "context": Metrics.tr("Context used"),
+        "kv": Metrics.tr("KV cache"),
+        "rss": Metrics.tr("Runtime memory (RAM)"),
+    }[key]
 
 
 @dataclass
@@ -32,37 +92,59 @@ class Row:
     key: str
     label: str
     value: str
+    section: str = REPLY
+
+
+def number(n: float, decimals: int = 0) -> str:
+    """Digits grouped the way the user's language groups them (Qt's default locale)."""
+    from PySide6.QtCore import QLocale
+
+    return QLocale().toString(float(n), "f", decimals) if decimals else QLocale().toString(int(round(n)))
+
+
+def tokens(n: int) -> str:
+    return Metrics.tr("%Ln token(s)", None, int(n))
 
 
 def mb(n: float) -> str:
-    return f"{n / 2**20:,.1f} MB"
-
-
-def label_of(key: str) -> str:
-    text = key.replace("_per_s", "/s").replace("_ms", " (ms)").replace("_", " ")
-    return text[:1].upper() + text[1:]
-
-
-def format_number(key: str, value: float) -> str:
-    if key.endswith("_bytes"):
-        return mb(value)
-    if key.endswith("_rate") or key.endswith("_ratio"):
-        return f"{value * 100:.0f} %" if value <= 1 else f"{value:.2f}"
-    if isinstance(value, float) and not value.is_integer():
-        return f"{value:,.1f}"
-    return f"{int(value):,}"
+    return Metrics.tr("{size} MB").format(size=number(n / 2**20, 1))
 
 
 def seconds(ms: float) -> str:
-    return f"{ms / 1000:,.1f} s" if ms >= 1000 else f"{ms:,.0f} ms"
+    if ms >= 1000:
+        return Metrics.tr("{seconds} s").format(seconds=number(ms / 1000, 1))
+    return Metrics.tr("{ms} ms").format(ms=number(ms))
 
 
-# Figures of a speculating reply: rows only while the reply speculates, never as a column of zeros.
-SPECULATION_STATS = {
-    "draft_tokens", "draft_tokens_accepted", "acceptance_rate", "mean_accepted_length", "target_passes",
-    "tokens_per_target_pass", "speedup",
-}
-SHOWN_WHEN_NONZERO = {"context_dropped_messages"}
+def speed(tokens_per_s: float) -> str:
+    return Metrics.tr("{rate} tok/s").format(rate=number(tokens_per_s, 1 if tokens_per_s < 100 else 0))
+
+
+def percent(fraction: float) -> str:
+    return Metrics.tr("{percent} %").format(percent=number(fraction * 100))
+
+
+def speedup_words(speedup: float) -> str:
+    """'1.7× faster than plain decoding': the decode rate against the plain rate measured on this machine."""
+    if speedup >= 1.05:
+        return Metrics.tr("{factor}× faster than plain decoding").format(factor=number(speedup, 1))
+    if speedup > 0.95:
+        return Metrics.tr("about as fast as plain decoding")
+    return Metrics.tr("{factor}× the speed of plain decoding").format(factor=number(speedup, 1))
+
+
+def mode_words(mode: str) -> str:
+    """The speculation setting the reply ran with."""
+    return {
+        "lookup": Metrics.tr("prompt lookup"),
+        "draft": Metrics.tr("draft model"),
+        "both": Metrics.tr("prompt lookup, then draft model"),
+        "auto": Metrics.tr("automatic"),
+    }.get(mode, mode)
+
+
+def restore_source_words(source: str) -> str:
+    return {"ram": Metrics.tr("memory"), "disk": Metrics.tr("disk")}.get(source, Metrics.tr("cache"))
 
 
 def restored_from_cache(stats: dict) -> list[Row]:
@@ -70,10 +152,13 @@ def restored_from_cache(stats: dict) -> list[Row]:
     restored = stats.get("prompt_tokens_restored") or 0
     if not restored:
         return []
-    out = [Row("restored", "Restored from cache", f"{restored:,} tokens ({stats.get('kv_restore_source') or 'cache'}, {seconds(stats.get('kv_restore_ms') or 0)})")]
+    value = Metrics.tr("{tokens} ({source}, {time})").format(
+        tokens=tokens(restored), source=restore_source_words(stats.get("kv_restore_source") or ""), time=seconds(stats.get("kv_restore_ms") or 0)
+    )
+    out = [Row("restored", Metrics.tr("Restored from cache"), value)]
     saved = stats.get("kv_restore_saved_ms")
     if saved:
-        out.append(Row("restore_saved", "Time saved by the cache", f"≈ {seconds(saved)}"))
+        out.append(Row("restore_saved", Metrics.tr("Time saved by the cache"), "≈ " + seconds(saved)))
     return out
 
 
@@ -82,15 +167,47 @@ def restored_note(stats: dict) -> str:
     if not stats.get("prompt_tokens_restored"):
         return ""
     saved = stats.get("kv_restore_saved_ms") or 0
-    return "restored from cache" + (f", saved ≈ {seconds(saved)}" if saved else "")
+    if saved:
+        return Metrics.tr("restored from cache, saved ≈ {time}").format(time=seconds(saved))
+    return Metrics.tr("restored from cache")
 
 
-TEMPLATE_FALLBACK_NOTE = "this model's chat template failed; using ChatML"
+def drafted(stats: dict) -> bool:
+    """The reply drafted tokens: only then do the speculation rows mean anything."""
+    return bool(stats.get("draft_tokens"))
+
+
+def speculation_rows(stats: dict) -> list[Row]:
+    rows = []
+    notice = stats.get("speculation_notice")
+    if notice:  # speculation was switched off, and why (e.g. a model that cannot rewind its cache)
+        rows.append(Row("speculation_notice", Metrics.tr("Speculation off"), notice, SPECULATION))
+    if not drafted(stats):
+        return rows
+    if stats.get("speedup"):
+        rows.append(Row("speedup", Metrics.tr("Speed-up"), speedup_words(stats["speedup"]), SPECULATION))
+    rows.append(Row("mode", Metrics.tr("Mode"), mode_words(stats.get("speculation", "")), SPECULATION))
+    accepted = Metrics.tr("{accepted} of {drafted} drafted tokens ({rate})").format(
+        accepted=number(stats.get("draft_tokens_accepted", 0)), drafted=number(stats["draft_tokens"]), rate=percent(stats.get("acceptance_rate", 0))
+    )
+    rows.append(Row("accepted", Metrics.tr("Accepted"), accepted, SPECULATION))
+    rows.append(Row("per_draft", Metrics.tr("Accepted per draft"), tokens_per(stats.get("mean_accepted_length", 0)), SPECULATION))
+    per_pass = Metrics.tr("{tokens} in %Ln pass(es)", None, stats.get("target_passes", 0)).format(tokens=tokens_per(stats.get("tokens_per_target_pass", 0)))
+    rows.append(Row("per_pass", Metrics.tr("Per model pass"), per_pass, SPECULATION))
+    return rows
+
+
+def tokens_per(mean: float) -> str:
+    return Metrics.tr("{mean} tokens").format(mean=number(mean, 1))
+
+
+def template_fallback_note() -> str:
+    return Metrics.tr("this model's chat template failed; using ChatML")
 
 
 def template_note(stats: dict) -> str:
     """For a reply's footer: said whenever the reply was not prompted with the model's own template."""
-    return TEMPLATE_FALLBACK_NOTE if stats.get("chat_template_fallback") else ""
+    return template_fallback_note() if stats.get("chat_template_fallback") else ""
 
 
 def rows(metrics: MetricsResult | None, stats: dict | None) -> list[Row]:
@@ -98,30 +215,54 @@ def rows(metrics: MetricsResult | None, stats: dict | None) -> list[Row]:
     stats = stats or {}
     out: list[Row] = []
     if stats:
-        out.append(Row("ttft", "Time to first token", f"{stats.get('ttft_ms', 0):,.0f} ms" if stats.get("ttft_ms") else "…"))
-        out.append(Row("prefill", "Prefill", f"{stats.get('prefill_tokens_per_s', 0):,.0f} tok/s" if stats.get("prefill_tokens_per_s") else "…"))
-        out.append(Row("reuse", "Prompt tokens reused / evaluated", f"{stats.get('prompt_tokens_reused', 0):,} / {stats.get('prompt_tokens_evaluated', 0):,}"))
+        ttft, prefill = stats.get("ttft_ms"), stats.get("prefill_tokens_per_s")
+        out.append(Row("ttft", fixed_label("ttft"), seconds(ttft) if ttft else "…"))
+        out.append(Row("prefill", fixed_label("prefill"), speed(prefill) if prefill else "…"))
+        if stats.get("prompt_tokens"):
+            out.append(Row("prompt", fixed_label("prompt"), tokens(stats["prompt_tokens"])))
+        reuse = Metrics.tr("{reused} / {evaluated}").format(
+            reused=number(stats.get("prompt_tokens_reused", 0)), evaluated=tokens(stats.get("prompt_tokens_evaluated", 0))
+        )
+        out.append(Row("reuse", fixed_label("reuse"), reuse))
         out += restored_from_cache(stats)
-        out.append(Row("completion", "Tokens generated", f"{stats.get('completion_tokens', 0):,}"))
+        out.append(Row("completion", fixed_label("completion"), tokens(stats.get("completion_tokens", 0))))
         total_ms = stats.get("total_ms")
         if total_ms:
-            out.append(Row("total", "Turn time", f"{total_ms / 1000:,.2f} s"))
+            out.append(Row("total", fixed_label("total"), Metrics.tr("{seconds} s").format(seconds=number(total_ms / 1000, 2))))
+        if stats.get("chat_template_fallback"):  # the error itself is in the reply's footer tooltip
+            out.append(Row("template", Metrics.tr("Chat template"), template_fallback_note()))
+        dropped = stats.get("context_dropped_messages")
+        if dropped:
+            out.append(Row("dropped", Metrics.tr("Left out (context full)"), Metrics.tr("%Ln earlier message(s)", None, dropped)))
+        out += speculation_rows(stats)
+        unknown = sorted(set(stats) - set(STAT_ROWS) - STORED_ALONGSIDE)
+        if unknown:
+            log.debug("figures without a row in app/metrics/figures.py: %s", unknown)
     if metrics is not None:
         if metrics.n_ctx:
             used = metrics.kv_tokens_used
-            out.append(Row("context", "Context used", f"{used:,} / {metrics.n_ctx:,} ({used / metrics.n_ctx * 100:.0f} %)"))
-        out.append(Row("kv", "KV cache", mb(metrics.kv_bytes_used)))
+            value = Metrics.tr("{used} of {total} ({percent})").format(
+                used=number(used), total=tokens(metrics.n_ctx), percent=percent(used / metrics.n_ctx)
+            )
+            out.append(Row("context", fixed_label("context"), value, MEMORY))
+        out.append(Row("kv", fixed_label("kv"), mb(metrics.kv_bytes_used), MEMORY))
     rss = (metrics.rss_bytes if metrics is not None else 0) or stats.get("rss_bytes")
     if rss:
-        out.append(Row("rss", "Runtime RAM (RSS)", mb(rss)))
+        out.append(Row("rss", fixed_label("rss"), mb(rss), MEMORY))
     for device in metrics.devices if metrics is not None else []:
         if device.type in ("gpu", "igpu") and device.memory_total:
             used = device.memory_total - device.memory_free
-            out.append(Row(f"gpu:{device.name}", f"GPU memory ({device.name})", f"{mb(used)} of {mb(device.memory_total)}"))
-    for key, value in stats.items():
-        if key in KNOWN_STATS or isinstance(value, bool) or not isinstance(value, (int, float)):
-            continue
-        if (key in SPECULATION_STATS and stats.get("speculation", "off") == "off") or (key in SHOWN_WHEN_NONZERO and not value):
-            continue
-        out.append(Row(f"extra:{key}", label_of(key), format_number(key, value)))
+            label = Metrics.tr("GPU memory ({device})").format(device=device.name)
+            out.append(Row(f"gpu:{device.name}", label, Metrics.tr("{used} of {total}").format(used=mb(used), total=mb(device.memory_total)), MEMORY))
     return out
+
+
+def finish_words(reason: str) -> str:
+    """Why the last reply ended, in words: 'Last reply: reached the token limit'."""
+    words = {
+        "stop": Metrics.tr("Last reply: complete"),
+        "length": Metrics.tr("Last reply: reached the token limit"),
+        "cancelled": Metrics.tr("Last reply: stopped"),
+        "tool_calls": Metrics.tr("Last reply: asked to call a tool"),
+    }
+    return words.get(reason) or Metrics.tr("Last reply")

@@ -61,7 +61,7 @@ class StarterFetch(QObject):
         self.process.readyReadStandardError.connect(self._on_stderr)
         self.process.finished.connect(self._on_finished)
         self.process.errorOccurred.connect(self._on_error)
-        self.sig_status.emit("Fetching the starter model…")
+        self.sig_status.emit(self.tr("Fetching the starter model…"))
         self.process.start(command[0], command[1:])
 
     def stop(self) -> None:
@@ -80,7 +80,7 @@ class StarterFetch(QObject):
             if "progress" in event:
                 done, total = event["progress"]["done"], event["progress"]["total"]
                 self.sig_progress.emit(done / total if total else 0.0)
-                self.sig_status.emit(f"Fetching the starter model: {done / 1e6:.0f} of {total / 1e6:.0f} MB")
+                self.sig_status.emit(self.tr("Fetching the starter model: {done} of {total} MB").format(done=round(done / 1e6), total=round(total / 1e6)))
             elif "path" in event:
                 self._path = event["path"]
             elif "error" in event:
@@ -94,14 +94,14 @@ class StarterFetch(QObject):
         if code == 0 and self._path:
             self.sig_done.emit(self._path)
         else:
-            self.sig_failed.emit(f"could not fetch the starter model: {self._failure_reason(code)}")
+            self.sig_failed.emit(self.tr("could not fetch the starter model: {reason}").format(reason=self._failure_reason(code)))
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
         if error == QProcess.ProcessError.FailedToStart:  # no finished signal follows this one
-            self.sig_failed.emit(f"could not fetch the starter model: {self.process.errorString()}")
+            self.sig_failed.emit(self.tr("could not fetch the starter model: {reason}").format(reason=self.process.errorString()))
 
     def _failure_reason(self, code: int) -> str:
         if self._error:
             return self._error
         last_lines = self._stderr.decode(errors="replace").strip().splitlines()
-        return last_lines[-1] if last_lines else f"the fetch exited with code {code}"
+        return last_lines[-1] if last_lines else self.tr("the fetch exited with code {code}").format(code=code)

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, Qt, Signal
 
 from app.remote.keystore import KeyStore
+from app.ui.language import Context
 from runtime.paths import config_dir
 
 log = logging.getLogger("lokal.remote")
@@ -21,6 +22,9 @@ ENDPOINTS_FILE = "remote-endpoints.json"
 
 EndpointRole = Qt.ItemDataRole.UserRole + 1
 ModelIdRole = Qt.ItemDataRole.UserRole + 2
+
+
+Endpoints = Context("Endpoints")
 
 
 class EndpointError(ValueError):
@@ -52,7 +56,7 @@ def normalize_base_url(url: str) -> str:
     """
     url = url.strip()
     if not url:
-        raise EndpointError("enter the server's address, such as http://127.0.0.1:8080/v1")
+        raise EndpointError(Endpoints.tr("enter the server's address, such as http://127.0.0.1:8080/v1"))
     if "://" not in url:
         host = urlsplit("//" + url).hostname or ""
         if not is_loopback(host):
@@ -60,11 +64,11 @@ def normalize_base_url(url: str) -> str:
         url = "http://" + url
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise EndpointError(f"not an http(s) address: {url}")
+        raise EndpointError(Endpoints.tr("not an http(s) address: {url}").format(url=url))
     try:
         parts.port  # noqa: B018 - raises on a bad port
     except ValueError:
-        raise EndpointError(f"bad port in {url}") from None
+        raise EndpointError(Endpoints.tr("bad port in {url}").format(url=url)) from None
     path = parts.path.rstrip("/")
     if not path:
         path = "/v1"  # where every OpenAI-compatible server (vLLM, llama-server, Ollama, LM Studio) puts its API

@@ -13,9 +13,11 @@ from __future__ import annotations
 from app.remote.endpoint_model import RemoteModel
 from app.remote.mode import RemoteMode
 from app.remote.widgets import AddEndpointDialog, KeyStorageQuestion
+from app.ui.language import Context
 from app.ui.menus import MenuSection
 
 SECTION = "remote"
+Remote = Context("Remote")
 
 
 class RemoteFeature:
@@ -23,7 +25,7 @@ class RemoteFeature:
         self.window = window
         self.mode = mode or RemoteMode(parent=window)
         self.mode.sig_models_changed.connect(window.model_menu.rebuild)
-        self.mode.sig_error.connect(lambda message: window.show_banner(f"Remote endpoint: {message}"))
+        self.mode.sig_error.connect(lambda message: window.show_banner(Remote.tr("Remote endpoint: {reason}").format(reason=message)))
         self.mode.sig_chosen.connect(self._on_chosen)
         self.mode.endpoints.sig_key_not_stored.connect(self._on_key_not_stored)
         self.key_question: KeyStorageQuestion | None = None
@@ -35,10 +37,10 @@ class RemoteFeature:
 
     # ---- the model menu ---------------------------------------------------------
     def _build_section(self, section: MenuSection) -> None:
-        section.add_heading("Remote")
+        section.add_heading(Remote.tr("Remote"))
         for model in self.mode.models.models:
             section.add_model(model.label, self.mode.chosen == model, lambda m=model: self.choose(m), tooltip=model.endpoint.base_url)
-        section.add_action("Add remote endpoint…", self.open_add_dialog)
+        section.add_action(Remote.tr("Add remote endpoint…"), self.open_add_dialog)
 
     def _on_model_chosen(self, section_id: str) -> None:
         if section_id != SECTION and self.mode.chosen is not None:
@@ -68,7 +70,7 @@ class RemoteFeature:
     # ---- routing the chat -------------------------------------------------------
     def choose(self, model: RemoteModel | None) -> None:
         if self.window.chat.any_generating:
-            self.window.show_banner("Wait for the replies to finish (or stop them) before switching models.")
+            self.window.show_banner(Remote.tr("Wait for the replies to finish (or stop them) before switching models."))
             return
         self.mode.choose(model)
 
@@ -78,7 +80,7 @@ class RemoteFeature:
             chat.set_reply_link(None)
             return
         chat.set_reply_link(self.mode.chat_link, model.model_id)
-        self.window.statusBar().showMessage(f"Chatting with {model.model_id} on {model.endpoint.base_url}", 5000)
+        self.window.statusBar().showMessage(Remote.tr("Chatting with {model} on {url}").format(model=model.model_id, url=model.endpoint.base_url), 5000)
 
 
 def install(window) -> RemoteFeature:

@@ -8,6 +8,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QMessageBox, QVBoxLayout, QWidget
 
 from app.remote.endpoint_model import EndpointError, key_in_clear, normalize_base_url
+from app.ui.accessibility import describe_buttons
 
 
 class AddEndpointDialog(QDialog):
@@ -15,23 +16,25 @@ class AddEndpointDialog(QDialog):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setWindowTitle("Add remote endpoint")
+        self.setWindowTitle(self.tr("Add remote endpoint"))
         self.name = QLineEdit()
-        self.name.setPlaceholderText("e.g. GPU cluster")
+        self.name.setPlaceholderText(self.tr("e.g. GPU cluster"))
         self.base_url = QLineEdit()
         self.base_url.setPlaceholderText("http://127.0.0.1:8080/v1")
         self.key = QLineEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key.setPlaceholderText("API key (empty if the server needs none)")
+        self.key.setPlaceholderText(self.tr("API key (empty if the server needs none)"))
+        self.base_url.setAccessibleDescription(self.tr("The address of an OpenAI-compatible server, such as http://127.0.0.1:8080/v1"))
+        self.key.setAccessibleDescription(self.tr("The key the server expects; leave it empty if it needs none"))
         self.error = QLabel()
         self.error.setObjectName("error")
         self.error.setWordWrap(True)
         self.error.hide()
         form = QFormLayout()
-        form.addRow("Name", self.name)
-        form.addRow("Base URL", self.base_url)
-        form.addRow("API key", self.key)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        form.addRow(self.tr("Name"), self.name)
+        form.addRow(self.tr("Base URL"), self.base_url)
+        form.addRow(self.tr("API key"), self.key)
+        buttons = describe_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel))
         buttons.accepted.connect(self._on_accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

@@ -19,13 +19,14 @@ import collections
 import enum
 import itertools
 import logging
+import signal
 import time
 from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from runtime import protocol
-from runtime.client import describe_exit, log_remote_traceback, runtime_command
+from runtime.client import log_remote_traceback, runtime_command
 from runtime.protocol import ChatCancelParams, ChatDelta, ErrorCode, InitializeParams, InitializeResult, Lane, ModelProgress, Notification, Response, RpcError
 
 log = logging.getLogger("lokal.runtime_link")
@@ -159,8 +160,8 @@ class RuntimeLink(QObject):
             self._set_state(ConnectionState.STOPPED)
             return
         # Nothing from this process may reach the link after close: its signals are cut first.
-        for signal in (process.finished, process.readyReadStandardOutput, process.readyReadStandardError, process.errorOccurred):
-            signal.disconnect()
+        for process_signal in (process.finished, process.readyReadStandardOutput, process.readyReadStandardError, process.errorOccurred):
+            process_signal.disconnect()
         if process.state() != QProcess.ProcessState.NotRunning:
             process.write(protocol.request_line(0, "shutdown"))
             process.closeWriteChannel()
@@ -378,7 +379,7 @@ class RuntimeLink(QObject):
         if error.code == ErrorCode.RUNTIME_DIED:
             return  # the exit handler already says why
         self.auto_restart = False  # a version mismatch or a broken install: restarting would loop
-        self.sig_crashed.emit(f"the runtime refused to start: {error.message}")
+        self.sig_crashed.emit(self.tr("the runtime refused to start: {reason}").format(reason=error.message))
         self.kill()
 
     def set_heartbeat(self, interval_ms: int, timeout_ms: int) -> None:
@@ -396,6 +397,18 @@ class RuntimeLink(QObject):
             self.auto_restart = False
             self._on_finished(-1, QProcess.ExitStatus.CrashExit)
 
+    def _how_it_ended(self, returncode: int) -> str:
+        """runtime.client.describe_exit, in the window's language: 'it was killed by SIGKILL'."""
+        if returncode >= 0:
+            return self.tr("it exited with code {code}").format(code=returncode)
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        if name == "SIGABRT":
+            return self.tr("it was killed by {signal} (llama.cpp aborted)").format(signal=name)
+        return self.tr("it was killed by {signal}").format(signal=name)
+
     def _on_finished(self, exit_code: int, exit_status: QProcess.ExitStatus) -> None:
         process = self.sender() if isinstance(self.sender(), QProcess) else self._process
         if self._closing or process is not self._process:
@@ -407,9 +420,11 @@ class RuntimeLink(QObject):
             self._on_stderr_from(process)
         self._process = None
         if process is not None and process.error() == QProcess.ProcessError.FailedToStart:
-            description = f"The Lokal runtime could not be started ({' '.join(self._command)}): {process.errorString()}."
+            description = self.tr("The Lokal runtime could not be started ({command}): {reason}.").format(
+                command=" ".join(self._command), reason=process.errorString()
+            )
         else:
-            description = f"The Lokal runtime stopped unexpectedly: it {describe_exit(returncode)}."
+            description = self.tr("The Lokal runtime stopped unexpectedly: {how}.").format(how=self._how_it_ended(returncode))
         tail = self.stderr_tail.strip()
         if tail:
             description += "\n" + "\n".join(tail.splitlines()[-8:])

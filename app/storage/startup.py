@@ -14,6 +14,9 @@ from pathlib import Path
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from app.storage.store import SchemaTooNew, Store, StoreUnavailable, open_or_set_aside
+from app.ui.language import Context
+
+Startup = Context("Startup")
 
 
 def open_store_or_ask(path: str | Path | None = None, parent: QWidget | None = None) -> tuple[Store, str | None] | None:
@@ -24,17 +27,19 @@ def open_store_or_ask(path: str | Path | None = None, parent: QWidget | None = N
         except SchemaTooNew as exc:
             QMessageBox.critical(
                 parent,
-                "Lokal is older than your conversations",
-                f"Your conversations were saved by a newer version of Lokal (database schema {exc.found}); "
-                f"this Lokal knows schema {exc.known} at most.\n\nInstall the newer Lokal to open them. "
-                f"This version has left the file untouched:\n{exc.path}",
+                Startup.tr("Lokal is older than your conversations"),
+                Startup.tr(
+                    "Your conversations were saved by a newer version of Lokal (database schema {found}); "
+                    "this Lokal knows schema {known} at most.\n\nInstall the newer Lokal to open them. "
+                    "This version has left the file untouched:\n{path}"
+                ).format(found=exc.found, known=exc.known, path=exc.path),
             )
             return None
         except StoreUnavailable as problem:
-            box = QMessageBox(QMessageBox.Icon.Warning, "Lokal cannot open your conversations", problem.message, parent=parent)
+            box = QMessageBox(QMessageBox.Icon.Warning, Startup.tr("Lokal cannot open your conversations"), problem.message, parent=parent)
             box.setObjectName("storeUnavailableDialog")
-            retry = box.addButton("Retry", QMessageBox.ButtonRole.AcceptRole)
-            box.addButton("Quit", QMessageBox.ButtonRole.RejectRole)
+            retry = box.addButton(Startup.tr("Retry"), QMessageBox.ButtonRole.AcceptRole)
+            box.addButton(Startup.tr("Quit"), QMessageBox.ButtonRole.RejectRole)
             box.setDefaultButton(retry)
             box.exec()
             if box.clickedButton() is not retry:

@@ -30,6 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+
+from app.ui.language import Context
 from runtime.paths import data_dir
 
 # Message states: how a message ended (or that it is still streaming).
@@ -86,33 +89,35 @@ class SchemaTooNew(RuntimeError):
         self.known = known
 
 
-# What each kind of fault means to the user, and what they can do about it.
+StoreFaults = Context("StoreFaults")
+
+# What each kind of fault means to the user, and what they can do about it (translated when shown).
 FAULTS = {
     "locked": (
-        "Your conversations database is in use by another program (the database is locked).",
-        "Close any other program that has it open (a backup or sync tool, or another copy of Lokal), then retry.",
+        QT_TRANSLATE_NOOP("StoreFaults", "Your conversations database is in use by another program (the database is locked)."),
+        QT_TRANSLATE_NOOP("StoreFaults", "Close any other program that has it open (a backup or sync tool, or another copy of Lokal), then retry."),
     ),
     "readonly": (
-        "Lokal cannot write to its conversations database: the file or its folder is read-only.",
-        "Make the folder writable again (check its permissions, or whether the drive was mounted read-only), then retry.",
+        QT_TRANSLATE_NOOP("StoreFaults", "Lokal cannot write to its conversations database: the file or its folder is read-only."),
+        QT_TRANSLATE_NOOP("StoreFaults", "Make the folder writable again (check its permissions, or whether the drive was mounted read-only), then retry."),
     ),
     "disk_full": (
-        "The disk that holds your conversations is full.",
-        "Free some space on it, then retry. Nothing is lost meanwhile: what could not be saved is kept until it can be.",
+        QT_TRANSLATE_NOOP("StoreFaults", "The disk that holds your conversations is full."),
+        QT_TRANSLATE_NOOP("StoreFaults", "Free some space on it, then retry. Nothing is lost meanwhile: what could not be saved is kept until it can be."),
     ),
     "io_error": (
-        "The disk reported an error while reading or writing your conversations (disk I/O error).",
-        "Check the drive (was it unplugged, or is it failing?), then retry.",
+        QT_TRANSLATE_NOOP("StoreFaults", "The disk reported an error while reading or writing your conversations (disk I/O error)."),
+        QT_TRANSLATE_NOOP("StoreFaults", "Check the drive (was it unplugged, or is it failing?), then retry."),
     ),
     "cannot_open": (
-        "Lokal cannot open its conversations database.",
-        "Check that the data folder exists and that you may write to it, then retry.",
+        QT_TRANSLATE_NOOP("StoreFaults", "Lokal cannot open its conversations database."),
+        QT_TRANSLATE_NOOP("StoreFaults", "Check that the data folder exists and that you may write to it, then retry."),
     ),
     "corrupt": (
-        "Your conversations database was found damaged while Lokal was running.",
-        "Quit and start Lokal again: it keeps the damaged file aside, with everything it holds, and starts a new one.",
+        QT_TRANSLATE_NOOP("StoreFaults", "Your conversations database was found damaged while Lokal was running."),
+        QT_TRANSLATE_NOOP("StoreFaults", "Quit and start Lokal again: it keeps the damaged file aside, with everything it holds, and starts a new one."),
     ),
-    "unknown": ("Lokal could not use its conversations database.", "Retry; if it keeps failing, the log folder (Help menu) has the details."),
+    "unknown": (QT_TRANSLATE_NOOP("StoreFaults", "Lokal could not use its conversations database."), QT_TRANSLATE_NOOP("StoreFaults", "Retry; if it keeps failing, the log folder (Help menu) has the details.")),
 }
 
 
@@ -130,8 +135,8 @@ class StoreUnavailable(RuntimeError):
 
     @property
     def message(self) -> str:
-        """What happened and what to do, in words for the user."""
-        return f"{self.what} {self.advice}\n({self.detail}; {self.path})"
+        """What happened and what to do, in words for the user (in the window's language)."""
+        return f"{StoreFaults.tr(self.what)} {StoreFaults.tr(self.advice)}\n({self.detail}; {self.path})"
 
 
 _KINDS = {
@@ -446,10 +451,10 @@ def open_or_set_aside(path: str | Path | None = None) -> tuple[Store, str | None
     aside = set_aside(target)
     log.warning("%s is damaged (%s): kept as %s, a new one was started", target, reason, aside)
     store = Store(target)
-    return store, (
-        f"Your conversations file was damaged ({reason}). It was kept, with everything it holds, as {aside.name} "
-        f"(in {aside.parent}), and a new one was started."
-    )
+    return store, StoreFaults.tr(
+        "Your conversations file was damaged ({reason}). It was kept, with everything it holds, as {file} "
+        "(in {folder}), and a new one was started."
+    ).format(reason=reason, file=aside.name, folder=aside.parent)
 
 
 def proven_damaged(path: Path) -> bool:

@@ -91,6 +91,7 @@ def stylesheet(dark: bool) -> str:
     #speaker {{ font-weight: 600; }}
     #stateBadge {{ color: {warn_fg}; background: {warn_bg}; border-radius: 6px; padding: 1px 6px; }}
     #hint, #metricsHint, #metricsCaption, #metricsName {{ color: {hint}; }}
+    #metricsSection {{ font-weight: 600; }}
     #codeBlock {{ border: 1px solid {border}; border-radius: 8px; }}
     #codeHeader {{ color: {hint}; }}
     #composerFrame {{ background: palette(base); border: 1px solid {border}; border-radius: 12px; }}

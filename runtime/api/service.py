@@ -125,6 +125,10 @@ class ApiService:
             log.warning(address.network_warning(listener.host))
         return listener.describe()
 
+    def requests_in_flight(self) -> int:
+        listener = self._listener
+        return listener.backend.admitted if listener is not None and listener.backend is not None else 0
+
     def stop(self) -> bool:
         listener, self._listener = self._listener, None
         if listener is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from window_helpers import open_window
+from window_helpers import close_shared_window, open_shared_window, open_window
 
 
 @pytest.fixture
@@ -23,3 +23,23 @@ def window(qtbot, store_path, starter_model):
     win = open_window(qtbot, store_path, starter_model)
     yield win
     win.shutdown()
+
+
+@pytest.fixture
+def english(qapp):
+    """The window's strings in English (the source language, with its plural forms from lokal_en.qm)."""
+    from app.ui import language
+
+    assert language.install("en") == "en"
+    yield
+
+
+@pytest.fixture(scope="module")
+def module_window(qapp, starter_model, tmp_path_factory):
+    """One real window (its runtime, the starter model loaded) for every test of a module: tests leave it as they found it."""
+    folder = tmp_path_factory.mktemp("window")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HF_HUB_CACHE", str(folder / "hf-cache"))
+        window = open_shared_window(folder / "conversations.sqlite3", starter_model)
+        yield window
+        close_shared_window(window)

@@ -56,3 +56,4 @@ def test_the_app_installed_with_only_its_declared_dependencies_opens_loads_and_g
     done = subprocess.run([str(lokal), "--self-test", str(starter_model)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "lokal self-test: ok" in done.stdout
+    assert done.stdout.strip().endswith("languages: en, id"), done.stdout  # `pip install .` carried the compiled translations

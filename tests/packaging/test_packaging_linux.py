@@ -21,6 +21,7 @@ def assert_self_test_passes(program: Path, model: Path) -> str:
     assert result.returncode == 0, f"{program}: {result.line}\n{result.stderr[-3000:]}"
     assert result.line.startswith("lokal self-test: ok:"), result.stdout
     assert "same executable" in result.line and "8 tokens" in result.line
+    assert result.line.endswith("languages: en, id"), result.line  # the compiled translations are in the bundle
     print(f"{program}: {result.line}")
     return result.line
 
@@ -121,6 +122,19 @@ def test_a_bundle_without_its_libraries_fails_its_self_test_with_the_reason(linu
     result = freeze.self_test(freeze.executable(broken), starter_model)
     assert result.returncode == 1, result.line
     assert "lokal self-test: FAILED: the runtime" in result.line
+
+
+def test_the_bundle_carries_the_translations_and_a_bundle_without_them_fails_its_self_test(linux_build, starter_model, tmp_path):
+    import shutil
+
+    i18n = Path("_internal") / "app" / "resources" / "i18n"
+    for name in ("lokal_en.qm", "lokal_id.qm", "qt_id.qm"):
+        assert (linux_build.bundle / i18n / name).stat().st_size > 0, name
+    broken = tmp_path / "lokal"
+    shutil.copytree(linux_build.bundle, broken, symlinks=True, copy_function=os.link)  # hard links: no copy of 200 MB
+    (broken / i18n / "lokal_id.qm").unlink()
+    result = freeze.self_test(freeze.executable(broken), starter_model)
+    assert result.returncode == 1 and "translation catalogue(s) missing or unreadable: lokal_id.qm" in result.line, result.line
 
 
 def test_frozen_cli_chat_answers(linux_build, starter_model, tmp_path):

@@ -42,6 +42,7 @@ def test_self_test_loads_the_model_and_generates_eight_tokens(starter_model, tmp
     line = lines[0]
     assert line.startswith("lokal self-test: ok: window 'Lokal' shown"), line
     assert "same executable" in line and starter_model.name in line and "8 tokens" in line, line
+    assert line.endswith("languages: en, id"), line
     # The check points the Lokal folders at a scratch folder: nothing of Lokal's lands under HOME.
     assert [p for p in (tmp_path / "home").rglob("*") if "lokal" in str(p).lower()] == []
 

@@ -7,6 +7,7 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPlainTextEdit, QSizePolicy, QToolButton
 
 from app.ui import icons
+from app.ui.accessibility import described
 
 MAX_LINES = 8
 
@@ -37,17 +38,21 @@ class Composer(QFrame):
         self.setObjectName("composerFrame")
         self.generating = False
         self.can_send = True
+        self._reason = ""
         layout = QHBoxLayout(self)
         layout.setContentsMargins(12, 8, 8, 8)
         self.edit = ComposerEdit()
         self.edit.setObjectName("composer")
-        self.edit.setPlaceholderText("Message the model  (Enter to send, Shift+Enter for a new line)")
+        self.edit.setTabChangesFocus(True)  # Tab moves on, as everywhere else in the window
+        self.edit.setPlaceholderText(self.tr("Message the model  (Enter to send, Shift+Enter for a new line)"))
+        described(self.edit, self.tr("Message"), self.tr("Enter sends; Shift+Enter starts a new line; Esc stops the reply"))
         self.edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.edit.document().documentLayout().documentSizeChanged.connect(self._fit)
         self.edit.sig_submit.connect(self._on_submit)
         self.edit.sig_escape.connect(self.sig_stop)
         self.edit.textChanged.connect(self._update_button)
         self.button = QToolButton()
+        self.button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.button.setIconSize(QSize(20, 20))
         self.button.setAutoRaise(True)
         self.button.clicked.connect(self._on_button)
@@ -72,13 +77,15 @@ class Composer(QFrame):
     def _update_button(self) -> None:
         if self.generating:
             self.button.setIcon(icons.icon("stop"))
-            self.button.setToolTip("Stop (Esc)")
+            self.button.setToolTip(self.tr("Stop (Esc)"))
+            described(self.button, self.tr("Stop"), self.tr("Stop the reply; the text so far is kept"))
             self.button.setEnabled(True)
         else:
             self.button.setIcon(icons.icon("send"))
             ready = self.can_send and bool(self.text().strip())
             self.button.setEnabled(ready)
-            self.button.setToolTip("Send (Enter)" if self.can_send else getattr(self, "_reason", ""))
+            self.button.setToolTip(self.tr("Send (Enter)") if self.can_send else self._reason)
+            described(self.button, self.tr("Send"), self.tr("Send the message") if self.can_send else self._reason)
 
     def _on_button(self) -> None:
         if self.generating:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QTextBro
 
 from app.chat import highlight, links, markdown
 from app.ui import icons, theme
+from app.ui.accessibility import described
 
 
 class AutoHeightBrowser(QTextBrowser):
@@ -80,9 +81,11 @@ class CodeBlock(QFrame):
         self.copy_button = QToolButton()
         self.copy_button.setObjectName("messageAction")
         self.copy_button.setIcon(icons.icon("copy"))
-        self.copy_button.setText("Copy")
+        self.copy_button.setText(self.tr("Copy"))
         self.copy_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.copy_button.setToolTip("Copy this code")
+        self.copy_button.setToolTip(self.tr("Copy this code"))
+        self.copy_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        described(self.copy_button, self.tr("Copy code"), self.tr("Copy this code to the clipboard"))
         self.copy_button.clicked.connect(self._on_copy)
         row.addWidget(self.language_label)
         row.addStretch(1)
@@ -98,14 +101,15 @@ class CodeBlock(QFrame):
             return
         self.code, self.language = code, language
         dark = theme.is_dark()
-        self.language_label.setText(language or "code")
+        self.language_label.setText(language or self.tr("code"))
+        self.view.setAccessibleDescription(self.tr("Code ({language})").format(language=language) if language else self.tr("Code"))
         self.setStyleSheet(f"#codeBlock {{ background: {highlight.background(dark)}; }}")
         self.view.setHtml(highlight.to_html(code, language, dark))
 
     def _on_copy(self) -> None:
         QGuiApplication.clipboard().setText(self.code)
-        self.copy_button.setText("Copied")
-        QTimer.singleShot(1500, self.copy_button, lambda: self.copy_button.setText("Copy"))
+        self.copy_button.setText(self.tr("Copied"))
+        QTimer.singleShot(1500, self.copy_button, lambda: self.copy_button.setText(self.tr("Copy")))
         self.sig_copied.emit(self.code)
 
 
@@ -115,10 +119,24 @@ class MarkdownView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.text = ""
+        self._name = ""  # what a screen reader calls each part ("Your message", "Message from Assistant")
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(8)
         self._parts: list[tuple[str, QWidget, str]] = []  # kind, widget, the text it shows
+
+    def set_accessible_name(self, name: str) -> None:
+        if name != self._name:
+            self._name = name
+            for _kind, widget, _text in self._parts:
+                self._name_part(widget)
+
+    def _name_part(self, widget: QWidget) -> None:
+        if isinstance(widget, CodeBlock):
+            widget.view.setAccessibleName(self.tr("Code in {name}").format(name=self._name))
+        else:
+            widget.setAccessibleName(self._name)
+            widget.setAccessibleDescription(self.tr("Text of the message; links open in your browser"))
 
     @property
     def code_blocks(self) -> list[CodeBlock]:
@@ -144,6 +162,7 @@ class MarkdownView(QWidget):
                 else:
                     widget = AutoHeightBrowser()
                     widget.sig_link_refused.connect(self.sig_link_refused)
+                self._name_part(widget)
                 self._layout.addWidget(widget)
                 self._parts.append((segment.kind, widget, ""))
             if segment.kind == "code":

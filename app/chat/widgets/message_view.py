@@ -2,37 +2,108 @@
 
 It follows the bottom while a reply streams only if the user was already at
 the bottom: someone who scrolled up to read stays where they are.
+
+A message of yours is edited in place: Edit (or Chat ▸ Edit last message) turns its text into an
+editor; Enter resends it (the replies after it are replaced), Shift+Enter starts a new line, Esc
+cancels.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QToolButton, QVBoxLayout, QWidget,
+)
 
 from app.chat.message_model import MessageListModel
+from app.chat.words import speaker_name, state_badge
+from app.chat.widgets.composer import ComposerEdit
 from app.chat.widgets.markdown_view import MarkdownView
 from app.metrics import figures
 from app.storage import store as st
 from app.ui import icons
 
-SPEAKERS = {"user": "You", "assistant": "Assistant", "system": "System"}
-STATE_BADGES = {
-    st.INTERRUPTED: "Interrupted: the runtime stopped",
-    st.STOPPED: "Stopped",
-    st.FAILED: "Failed",
-}
 MAX_WIDTH = 860
+
+
+def reply_footer(message) -> str:
+    """'25 tokens · 57.0 tok/s · SmolLM2 135M · restored from cache'."""
+    stats = message.stats or {}
+    parts = [
+        figures.tokens(stats.get("completion_tokens", 0)), figures.speed(stats["decode_tokens_per_s"]), message.model,
+        figures.restored_note(stats), figures.template_note(stats),
+    ]
+    return " · ".join(p for p in parts if p)
+
+
+class InlineEditor(QFrame):
+    """Your message, editable where it stands: Enter resends, Shift+Enter is a new line, Esc cancels."""
+
+    sig_submit = Signal(str)
+    sig_cancel = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("inlineEditor")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        self.edit = ComposerEdit()
+        self.edit.setObjectName("inlineEdit")
+        self.edit.setTabChangesFocus(True)
+        self.edit.setAccessibleName(self.tr("Edit your message"))
+        self.edit.setAccessibleDescription(self.tr("Enter resends it and replaces the replies after it; Shift+Enter starts a new line; Esc cancels"))
+        self.edit.sig_submit.connect(self._on_submit)
+        self.edit.sig_escape.connect(self.sig_cancel)
+        self.edit.document().documentLayout().documentSizeChanged.connect(self._fit)
+        row = QHBoxLayout()
+        hint = QLabel(self.tr("Enter to resend · Shift+Enter for a new line · Esc to cancel"))
+        hint.setObjectName("hint")
+        hint.setWordWrap(True)
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.cancel_button.setAccessibleDescription(self.tr("Keep the message as it was"))
+        self.cancel_button.clicked.connect(self.sig_cancel)
+        self.resend_button = QPushButton(self.tr("Resend"))
+        self.resend_button.setDefault(True)
+        self.resend_button.setAccessibleDescription(self.tr("Send the edited message; the replies after it are replaced"))
+        self.resend_button.clicked.connect(self._on_submit)
+        row.addWidget(hint, 1)
+        row.addWidget(self.cancel_button)
+        row.addWidget(self.resend_button)
+        layout.addWidget(self.edit)
+        layout.addLayout(row)
+        self.edit.textChanged.connect(lambda: self.resend_button.setEnabled(bool(self.text().strip())))
+
+    def start(self, text: str) -> None:
+        self.edit.setPlainText(text)
+        self.edit.moveCursor(self.edit.textCursor().MoveOperation.End)
+        self._fit()
+        self.show()
+        self.edit.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def text(self) -> str:
+        return self.edit.toPlainText()
+
+    def _on_submit(self) -> None:
+        if self.text().strip():
+            self.sig_submit.emit(self.text())
+
+    def _fit(self, *_args) -> None:
+        lines = min(max(int(self.edit.document().size().height()), 2), 14)
+        self.edit.setFixedHeight(lines * self.edit.fontMetrics().lineSpacing() + 14)
 
 
 class MessageWidget(QFrame):
     sig_copy = Signal(object)  # self
     sig_regenerate = Signal(object)
     sig_edit = Signal(object)
+    sig_edit_submitted = Signal(object, str)  # self, the new text
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.message = None
+        self.editor: InlineEditor | None = None
         outer = QVBoxLayout(self)
         outer.setContentsMargins(14, 10, 14, 8)
         outer.setSpacing(4)
@@ -47,11 +118,19 @@ class MessageWidget(QFrame):
         head.addWidget(self.badge)
         head.addStretch(1)
         self.buttons: dict[str, QToolButton] = {}
-        for name, tip, signal in (("copy", "Copy the message", self.sig_copy), ("edit", "Edit and resend", self.sig_edit), ("regenerate", "Regenerate the reply", self.sig_regenerate)):
+        actions = (
+            ("copy", self.tr("Copy"), self.tr("Copy the message to the clipboard"), self.sig_copy),
+            ("edit", self.tr("Edit"), self.tr("Edit this message in place and resend it"), self.sig_edit),
+            ("regenerate", self.tr("Regenerate"), self.tr("Write this reply again"), self.sig_regenerate),
+        )
+        for name, text, tip, signal in actions:
             button = QToolButton()
             button.setObjectName("messageAction")
             button.setIcon(icons.icon(name))
             button.setToolTip(tip)
+            button.setAccessibleName(text)
+            button.setAccessibleDescription(tip)
+            button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
             button.setAutoRaise(True)
             button.clicked.connect(lambda _c=False, s=signal: s.emit(self))
             head.addWidget(button)
@@ -59,31 +138,61 @@ class MessageWidget(QFrame):
         outer.addLayout(head)
         self.body = MarkdownView()
         outer.addWidget(self.body)
+        self._outer = outer
         self.footer = QLabel()
         self.footer.setObjectName("hint")
         self.footer.hide()
         outer.addWidget(self.footer)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
 
+    @property
+    def editing(self) -> bool:
+        return self.editor is not None and self.editor.isVisible()
+
+    def start_editing(self) -> None:
+        if self.message is None or self.message.role != "user":
+            return
+        if self.editor is None:
+            self.editor = InlineEditor()
+            self.editor.sig_submit.connect(lambda text: self.sig_edit_submitted.emit(self, text))
+            self.editor.sig_cancel.connect(self.stop_editing)
+            self._outer.insertWidget(self._outer.indexOf(self.body) + 1, self.editor)
+        self.body.hide()
+        self.buttons["edit"].hide()
+        self.editor.start(self.message.content)
+
+    def stop_editing(self) -> None:
+        if self.editor is None:
+            return
+        had_focus = self.editor.isAncestorOf(QGuiApplication.focusObject()) if isinstance(QGuiApplication.focusObject(), QWidget) else False
+        self.editor.hide()
+        self.body.show()
+        self.buttons["edit"].setVisible(self.message is not None and self.message.role == "user")
+        if had_focus:
+            self.buttons["edit"].setFocus(Qt.FocusReason.OtherFocusReason)
+
     def show_message(self, message, is_last: bool, generating: bool) -> None:
         self.message = message
-        self.setObjectName("userBubble" if message.role == "user" else "assistantBubble")
+        user = message.role == "user"
+        self.setObjectName("userBubble" if user else "assistantBubble")
         self.style().unpolish(self)
         self.style().polish(self)
-        self.speaker.setText(SPEAKERS.get(message.role, message.role))
+        speaker = speaker_name(message.role)
+        self.speaker.setText(speaker)
+        self.setAccessibleName(self.tr("Message from {speaker}").format(speaker=speaker) if not user else self.tr("Your message"))
+        self.body.set_accessible_name(self.accessibleName())
         streaming = message.state == st.STREAMING
         if streaming and not message.content:
             self.body.set_markdown("*…*")
         else:
             self.body.set_markdown(message.content)
-        badge = STATE_BADGES.get(message.state)
+        badge = state_badge(message.state)
         self.badge.setVisible(bool(badge))
-        self.badge.setText(badge or "")
+        self.badge.setText(badge)
         stats = message.stats or {}
-        speed, error = stats.get("decode_tokens_per_s"), stats.get("error")
-        if message.role == "assistant" and speed and not streaming:
-            parts = [f"{stats.get('completion_tokens', 0)} tokens", f"{speed:.1f} tok/s", message.model, figures.restored_note(stats), figures.template_note(stats)]
-            self.footer.setText(" · ".join(p for p in parts if p))
+        error = stats.get("error")
+        if message.role == "assistant" and stats.get("decode_tokens_per_s") and not streaming:
+            self.footer.setText(reply_footer(message))
             self.footer.setToolTip(stats.get("chat_template_fallback") or "")
             self.footer.show()
         elif error and message.state == st.FAILED:
@@ -91,15 +200,16 @@ class MessageWidget(QFrame):
             self.footer.show()
         else:
             self.footer.hide()
-        self.buttons["edit"].setVisible(message.role == "user" and not generating)
+        self.buttons["edit"].setVisible(user and not generating and not self.editing)
         self.buttons["regenerate"].setVisible(message.role == "assistant" and is_last and not generating)
         self.buttons["copy"].setVisible(not streaming)
 
 
 class ChatView(QScrollArea):
-    sig_edit_requested = Signal(int)  # row
+    sig_edit_submitted = Signal(int, str)  # row, the new text: the window resends it
     sig_regenerate_requested = Signal()
     sig_copied = Signal(str)
+    sig_focus_order_changed = Signal()  # messages came or went: the window puts them back in its Tab order
 
     def __init__(self, model: MessageListModel, parent=None):
         super().__init__(parent)
@@ -124,7 +234,9 @@ class ChatView(QScrollArea):
         row.addWidget(holder, 1)
         row.addStretch(0)
         self.setWidget(canvas)
-        self.empty = QLabel("Ask anything. Your messages stay on this machine.")
+        self.setAccessibleName(self.tr("Conversation"))
+        self.setAccessibleDescription(self.tr("The messages of this conversation: Tab moves through them, Page Up and Page Down scroll"))
+        self.empty = QLabel(self.tr("Ask anything. Your messages stay on this machine."))
         self.empty.setObjectName("hint")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._column.insertWidget(0, self.empty)
@@ -155,19 +267,22 @@ class ChatView(QScrollArea):
         for row in range(first, last + 1):
             widget = MessageWidget()
             widget.sig_copy.connect(self._on_copy)
-            widget.sig_edit.connect(lambda w: self.sig_edit_requested.emit(self.widgets.index(w)))
+            widget.sig_edit.connect(self._edit)
+            widget.sig_edit_submitted.connect(lambda w, text: self.sig_edit_submitted.emit(self.widgets.index(w), text))
             widget.sig_regenerate.connect(lambda _w: self.sig_regenerate_requested.emit())
             self.widgets.insert(row, widget)
             self._column.insertWidget(row + 1, widget)
         if last >= first:
             self.follow = True  # a new message (yours, or the reply starting) brings the view down
         self._refresh_all()
+        self.sig_focus_order_changed.emit()
 
     def _on_rows_removed(self, _parent, first: int, last: int) -> None:
         for widget in self.widgets[first : last + 1]:
             widget.deleteLater()
         del self.widgets[first : last + 1]
         self._refresh_all()
+        self.sig_focus_order_changed.emit()
 
     def _on_data_changed(self, top_left, bottom_right, _roles=()) -> None:
         for row in range(top_left.row(), bottom_right.row() + 1):
@@ -181,6 +296,38 @@ class ChatView(QScrollArea):
     def _show_row(self, row: int) -> None:
         if 0 <= row < len(self.widgets):
             self.widgets[row].show_message(self.model.message(row), row == len(self.widgets) - 1, self.generating)
+
+    def focusables(self) -> list[QWidget]:
+        """The widgets Tab visits in the messages, top to bottom (buttons, text, code, an open editor)."""
+        out = []
+        for widget in self.widgets:
+            out += [w for w in widget.findChildren(QWidget) if w.focusPolicy() & Qt.FocusPolicy.TabFocus]
+        return out
+
+    # ---- editing in place ------------------------------------------------------
+    def edit_last_user_message(self) -> bool:
+        """Chat ▸ Edit last message: your latest message turns into an editor, with the focus in it."""
+        for widget in reversed(self.widgets):
+            if widget.message is not None and widget.message.role == "user":
+                self._edit(widget)
+                self.ensureWidgetVisible(widget)
+                return True
+        return False
+
+    def _edit(self, widget: MessageWidget) -> None:
+        """One message is edited at a time: starting another closes the first."""
+        for other in self.widgets:
+            if other is not widget:
+                other.stop_editing()
+        widget.start_editing()
+        self.sig_focus_order_changed.emit()
+
+    def editing_row(self) -> int:
+        return next((row for row, widget in enumerate(self.widgets) if widget.editing), -1)
+
+    def stop_editing(self) -> None:
+        for widget in self.widgets:
+            widget.stop_editing()
 
     def _on_copy(self, widget: MessageWidget) -> None:
         QGuiApplication.clipboard().setText(widget.message.content)

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 
 from app.chat.controller import ConversationSettings
 from app.chat.message_model import ContentRole
+from app.metrics import figures
 from app.storage import Store
 from app.storage import store as st
 from window_helpers import open_window, wait_loaded, wait_reply
@@ -129,11 +130,12 @@ def test_metrics_panel_updates_twice_a_second_while_streaming_and_keeps_the_fina
     reply = window.chat.messages.messages[-1]
     panel = window.metrics_panel
     # The final figures are the reply's own, as the runtime measured them.
-    assert panel.speed.text() == f"{reply.stats['decode_tokens_per_s']:,.1f} tok/s"
-    assert panel.value_of("ttft") == f"{reply.stats['ttft_ms']:,.0f} ms"
-    assert panel.value_of("reuse") == f"{reply.stats['prompt_tokens_reused']:,} / {reply.stats['prompt_tokens_evaluated']:,}"
+    assert panel.speed.text() == figures.speed(reply.stats["decode_tokens_per_s"])
+    assert panel.value_of("ttft") == figures.seconds(reply.stats["ttft_ms"])
+    evaluated = reply.stats["prompt_tokens_evaluated"]
+    assert panel.value_of("reuse") == f"{reply.stats['prompt_tokens_reused']:,} / {evaluated:,} token{'' if evaluated == 1 else 's'}"
     qtbot.waitUntil(lambda: (panel.value_of("context") or "").endswith("%)"), timeout=5_000)
-    assert "/ 2,048" in panel.value_of("context")
+    assert " of 2,048 tokens (" in panel.value_of("context")
     assert panel.value_of("kv").endswith("MB") and panel.value_of("rss").endswith("MB")
     assert len(panel.sparkline.samples) >= 1
 

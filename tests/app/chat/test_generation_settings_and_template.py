@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
-
 from app.chat.controller import ConversationSettings
-from app.metrics.figures import TEMPLATE_FALLBACK_NOTE
+from app.metrics.figures import template_fallback_note
 from gguf_files import with_chat_template
 from window_helpers import N_CTX, open_window, wait_reply
 
@@ -16,17 +13,13 @@ pytestmark = pytest.mark.slow
 
 def edit_settings(qtbot, window, **values):
     """Open Edit > Conversation settings, check its defaults, set `values`, press OK."""
-    seen = {}
-
-    def fill():
-        dialog = QApplication.activeModalWidget()
-        seen.update(min_p=dialog.min_p.value(), repeat_penalty=dialog.repeat_penalty.value())
-        for name, value in values.items():
-            getattr(dialog, name).setValue(value)
-        dialog.accept()
-
-    QTimer.singleShot(0, fill)
     window.action_settings.trigger()
+    dialog = window.settings_dialog
+    qtbot.waitUntil(dialog.isVisible, timeout=5_000)
+    seen = dict(min_p=dialog.min_p.value(), repeat_penalty=dialog.repeat_penalty.value())
+    for name, value in values.items():
+        getattr(dialog, name).setValue(value)
+    dialog.accept()
     return seen
 
 
@@ -57,11 +50,11 @@ def test_a_failed_chat_template_is_said_in_the_model_status_and_under_each_reply
     broken = with_chat_template(starter_model, tmp_path / "broken-template.gguf", "{{ messages | no_such_filter }}")
     window = open_window(qtbot, store_path, broken)
     try:
-        assert TEMPLATE_FALLBACK_NOTE in window.model_label.text()
+        assert template_fallback_note() in window.model_label.text()
         assert "no_such_filter" in window.model_label.toolTip()
         window.chat.send("Hi")
         wait_reply(qtbot, window)
         footer = window.chat_view.widgets[-1].footer
-        assert TEMPLATE_FALLBACK_NOTE in footer.text() and "no_such_filter" in footer.toolTip()
+        assert template_fallback_note() in footer.text() and "no_such_filter" in footer.toolTip()
     finally:
         window.shutdown()

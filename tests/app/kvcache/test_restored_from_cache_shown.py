@@ -30,7 +30,7 @@ def test_a_restored_turn_shows_restored_from_cache_and_the_time_saved(qtbot, sta
         panel = second.metrics_panel
         assert panel.value_of("restored").startswith(f"{stats['prompt_tokens_restored']:,} tokens (disk, ")
         assert panel.value_of("restore_saved").startswith("≈ ")
-        assert panel.value_of("extra:draft_tokens") is None  # it did not speculate: no column of zeros
+        assert panel.value_of("accepted") is None and not panel.section_visible("speculation")  # it did not draft: no column of zeros
         footer = second.chat_view.widgets[-1].footer.text()
         assert "restored from cache, saved ≈ " in footer
         check_the_store_dialog_shows_and_clears(qtbot, second, tmp_path / "cache" / "kv")
@@ -49,7 +49,7 @@ def check_the_store_dialog_shows_and_clears(qtbot, window, kv_dir):
     assert dialog.clear_button.isEnabled() and list(kv_dir.glob("*.kvs"))
     dialog.clear()  # what "Clear all…" does once the user said yes
     qtbot.waitUntil(lambda: dialog.value_of("Conversations saved") == "0", timeout=10_000)
-    assert dialog.status.text().startswith("Removed 1 file(s), ") and not dialog.clear_button.isEnabled()
+    assert dialog.status.text().startswith("Removed 1 file, ") and not dialog.clear_button.isEnabled()
     assert not list(kv_dir.glob("*.kvs"))
 
 
@@ -57,4 +57,4 @@ def test_a_store_that_is_off_says_so():
     from app.kvcache.dialog import describe
     from runtime.protocol import KvStoreInfo
 
-    assert describe(KvStoreInfo(False, "", 0, 0, 0, 0, 0, 0)) == {"Status": "off (LOKAL_KV_STORE=off): conversations are not saved"}
+    assert describe(KvStoreInfo(False, "", 0, 0, 0, 0, 0, 0)) == {"Status": ("Status", "off (LOKAL_KV_STORE=off): conversations are not saved")}

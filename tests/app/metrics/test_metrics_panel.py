@@ -1,35 +1,110 @@
-"""The metrics rows (Qt-free figures) and the panel that renders them."""
+"""The metrics rows (figures.py, no widgets) and the panel that renders them in sections."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
+import typing
+
 from app.metrics import figures
 from app.metrics.panel import MetricsPanel
-from runtime.protocol import Device, MetricsResult
+from runtime.protocol import Device, GenerationStats, MetricsResult
+
+METRICS = MetricsResult(rss_bytes=3 * 2**20, model_id="m", n_ctx=2048, kv_tokens_used=512, kv_bytes_used=2**21,
+                        devices=[Device(name="GPU0", type="gpu", memory_total=2**30, memory_free=2**29)])
 
 
-def test_metrics_rows_show_unknown_numeric_stats_generically():
-    stats = {"ttft_ms": 120.0, "decode_tokens_per_s": 50.0, "prompt_tokens_reused": 10, "prompt_tokens_evaluated": 5,
-             "draft_tokens_accepted": 42, "acceptance_rate": 0.75, "kv_restore_source": "disk", "speculation": "lookup",
-             "context_dropped_messages": 0, "some_new_figure": 3}
-    metrics = MetricsResult(rss_bytes=3 * 2**20, model_id="m", n_ctx=2048, kv_tokens_used=512, kv_bytes_used=2**21,
-                            devices=[Device(name="GPU0", type="gpu", memory_total=2**30, memory_free=2**29)])
-    rows = {r.key: r for r in figures.rows(metrics, stats)}
-    assert rows["context"].value == "512 / 2,048 (25 %)"
+def every_stat_set(**overrides) -> dict:
+    """A GenerationStats with every figure non-zero, as a message stores it."""
+    values = {name: {int: 7, float: 2.5, str: "x", bool: True}.get(kind, 1) for name, kind in typing.get_type_hints(GenerationStats).items()}
+    values.update(speculation="lookup", kv_restore_source="disk", acceptance_rate=0.7, speedup=1.74)
+    values.update(overrides)
+    return {**values, "finish_reason": "stop"}
+
+
+def test_every_figure_of_the_runtime_has_a_place_and_no_raw_key_reaches_the_screen(english):
+    fields = {f.name for f in dataclasses.fields(GenerationStats)}
+    without_a_row = sorted(fields - set(figures.STAT_ROWS))
+    assert not without_a_row, f"give these GenerationStats fields a row (label and unit) in app/metrics/figures.py STAT_ROWS: {without_a_row}"
+    rows = figures.rows(METRICS, every_stat_set())
+    shown_keys = {row.key for row in rows} | {"decode"}  # decode speed is the panel's big figure
+    assert set(figures.STAT_ROWS.values()) <= shown_keys, set(figures.STAT_ROWS.values()) - shown_keys
+    for row in rows:
+        assert row.label and "_" not in row.label and row.label[0].isupper(), row
+        # Each value says its unit (tokens, ms, s, MB, %, ×, words), never a bare number.
+        assert re.search(r"[A-Za-z%×]", row.value), row
+
+
+def test_a_stat_the_runtime_adds_without_a_label_is_not_shown_under_its_raw_key(english):
+    rows = figures.rows(None, every_stat_set(some_new_figure=3))
+    assert all("some_new_figure" not in row.key and "Some new figure" not in row.label for row in rows)
+
+
+def test_speculation_rows_only_for_a_reply_that_drafted_and_the_speed_up_in_words(english):
+    drafted = {r.key: r for r in figures.rows(METRICS, every_stat_set(draft_tokens=60, draft_tokens_accepted=42, acceptance_rate=0.7,
+                                                                     speculation_notice=""))}
+    assert drafted["speedup"].value == "1.7× faster than plain decoding"
+    assert drafted["accepted"].value == "42 of 60 drafted tokens (70 %)"
+    assert drafted["mode"].value == "prompt lookup"
+    assert {r.section for r in drafted.values() if r.key in ("speedup", "accepted", "per_draft", "per_pass")} == {figures.SPECULATION}
+
+    # A reply that speculated but drafted nothing: no speculation rows at all, so no "Speedup 0.4".
+    quiet = {r.key for r in figures.rows(METRICS, every_stat_set(draft_tokens=0, draft_tokens_accepted=0, speedup=0.4, speculation_notice=""))}
+    assert not quiet & {"speedup", "accepted", "per_draft", "per_pass", "mode"}
+    # Speed-up not measured yet: the other rows, but no speed-up claim.
+    unmeasured = {r.key for r in figures.rows(METRICS, every_stat_set(draft_tokens=5, speedup=0.0))}
+    assert "speedup" not in unmeasured and "accepted" in unmeasured
+    assert figures.speedup_words(1.0) == "about as fast as plain decoding"
+    assert figures.speedup_words(0.6) == "0.6× the speed of plain decoding"
+
+
+def test_memory_and_reply_rows_say_their_units(english):
+    rows = {r.key: r for r in figures.rows(METRICS, {"ttft_ms": 120.0, "prefill_tokens_per_s": 850.0, "prompt_tokens": 1820,
+                                                     "prompt_tokens_reused": 1800, "prompt_tokens_evaluated": 20,
+                                                     "completion_tokens": 1, "total_ms": 2500.0, "context_dropped_messages": 0})}
+    assert rows["ttft"].value == "120 ms" and rows["prefill"].value == "850 tok/s"
+    assert rows["prompt"].value == "1,820 tokens" and rows["reuse"].value == "1,800 / 20 tokens"
+    assert rows["completion"].value == "1 token" and rows["total"].value == "2.50 s"
+    assert rows["context"].value == "512 of 2,048 tokens (25 %)"
     assert rows["kv"].value == "2.0 MB" and rows["rss"].value == "3.0 MB"
-    assert rows["gpu:GPU0"].value == "512.0 MB of 1,024.0 MB"
-    assert rows["extra:draft_tokens_accepted"].label == "Draft tokens accepted" and rows["extra:draft_tokens_accepted"].value == "42"
-    assert rows["extra:acceptance_rate"].value == "75 %"
-    assert rows["extra:some_new_figure"].value == "3"
-    assert "extra:kv_restore_source" not in rows and "restored" not in rows  # nothing restored this turn
-    assert "extra:context_dropped_messages" not in rows  # shown only once messages were dropped
-    plain = {r.key for r in figures.rows(metrics, dict(stats, speculation="off"))}
-    assert "extra:draft_tokens_accepted" not in plain and "extra:some_new_figure" in plain  # no speculation rows when off
+    assert rows["gpu:GPU0"].value == "512.0 MB of 1,024.0 MB" and rows["gpu:GPU0"].label == "GPU memory (GPU0)"
+    assert "dropped" not in rows  # shown only once messages were left out
 
 
-def test_metrics_panel_adds_and_removes_extra_rows(qtbot):
+def test_the_panel_shows_sections_and_hides_speculation_without_drafting(qtbot, english):
     panel = MetricsPanel()
     qtbot.addWidget(panel)
-    panel.on_turn_finished({"decode_tokens_per_s": 12.5, "ttft_ms": 80, "speculative_accepted": 7, "finish_reason": "stop"})
-    assert panel.speed.text() == "12.5 tok/s" and panel.value_of("extra:speculative_accepted") == "7"
-    panel.on_turn_finished({"decode_tokens_per_s": 10.0, "finish_reason": "stop"})
-    assert panel.value_of("extra:speculative_accepted") is None and panel.value_of("ttft") == "…"
+    panel.on_turn_finished(every_stat_set(draft_tokens=60, draft_tokens_accepted=42, speculation_notice=""), METRICS)
+    assert panel.speed.text() == "2.5 tok/s"
+    assert panel.section_visible(figures.SPECULATION)
+    assert panel.value_of("speedup") == "1.7× faster than plain decoding" and panel.label_of("speedup") == "Speed-up"
+    assert panel.state.text() == "Last reply: complete"
+    panel.on_turn_finished({"decode_tokens_per_s": 10.0, "speculation": "auto", "draft_tokens": 0, "speedup": 0.4, "finish_reason": "length"})
+    assert not panel.section_visible(figures.SPECULATION) and panel.value_of("speedup") is None
+    assert panel.value_of("ttft") == "…" and panel.state.text() == "Last reply: reached the token limit"
+    # The figures' labels are what a screen reader reads for each value.
+    assert panel._rows["ttft"].value.accessibleName() == "Time to first token"
+
+
+def test_no_figure_is_cut_at_any_width_of_the_panel(qtbot, english):
+    from PySide6.QtWidgets import QApplication
+
+    panel = MetricsPanel()
+    qtbot.addWidget(panel)
+    panel.on_turn_finished(every_stat_set(draft_tokens=90, draft_tokens_accepted=68, prompt_tokens_restored=1820, speculation_notice="",
+                                          prompt_tokens=123456, prompt_tokens_evaluated=123456), METRICS)
+    panel.show()
+    for width in (panel.minimumWidth(), 270, 330, 500):
+        panel.resize(width, 900)
+        QApplication.processEvents()
+        for key, row in panel._rows.items():
+            value, name = row.value, row.name
+            if value.wordWrap():  # free text (why speculation was off, the chat template's failure) wraps, whole
+                assert value.height() >= value.heightForWidth(value.width()), f"{width} px: {key} is cut"
+            else:
+                assert value.width() >= value.sizeHint().width() and value.geometry().right() < row.width(), f"{width} px: {key} is cut"
+            assert not value.geometry().intersects(name.geometry()), f"{width} px: {key}'s value covers its name"
+        rows = sorted(panel._rows.values(), key=lambda r: r.y())
+        for above, below in zip(rows, rows[1:]):
+            if above.parentWidget() is below.parentWidget() and above.isVisible() and below.isVisible():
+                assert above.geometry().bottom() < below.geometry().top() or above.x() != below.x(), f"{width} px: rows overlap"

@@ -70,7 +70,7 @@ def test_remote_models_appear_in_the_model_menu_and_chat_streams_through_them(qt
     assert message.stats["ttft_ms"] > 0 and message.stats["finish_reason"] == expected.choices[0].finish_reason
     # The metrics panel's rows come from these figures, as for a local reply.
     shown = {row.key: row.value for row in figures.rows(None, message.stats)}
-    assert shown["ttft"].endswith(" ms") and shown["completion"] == str(expected.usage.completion_tokens)
+    assert shown["ttft"] == figures.seconds(message.stats["ttft_ms"]) and shown["completion"] == f"{expected.usage.completion_tokens} tokens"
     # Saved like any reply: the store has it.
     saved = window.store.messages(window.chat.current.id)
     assert [m.role for m in saved] == ["user", "assistant"] and saved[-1].content == message.content

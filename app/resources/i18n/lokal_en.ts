@@ -1,0 +1,120 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en">
+<context>
+    <name>Catalog</name>
+    <message numerus="yes">
+        <source>%Ln download(s)</source>
+        <translation>
+            <numerusform>%Ln download</numerusform>
+            <numerusform>%Ln downloads</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>(%n part(s))</source>
+        <translation>
+            <numerusform>(%n part)</numerusform>
+            <numerusform>(%n parts)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s)</source>
+        <translation>
+            <numerusform>%n file</numerusform>
+            <numerusform>%n files</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>CloseWhileServing</name>
+    <message numerus="yes">
+        <source>The API is answering %n request(s) right now.</source>
+        <translation>
+            <numerusform>The API is answering %n request right now.</numerusform>
+            <numerusform>The API is answering %n requests right now.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>KvCacheDialog</name>
+    <message numerus="yes">
+        <source>Delete the saved caches of %Ln conversation(s), {size}?</source>
+        <translation>
+            <numerusform>Delete the saved caches of %Ln conversation, {size}?</numerusform>
+            <numerusform>Delete the saved caches of %Ln conversations, {size}?</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Removed %Ln file(s), {size} freed.</source>
+        <translation>
+            <numerusform>Removed %Ln file, {size} freed.</numerusform>
+            <numerusform>Removed %Ln files, {size} freed.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message numerus="yes">
+        <source>%n message(s) could not be saved yet.</source>
+        <translation>
+            <numerusform>%n message could not be saved yet.</numerusform>
+            <numerusform>%n messages could not be saved yet.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>(%n waiting)</source>
+        <translation>
+            <numerusform>(%n waiting)</numerusform>
+            <numerusform>(%n waiting)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n message update(s) are kept until they can be saved.</source>
+        <translation>
+            <numerusform>%n message update are kept until they can be saved.</numerusform>
+            <numerusform>%n message updates are kept until they can be saved.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>Metrics</name>
+    <message numerus="yes">
+        <source>%Ln token(s)</source>
+        <translation>
+            <numerusform>%Ln token</numerusform>
+            <numerusform>%Ln tokens</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>{tokens} in %Ln pass(es)</source>
+        <translation>
+            <numerusform>{tokens} in %Ln pass</numerusform>
+            <numerusform>{tokens} in %Ln passes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln earlier message(s)</source>
+        <translation>
+            <numerusform>%Ln earlier message</numerusform>
+            <numerusform>%Ln earlier messages</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ModelBrowserDialog</name>
+    <message numerus="yes">
+        <source>%n model(s) found for “{query}”</source>
+        <translation>
+            <numerusform>%n model found for “{query}”</numerusform>
+            <numerusform>%n models found for “{query}”</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n quantization level(s)</source>
+        <translation>
+            <numerusform>%n quantization level</numerusform>
+            <numerusform>%n quantization levels</numerusform>
+        </translation>
+    </message>
+</context>
+</TS>

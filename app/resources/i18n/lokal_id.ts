@@ -1,0 +1,1794 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="id_ID" sourcelanguage="en">
+<context>
+    <name>Accessibility</name>
+    <message>
+        <source>Apply the changes and close</source>
+        <translation>Terapkan perubahan lalu tutup</translation>
+    </message>
+    <message>
+        <source>Close without changing anything</source>
+        <translation>Tutup tanpa mengubah apa pun</translation>
+    </message>
+    <message>
+        <source>Close this window</source>
+        <translation>Tutup jendela ini</translation>
+    </message>
+</context>
+<context>
+    <name>AddEndpointDialog</name>
+    <message>
+        <source>Add remote endpoint</source>
+        <translation>Tambah endpoint jarak jauh</translation>
+    </message>
+    <message>
+        <source>e.g. GPU cluster</source>
+        <translation>mis. Klaster GPU</translation>
+    </message>
+    <message>
+        <source>API key (empty if the server needs none)</source>
+        <translation>Kunci API (kosongkan jika server tidak memerlukannya)</translation>
+    </message>
+    <message>
+        <source>The address of an OpenAI-compatible server, such as http://127.0.0.1:8080/v1</source>
+        <translation>Alamat server yang kompatibel dengan OpenAI, misalnya http://127.0.0.1:8080/v1</translation>
+    </message>
+    <message>
+        <source>The key the server expects; leave it empty if it needs none</source>
+        <translation>Kunci yang diminta server; kosongkan jika tidak diperlukan</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Nama</translation>
+    </message>
+    <message>
+        <source>Base URL</source>
+        <translation>URL dasar</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>Kunci API</translation>
+    </message>
+</context>
+<context>
+    <name>Api</name>
+    <message>
+        <source>The API: {reason}</source>
+        <translation>API: {reason}</translation>
+    </message>
+    <message>
+        <source>Serve the API…</source>
+        <translation>Layani API…</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible API</source>
+        <translation>API yang kompatibel dengan OpenAI</translation>
+    </message>
+    <message>
+        <source>Load a model first: the API serves the model the window has loaded.</source>
+        <translation>Muat model terlebih dahulu: API melayani model yang dimuat oleh jendela ini.</translation>
+    </message>
+    <message>
+        <source>Waiting for the reply the API is generating; yours comes next…</source>
+        <translation>Menunggu balasan yang sedang dibuat API; giliran Anda berikutnya…</translation>
+    </message>
+</context>
+<context>
+    <name>ApiPanel</name>
+    <message>
+        <source>Serve the API</source>
+        <translation>Layani API</translation>
+    </message>
+    <message>
+        <source>Serve the loaded model to other programs over an OpenAI-compatible API on this machine</source>
+        <translation>Sediakan model yang dimuat bagi program lain melalui API yang kompatibel dengan OpenAI di komputer ini</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>Mati</translation>
+    </message>
+    <message>
+        <source>The base URL to give to a client</source>
+        <translation>URL dasar yang diberikan kepada klien</translation>
+    </message>
+    <message>
+        <source>The key a client sends as its bearer token</source>
+        <translation>Kunci yang dikirim klien sebagai token bearer</translation>
+    </message>
+    <message>
+        <source>URL</source>
+        <translation>URL</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>Kunci</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>Memulai…</translation>
+    </message>
+    <message>
+        <source>Serving</source>
+        <translation>Melayani</translation>
+    </message>
+</context>
+<context>
+    <name>ApiServer</name>
+    <message>
+        <source>could not serve the API: {reason}</source>
+        <translation>API tidak dapat dilayani: {reason}</translation>
+    </message>
+</context>
+<context>
+    <name>Catalog</name>
+    <message>
+        <source>fits on GPU</source>
+        <translation>muat di GPU</translation>
+    </message>
+    <message>
+        <source>fits in RAM</source>
+        <translation>muat di RAM</translation>
+    </message>
+    <message>
+        <source>too big</source>
+        <translation>terlalu besar</translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation>dalam antrean</translation>
+    </message>
+    <message>
+        <source>downloading</source>
+        <translation>mengunduh</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>dijeda</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>gagal</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>selesai</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>dibatalkan</translation>
+    </message>
+    <message>
+        <source>waiting for another download of this file</source>
+        <translation>menunggu unduhan lain atas berkas ini</translation>
+    </message>
+    <message>
+        <source>Repository</source>
+        <translation>Repositori</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Ukuran</translation>
+    </message>
+    <message>
+        <source>Draft partner / downloads</source>
+        <translation>Pasangan draf / unduhan</translation>
+    </message>
+    <message>
+        <source>[gated]</source>
+        <translation>[terbatas]</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln download(s)</source>
+        <translation>
+            <numerusform>%Ln unduhan</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Level</source>
+        <translation>Tingkat</translation>
+    </message>
+    <message>
+        <source>Fit</source>
+        <translation>Kecocokan</translation>
+    </message>
+    <message>
+        <source>Memory needed</source>
+        <translation>Memori yang dibutuhkan</translation>
+    </message>
+    <message numerus="yes">
+        <source>(%n part(s))</source>
+        <translation>
+            <numerusform>(%n bagian)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>downloaded</source>
+        <translation>sudah diunduh</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>Berkas</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>Kemajuan</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>Kecepatan</translation>
+    </message>
+    <message>
+        <source>Time left</source>
+        <translation>Sisa waktu</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Status</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s)</source>
+        <translation>
+            <numerusform>%n berkas</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>CatalogService</name>
+    <message>
+        <source>The catalog</source>
+        <translation>Katalog</translation>
+    </message>
+    <message>
+        <source>Search for “{query}”</source>
+        <translation>Pencarian “{query}”</translation>
+    </message>
+    <message>
+        <source>Levels of {repo}</source>
+        <translation>Tingkat kuantisasi {repo}</translation>
+    </message>
+    <message>
+        <source>Draft check of {repo}</source>
+        <translation>Pemeriksaan draf {repo}</translation>
+    </message>
+    <message>
+        <source>Download of {repo}</source>
+        <translation>Unduhan {repo}</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>Penjedaan</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>Pelanjutan</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Pembatalan</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>Unduhan</translation>
+    </message>
+</context>
+<context>
+    <name>CatalogUi</name>
+    <message>
+        <source>Downloads</source>
+        <translation>Unduhan</translation>
+    </message>
+</context>
+<context>
+    <name>ChatController</name>
+    <message>
+        <source>New chat</source>
+        <translation>Obrolan baru</translation>
+    </message>
+</context>
+<context>
+    <name>ChatView</name>
+    <message>
+        <source>Conversation</source>
+        <translation>Percakapan</translation>
+    </message>
+    <message>
+        <source>The messages of this conversation: Tab moves through them, Page Up and Page Down scroll</source>
+        <translation>Pesan-pesan dalam percakapan ini: Tab berpindah di antaranya, Page Up dan Page Down menggulir</translation>
+    </message>
+    <message>
+        <source>Ask anything. Your messages stay on this machine.</source>
+        <translation>Tanyakan apa saja. Pesan Anda tetap di komputer ini.</translation>
+    </message>
+</context>
+<context>
+    <name>CloseWhileServing</name>
+    <message>
+        <source>Keep serving the API?</source>
+        <translation>Tetap melayani API?</translation>
+    </message>
+    <message numerus="yes">
+        <source>The API is answering %n request(s) right now.</source>
+        <translation>
+            <numerusform>API sedang menjawab %n permintaan saat ini.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Quitting stops the API and cuts those replies off. Lokal can keep serving in the background instead.</source>
+        <translation>Keluar akan menghentikan API dan memutus balasan-balasan itu. Sebagai gantinya, Lokal dapat tetap melayani di latar belakang.</translation>
+    </message>
+    <message>
+        <source>Lokal is serving the API at {url}.</source>
+        <translation>Lokal sedang melayani API di {url}.</translation>
+    </message>
+    <message>
+        <source>this machine</source>
+        <translation>komputer ini</translation>
+    </message>
+    <message>
+        <source>Quitting stops the API, and programs that use it lose it. Lokal can keep serving in the background instead.</source>
+        <translation>Keluar akan menghentikan API, dan program yang memakainya kehilangan akses. Sebagai gantinya, Lokal dapat tetap melayani di latar belakang.</translation>
+    </message>
+    <message>
+        <source>Keep serving in the background</source>
+        <translation>Tetap layani di latar belakang</translation>
+    </message>
+    <message>
+        <source>Stop the API and quit</source>
+        <translation>Hentikan API dan keluar</translation>
+    </message>
+    <message>
+        <source>Serving the API in the background</source>
+        <translation>Melayani API di latar belakang</translation>
+    </message>
+    <message>
+        <source>Show Lokal</source>
+        <translation>Tampilkan Lokal</translation>
+    </message>
+    <message>
+        <source>Lokal is serving the API at {url}</source>
+        <translation>Lokal sedang melayani API di {url}</translation>
+    </message>
+    <message>
+        <source>Lokal keeps serving the API</source>
+        <translation>Lokal tetap melayani API</translation>
+    </message>
+    <message>
+        <source>Click the Lokal icon to open the window again.</source>
+        <translation>Klik ikon Lokal untuk membuka jendelanya lagi.</translation>
+    </message>
+</context>
+<context>
+    <name>CodeBlock</name>
+    <message>
+        <source>Copy</source>
+        <translation>Salin</translation>
+    </message>
+    <message>
+        <source>Copy this code</source>
+        <translation>Salin kode ini</translation>
+    </message>
+    <message>
+        <source>Copy code</source>
+        <translation>Salin kode</translation>
+    </message>
+    <message>
+        <source>Copy this code to the clipboard</source>
+        <translation>Salin kode ini ke papan klip</translation>
+    </message>
+    <message>
+        <source>code</source>
+        <translation>kode</translation>
+    </message>
+    <message>
+        <source>Code ({language})</source>
+        <translation>Kode ({language})</translation>
+    </message>
+    <message>
+        <source>Code</source>
+        <translation>Kode</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>Tersalin</translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <source>Message the model  (Enter to send, Shift+Enter for a new line)</source>
+        <translation>Kirim pesan ke model  (Enter untuk mengirim, Shift+Enter untuk baris baru)</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>Pesan</translation>
+    </message>
+    <message>
+        <source>Enter sends; Shift+Enter starts a new line; Esc stops the reply</source>
+        <translation>Enter mengirim; Shift+Enter memulai baris baru; Esc menghentikan balasan</translation>
+    </message>
+    <message>
+        <source>Stop (Esc)</source>
+        <translation>Hentikan (Esc)</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Hentikan</translation>
+    </message>
+    <message>
+        <source>Stop the reply; the text so far is kept</source>
+        <translation>Hentikan balasan; teks yang sudah ada tetap disimpan</translation>
+    </message>
+    <message>
+        <source>Send (Enter)</source>
+        <translation>Kirim (Enter)</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>Kirim</translation>
+    </message>
+    <message>
+        <source>Send the message</source>
+        <translation>Kirim pesan</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationListModel</name>
+    <message>
+        <source>{title}
+last active {time}</source>
+        <translation>{title}
+terakhir aktif {time}</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationSettingsDialog</name>
+    <message>
+        <source>Conversation settings</source>
+        <translation>Pengaturan percakapan</translation>
+    </message>
+    <message>
+        <source>e.g. You are a concise assistant.</source>
+        <translation>mis. Anda adalah asisten yang ringkas.</translation>
+    </message>
+    <message>
+        <source>Instructions the model reads before the conversation</source>
+        <translation>Instruksi yang dibaca model sebelum percakapan</translation>
+    </message>
+    <message>
+        <source>Leave out tokens less likely than this fraction of the likeliest one (0: off)</source>
+        <translation>Abaikan token yang peluangnya kurang dari pecahan ini dari token paling mungkin (0: mati)</translation>
+    </message>
+    <message>
+        <source>Make tokens used in the last 64 less likely (1: off)</source>
+        <translation>Kurangi peluang token yang dipakai dalam 64 token terakhir (1: mati)</translation>
+    </message>
+    <message>
+        <source>Changing it reloads the model with the new context size</source>
+        <translation>Mengubahnya akan memuat ulang model dengan ukuran konteks yang baru</translation>
+    </message>
+    <message>
+        <source>0 always picks the likeliest word; higher values vary more</source>
+        <translation>0 selalu memilih kata yang paling mungkin; nilai lebih tinggi lebih beragam</translation>
+    </message>
+    <message>
+        <source>Pick only among the likeliest words that together make up this share</source>
+        <translation>Pilih hanya di antara kata-kata paling mungkin yang bersama-sama mencapai porsi ini</translation>
+    </message>
+    <message>
+        <source>The longest a reply may get</source>
+        <translation>Panjang maksimum sebuah balasan</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>Prompt sistem</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>Temperatur</translation>
+    </message>
+    <message>
+        <source>Top p</source>
+        <translation>Top p</translation>
+    </message>
+    <message>
+        <source>Min p</source>
+        <translation>Min p</translation>
+    </message>
+    <message>
+        <source>Repeat penalty</source>
+        <translation>Penalti pengulangan</translation>
+    </message>
+    <message>
+        <source>Max tokens per reply</source>
+        <translation>Token maksimum per balasan</translation>
+    </message>
+    <message>
+        <source>Context size (tokens)</source>
+        <translation>Ukuran konteks (token)</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadsPanel</name>
+    <message>
+        <source>Pause</source>
+        <translation>Jeda</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>Lanjutkan</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Batalkan</translation>
+    </message>
+    <message>
+        <source>Pause the chosen download; it resumes where it stopped</source>
+        <translation>Jeda unduhan terpilih; nanti dilanjutkan dari titik berhentinya</translation>
+    </message>
+    <message>
+        <source>Resume the chosen download</source>
+        <translation>Lanjutkan unduhan terpilih</translation>
+    </message>
+    <message>
+        <source>Cancel the chosen download and delete what it fetched</source>
+        <translation>Batalkan unduhan terpilih dan hapus yang sudah diambil</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>Unduhan</translation>
+    </message>
+    <message>
+        <source>One row per download: model, file, progress, speed, time left and state</source>
+        <translation>Satu baris per unduhan: model, berkas, kemajuan, kecepatan, sisa waktu, dan status</translation>
+    </message>
+</context>
+<context>
+    <name>Endpoints</name>
+    <message>
+        <source>enter the server&apos;s address, such as http://127.0.0.1:8080/v1</source>
+        <translation>masukkan alamat server, misalnya http://127.0.0.1:8080/v1</translation>
+    </message>
+    <message>
+        <source>not an http(s) address: {url}</source>
+        <translation>bukan alamat http(s): {url}</translation>
+    </message>
+    <message>
+        <source>bad port in {url}</source>
+        <translation>port tidak valid pada {url}</translation>
+    </message>
+</context>
+<context>
+    <name>Export</name>
+    <message>
+        <source>Exported from Lokal on {time}</source>
+        <translation>Diekspor dari Lokal pada {time}</translation>
+    </message>
+    <message>
+        <source>System prompt:</source>
+        <translation>Prompt sistem:</translation>
+    </message>
+</context>
+<context>
+    <name>InlineEditor</name>
+    <message>
+        <source>Edit your message</source>
+        <translation>Sunting pesan Anda</translation>
+    </message>
+    <message>
+        <source>Enter resends it and replaces the replies after it; Shift+Enter starts a new line; Esc cancels</source>
+        <translation>Enter mengirimnya ulang dan mengganti balasan sesudahnya; Shift+Enter memulai baris baru; Esc membatalkan</translation>
+    </message>
+    <message>
+        <source>Enter to resend · Shift+Enter for a new line · Esc to cancel</source>
+        <translation>Enter untuk mengirim ulang · Shift+Enter untuk baris baru · Esc untuk membatalkan</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Batal</translation>
+    </message>
+    <message>
+        <source>Keep the message as it was</source>
+        <translation>Biarkan pesan seperti semula</translation>
+    </message>
+    <message>
+        <source>Resend</source>
+        <translation>Kirim ulang</translation>
+    </message>
+    <message>
+        <source>Send the edited message; the replies after it are replaced</source>
+        <translation>Kirim pesan yang disunting; balasan sesudahnya diganti</translation>
+    </message>
+</context>
+<context>
+    <name>KvCache</name>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>off (LOKAL_KV_STORE=off): conversations are not saved</source>
+        <translation>mati (LOKAL_KV_STORE=off): percakapan tidak disimpan</translation>
+    </message>
+    <message>
+        <source>Conversations saved</source>
+        <translation>Percakapan tersimpan</translation>
+    </message>
+    <message>
+        <source>On disk</source>
+        <translation>Di disk</translation>
+    </message>
+    <message>
+        <source>{used} of {budget}</source>
+        <translation>{used} dari {budget}</translation>
+    </message>
+    <message>
+        <source>In memory</source>
+        <translation>Di memori</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Folder</translation>
+    </message>
+    <message>
+        <source>Saved conversation &amp;caches…</source>
+        <translation>&amp;Cache percakapan tersimpan…</translation>
+    </message>
+</context>
+<context>
+    <name>KvCacheDialog</name>
+    <message>
+        <source>Saved conversation caches</source>
+        <translation>Cache percakapan tersimpan</translation>
+    </message>
+    <message>
+        <source>After each reply Lokal saves the conversation&apos;s KV cache, so reopening it later, even after a restart, starts answering at once instead of reading the whole conversation again.</source>
+        <translation>Setelah setiap balasan, Lokal menyimpan cache KV percakapan, sehingga saat dibuka lagi nanti, bahkan setelah dimulai ulang, Lokal langsung menjawab tanpa membaca ulang seluruh percakapan.</translation>
+    </message>
+    <message>
+        <source>Clear all…</source>
+        <translation>Hapus semua…</translation>
+    </message>
+    <message>
+        <source>Delete every saved conversation cache; the conversations stay</source>
+        <translation>Hapus setiap cache percakapan yang tersimpan; percakapannya tetap ada</translation>
+    </message>
+    <message>
+        <source>Asking the runtime…</source>
+        <translation>Menanyakan ke runtime…</translation>
+    </message>
+    <message>
+        <source>Could not read the cache store: {reason}</source>
+        <translation>Penyimpanan cache tidak dapat dibaca: {reason}</translation>
+    </message>
+    <message>
+        <source>Clear saved caches?</source>
+        <translation>Hapus cache tersimpan?</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete the saved caches of %Ln conversation(s), {size}?</source>
+        <translation>
+            <numerusform>Hapus cache tersimpan dari %Ln percakapan, {size}?</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The conversations themselves are kept; their next reply reads them again from the start.</source>
+        <translation>Percakapannya sendiri tetap disimpan; balasan berikutnya akan membacanya lagi dari awal.</translation>
+    </message>
+    <message>
+        <source>Clearing…</source>
+        <translation>Menghapus…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Removed %Ln file(s), {size} freed.</source>
+        <translation>
+            <numerusform>%Ln berkas dihapus, {size} dibebaskan.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Message</source>
+        <translation>Pemberitahuan</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>Tutup</translation>
+    </message>
+    <message>
+        <source>Hide this message</source>
+        <translation>Sembunyikan pesan ini</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>Coba lagi</translation>
+    </message>
+    <message>
+        <source>Try to save again</source>
+        <translation>Coba simpan lagi</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>Obrolan baru</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>Tanpa model</translation>
+    </message>
+    <message>
+        <source>Choose the model and quantization</source>
+        <translation>Pilih model dan kuantisasinya</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <source>Choose the model and quantization (Alt+M opens the Model menu)</source>
+        <translation>Pilih model dan kuantisasinya (Alt+M membuka menu Model)</translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation>&amp;Model</translation>
+    </message>
+    <message>
+        <source>Conversation settings (Ctrl+,)</source>
+        <translation>Pengaturan percakapan (Ctrl+,)</translation>
+    </message>
+    <message>
+        <source>Conversation settings</source>
+        <translation>Pengaturan percakapan</translation>
+    </message>
+    <message>
+        <source>System prompt, sampling and context size of this conversation</source>
+        <translation>Prompt sistem, sampling, dan ukuran konteks percakapan ini</translation>
+    </message>
+    <message>
+        <source>Show the metrics panel (Ctrl+Shift+M)</source>
+        <translation>Tampilkan panel metrik (Ctrl+Shift+M)</translation>
+    </message>
+    <message>
+        <source>Metrics panel</source>
+        <translation>Panel metrik</translation>
+    </message>
+    <message>
+        <source>Show or hide the speed and memory figures</source>
+        <translation>Tampilkan atau sembunyikan angka kecepatan dan memori</translation>
+    </message>
+    <message>
+        <source>No model loaded</source>
+        <translation>Belum ada model yang dimuat</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>&amp;Berkas</translation>
+    </message>
+    <message>
+        <source>&amp;New chat</source>
+        <translation>Obrolan &amp;baru</translation>
+    </message>
+    <message>
+        <source>Export as &amp;Markdown…</source>
+        <translation>Ekspor sebagai &amp;Markdown…</translation>
+    </message>
+    <message>
+        <source>Export as &amp;JSON…</source>
+        <translation>Ekspor sebagai &amp;JSON…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>&amp;Keluar</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>&amp;Sunting</translation>
+    </message>
+    <message>
+        <source>&amp;Undo delete</source>
+        <translation>&amp;Urungkan penghapusan</translation>
+    </message>
+    <message>
+        <source>&amp;Rename chat…</source>
+        <translation>&amp;Ganti nama obrolan…</translation>
+    </message>
+    <message>
+        <source>&amp;Delete chat</source>
+        <translation>&amp;Hapus obrolan</translation>
+    </message>
+    <message>
+        <source>Conversation &amp;settings…</source>
+        <translation>&amp;Pengaturan percakapan…</translation>
+    </message>
+    <message>
+        <source>&amp;Chat</source>
+        <translation>&amp;Obrolan</translation>
+    </message>
+    <message>
+        <source>&amp;Stop</source>
+        <translation>&amp;Hentikan</translation>
+    </message>
+    <message>
+        <source>&amp;Regenerate last reply</source>
+        <translation>&amp;Buat ulang balasan terakhir</translation>
+    </message>
+    <message>
+        <source>&amp;Edit last message</source>
+        <translation>&amp;Sunting pesan terakhir</translation>
+    </message>
+    <message>
+        <source>&amp;Write a message</source>
+        <translation>&amp;Tulis pesan</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Tampilan</translation>
+    </message>
+    <message>
+        <source>&amp;Metrics panel</source>
+        <translation>Panel &amp;metrik</translation>
+    </message>
+    <message>
+        <source>&amp;Conversation list</source>
+        <translation>&amp;Daftar percakapan</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>&amp;Bahasa</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>Ba&amp;ntuan</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>&amp;Pintasan papan ketik</translation>
+    </message>
+    <message>
+        <source>Open &amp;log folder</source>
+        <translation>Buka folder &amp;log</translation>
+    </message>
+    <message>
+        <source>&amp;About Lokal</source>
+        <translation>&amp;Tentang Lokal</translation>
+    </message>
+    <message>
+        <source>&amp;System language ({name})</source>
+        <translation>Bahasa &amp;sistem ({name})</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>Bahasa</translation>
+    </message>
+    <message>
+        <source>Lokal will be in {language} the next time its window opens.</source>
+        <translation>Lokal akan memakai {language} saat jendelanya dibuka berikutnya.</translation>
+    </message>
+    <message>
+        <source>Open it again now? The model is loaded again; your conversations stay as they are.</source>
+        <translation>Buka lagi sekarang? Model akan dimuat ulang; percakapan Anda tetap seperti semula.</translation>
+    </message>
+    <message>
+        <source>Open again now</source>
+        <translation>Buka lagi sekarang</translation>
+    </message>
+    <message>
+        <source>Later</source>
+        <translation>Nanti</translation>
+    </message>
+    <message>
+        <source>Cannot add {file}: {reason}</source>
+        <translation>Tidak dapat menambahkan {file}: {reason}</translation>
+    </message>
+    <message>
+        <source>The reply failed: {reason}</source>
+        <translation>Balasan gagal: {reason}</translation>
+    </message>
+    <message>
+        <source>Copied to the clipboard</source>
+        <translation>Tersalin ke papan klip</translation>
+    </message>
+    <message>
+        <source>{reason}. Choose a GGUF file from the Model menu.</source>
+        <translation>{reason}. Pilih berkas GGUF dari menu Model.</translation>
+    </message>
+    <message>
+        <source>Unsaved replies</source>
+        <translation>Balasan belum tersimpan</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n message(s) could not be saved yet.</source>
+        <translation>
+            <numerusform>%n pesan belum dapat disimpan.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Quit without saving</source>
+        <translation>Keluar tanpa menyimpan</translation>
+    </message>
+    <message>
+        <source>No GGUF files found yet</source>
+        <translation>Belum ada berkas GGUF yang ditemukan</translation>
+    </message>
+    <message>
+        <source>Browse Hugging Face models…</source>
+        <translation>Jelajahi model Hugging Face…</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>Unduhan</translation>
+    </message>
+    <message>
+        <source>Open a GGUF file…</source>
+        <translation>Buka berkas GGUF…</translation>
+    </message>
+    <message>
+        <source>Rescan model folders</source>
+        <translation>Pindai ulang folder model</translation>
+    </message>
+    <message>
+        <source>Open a model</source>
+        <translation>Buka model</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf);;All files (*)</source>
+        <translation>Model GGUF (*.gguf);;Semua berkas (*)</translation>
+    </message>
+    <message>
+        <source>Loading {file}…</source>
+        <translation>Memuat {file}…</translation>
+    </message>
+    <message>
+        <source>{path}
+context {n_ctx} tokens, loaded in {ms} ms</source>
+        <translation>{path}
+konteks {n_ctx} token, dimuat dalam {ms} md</translation>
+    </message>
+    <message>
+        <source>Recovered: the runtime was restarted and {model} is loaded again. The interrupted reply was kept.</source>
+        <translation>Pulih: runtime telah dimulai ulang dan {model} dimuat lagi. Balasan yang terputus tetap disimpan.</translation>
+    </message>
+    <message>
+        <source>Could not load {file}: {reason}</source>
+        <translation>Tidak dapat memuat {file}: {reason}</translation>
+    </message>
+    <message>
+        <source>Generating…</source>
+        <translation>Membuat balasan…</translation>
+    </message>
+    <message numerus="yes">
+        <source>(%n waiting)</source>
+        <translation>
+            <numerusform>(%n menunggu)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Restarting it and loading the model again…</source>
+        <translation>Memulai ulang runtime dan memuat model lagi…</translation>
+    </message>
+    <message>
+        <source>Saved: the database takes writes again</source>
+        <translation>Tersimpan: basis data dapat ditulisi lagi</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n message update(s) are kept until they can be saved.</source>
+        <translation>
+            <numerusform>%n pembaruan pesan disimpan sampai dapat ditulis.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Choose a model first (Model menu)</source>
+        <translation>Pilih model terlebih dahulu (menu Model)</translation>
+    </message>
+    <message>
+        <source>Rename chat</source>
+        <translation>Ganti nama obrolan</translation>
+    </message>
+    <message>
+        <source>Title:</source>
+        <translation>Judul:</translation>
+    </message>
+    <message>
+        <source>Deleted “{title}”. Press Ctrl+Z to undo.</source>
+        <translation>“{title}” dihapus. Tekan Ctrl+Z untuk mengurungkan.</translation>
+    </message>
+    <message>
+        <source>Export chat</source>
+        <translation>Ekspor obrolan</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Could not export to {path}: {reason}</source>
+        <translation>Tidak dapat mengekspor ke {path}: {reason}</translation>
+    </message>
+    <message>
+        <source>Exported to {path}</source>
+        <translation>Diekspor ke {path}</translation>
+    </message>
+    <message>
+        <source>Stop the reply first (Esc), then resend the edited message</source>
+        <translation>Hentikan balasan terlebih dahulu (Esc), lalu kirim ulang pesan yang disunting</translation>
+    </message>
+    <message>
+        <source>Device: {name} ({kind}, {gib} GiB)</source>
+        <translation>Perangkat: {name} ({kind}, {gib} GiB)</translation>
+    </message>
+    <message>
+        <source>Backend: {backend}</source>
+        <translation>Backend: {backend}</translation>
+    </message>
+    <message>
+        <source>The runtime is not running.</source>
+        <translation>Runtime tidak berjalan.</translation>
+    </message>
+    <message>
+        <source>About Lokal</source>
+        <translation>Tentang Lokal</translation>
+    </message>
+    <message>
+        <source>Chat with language models that run on this machine.</source>
+        <translation>Mengobrol dengan model bahasa yang berjalan di komputer ini.</translation>
+    </message>
+    <message>
+        <source>Protocol {version}</source>
+        <translation>Protokol {version}</translation>
+    </message>
+    <message>
+        <source>Logs: {folder}</source>
+        <translation>Log: {folder}</translation>
+    </message>
+</context>
+<context>
+    <name>MarkdownView</name>
+    <message>
+        <source>Code in {name}</source>
+        <translation>Kode dalam {name}</translation>
+    </message>
+    <message>
+        <source>Text of the message; links open in your browser</source>
+        <translation>Isi pesan; tautan dibuka di peramban Anda</translation>
+    </message>
+</context>
+<context>
+    <name>MessageWidget</name>
+    <message>
+        <source>Copy</source>
+        <translation>Salin</translation>
+    </message>
+    <message>
+        <source>Copy the message to the clipboard</source>
+        <translation>Salin pesan ke papan klip</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>Sunting</translation>
+    </message>
+    <message>
+        <source>Edit this message in place and resend it</source>
+        <translation>Sunting pesan ini di tempat dan kirim ulang</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>Buat ulang</translation>
+    </message>
+    <message>
+        <source>Write this reply again</source>
+        <translation>Tulis ulang balasan ini</translation>
+    </message>
+    <message>
+        <source>Message from {speaker}</source>
+        <translation>Pesan dari {speaker}</translation>
+    </message>
+    <message>
+        <source>Your message</source>
+        <translation>Pesan Anda</translation>
+    </message>
+</context>
+<context>
+    <name>Messages</name>
+    <message>
+        <source>You</source>
+        <translation>Anda</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>Asisten</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>Sistem</translation>
+    </message>
+    <message>
+        <source>Interrupted: the runtime stopped</source>
+        <translation>Terputus: runtime berhenti</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>Dihentikan</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Gagal</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>dihentikan</translation>
+    </message>
+    <message>
+        <source>interrupted</source>
+        <translation>terputus</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>gagal</translation>
+    </message>
+</context>
+<context>
+    <name>Metrics</name>
+    <message>
+        <source>This reply</source>
+        <translation>Balasan ini</translation>
+    </message>
+    <message>
+        <source>Speculative decoding</source>
+        <translation>Dekode spekulatif</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Memori</translation>
+    </message>
+    <message>
+        <source>Time to first token</source>
+        <translation>Waktu hingga token pertama</translation>
+    </message>
+    <message>
+        <source>Prompt reading speed</source>
+        <translation>Kecepatan membaca prompt</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>Prompt</translation>
+    </message>
+    <message>
+        <source>Reused / newly read</source>
+        <translation>Dipakai ulang / baru dibaca</translation>
+    </message>
+    <message>
+        <source>Generated</source>
+        <translation>Dihasilkan</translation>
+    </message>
+    <message>
+        <source>Reply time</source>
+        <translation>Waktu balasan</translation>
+    </message>
+    <message>
+        <source>Context used</source>
+        <translation>Konteks terpakai</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>Cache KV</translation>
+    </message>
+    <message>
+        <source>Runtime memory (RAM)</source>
+        <translation>Memori runtime (RAM)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln token(s)</source>
+        <translation>
+            <numerusform>%Ln token</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{size} MB</source>
+        <translation>{size} MB</translation>
+    </message>
+    <message>
+        <source>{seconds} s</source>
+        <translation>{seconds} dtk</translation>
+    </message>
+    <message>
+        <source>{ms} ms</source>
+        <translation>{ms} md</translation>
+    </message>
+    <message>
+        <source>{rate} tok/s</source>
+        <translation>{rate} token/dtk</translation>
+    </message>
+    <message>
+        <source>{percent} %</source>
+        <translation>{percent}%</translation>
+    </message>
+    <message>
+        <source>{factor}× faster than plain decoding</source>
+        <translation>{factor}× lebih cepat daripada dekode biasa</translation>
+    </message>
+    <message>
+        <source>about as fast as plain decoding</source>
+        <translation>kira-kira secepat dekode biasa</translation>
+    </message>
+    <message>
+        <source>{factor}× the speed of plain decoding</source>
+        <translation>{factor}× kecepatan dekode biasa</translation>
+    </message>
+    <message>
+        <source>prompt lookup</source>
+        <translation>pencarian prompt</translation>
+    </message>
+    <message>
+        <source>draft model</source>
+        <translation>model draf</translation>
+    </message>
+    <message>
+        <source>prompt lookup, then draft model</source>
+        <translation>pencarian prompt, lalu model draf</translation>
+    </message>
+    <message>
+        <source>automatic</source>
+        <translation>otomatis</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>Mode</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>memori</translation>
+    </message>
+    <message>
+        <source>disk</source>
+        <translation>disk</translation>
+    </message>
+    <message>
+        <source>cache</source>
+        <translation>cache</translation>
+    </message>
+    <message>
+        <source>{tokens} ({source}, {time})</source>
+        <translation>{tokens} ({source}, {time})</translation>
+    </message>
+    <message>
+        <source>Restored from cache</source>
+        <translation>Dipulihkan dari cache</translation>
+    </message>
+    <message>
+        <source>Time saved by the cache</source>
+        <translation>Waktu yang dihemat cache</translation>
+    </message>
+    <message>
+        <source>restored from cache, saved ≈ {time}</source>
+        <translation>dipulihkan dari cache, hemat ≈ {time}</translation>
+    </message>
+    <message>
+        <source>restored from cache</source>
+        <translation>dipulihkan dari cache</translation>
+    </message>
+    <message>
+        <source>Speculation off</source>
+        <translation>Spekulasi mati</translation>
+    </message>
+    <message>
+        <source>Speed-up</source>
+        <translation>Percepatan</translation>
+    </message>
+    <message>
+        <source>{accepted} of {drafted} drafted tokens ({rate})</source>
+        <translation>{accepted} dari {drafted} token draf ({rate})</translation>
+    </message>
+    <message>
+        <source>Accepted</source>
+        <translation>Diterima</translation>
+    </message>
+    <message>
+        <source>Accepted per draft</source>
+        <translation>Diterima per draf</translation>
+    </message>
+    <message numerus="yes">
+        <source>{tokens} in %Ln pass(es)</source>
+        <translation>
+            <numerusform>{tokens} dalam %Ln lintasan</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Per model pass</source>
+        <translation>Per lintasan model</translation>
+    </message>
+    <message>
+        <source>{mean} tokens</source>
+        <translation>{mean} token</translation>
+    </message>
+    <message>
+        <source>this model&apos;s chat template failed; using ChatML</source>
+        <translation>templat obrolan model ini gagal; memakai ChatML</translation>
+    </message>
+    <message>
+        <source>{reused} / {evaluated}</source>
+        <translation>{reused} / {evaluated}</translation>
+    </message>
+    <message>
+        <source>Chat template</source>
+        <translation>Templat obrolan</translation>
+    </message>
+    <message>
+        <source>Left out (context full)</source>
+        <translation>Dilewati (konteks penuh)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln earlier message(s)</source>
+        <translation>
+            <numerusform>%Ln pesan sebelumnya</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{used} of {total} ({percent})</source>
+        <translation>{used} dari {total} ({percent})</translation>
+    </message>
+    <message>
+        <source>GPU memory ({device})</source>
+        <translation>Memori GPU ({device})</translation>
+    </message>
+    <message>
+        <source>{used} of {total}</source>
+        <translation>{used} dari {total}</translation>
+    </message>
+    <message>
+        <source>Last reply: complete</source>
+        <translation>Balasan terakhir: selesai</translation>
+    </message>
+    <message>
+        <source>Last reply: reached the token limit</source>
+        <translation>Balasan terakhir: mencapai batas token</translation>
+    </message>
+    <message>
+        <source>Last reply: stopped</source>
+        <translation>Balasan terakhir: dihentikan</translation>
+    </message>
+    <message>
+        <source>Last reply: asked to call a tool</source>
+        <translation>Balasan terakhir: meminta pemanggilan alat</translation>
+    </message>
+    <message>
+        <source>Last reply</source>
+        <translation>Balasan terakhir</translation>
+    </message>
+</context>
+<context>
+    <name>MetricsPanel</name>
+    <message>
+        <source>Metrics</source>
+        <translation>Metrik</translation>
+    </message>
+    <message>
+        <source>Speed and memory figures of the latest reply, as the runtime measured them</source>
+        <translation>Angka kecepatan dan memori balasan terakhir, sebagaimana diukur oleh runtime</translation>
+    </message>
+    <message>
+        <source>Decode speed</source>
+        <translation>Kecepatan dekode</translation>
+    </message>
+    <message>
+        <source>Decode speed over the last 60 seconds</source>
+        <translation>Kecepatan dekode selama 60 detik terakhir</translation>
+    </message>
+    <message>
+        <source>last 60 s</source>
+        <translation>60 dtk terakhir</translation>
+    </message>
+    <message>
+        <source>No reply yet</source>
+        <translation>Belum ada balasan</translation>
+    </message>
+    <message>
+        <source>Streaming…</source>
+        <translation>Mengalirkan…</translation>
+    </message>
+    <message>
+        <source>Waiting for the first token…</source>
+        <translation>Menunggu token pertama…</translation>
+    </message>
+</context>
+<context>
+    <name>ModelBrowserDialog</name>
+    <message>
+        <source>Models from Hugging Face</source>
+        <translation>Model dari Hugging Face</translation>
+    </message>
+    <message>
+        <source>Search Hugging Face for GGUF models (empty: the curated catalog)</source>
+        <translation>Cari model GGUF di Hugging Face (kosong: katalog pilihan)</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>Cari</translation>
+    </message>
+    <message>
+        <source>Words to search Hugging Face for; empty shows the curated catalog</source>
+        <translation>Kata yang dicari di Hugging Face; kosong menampilkan katalog pilihan</translation>
+    </message>
+    <message>
+        <source>Search Hugging Face for these words</source>
+        <translation>Cari kata-kata ini di Hugging Face</translation>
+    </message>
+    <message>
+        <source>Pick a model on the left.</source>
+        <translation>Pilih model di sebelah kiri.</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>Unduh</translation>
+    </message>
+    <message>
+        <source>Download the chosen quantization level into the Hugging Face cache</source>
+        <translation>Unduh tingkat kuantisasi terpilih ke cache Hugging Face</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <source>Models to choose from; the arrow keys move, the levels of the chosen one show on the right</source>
+        <translation>Model yang dapat dipilih; tombol panah berpindah, tingkat kuantisasi model terpilih tampil di kanan</translation>
+    </message>
+    <message>
+        <source>Quantization levels</source>
+        <translation>Tingkat kuantisasi</translation>
+    </message>
+    <message>
+        <source>Each level&apos;s size and whether it fits this machine</source>
+        <translation>Ukuran setiap tingkat dan apakah muat di komputer ini</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>Konteks</translation>
+    </message>
+    <message>
+        <source>The context size the fit check assumes</source>
+        <translation>Ukuran konteks yang diasumsikan pemeriksaan kecocokan</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>Cache KV</translation>
+    </message>
+    <message>
+        <source>The KV cache type the fit check assumes</source>
+        <translation>Jenis cache KV yang diasumsikan pemeriksaan kecocokan</translation>
+    </message>
+    <message>
+        <source>Searching for “{query}”…</source>
+        <translation>Mencari “{query}”…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) found for “{query}”</source>
+        <translation>
+            <numerusform>%n model ditemukan untuk “{query}”</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>no GGUF models found for “{query}”</source>
+        <translation>tidak ada model GGUF untuk “{query}”</translation>
+    </message>
+    <message>
+        <source>Draft partner for faster replies: {draft} (checking its tokenizer…)</source>
+        <translation>Pasangan draf untuk balasan lebih cepat: {draft} (memeriksa tokenizer-nya…)</translation>
+    </message>
+    <message>
+        <source>Reading {repo}: files, and one GGUF header for the fit check…</source>
+        <translation>Membaca {repo}: daftar berkas, dan satu header GGUF untuk pemeriksaan kecocokan…</translation>
+    </message>
+    <message>
+        <source>{repo}: {architecture}, {layers} layers, trained context {context}</source>
+        <translation>{repo}: {architecture}, {layers} lapisan, konteks pelatihan {context}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n quantization level(s)</source>
+        <translation>
+            <numerusform>%n tingkat kuantisasi</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>no GGUF files in this repository</source>
+        <translation>tidak ada berkas GGUF di repositori ini</translation>
+    </message>
+    <message>
+        <source>Draft partner for faster replies: {draft} (same tokenizer: compatible)</source>
+        <translation>Pasangan draf untuk balasan lebih cepat: {draft} (tokenizer sama: kompatibel)</translation>
+    </message>
+    <message>
+        <source>Draft partner {draft} does not match: {reasons}</source>
+        <translation>Pasangan draf {draft} tidak cocok: {reasons}</translation>
+    </message>
+</context>
+<context>
+    <name>Remote</name>
+    <message>
+        <source>Remote endpoint: {reason}</source>
+        <translation>Endpoint jarak jauh: {reason}</translation>
+    </message>
+    <message>
+        <source>Remote</source>
+        <translation>Jarak jauh</translation>
+    </message>
+    <message>
+        <source>Add remote endpoint…</source>
+        <translation>Tambah endpoint jarak jauh…</translation>
+    </message>
+    <message>
+        <source>Wait for the reply to finish (or stop it) before switching models.</source>
+        <translation>Tunggu balasan selesai (atau hentikan) sebelum berganti model.</translation>
+    </message>
+    <message>
+        <source>Chatting with {model} on {url}</source>
+        <translation>Mengobrol dengan {model} di {url}</translation>
+    </message>
+</context>
+<context>
+    <name>RuntimeLink</name>
+    <message>
+        <source>the runtime refused to start: {reason}</source>
+        <translation>runtime menolak dimulai: {reason}</translation>
+    </message>
+    <message>
+        <source>it exited with code {code}</source>
+        <translation>runtime keluar dengan kode {code}</translation>
+    </message>
+    <message>
+        <source>it was killed by {signal} (llama.cpp aborted)</source>
+        <translation>runtime dihentikan oleh {signal} (llama.cpp berhenti paksa)</translation>
+    </message>
+    <message>
+        <source>it was killed by {signal}</source>
+        <translation>runtime dihentikan oleh {signal}</translation>
+    </message>
+    <message>
+        <source>The Lokal runtime could not be started ({command}): {reason}.</source>
+        <translation>Runtime Lokal tidak dapat dimulai ({command}): {reason}.</translation>
+    </message>
+    <message>
+        <source>The Lokal runtime stopped unexpectedly: {how}.</source>
+        <translation>Runtime Lokal berhenti tiba-tiba: {how}.</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>Pintasan papan ketik</translation>
+    </message>
+    <message>
+        <source>Every other command is in a menu: Alt and the underlined letter opens it, the arrow keys and Enter choose. Tab moves between the conversation list, the messages and the message box.</source>
+        <translation>Perintah lainnya ada di menu: Alt dan huruf bergaris bawah membukanya, tombol panah dan Enter memilih. Tab berpindah antara daftar percakapan, pesan-pesan, dan kotak pesan.</translation>
+    </message>
+    <message>
+        <source>Menu</source>
+        <translation>Menu</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>Perintah</translation>
+    </message>
+    <message>
+        <source>Shortcut</source>
+        <translation>Pintasan</translation>
+    </message>
+    <message>
+        <source>One row per command: its menu, its name and its keys</source>
+        <translation>Satu baris per perintah: menunya, namanya, dan tombolnya</translation>
+    </message>
+</context>
+<context>
+    <name>Sidebar</name>
+    <message>
+        <source>New chat</source>
+        <translation>Obrolan baru</translation>
+    </message>
+    <message>
+        <source>New chat (Ctrl+N)</source>
+        <translation>Obrolan baru (Ctrl+N)</translation>
+    </message>
+    <message>
+        <source>Start a new conversation</source>
+        <translation>Mulai percakapan baru</translation>
+    </message>
+    <message>
+        <source>Filter by title</source>
+        <translation>Saring menurut judul</translation>
+    </message>
+    <message>
+        <source>Filter conversations</source>
+        <translation>Saring percakapan</translation>
+    </message>
+    <message>
+        <source>Show only the conversations whose title contains this text</source>
+        <translation>Tampilkan hanya percakapan yang judulnya memuat teks ini</translation>
+    </message>
+    <message>
+        <source>Conversations</source>
+        <translation>Percakapan</translation>
+    </message>
+    <message>
+        <source>Newest first. Enter opens one; the context menu key renames, exports or deletes it</source>
+        <translation>Terbaru di atas. Enter membuka percakapan; tombol menu konteks mengganti nama, mengekspor, atau menghapusnya</translation>
+    </message>
+    <message>
+        <source>&amp;Rename…</source>
+        <translation>&amp;Ganti nama…</translation>
+    </message>
+    <message>
+        <source>Export as &amp;Markdown…</source>
+        <translation>Ekspor sebagai &amp;Markdown…</translation>
+    </message>
+    <message>
+        <source>Export as &amp;JSON…</source>
+        <translation>Ekspor sebagai &amp;JSON…</translation>
+    </message>
+    <message>
+        <source>&amp;Delete</source>
+        <translation>&amp;Hapus</translation>
+    </message>
+</context>
+<context>
+    <name>StarterFetch</name>
+    <message>
+        <source>Fetching the starter model…</source>
+        <translation>Mengambil model awal…</translation>
+    </message>
+    <message>
+        <source>Fetching the starter model: {done} of {total} MB</source>
+        <translation>Mengambil model awal: {done} dari {total} MB</translation>
+    </message>
+    <message>
+        <source>could not fetch the starter model: {reason}</source>
+        <translation>model awal tidak dapat diambil: {reason}</translation>
+    </message>
+    <message>
+        <source>the fetch exited with code {code}</source>
+        <translation>pengambilan berhenti dengan kode {code}</translation>
+    </message>
+</context>
+<context>
+    <name>Startup</name>
+    <message>
+        <source>Lokal cannot start</source>
+        <translation>Lokal tidak dapat dimulai</translation>
+    </message>
+    <message>
+        <source>Lokal cannot use its data folder: {reason}</source>
+        <translation>Lokal tidak dapat memakai folder datanya: {reason}</translation>
+    </message>
+    <message>
+        <source>Lokal is already running</source>
+        <translation>Lokal sudah berjalan</translation>
+    </message>
+    <message>
+        <source>Another Lokal window is open but does not answer. If it hangs, close it (or end it in your task manager), then start Lokal again.</source>
+        <translation>Jendela Lokal lain sedang terbuka tetapi tidak merespons. Jika macet, tutup jendela itu (atau hentikan lewat pengelola tugas), lalu mulai Lokal lagi.</translation>
+    </message>
+    <message>
+        <source>Lokal is older than your conversations</source>
+        <translation>Lokal ini lebih lama daripada percakapan Anda</translation>
+    </message>
+    <message>
+        <source>Your conversations were saved by a newer version of Lokal (database schema {found}); this Lokal knows schema {known} at most.
+
+Install the newer Lokal to open them. This version has left the file untouched:
+{path}</source>
+        <translation>Percakapan Anda disimpan oleh Lokal versi yang lebih baru (skema basis data {found}); Lokal ini hanya mengenal hingga skema {known}.
+
+Pasang Lokal yang lebih baru untuk membukanya. Versi ini tidak mengubah berkas tersebut:
+{path}</translation>
+    </message>
+    <message>
+        <source>Lokal cannot open your conversations</source>
+        <translation>Lokal tidak dapat membuka percakapan Anda</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>Coba lagi</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>Keluar</translation>
+    </message>
+</context>
+<context>
+    <name>StoreFaults</name>
+    <message>
+        <source>Your conversations database is in use by another program (the database is locked).</source>
+        <translation>Basis data percakapan Anda sedang dipakai program lain (basis data terkunci).</translation>
+    </message>
+    <message>
+        <source>Close any other program that has it open (a backup or sync tool, or another copy of Lokal), then retry.</source>
+        <translation>Tutup program lain yang membukanya (alat pencadangan atau sinkronisasi, atau salinan Lokal yang lain), lalu coba lagi.</translation>
+    </message>
+    <message>
+        <source>Lokal cannot write to its conversations database: the file or its folder is read-only.</source>
+        <translation>Lokal tidak dapat menulis ke basis data percakapannya: berkas atau foldernya hanya-baca.</translation>
+    </message>
+    <message>
+        <source>Make the folder writable again (check its permissions, or whether the drive was mounted read-only), then retry.</source>
+        <translation>Jadikan folder itu dapat ditulisi lagi (periksa izinnya, atau apakah drive dipasang sebagai hanya-baca), lalu coba lagi.</translation>
+    </message>
+    <message>
+        <source>The disk that holds your conversations is full.</source>
+        <translation>Disk yang menyimpan percakapan Anda penuh.</translation>
+    </message>
+    <message>
+        <source>Free some space on it, then retry. Nothing is lost meanwhile: what could not be saved is kept until it can be.</source>
+        <translation>Kosongkan sebagian ruangnya, lalu coba lagi. Sementara itu tidak ada yang hilang: yang belum dapat disimpan tetap disimpan sampai bisa ditulis.</translation>
+    </message>
+    <message>
+        <source>The disk reported an error while reading or writing your conversations (disk I/O error).</source>
+        <translation>Disk melaporkan galat saat membaca atau menulis percakapan Anda (galat I/O disk).</translation>
+    </message>
+    <message>
+        <source>Check the drive (was it unplugged, or is it failing?), then retry.</source>
+        <translation>Periksa drive-nya (apakah tercabut, atau mulai rusak?), lalu coba lagi.</translation>
+    </message>
+    <message>
+        <source>Lokal cannot open its conversations database.</source>
+        <translation>Lokal tidak dapat membuka basis data percakapannya.</translation>
+    </message>
+    <message>
+        <source>Check that the data folder exists and that you may write to it, then retry.</source>
+        <translation>Pastikan folder data ada dan Anda boleh menulis ke dalamnya, lalu coba lagi.</translation>
+    </message>
+    <message>
+        <source>Your conversations database was found damaged while Lokal was running.</source>
+        <translation>Basis data percakapan Anda ternyata rusak saat Lokal sedang berjalan.</translation>
+    </message>
+    <message>
+        <source>Quit and start Lokal again: it keeps the damaged file aside, with everything it holds, and starts a new one.</source>
+        <translation>Keluar lalu mulai Lokal lagi: Lokal menyisihkan berkas yang rusak beserta seluruh isinya, lalu memulai berkas baru.</translation>
+    </message>
+    <message>
+        <source>Lokal could not use its conversations database.</source>
+        <translation>Lokal tidak dapat memakai basis data percakapannya.</translation>
+    </message>
+    <message>
+        <source>Retry; if it keeps failing, the log folder (Help menu) has the details.</source>
+        <translation>Coba lagi; jika terus gagal, rinciannya ada di folder log (menu Bantuan).</translation>
+    </message>
+    <message>
+        <source>Your conversations file was damaged ({reason}). It was kept, with everything it holds, as {file} (in {folder}), and a new one was started.</source>
+        <translation>Berkas percakapan Anda rusak ({reason}). Berkas itu disimpan beserta seluruh isinya sebagai {file} (di {folder}), dan berkas baru telah dimulai.</translation>
+    </message>
+</context>
+<context>
+    <name>Window</name>
+    <message>
+        <source>Runtime stopped</source>
+        <translation>Runtime berhenti</translation>
+    </message>
+    <message>
+        <source>Starting the runtime…</source>
+        <translation>Memulai runtime…</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>Siap</translation>
+    </message>
+    <message>
+        <source>Working…</source>
+        <translation>Sedang bekerja…</translation>
+    </message>
+    <message>
+        <source>Runtime crashed</source>
+        <translation>Runtime mogok</translation>
+    </message>
+    <message>
+        <source>Restarting the runtime…</source>
+        <translation>Memulai ulang runtime…</translation>
+    </message>
+</context>
+</TS>
