@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from app.ui.language import Context
+
 OPENABLE_SCHEMES = frozenset({"http", "https", "mailto"})
 
 
@@ -20,5 +22,8 @@ def opens(url: str) -> bool:
         return False
 
 
+Links = Context("Links")
+
+
 def not_opened(url: str) -> str:
-    return f"Not opened: {url}\nOnly http, https and mailto links in a reply open."
+    return Links.tr("Not opened: {url}\nOnly http, https and mailto links in a reply open.").format(url=url)

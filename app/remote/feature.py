@@ -63,9 +63,9 @@ class RemoteFeature:
     def _on_key_storage_chosen(self, endpoint, in_file: bool) -> None:
         if in_file:
             self.mode.endpoints.store_key_in_file(endpoint)
-            self.window.statusBar().showMessage(f"The key for {endpoint.name} is stored in {self.mode.endpoints.keys.file}", 5000)
+            self.window.statusBar().showMessage(Remote.tr("The key for {name} is stored in {file}").format(name=endpoint.name, file=self.mode.endpoints.keys.file), 5000)
         else:
-            self.window.statusBar().showMessage(f"The key for {endpoint.name} is used until Lokal quits and stored nowhere", 5000)
+            self.window.statusBar().showMessage(Remote.tr("The key for {name} is used until Lokal quits and stored nowhere").format(name=endpoint.name), 5000)
 
     # ---- routing the chat -------------------------------------------------------
     def choose(self, model: RemoteModel | None) -> None:

@@ -58,9 +58,9 @@ class AddEndpointDialog(QDialog):
 
     def _warn_key_in_clear(self, url: str) -> None:
         host = urlsplit(url).hostname
-        box = QMessageBox(QMessageBox.Icon.Warning, "Key sent unencrypted", f"{host} is reached over http://, so the API key would cross the network unencrypted.", parent=self)
-        box.setInformativeText("Anyone on the way can read it, and the conversation too. Use https:// if the server offers it.")
-        send = box.addButton("Send over http://", QMessageBox.ButtonRole.AcceptRole)
+        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Key sent unencrypted"), self.tr("{host} is reached over http://, so the API key would cross the network unencrypted.").format(host=host), parent=self)
+        box.setInformativeText(self.tr("Anyone on the way can read it, and the conversation too. Use https:// if the server offers it."))
+        send = box.addButton(self.tr("Send over http://"), QMessageBox.ButtonRole.AcceptRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.buttonClicked.connect(lambda button: self._on_warning_answered(button is send))
@@ -83,8 +83,11 @@ class KeyStorageQuestion(QMessageBox):
     sig_answered = Signal(bool)  # True: in the file
 
     def __init__(self, endpoint_name: str, problem: str, file: str, parent: QWidget | None = None):
-        super().__init__(QMessageBox.Icon.Warning, "API key not in the keyring", f"The key for {endpoint_name} could not be stored in the system keyring: {problem}.", parent=parent)
-        self.setInformativeText(f"Store it in {file}, a file only you can read (mode 0600)? If not, Lokal uses it until it quits and keeps it nowhere.")
-        self.file_button = self.addButton("Store in the file", QMessageBox.ButtonRole.AcceptRole)
-        self.nowhere_button = self.addButton("Don't store it", QMessageBox.ButtonRole.RejectRole)
+        super().__init__(parent)
+        self.setIcon(QMessageBox.Icon.Warning)
+        self.setWindowTitle(self.tr("API key not in the keyring"))
+        self.setText(self.tr("The key for {name} could not be stored in the system keyring: {problem}.").format(name=endpoint_name, problem=problem))
+        self.setInformativeText(self.tr("Store it in {file}, a file only you can read (mode 0600)? If not, Lokal uses it until it quits and keeps it nowhere.").format(file=file))
+        self.file_button = self.addButton(self.tr("Store in the file"), QMessageBox.ButtonRole.AcceptRole)
+        self.nowhere_button = self.addButton(self.tr("Don't store it"), QMessageBox.ButtonRole.RejectRole)
         self.buttonClicked.connect(lambda button: self.sig_answered.emit(button is self.file_button))

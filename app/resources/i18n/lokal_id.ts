@@ -50,6 +50,22 @@
         <source>API key</source>
         <translation>Kunci API</translation>
     </message>
+    <message>
+        <source>Key sent unencrypted</source>
+        <translation>Kunci dikirim tanpa enkripsi</translation>
+    </message>
+    <message>
+        <source>{host} is reached over http://, so the API key would cross the network unencrypted.</source>
+        <translation>{host} dihubungi lewat http://, jadi kunci API akan melintasi jaringan tanpa enkripsi.</translation>
+    </message>
+    <message>
+        <source>Anyone on the way can read it, and the conversation too. Use https:// if the server offers it.</source>
+        <translation>Siapa pun di jalurnya dapat membacanya, begitu pula percakapannya. Gunakan https:// jika server menyediakannya.</translation>
+    </message>
+    <message>
+        <source>Send over http://</source>
+        <translation>Kirim lewat http://</translation>
+    </message>
 </context>
 <context>
     <name>Api</name>
@@ -605,6 +621,29 @@ terakhir aktif {time}</translation>
     </message>
 </context>
 <context>
+    <name>KeyStorageQuestion</name>
+    <message>
+        <source>API key not in the keyring</source>
+        <translation>Kunci API tidak ada di keyring</translation>
+    </message>
+    <message>
+        <source>The key for {name} could not be stored in the system keyring: {problem}.</source>
+        <translation>Kunci untuk {name} tidak dapat disimpan di keyring sistem: {problem}.</translation>
+    </message>
+    <message>
+        <source>Store it in {file}, a file only you can read (mode 0600)? If not, Lokal uses it until it quits and keeps it nowhere.</source>
+        <translation>Simpan di {file}, berkas yang hanya dapat Anda baca (mode 0600)? Jika tidak, Lokal memakainya sampai ditutup dan tidak menyimpannya di mana pun.</translation>
+    </message>
+    <message>
+        <source>Store in the file</source>
+        <translation>Simpan di berkas</translation>
+    </message>
+    <message>
+        <source>Don&apos;t store it</source>
+        <translation>Jangan simpan</translation>
+    </message>
+</context>
+<context>
     <name>KvCache</name>
     <message>
         <source>Status</source>
@@ -688,6 +727,15 @@ terakhir aktif {time}</translation>
         <translation>
             <numerusform>%Ln berkas dihapus, {size} dibebaskan.</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>Links</name>
+    <message>
+        <source>Not opened: {url}
+Only http, https and mailto links in a reply open.</source>
+        <translation>Tidak dibuka: {url}
+Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     </message>
 </context>
 <context>
@@ -1524,8 +1572,16 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
         <translation>Tambah endpoint jarak jauh…</translation>
     </message>
     <message>
-        <source>Wait for the reply to finish (or stop it) before switching models.</source>
-        <translation>Tunggu balasan selesai (atau hentikan) sebelum berganti model.</translation>
+        <source>The key for {name} is stored in {file}</source>
+        <translation>Kunci untuk {name} disimpan di {file}</translation>
+    </message>
+    <message>
+        <source>The key for {name} is used until Lokal quits and stored nowhere</source>
+        <translation>Kunci untuk {name} dipakai sampai Lokal ditutup dan tidak disimpan di mana pun</translation>
+    </message>
+    <message>
+        <source>Wait for the replies to finish (or stop them) before switching models.</source>
+        <translation>Tunggu balasan-balasan selesai (atau hentikan) sebelum berganti model.</translation>
     </message>
     <message>
         <source>Chatting with {model} on {url}</source>
