@@ -34,7 +34,7 @@ def open_shared_window(store_path, starter_model, settings: ConversationSettings
     window.chat.default_settings = settings or ConversationSettings(temperature=0.0, max_tokens=8, n_ctx=N_CTX, seed=1)
     window.show()
     window.load_model(str(starter_model))
-    if not wait_for(lambda: window.session.loaded is not None and not window.session.busy and window.link.current_job is None, LOAD_MS):
+    if not wait_for(lambda: window.session.loaded is not None and not window.session.busy and not window.link.jobs, LOAD_MS):
         window.shutdown()
         raise AssertionError("the starter model did not load in the shared window")
     return window

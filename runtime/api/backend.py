@@ -153,6 +153,8 @@ class Backend:
         """Replies that stream at once (the loaded model's sequences)."""
         model = self.model
         return max(1, model.n_seq) if model is not None else 1
+
+    @property
     def admitted(self) -> int:
         """Requests being answered or waiting for their turn (read from other threads: one int, no lock needed)."""
         return self._admitted

@@ -25,7 +25,7 @@ def window(qtbot, tmp_path, monkeypatch, starter_model):
     qtbot.addWidget(win)
     win.show()
     win.load_model(str(starter_model))
-    qtbot.waitUntil(lambda: win.session.loaded is not None and win.link.current_job is None, timeout=90_000)
+    qtbot.waitUntil(lambda: win.session.loaded is not None and not win.link.jobs, timeout=90_000)
     yield win
     win.shutdown()
 
