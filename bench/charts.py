@@ -18,7 +18,10 @@ def pyplot():
 
 
 def save(fig, ax, path: Path, title: str) -> bool:
-    ax.set_title(title, fontsize=9)
+    if len(fig.axes) > 1:
+        fig.suptitle(title, fontsize=9)  # over every panel, not cut at the edge of one
+    else:
+        ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -405,6 +405,10 @@ class Engine:
         store = self.saved_states.store
         if store is None:
             return KvClearResult(0, 0)
+        scheduler = self.scheduler
+        if scheduler is not None:
+            # A reply is answered before its state is saved: "clear" also covers the replies already answered.
+            scheduler.wait_after_work(30)
         return KvClearResult(*store.clear())
 
     # ---- figures ---------------------------------------------------------

@@ -134,6 +134,11 @@ class Scheduler:
         with self._changed:
             return self._changed.wait_for(self._idle, timeout)
 
+    def wait_after_work(self, timeout: float) -> bool:
+        """Wait until the replies that are over have had their after-work done (their states handed to the store)."""
+        with self._changed:
+            return self._changed.wait_for(lambda: not self._finishing, timeout)
+
     def close(self) -> None:
         """Cancel what is left and stop the engine thread (the model may be closed after this)."""
         with self._changed:
