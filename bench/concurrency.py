@@ -22,7 +22,6 @@ ratios Lokal / peer. Prints one JSON object (and a PNG chart with the `bench` ex
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -37,6 +36,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import charts  # noqa: E402  (bench/charts.py)
+from report import publish
 
 TOPICS = [
     "a lighthouse keeper who finds a message in a bottle", "a robot learning to bake bread", "a cat who runs a small bookshop",
@@ -264,10 +264,7 @@ def main() -> int:
             },
         }
     report["chart"] = str(args.chart) if chart(report, args.chart) else None
-    text = json.dumps(report, indent=2)
-    if args.json:
-        args.json.write_text(text)
-    print(text)
+    publish(report, args.json)
     return 0
 
 

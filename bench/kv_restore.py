@@ -27,7 +27,6 @@ Prints one JSON object. Targets: b <= c/50; turn 10 <= 1.3 x turn 1; q8_0 about 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -41,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from runtime.client import RuntimeClient  # noqa: E402
 from runtime.kvstore import state_file  # noqa: E402
 from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfo, KvStoreInfoParams, ModelLoadParams  # noqa: E402
+from report import publish
 
 N_CTX = 4096
 SYSTEM = "You are a senior Python engineer. Answer briefly."
@@ -213,7 +213,7 @@ def main() -> int:
                 "q8_0_over_f16_per_token": round(q8_state["state_bytes_per_token"] / f16_state["state_bytes_per_token"], 4),
             },
         }
-        print(json.dumps(report, indent=2))
+        publish(report)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import statistics
 import subprocess
 import sys
@@ -36,6 +35,7 @@ from runtime.engine.llama_model import LlamaModel, LoadSettings  # noqa: E402
 from runtime.engine.sampling import Sampler, SamplingConfig  # noqa: E402
 from runtime.gguf.reader import read_file_header  # noqa: E402
 from runtime.models import wheels  # noqa: E402
+from report import publish
 
 OLD_COMMIT = "b2ce43e"  # the last commit with the hand-written runtime/engine/sampling.py
 PROMPTS = {
@@ -162,10 +162,7 @@ def main() -> int:
         "results": results,
         "worst_new_median_ms": max(e["new"]["median_ms"] for e in results),
     }
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n")
+    publish(report, args.out)
     return 0
 
 

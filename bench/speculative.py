@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import charts  # noqa: E402  (bench/charts.py)
 from runtime.client import RuntimeClient  # noqa: E402
 from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams  # noqa: E402
+from report import publish
 
 SYSTEM = "You are a senior software engineer."
 
@@ -490,10 +491,7 @@ def main() -> int:
         "targets": TARGETS,
     }
     report["chart"] = str(args.chart) if chart(report, args.chart) else None
-    text = json.dumps(report, indent=2)
-    if args.json:
-        args.json.write_text(text)
-    print(text)
+    publish(report, args.json)
     return 0
 
 

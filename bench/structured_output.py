@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from runtime.models import wheels  # noqa: E402
+from report import publish
 
 PROMPTS = ["a small museum", "a bakery", "a city library", "a football club", "a train station"]
 
@@ -101,7 +102,7 @@ def main() -> int:
         "mean_completion_tokens": round(sum(r["tokens"] for r in results) / max(len(results), 1), 1),
         "failures": [r for r in results if not r["ok"]],
     }
-    print(json.dumps(report, indent=2))
+    publish(report)
     return 0 if passed == len(results) == args.requests else 1
 
 

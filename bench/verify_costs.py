@@ -14,8 +14,6 @@ max over k of (k + 1) / cost(k + 1).
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import sys
 import time
@@ -27,6 +25,7 @@ import charts  # noqa: E402  (bench/charts.py)
 from runtime.engine.llama_model import LlamaModel, LoadSettings  # noqa: E402
 from runtime.gguf.reader import read_file_header  # noqa: E402
 from runtime.models import wheels  # noqa: E402
+from report import publish
 
 SIZES = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 33]
 FILLER = "def scale(values, factor):\n    return [v * factor for v in values]\n\n"
@@ -105,7 +104,7 @@ def main() -> int:
         "best_k": best_k,
     }
     report["chart"] = str(args.chart) if chart(report, args.chart) else None
-    print(json.dumps(report, indent=2))
+    publish(report)
     return 0
 
 

@@ -13,6 +13,7 @@ from app.chat.controller import ConversationSettings
 from app.remote.client import RemoteClient
 from app.remote.endpoint_model import Endpoint
 from app.api.server import FAILED, READY, STARTING, STOPPED
+from window_helpers import open_window
 
 pytestmark = pytest.mark.slow
 
@@ -24,14 +25,7 @@ GREEDY = dict(temperature=0.0, top_p=0.95, seed=1)
 def window(qtbot, tmp_path, monkeypatch, starter_model):
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     monkeypatch.setenv("LOKAL_CONFIG_DIR", str(tmp_path / "config"))  # this test's key file (the runtime inherits it)
-    from app.main import create_main_window
-
-    win = create_main_window(store_path=tmp_path / "conversations.sqlite3", autoload=False)
-    win.chat.default_settings = SETTINGS
-    qtbot.addWidget(win)
-    win.show()
-    win.load_model(str(starter_model))
-    qtbot.waitUntil(lambda: win.session.loaded is not None and not win.link.jobs, timeout=90_000)
+    win = open_window(qtbot, tmp_path / "conversations.sqlite3", starter_model, SETTINGS)
     yield win
     win.shutdown()
 

@@ -11,6 +11,7 @@ from app.api.background import CANCEL, KEEP, STOP
 from app.api.server import READY
 from app.chat.controller import ConversationSettings
 from serve_process import MODEL_NAME
+from window_helpers import open_window
 
 pytestmark = pytest.mark.slow
 
@@ -18,14 +19,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def window(qtbot, tmp_path, monkeypatch, starter_model):
     monkeypatch.setenv("LOKAL_CONFIG_DIR", str(tmp_path / "config"))  # this test's API key file
-    from app.main import create_main_window
-
-    win = create_main_window(store_path=tmp_path / "conversations.sqlite3", autoload=False)
-    win.chat.default_settings = ConversationSettings(temperature=0.0, max_tokens=8, n_ctx=1024, seed=1)
-    qtbot.addWidget(win)
-    win.show()
-    win.load_model(str(starter_model))
-    qtbot.waitUntil(lambda: win.session.loaded is not None and not win.link.jobs, timeout=90_000)
+    win = open_window(qtbot, tmp_path / "conversations.sqlite3", starter_model, ConversationSettings(temperature=0.0, max_tokens=8, n_ctx=1024, seed=1))
     yield win
     win.shutdown()
 
