@@ -60,7 +60,7 @@ def main() -> int:
     parser.add_argument("--n-threads", type=int, default=2)
     parser.add_argument("--max-tokens", type=int, default=400)
     args = parser.parse_args()
-    from api.serve_process import Served  # tests/api: `lokal serve` as a child on a free loopback port
+    from serve_process import Served  # tests/serve_process.py: `lokal serve` as a child on a free loopback port
 
     model = args.model or str(wheels.ensure(wheels.STARTER, log=lambda s: print(s, file=sys.stderr)))
     served = Served("--n-threads", str(args.n_threads), model=model, n_ctx=2048, env=dict(os.environ, LOKAL_AUTO_SPECULATION=args.speculation))

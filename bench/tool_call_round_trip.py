@@ -70,7 +70,7 @@ def main() -> int:
     parser.add_argument("--stream", action="store_true")
     parser.add_argument("--n-threads", type=int, default=2)
     args = parser.parse_args()
-    from api.serve_process import Served  # tests/api: `lokal serve` as a child on a free loopback port
+    from serve_process import Served  # tests/serve_process.py: `lokal serve` as a child on a free loopback port
 
     path = args.model or str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=lambda s: print(s, file=sys.stderr)))
     served = Served("--n-threads", str(args.n_threads), model=path, n_ctx=4096)
