@@ -23,7 +23,10 @@ class StderrWatch:
     def __init__(self, process: subprocess.Popen):
         self.text = ""
         self._changed = threading.Condition()
-        self._thread = threading.Thread(target=self._read, args=(process.stderr.fileno(),), daemon=True)
+        # The watch owns the pipe from here on: communicate() would otherwise read stderr too and race this
+        # thread for its last lines.
+        self._stream, process.stderr = process.stderr, None
+        self._thread = threading.Thread(target=self._read, args=(self._stream.fileno(),), daemon=True)
         self._thread.start()
 
     def _read(self, fd: int) -> None:
