@@ -4,14 +4,14 @@
 #
 #   bash scripts/repeat-qt-tests.sh [RUNS] [extra pytest args...]     (RUNS defaults to 20)
 #
-# Each run's output goes to .cache/qt-repeat/run-N.log; a crashed run's log keeps faulthandler's
+# Each run's output goes to .cache/qt-repeat/run-N.log (or $QT_REPEAT_OUT/run-N.log); a crashed run's log keeps faulthandler's
 # Python stack of every thread (pytest enables it), which names the test and the frame that crashed.
 # The last line printed is the summary: runs, crashes, other failures.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-20}
 shift || true
-out=.cache/qt-repeat
+out=${QT_REPEAT_OUT:-.cache/qt-repeat}  # a second loop running beside the first needs its own folder
 mkdir -p "$out"
 files=$(grep -rl "qtbot" tests --include='test_*.py' | sort)
 export QT_QPA_PLATFORM=offscreen
