@@ -7,6 +7,8 @@
 # Each run's output goes to .cache/qt-repeat/run-N.log (or $QT_REPEAT_OUT/run-N.log); a crashed run's log keeps faulthandler's
 # Python stack of every thread (pytest enables it), which names the test and the frame that crashed.
 # The last line printed is the summary: runs, crashes, other failures.
+# Two loops side by side (QT_REPEAT_OUT=another folder) go faster with OMP_WAIT_POLICY=PASSIVE: otherwise
+# the OpenMP threads of one loop's runtimes spin while the other loop waits for a core (measured: 7.5 vs 5.6 min a run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-20}
