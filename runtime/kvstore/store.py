@@ -281,7 +281,10 @@ class KvStore:
             }
 
     def clear(self) -> tuple[int, int]:
-        """Forget every state, in RAM and on disk; returns (files removed, bytes freed)."""
+        """Forget every state, in RAM and on disk; returns (files removed, bytes freed).
+
+        A write already under way when the epoch moves finishes and then removes its own file: clear
+        returns only after that, so no cleared state is on disk once it has answered."""
         with self._lock:
             self._epoch += 1
             entries = list(self._entries.values())
@@ -298,6 +301,7 @@ class KvStore:
             removed += 1
             freed += size
         del entries
+        self.flush(30)
         return removed, freed
 
     def flush(self, timeout: float | None = None) -> bool:
