@@ -36,8 +36,9 @@ from runtime.engine.sampling import SamplingConfig  # noqa: E402
 from runtime.gguf.reader import read_file_header  # noqa: E402
 from runtime.protocol import GenerationStats  # noqa: E402
 
+from concurrency import PROMPT, TOPICS  # noqa: E402  (bench/concurrency.py: the prompts the 4-client gap was measured on)
+
 GREEDY = SamplingConfig(temperature=0.0, top_p=1.0, top_k=40, seed=0)
-TOPICS = ["a lighthouse keeper", "a lost umbrella", "a robot learning to bake", "two rival gardeners", "a night train", "a library cat", "a volcano village", "an old map"]
 
 
 class DecodeClock:
@@ -65,7 +66,7 @@ class DecodeClock:
 
 
 def prompt_for(llama: LlamaModel, topic: str) -> list[int]:
-    text = f"<|im_start|>user\nWrite a short story about {topic}.<|im_end|>\n<|im_start|>assistant\n"
+    text = f"<|im_start|>user\n{PROMPT.format(topic=topic)}<|im_end|>\n<|im_start|>assistant\n"
     return llama.tokenize(text, add_bos=False, special=True)
 
 
