@@ -20,7 +20,7 @@ import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Callable
 
 import numpy as np
 import xxhash
@@ -57,8 +57,18 @@ def checksum(tokens: np.ndarray, state: np.ndarray) -> str:
     return h.hexdigest()
 
 
-def write(path: Path, key: str, tag: dict, tokens: np.ndarray, state: np.ndarray, prefill_ms_per_token: float = 0.0) -> int:
-    """Write atomically: a temporary file in the same directory, then a rename. Returns the file's size."""
+def _rename(tmp: Path, path: Path) -> bool:
+    os.replace(tmp, path)
+    return True
+
+
+def write(
+    path: Path, key: str, tag: dict, tokens: np.ndarray, state: np.ndarray, prefill_ms_per_token: float = 0.0,
+    publish: Callable[[Path, Path], bool] = _rename,
+) -> int:
+    """Write atomically: a temporary file in the same directory, then `publish(tmp, path)` renames it into place.
+
+    Returns the file's size, or 0 when publish declined (and the temporary file is removed)."""
     tokens = np.ascontiguousarray(tokens, dtype="<i4")
     header = json.dumps(
         {
@@ -74,10 +84,13 @@ def write(path: Path, key: str, tag: dict, tokens: np.ndarray, state: np.ndarray
             f.write(header)
             f.write(memoryview(tokens).cast("B"))
             f.write(memoryview(state).cast("B"))
-        os.replace(tmp, path)
+        published = publish(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    if not published:
+        tmp.unlink(missing_ok=True)
+        return 0
     return _PRELUDE.size + len(header) + tokens.nbytes + state.nbytes
 
 

@@ -201,16 +201,26 @@ class KvStore:
             current = self._entries.get(entry.key)
             if job.epoch != self._epoch or current is not entry:
                 return  # cleared, or a newer state of this conversation was saved since
-        size = state_file.write(entry.path, entry.key, entry.tag, entry.tokens, job.state, entry.prefill_ms_per_token)
+        size = state_file.write(
+            entry.path, entry.key, entry.tag, entry.tokens, job.state, entry.prefill_ms_per_token,
+            publish=lambda tmp, path: self._publish(job, tmp, path),
+        )
+        if size:
+            self._enforce_disk_budget()
+
+    def _publish(self, job: _Write, tmp: Path, path: Path) -> bool:
+        """Rename a written state into place, unless it was cleared or superseded while it was written.
+
+        Under the lock, so the file a conversation has on disk changes only while clear() is not reading
+        the folder: clear sees each file once, whole, and no write lands a cleared state after it."""
         with self._lock:
+            entry = job.entry
             if job.epoch != self._epoch or self._entries.get(entry.key) is not entry:
-                # cleared or superseded while it was written: the newer write (or clear) owns the file
-                if job.epoch != self._epoch:
-                    entry.path.unlink(missing_ok=True)
-                return
-            entry.disk_bytes = size
+                return False
+            os.replace(tmp, path)
+            entry.disk_bytes = path.stat().st_size
             entry.written = True
-        self._enforce_disk_budget()
+            return True
 
     def _enforce_disk_budget(self) -> None:
         with self._lock:
@@ -283,24 +293,23 @@ class KvStore:
     def clear(self) -> tuple[int, int]:
         """Forget every state, in RAM and on disk; returns (files removed, bytes freed).
 
-        A write already under way when the epoch moves finishes and then removes its own file: clear
+        A write already under way when the epoch moves finishes without renaming its file into place: clear
         returns only after that, so no cleared state is on disk once it has answered."""
+        removed = freed = 0
         with self._lock:
             self._epoch += 1
-            entries = list(self._entries.values())
             self._entries.clear()
             self._ram.clear()
             self._ram_bytes = 0
-        removed = freed = 0
-        for path in self.directory.glob(f"*{SUFFIX}"):
-            try:
-                size = path.stat().st_size
-                path.unlink()
-            except OSError:
-                continue
-            removed += 1
-            freed += size
-        del entries
+            # Files are only renamed into place under this lock (_publish): none lands or goes while this reads.
+            for path in self.directory.glob(f"*{SUFFIX}"):
+                try:
+                    size = path.stat().st_size
+                    path.unlink()
+                except OSError:
+                    continue  # another runtime sharing the folder removed it first
+                removed += 1
+                freed += size
         self.flush(30)
         return removed, freed
 

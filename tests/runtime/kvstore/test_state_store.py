@@ -208,3 +208,43 @@ def test_a_write_under_way_when_clear_starts_is_gone_when_clear_returns(tmp_path
     clearing.join(60)
     assert cleared and store.info()["pending_writes"] == 0
     assert list(tmp_path.glob("*.kvs")) == []
+
+
+def test_clear_counts_a_saved_file_whose_next_state_lands_while_clear_reads_the_folder(tmp_path, monkeypatch):
+    """Seen once in 50 Qt repeat runs: "Clear all" right after a reply said "Removed 0 files". The folder listing
+    had the conversation's file; the reply's write landed, saw the cleared epoch and removed it before clear
+    could stat it. Forced here: the write is let go exactly between the listing and the stat."""
+    store = KvStore(tmp_path)
+    store.put("a", TAG, tokens(1, 2, 3), state(4000))
+    assert store.flush(10)
+    size_on_disk = (tmp_path / "a.kvs").stat().st_size
+
+    entered, go = threading.Event(), threading.Event()
+    real_write = state_file.write
+
+    def write_when_let_go(*args, **kwargs):
+        entered.set()
+        assert go.wait(30)
+        return real_write(*args, **kwargs)
+
+    monkeypatch.setattr(state_file, "write", write_when_let_go)
+    store.put("a", TAG, tokens(1, 2, 3, 4), state(4000, seed=1))  # the reply's state: its write waits for go
+    assert entered.wait(30)  # the writer has taken it
+
+    clearing = threading.current_thread()
+    real_stat = type(tmp_path).stat
+
+    def stat_after_letting_the_write_go(path, *args, **kwargs):
+        if threading.current_thread() is clearing and path.suffix == ".kvs" and not go.is_set():
+            go.set()
+            deadline = time.monotonic() + 2  # time for the write to land (and, before the fix, remove the file)
+            while path.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(type(tmp_path), "stat", stat_after_letting_the_write_go)
+    removed, freed = store.clear()
+    assert go.is_set()  # the interleaving under test happened
+    assert (removed, freed) == (1, size_on_disk)
+    assert store.info()["pending_writes"] == 0 and list(tmp_path.glob("*.kvs")) == []
+    assert not list(tmp_path.glob(".*tmp"))
