@@ -4,7 +4,9 @@ Each client streams one greedy reply of --tokens tokens to a short story prompt
 (every request's prompt is new, so no server reuses a whole cached prompt). A
 round runs, for each server in turn: one client alone, then --clients clients
 started together. The servers alternate within every round, so a busy machine
-slows them alike; figures are medians over the rounds.
+slows them alike, and each run starts once every server is idle (what one does
+after its replies, saving their caches, is not charged to the next); figures are
+medians over the rounds.
 
     .venv/bin/python bench/concurrency.py [--rounds 3] [--clients 4] [--tokens 64] [--n-ctx 2048] [--threads 2]
                                           [--model PATH] [--peer PATH/TO/llama-server] [--baseline DIR]
@@ -36,6 +38,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import charts  # noqa: E402  (bench/charts.py)
+from peer import wait_until_idle  # noqa: E402  (bench/peer.py)
 from report import publish
 
 TOPICS = [
@@ -46,6 +49,9 @@ TOPICS = [
     "a mail carrier in a city of ghosts", "a chess game that lasts a hundred years", "a lost umbrella finding its owner",
     "a beekeeper and a thunderstorm", "a boy who talks to lighthouses", "a painter who paints only doors",
     "a baker's first snowfall in the mountains", "a whale singing to a submarine", "a librarian guarding a forbidden book",
+    "a kite that refuses to come down", "a tailor who sews with moonlight", "an old bridge that remembers everyone",
+    "a snail racing a tortoise across a garden", "a lantern lost in a city of mirrors", "a grandmother's recipe that grants wishes",
+    "a submarine captain who fears water", "a scarecrow who befriends the crows", "a map that redraws itself every night",
 ]
 PROMPT = "Write a short story about {topic}."
 
@@ -193,7 +199,7 @@ def main() -> int:
     from peer import exit_on_sigterm
 
     exit_on_sigterm()
-    if (args.rounds + 1) * (args.clients + 1) > len(TOPICS):
+    if args.rounds * (args.clients + 1) > len(TOPICS):
         parser.error(f"at most {len(TOPICS)} distinct prompts: lower --rounds or --clients")
 
     from runtime.models import wheels
@@ -212,8 +218,9 @@ def main() -> int:
         if args.peer:
             servers.append(start_peer(args))
         topics = iter(TOPICS)
-        for server in servers:  # one short reply each first, not counted (threads spin up, pages fault in)
-            run_streams(server, [PROMPT.format(topic="a warm-up")], 4)
+        for server in servers:  # short replies first, alone and together, not counted (threads spin up, pages fault
+            run_streams(server, [PROMPT.format(topic="a warm-up")], 4)  # in, the peer's first parallel batch is slow)
+            run_streams(server, [PROMPT.format(topic=f"warm-up {i}") for i in range(args.clients)], 4)
         runs: dict[str, tuple[list, list]] = {s.name: ([], []) for s in servers}
         started = time.perf_counter()
         for r in range(args.rounds):
@@ -221,7 +228,9 @@ def main() -> int:
             group = [PROMPT.format(topic=next(topics)) for _ in range(args.clients)]
             order = servers if r % 2 == 0 else servers[::-1]
             for server in order:
+                wait_until_idle()
                 one = run_streams(server, [single], args.tokens)
+                wait_until_idle()
                 many = run_streams(server, group, args.tokens)
                 runs[server.name][0].append(one)
                 runs[server.name][1].append(many)

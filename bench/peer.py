@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import psutil
+
 
 def exit_on_sigterm() -> None:
     """A benchmark stopped with SIGTERM exits through Python, so its servers are stopped too (atexit)."""
@@ -27,6 +29,33 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def wait_until_idle(window: float = 0.25, busy_share: float = 0.05, timeout: float = 15.0) -> float:
+    """Wait until the processes this benchmark started use under `busy_share` of one core over `window` seconds,
+    so what one server does after a run (saving its caches, say) is not charged to the next server's run.
+    Returns the seconds waited."""
+    me = psutil.Process()
+
+    def cpu_seconds() -> float:
+        total = 0.0
+        for child in me.children(recursive=True):
+            try:
+                times = child.cpu_times()
+            except psutil.Error:
+                continue
+            total += times.user + times.system
+        return total
+
+    started = time.monotonic()
+    before = cpu_seconds()
+    while time.monotonic() - started < timeout:
+        time.sleep(window)
+        now = cpu_seconds()
+        if now - before < busy_share * window:
+            break
+        before = now
+    return time.monotonic() - started
 
 
 class LlamaServer:

@@ -337,16 +337,15 @@ class Engine:
             request.make_room = lambda seq, completion: make_room_for_reply(seq, completion, fit, cancel, stats)
         decoder = loaded.speculation.decoder_for(params.speculation) if loaded.speculation is not None else decode_plain
 
-        def after(seq, outcome) -> None:
-            """On the engine thread once the reply is out: the next turn's header, then the state saved for later."""
+        def next_turn(seq, outcome) -> list[int]:
             if params.prompt is None and outcome.finish_reason != "cancelled" and not dropped:
-                try:
-                    self._prefill_next_turn_header(seq, params, outcome.text, use)
-                except Exception:
-                    log.exception("could not prefill the next turn's header")
-            self.saved_states.save(seq, params.conversation_id, owner)
+                return self._next_turn_header(seq, params, outcome.text, use)
+            return []
 
-        reply = ScheduledReply(request, decoder, owner, params.conversation_id, stats, after=after, restore=self.saved_states.restore)
+        reply = ScheduledReply(
+            request, decoder, owner, params.conversation_id, stats, next_turn=next_turn,
+            after=lambda seq, _outcome: self.saved_states.save(seq, params.conversation_id, owner), restore=self.saved_states.restore,
+        )
         if scheduler.submit(reply) and on_wait is not None:
             on_wait()
         cancel.on_set(lambda: scheduler.cancel(reply))
@@ -363,8 +362,9 @@ class Engine:
         return ChatGenerateResult(request_id, params.conversation_id, text, finish, outcome.stats, calls)
 
     # ---- saved KV states (runtime/kvstore) -------------------------------
-    def _prefill_next_turn_header(self, seq, params: ChatGenerateParams, reply: str, use: "TemplateUse") -> None:
-        """Evaluate what every next turn of this conversation starts with, while the user reads and types.
+    def _next_turn_header(self, seq, params: ChatGenerateParams, reply: str, use: "TemplateUse") -> list[int]:
+        """What every next turn of this conversation starts with, for the scheduler to evaluate now, while the user
+        reads and types ([] when there is nothing to do); `seq` is rewound to where those tokens go.
 
         The template writes the same tokens after a reply whatever the next message says (ChatML:
         `<|im_end|>\n<|im_start|>user\n`); evaluated now, they are not part of the next turn's time to
@@ -376,19 +376,18 @@ class Engine:
         try:
             text = render_with(CHATML if use.fallback else loaded.template, messages, params.tools if params.tool_choice != "none" else [], add_generation_prompt=False)
         except TemplateError:
-            return
+            return []
         cut = text.find(NEXT_TURN_SENTINEL)
         if cut < 0:
-            return
+            return []
         header = tokenize_rendered(loaded, text[:cut])
         # The last token may merge with the message text that follows it: leave it to the next turn.
         header = align(seq.tokens, header[:-1], lambda token: seq.piece(token, special=True))
         common = seq.common_prefix(header)
         if len(header) - common > MAX_NEXT_TURN_HEADER or len(header) >= seq.n_ctx - 1 or common < len(seq.tokens) - MAX_NEXT_TURN_HEADER:
-            return  # not the cache of this reply, or too much to evaluate unasked
+            return []  # not the cache of this reply, or too much to evaluate unasked
         seq.truncate(common)
-        if common < len(header):
-            seq.decode(header[common:])
+        return header[common:]
 
     def kv_store_info(self, wait_for_writes: bool = False) -> KvStoreInfo:
         store = self.saved_states.store

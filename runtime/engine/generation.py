@@ -214,6 +214,7 @@ class ReplyRun:
         self.stepper: Stepper | None = None
         self.to_prefill: list[int] = []
         self.phase = PREFILLING
+        self.streaming_since: float | None = None  # when its first reply token was sampled (perf_counter)
         self._prefill_started = 0.0
         self._prefilled = 0
         self._part: Slice | None = None
@@ -283,6 +284,8 @@ class ReplyRun:
 
     def _start_decoding(self) -> None:
         self.phase = DECODING
+        if self.streaming_since is None:
+            self.streaming_since = time.perf_counter()
         self.stepper = self.decoder(self.seq, self.sampler, self.sink)  # picks up from the logits the last decode left
         if not self.stepper.begin():
             self._ended()
@@ -324,14 +327,16 @@ def decode_step(runs: Sequence[ReplyRun], budget: int | None = None) -> list[Rep
     budget = model.n_batch if budget is None else budget
     batch = BatchSoFar()
     parts: list[tuple[ReplyRun, Slice]] = []
-    streaming = any(r.phase == DECODING for r in runs)
+    streaming = [r.streaming_since for r in runs if r.phase == DECODING]
     prompt_budget = PREFILL_CHUNK_WHILE_STREAMING if streaming and not model.one_sequence_per_decode else budget
     # Replies that stream first (their step is small), then prompt chunks in what is left, oldest request first.
     for run in sorted(runs, key=lambda r: (r.phase != DECODING, r.started)):
         room = budget - batch.tokens
-        if run.phase == PREFILLING:
-            room = min(room, prompt_budget)
+        if run.phase == PREFILLING and any(since < run.started for since in streaming):
+            room = min(room, prompt_budget)  # it came while others streamed: chunked, so they keep streaming
             prompt_budget -= room
+        # else it came while every stream was still reading its own prompt: one wave with them, read whole,
+        # as if it had come a moment sooner (requests sent together start, and end, together)
         if room <= 0:
             continue
         batch.room = room

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from runtime.engine.generation import Decoder, GenerationOutcome, GenerationRequest, ReplyRun, decode_step
-from runtime.engine.llama_model import LlamaModel
+from runtime.engine.llama_model import LlamaModel, Slice
 from runtime.engine.llama_model import Sequence as Seq
 from runtime.engine.token_alignment import align, common_prefix
 from runtime.protocol import GenerationStats, RpcError
@@ -54,8 +54,10 @@ class ScheduledReply:
     owner: str = "protocol"  # whose caches it may reuse (runtime/job_slot.py's PROTOCOL or API)
     conversation_id: str = ""
     stats: GenerationStats = field(default_factory=GenerationStats)
-    # On the engine thread, once the reply is over and its waiter has the outcome: work that may use the
-    # sequence (the next turn's header prefilled, the state saved for later; engine.py).
+    # On the engine thread, once the reply is over and its waiter has the outcome: the tokens every next turn
+    # of the conversation starts with, to evaluate now (the sequence rewound to where they go; engine.py)...
+    next_turn: Callable[[Seq, GenerationOutcome], Sequence[int]] | None = None
+    # ...then work that may use the sequence (the state saved for later).
     after: Callable[[Seq, GenerationOutcome], None] | None = None
     # Restore a saved state into the sequence if it beats what the sequence holds (runtime/kvstore):
     # the prompt spelled with the restored ids, or None.
@@ -177,10 +179,10 @@ class Scheduler:
                 self._step()
             except Exception as exc:  # a bug: every streaming reply ends with it rather than hang
                 log.exception("a decode step failed")
-                for slot in self.slots:
-                    if slot.reply is not None:
-                        slot.reply.error = exc
-                        self._finish(slot)
+                failed = [slot for slot in self.slots if slot.reply is not None]
+                for slot in failed:
+                    slot.reply.error = exc
+                self._finish(failed)
 
     def _slot_for(self, reply: ScheduledReply, dry_run: bool = False) -> Slot | None:
         """The resting slot this reply should take (None: it waits). Called with the lock held."""
@@ -231,7 +233,7 @@ class Scheduler:
             reply.error = exc
             run.phase = "done"
         if run.done:
-            self._finish(slot)
+            self._finish([slot])
 
     def _share_prefix(self, slot: Slot, prompt: Sequence[int]) -> None:
         """If another sequence of the same owner holds more of this prompt (a system prompt, the history
@@ -256,28 +258,52 @@ class Scheduler:
         active = [s for s in self.slots if s.run is not None and not s.run.done]
         if active:
             decode_step([s.run for s in active])
-        for slot in self.slots:
-            if slot.run is not None and slot.run.done:
-                self._finish(slot)
+        self._finish([s for s in self.slots if s.run is not None and s.run.done])
 
-    def _finish(self, slot: Slot) -> None:
-        reply, run = slot.reply, slot.run
-        slot.run = None
-        if run is not None and run.error is not None and reply.error is None:
-            reply.error = run.error
-        if run is not None and reply.error is None:
-            reply.outcome = run.outcome()
-        slot.last_used = time.monotonic()
-        with self._changed:
-            slot.reply = None
-            self._finishing += 1
-        reply.done.set()
-        try:
-            if reply.after is not None and reply.outcome is not None:
-                reply.after(slot.seq, reply.outcome)
-        except Exception:
-            log.exception("after the reply of %r", reply.conversation_id)
-        finally:
+    def _finish(self, slots: list[Slot]) -> None:
+        """End these replies: each waiter has its outcome first, then each one's after-work runs (its state
+        saved), so replies that end in the same step are all out at once, not one after-work apart."""
+        ended = []
+        for slot in slots:
+            reply, run = slot.reply, slot.run
+            slot.run = None
+            if run is not None and run.error is not None and reply.error is None:
+                reply.error = run.error
+            if run is not None and reply.error is None:
+                reply.outcome = run.outcome()
+            slot.last_used = time.monotonic()
             with self._changed:
-                self._finishing -= 1
-                self._changed.notify_all()
+                slot.reply = None
+                self._finishing += 1
+            ended.append((slot, reply))
+        for _slot, reply in ended:
+            reply.done.set()
+        self._evaluate_next_turns(ended)
+        for slot, reply in ended:
+            try:
+                if reply.after is not None and reply.outcome is not None:
+                    reply.after(slot.seq, reply.outcome)
+            except Exception:
+                log.exception("after the reply of %r", reply.conversation_id)
+            finally:
+                with self._changed:
+                    self._finishing -= 1
+                    self._changed.notify_all()
+
+    def _evaluate_next_turns(self, ended: list[tuple[Slot, ScheduledReply]]) -> None:
+        """The next turn's header of every reply that just ended, in one llama_decode call for them all."""
+        headers = []
+        for slot, reply in ended:
+            if reply.next_turn is None or reply.outcome is None:
+                continue
+            try:
+                tokens = reply.next_turn(slot.seq, reply.outcome)
+            except Exception:
+                log.exception("the next turn's header of %r", reply.conversation_id)
+                continue
+            if tokens:
+                headers.append(Slice(slot.seq, list(tokens)))
+        try:
+            self.llama.decode_slices(headers)
+        except Exception:  # only time is lost: the next turn evaluates them itself
+            log.exception("could not evaluate the next turns' headers")

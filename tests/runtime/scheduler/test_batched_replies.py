@@ -124,6 +124,37 @@ def test_cancelling_one_reply_leaves_the_others_streaming(model):
         assert any(t > cancelled_at for t, j in timeline.events if j == i) or outcomes[i].finish_reason == "stop", f"reply {i} stopped streaming"
 
 
+def test_replies_that_end_in_the_same_step_are_all_out_before_any_after_work(model, monkeypatch):
+    """Four API clients sent together end together: the last one is not kept waiting for the others'
+    after-work (their next turn's header, their saved state), which ran one after another before.
+    The headers of replies that end together are evaluated in one llama_decode call."""
+    header = model.tokenize("<|im_end|>\n<|im_start|>user\n", add_bos=False, special=True)
+    calls = []
+    real_decode_slices = model.decode_slices
+    monkeypatch.setattr(model, "decode_slices", lambda slices, **kw: (calls.append([(s.seq.seq_id, list(s.tokens)) for s in slices]), real_decode_slices(slices, **kw))[1])
+    scheduler = Scheduler(model)
+    other_was_out = []
+    try:
+        empty_slots(scheduler)
+        replies = [reply_for(model, i, max_tokens=6) for i in range(2)]
+        for reply in replies:
+            reply.next_turn = lambda _seq, _outcome: header
+        replies[0].after = lambda _seq, _outcome: other_was_out.append(replies[1].done.wait(10))
+        with scheduler._changed:  # admitted by one pass of the engine loop: they prefill, stream and end in the same steps
+            for reply in replies:
+                scheduler.submit(reply)
+        for reply in replies:
+            assert reply.done.wait(120) and reply.error is None
+        assert scheduler.wait_idle(30)
+        held = [list(scheduler.slots[r.seq_id].seq.tokens) for r in replies]
+    finally:
+        scheduler.close()
+    assert [len(r.outcome.completion) for r in replies] == [6, 6] and [r.seq_id for r in replies] == [0, 1]
+    assert other_was_out == [True]
+    assert calls[-1] == [(0, header), (1, header)]  # both headers, one call
+    assert all(tokens[-len(header):] == header for tokens in held)
+
+
 def test_a_prompt_that_begins_like_another_sequences_cache_shares_its_cells(model):
     system = "<|im_start|>system\nYou are a patient teacher who explains things to children with short, friendly sentences.<|im_end|>\n"
     ask = lambda text: model.tokenize(system + f"<|im_start|>user\n{text}<|im_end|>\n<|im_start|>assistant\n", add_bos=False, special=True)
