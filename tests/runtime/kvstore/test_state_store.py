@@ -183,18 +183,24 @@ def test_clear_empties_ram_and_disk(tmp_path):
     assert list(tmp_path.glob("*.kvs")) == []
 
 
-def test_a_write_under_way_when_clear_starts_is_gone_when_clear_returns(tmp_path, monkeypatch):
-    """The window's "Clear all" right after a reply: the reply's state was being written (seen once in the Qt
-    repeat runs as a .kvs file still there after the dialog said 0)."""
+def hold_writes(monkeypatch) -> tuple[threading.Event, threading.Event]:
+    """From now on the store's writer waits inside each write until `go` is set; `entered` says it got there."""
     entered, go = threading.Event(), threading.Event()
     real_write = state_file.write
 
-    def write_once_released(*args, **kwargs):
+    def write_when_let_go(*args, **kwargs):
         entered.set()
         assert go.wait(30)
         return real_write(*args, **kwargs)
 
-    monkeypatch.setattr(state_file, "write", write_once_released)
+    monkeypatch.setattr(state_file, "write", write_when_let_go)
+    return entered, go
+
+
+def test_a_write_under_way_when_clear_starts_is_gone_when_clear_returns(tmp_path, monkeypatch):
+    """The window's "Clear all" right after a reply: the reply's state was being written (seen once in the Qt
+    repeat runs as a .kvs file still there after the dialog said 0)."""
+    entered, go = hold_writes(monkeypatch)
     store = KvStore(tmp_path)
     store.put("a", TAG, tokens(1, 2, 3), state(8_000_000))
     assert entered.wait(30)  # the writer has taken the state and is about to write it
@@ -219,15 +225,7 @@ def test_clear_counts_a_saved_file_whose_next_state_lands_while_clear_reads_the_
     assert store.flush(10)
     size_on_disk = (tmp_path / "a.kvs").stat().st_size
 
-    entered, go = threading.Event(), threading.Event()
-    real_write = state_file.write
-
-    def write_when_let_go(*args, **kwargs):
-        entered.set()
-        assert go.wait(30)
-        return real_write(*args, **kwargs)
-
-    monkeypatch.setattr(state_file, "write", write_when_let_go)
+    entered, go = hold_writes(monkeypatch)
     store.put("a", TAG, tokens(1, 2, 3, 4), state(4000, seed=1))  # the reply's state: its write waits for go
     assert entered.wait(30)  # the writer has taken it
 
