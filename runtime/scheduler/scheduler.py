@@ -6,8 +6,11 @@ One engine thread runs the loop: it admits waiting replies into slots in the
 order they came, then builds each step's batch from every admitted reply (the
 next token of each one that streams, with its speculative draft, and chunks of
 new prompts in what the batch has left: chunked prefill, so a new prompt's time
-to first token stays bounded while the others keep streaming), decodes it with
-one llama_decode call and hands each reply its logits rows (generation.ReplyRun).
+to first token stays bounded while the others keep streaming; prompts sent
+together are read whole, generation.decode_step), decodes it with one
+llama_decode call and hands each reply its logits rows (generation.ReplyRun).
+Replies that end in the same step are all answered before their after-work (the
+next turn's headers, in one llama_decode call; the states saved) begins.
 
 Which slot a reply gets: the one its conversation rests in, else the resting slot
 whose cache shares the most with its prompt (switching back to a recent
