@@ -327,12 +327,12 @@ def decode_step(runs: Sequence[ReplyRun], budget: int | None = None) -> list[Rep
     budget = model.n_batch if budget is None else budget
     batch = BatchSoFar()
     parts: list[tuple[ReplyRun, Slice]] = []
-    streaming = [r.streaming_since for r in runs if r.phase == DECODING]
-    prompt_budget = PREFILL_CHUNK_WHILE_STREAMING if streaming and not model.one_sequence_per_decode else budget
+    streams_began = [r.streaming_since for r in runs if r.phase == DECODING]
+    prompt_budget = PREFILL_CHUNK_WHILE_STREAMING if streams_began and not model.one_sequence_per_decode else budget
     # Replies that stream first (their step is small), then prompt chunks in what is left, oldest request first.
     for run in sorted(runs, key=lambda r: (r.phase != DECODING, r.started)):
         room = budget - batch.tokens
-        if run.phase == PREFILLING and any(since < run.started for since in streaming):
+        if run.phase == PREFILLING and any(began < run.started for began in streams_began):
             room = min(room, prompt_budget)  # it came while others streamed: chunked, so they keep streaming
             prompt_budget -= room
         # else it came while every stream was still reading its own prompt: one wave with them, read whole,

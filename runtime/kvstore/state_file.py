@@ -57,16 +57,16 @@ def checksum(tokens: np.ndarray, state: np.ndarray) -> str:
     return h.hexdigest()
 
 
-def _rename(tmp: Path, path: Path) -> bool:
+def _rename(tmp: Path, path: Path, _size: int) -> bool:
     os.replace(tmp, path)
     return True
 
 
 def write(
     path: Path, key: str, tag: dict, tokens: np.ndarray, state: np.ndarray, prefill_ms_per_token: float = 0.0,
-    publish: Callable[[Path, Path], bool] = _rename,
+    publish: Callable[[Path, Path, int], bool] = _rename,
 ) -> int:
-    """Write atomically: a temporary file in the same directory, then `publish(tmp, path)` renames it into place.
+    """Write atomically: a temporary file in the same directory, then `publish(tmp, path, size)` renames it into place.
 
     Returns the file's size, or 0 when publish declined (and the temporary file is removed)."""
     tokens = np.ascontiguousarray(tokens, dtype="<i4")
@@ -77,6 +77,7 @@ def write(
         },
         sort_keys=True,
     ).encode()
+    size = _PRELUDE.size + len(header) + tokens.nbytes + state.nbytes
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as f:
@@ -84,14 +85,14 @@ def write(
             f.write(header)
             f.write(memoryview(tokens).cast("B"))
             f.write(memoryview(state).cast("B"))
-        published = publish(tmp, path)
+        published = publish(tmp, path, size)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     if not published:
         tmp.unlink(missing_ok=True)
         return 0
-    return _PRELUDE.size + len(header) + tokens.nbytes + state.nbytes
+    return size
 
 
 def read_index(f: BinaryIO, file_size: int) -> tuple[StateHeader, np.ndarray]:

@@ -198,28 +198,30 @@ class KvStore:
     def _write(self, job: _Write) -> None:
         entry = job.entry
         with self._lock:
-            current = self._entries.get(entry.key)
-            if job.epoch != self._epoch or current is not entry:
-                return  # cleared, or a newer state of this conversation was saved since
+            if not self._is_current(job):
+                return
         size = state_file.write(
             entry.path, entry.key, entry.tag, entry.tokens, job.state, entry.prefill_ms_per_token,
-            publish=lambda tmp, path: self._publish(job, tmp, path),
+            publish=lambda tmp, path, size: self._publish(job, tmp, path, size),
         )
         if size:
             self._enforce_disk_budget()
 
-    def _publish(self, job: _Write, tmp: Path, path: Path) -> bool:
+    def _is_current(self, job: _Write) -> bool:
+        """False once the store was cleared or a newer state of this conversation saved since (lock held)."""
+        return job.epoch == self._epoch and self._entries.get(job.entry.key) is job.entry
+
+    def _publish(self, job: _Write, tmp: Path, path: Path, size: int) -> bool:
         """Rename a written state into place, unless it was cleared or superseded while it was written.
 
         Under the lock, so the file a conversation has on disk changes only while clear() is not reading
         the folder: clear sees each file once, whole, and no write lands a cleared state after it."""
         with self._lock:
-            entry = job.entry
-            if job.epoch != self._epoch or self._entries.get(entry.key) is not entry:
+            if not self._is_current(job):
                 return False
             os.replace(tmp, path)
-            entry.disk_bytes = path.stat().st_size
-            entry.written = True
+            job.entry.disk_bytes = size
+            job.entry.written = True
             return True
 
     def _enforce_disk_budget(self) -> None:
