@@ -27,7 +27,7 @@ from runtime.gguf.reader import read_file_header  # noqa: E402
 from runtime.models import wheels  # noqa: E402
 from report import publish
 
-SIZES = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 33]
+SIZES = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 33, 49, 65]
 FILLER = "def scale(values, factor):\n    return [v * factor for v in values]\n\n"
 
 

@@ -3,10 +3,12 @@
 A draft of k tokens yields E(k) = 1 + S(1) + ... + S(k) tokens per target pass on
 average, S(m) being the chance that its first m tokens are all accepted (the
 accepted run plus the target's own next token), at the cost of drafting k tokens
-and verifying k + 1. S is learnt per kind of draft (run_lengths.py): a lookup
-whose match is long is usually a copy that goes on for many tokens, which a
-single per-position rate cannot express (it would never justify the 48 to 64
-tokens such a copy pays for); a draft model's runs are short.
+and verifying k + 1. For prompt lookup S comes from how long copies go on
+once they have run a while (copy_runs.py): a lookup whose match is long is
+usually a copy that goes on for many tokens, which a single per-position rate
+cannot express (it would never justify the 48 to 64 tokens such a copy pays
+for). For a draft model, whose runs are short, S is learnt per draft position
+(run_lengths.py).
 
 The expected speed-up is measured against what the step would give without the
 draft: the other replies decoded in the same batch (`BatchSoFar`) share the
@@ -24,6 +26,7 @@ import os
 from dataclasses import dataclass
 
 from runtime.engine.generation import BatchSoFar
+from runtime.speculative.copy_runs import CopyRuns
 from runtime.speculative.costs import CostModel
 from runtime.speculative.run_lengths import RunLengths
 
@@ -47,21 +50,6 @@ class Plan:
     expected: float = 1.0  # tokens the step is expected to yield for this reply
 
 
-LOOKUP_BINS = (64, 32, 16, 8, 4, 3, 2, 1)  # suffix match lengths that share an acceptance estimate
-
-
-def lookup_key(n: int) -> str:
-    return f"lookup{next(b for b in LOOKUP_BINS if n >= b)}"
-
-
-# Suffix matches of one or two tokens are often coincidences; long ones mean the reply is copying a run.
-# Priors (first, later): how often the first drafted token was accepted, and each later one given the ones
-# before it, measured on the benchmark's code edits with Qwen2.5-Coder-1.5B (every position where a match
-# of that length was found: after a 32-token match, 99 % of first tokens and 77 % of 64-token drafts held).
-LOOKUP_PRIORS = {
-    "lookup1": (0.27, 0.4), "lookup2": (0.45, 0.5), "lookup3": (0.7, 0.55), "lookup4": (0.7, 0.75),
-    "lookup8": (0.88, 0.92), "lookup16": (0.98, 0.975), "lookup32": (0.99, 0.993), "lookup64": (0.995, 0.985),
-}
 DRAFT_PRIOR = 0.6
 
 
@@ -76,15 +64,11 @@ class Controller:
         self.fixed_k = fixed_k  # tests: always draft this many (no cost model, no back-off)
         self.k_max_lookup = k_max_lookup()
         self.draft_step_prior = draft_step_prior  # a draft step as a fraction of a target step, until measured
-        self.runs: dict[str, RunLengths] = {key: RunLengths(*p) for key, p in LOOKUP_PRIORS.items()}
-        self.runs["draft"] = RunLengths(DRAFT_PRIOR)
+        self.copies = CopyRuns()
+        self.draft_runs = RunLengths(DRAFT_PRIOR)
         self.plain_since_draft = 0
         self.probe_interval = PROBE_FIRST
         self.lookup_declined = 0
-
-    def rate(self, key: str) -> float:
-        """The chance the first drafted token of this kind is accepted."""
-        return self.runs[key].survival(1)[0]
 
     def _best(self, survival: list[float], cost, batch: BatchSoFar) -> Plan:
         """The draft length with the highest expected speed-up (which may be below 1: then it does not pay).
@@ -114,7 +98,7 @@ class Controller:
             return Plan(min(self.fixed_k, k_max), 1.0)
         if self.costs.plain_step is None:
             return Plan(0, 1.0)  # first measure what a plain step costs here
-        plan = self._best(self.runs[lookup_key(n)].survival(k_max), self._target(batch), batch)
+        plan = self._best(self.copies.survival(n, k_max), self._target(batch), batch)
         if plan.gain >= MIN_GAIN:
             self.lookup_declined = 0
             return plan
@@ -140,7 +124,7 @@ class Controller:
             return Plan(min(self.fixed_k, k_max), 1.0)
         if self.costs.plain_step is None:
             return Plan(0, 1.0)
-        plan = self._best(self.runs["draft"].survival(k_max), self._draft_cost(batch), batch)
+        plan = self._best(self.draft_runs.survival(k_max), self._draft_cost(batch), batch)
         if plan.gain >= MIN_GAIN:
             return plan
         if self.plain_since_draft >= self.probe_interval and self._draft_could_pay(k_max, batch):
@@ -158,8 +142,11 @@ class Controller:
         optimistic = [OPTIMISTIC_RATE**m for m in range(1, k_max + 1)]
         return self._best(optimistic, self._draft_cost(batch), batch).gain >= MIN_GAIN
 
-    def observe(self, key: str, drafted: int, accepted: int) -> None:
-        self.runs[key].observe(drafted, accepted)
+    def observe_lookup(self, match: int, drafted: int, accepted: int) -> None:
+        self.copies.observe(match, drafted, accepted)
+
+    def observe_draft(self, drafted: int, accepted: int) -> None:
+        self.draft_runs.observe(drafted, accepted)
 
     def drafted_with_model(self, probe: bool) -> None:
         self.plain_since_draft = 0

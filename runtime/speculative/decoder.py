@@ -20,7 +20,7 @@ from runtime.engine.llama_model import LlamaModel, Slice, as_sequence
 from runtime.engine.sampling import Sampler, SamplingConfig
 from runtime.protocol import GenerationStats
 from runtime.speculative.acceptance import Proposal, judge
-from runtime.speculative.adaptive import Controller, lookup_key
+from runtime.speculative.adaptive import Controller
 from runtime.speculative.costs import CostModel
 from runtime.speculative.draft_model import DraftModel
 from runtime.speculative.lookup import Match, NgramIndex
@@ -30,7 +30,7 @@ from runtime.speculative.lookup import Match, NgramIndex
 class Draft:
     tokens: list[int]
     proposals: list[Proposal]  # the distribution each token was drawn from; None: deterministic
-    key: str  # which acceptance estimate it feeds ("lookup1".."lookup32", "draft")
+    match: int | None  # prompt lookup: the length of the suffix match it continues; None: the draft model
     probe: bool = False
     expected: float = 1.0  # tokens this step is expected to yield (the accepted run and the target's own)
 
@@ -42,7 +42,7 @@ class Drafting:
         self.controller = controller
         self.lookup = lookup
         self.draft_model = draft_model
-        self.shadow: tuple[str, list[int]] | None = None  # a lookup draft not used this round, scored afterwards
+        self.shadow: tuple[int, list[int]] | None = None  # a lookup draft (match length, tokens) not used this round, scored afterwards
 
     def propose(self, history: list[int], room: int, sampling: SamplingConfig, draft_sampler: Sampler | None, batch: BatchSoFar) -> Draft | None:
         self.shadow = None
@@ -52,8 +52,8 @@ class Drafting:
             if match is not None:
                 plan = self.controller.plan_lookup(match.n, len(match.continuation), room, batch)
                 if plan.k > 0:
-                    return Draft(match.continuation[: plan.k], [None] * plan.k, lookup_key(match.n), expected=plan.expected)
-                self.shadow = (lookup_key(match.n), match.continuation)
+                    return Draft(match.continuation[: plan.k], [None] * plan.k, match.n, expected=plan.expected)
+                self.shadow = (match.n, match.continuation)
         # Both drafters: the draft model drafts when prompt lookup has nothing worth verifying.
         if self.draft_model is not None and (match is None or self.shadow is not None):
             plan = self.controller.plan_draft(room, batch)
@@ -61,7 +61,7 @@ class Drafting:
                 tokens, proposals = self.draft_model.draft(history, plan.k, sampling, draft_sampler)
                 self.controller.costs.observe_draft(*self.draft_model.last_timing)
                 if tokens:
-                    return Draft(tokens, proposals, "draft", plan.probe, plan.expected)
+                    return Draft(tokens, proposals, None, plan.probe, plan.expected)
             else:
                 self.controller.skipped_draft()
         return None
@@ -70,13 +70,13 @@ class Drafting:
         """Prompt lookup's acceptance, learnt for free from a round that did not use it."""
         if self.shadow is None:
             return
-        key, draft = self.shadow
+        match, draft = self.shadow
         self.shadow = None
         n = min(len(draft), len(emitted))
         agreed = 0
         while agreed < n and draft[agreed] == emitted[agreed]:
             agreed += 1
-        self.controller.observe(key, agreed + 1 if agreed < n else agreed, agreed)
+        self.controller.observe_lookup(match, agreed + 1 if agreed < n else agreed, agreed)
 
 
 class SpeculativeDecoder:
@@ -153,9 +153,11 @@ class SpeculativeStepper:
             emitted = self._judge(draft)
             accepted = len(emitted) - 1
             self.seq.truncate(self.base + 1 + accepted)
-            controller.observe(draft.key, len(draft.tokens), accepted)
-            if draft.key == "draft":
+            if draft.match is None:
+                controller.observe_draft(len(draft.tokens), accepted)
                 controller.drafted_with_model(draft.probe)
+            else:
+                controller.observe_lookup(draft.match, len(draft.tokens), accepted)
             figures.drafted += len(draft.tokens)
             figures.accepted += accepted
             figures.drafts += 1

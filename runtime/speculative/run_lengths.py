@@ -1,14 +1,14 @@
-"""How long one kind of draft keeps being right: the chance of a rejection at each position of a draft, learnt as it goes.
+"""How long a draft model's drafts keep being right: the chance of a rejection at each position of a draft, learnt as it goes.
 
-A copy found by prompt lookup tends to go on once it has gone on for a while (a
-reply that repeats a function repeats all of it), so the chance of a rejection
-is not the same at every position of a draft: it is high at the first tokens and
-low far into a long one. Positions are grouped in buckets that double in width
-(1, 2, 3-4, 5-8, ... 33-64, 65+); each keeps, decayed per draft that reached it,
-how many drafted tokens reached it (were judged) and how many of those were
-rejected. A bucket no draft reaches keeps what it knew (at first, the prior).
-S(m), the chance that a draft's first m tokens are all accepted, is the product
-of (1 - rejection rate) over positions 1..m.
+A small model's draft is more often wrong the further it runs from what the
+target has seen, so the chance of a rejection is not the same at every position.
+Positions are grouped in buckets that double in width (1, 2, 3-4, 5-8, ...
+33-64, 65+); each keeps, decayed per draft that reached it, how many drafted
+tokens reached it (were judged) and how many of those were rejected. A bucket no
+draft reaches keeps what it knew (at first, the prior). S(m), the chance that a
+draft's first m tokens are all accepted, is the product of (1 - rejection rate)
+over positions 1..m. (Prompt lookup's drafts are copies, learnt by how long the
+copy has run instead: copy_runs.py.)
 """
 
 from __future__ import annotations

