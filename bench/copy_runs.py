@@ -11,7 +11,8 @@ runtime/speculative/copy_runs.py, whose priors come from this script.
 
     .venv/bin/python bench/copy_runs.py [--tokens 256] [--kinds code-edit] [--json out.json]
 
-Prints one JSON object: judged and broken counts per run-length bin, and h, per prompt kind.
+Prints one JSON object: judged and broken counts per run-length bin, and h, per prompt kind, in all and
+apart for copies of the prompt and copies of the reply's own earlier text.
 """
 
 from __future__ import annotations
@@ -40,12 +41,14 @@ GREEDY = SamplingConfig(temperature=0.0, top_p=1.0, top_k=40, seed=0)
 LONGEST_DRAFT = 64
 
 
-def observe_reply(prompt: list[int], reply: list[int], judged: list[int], broken: list[int]) -> None:
+def observe_reply(prompt: list[int], reply: list[int], counts: dict) -> None:
+    """Count judged and broken tokens per run-length bin, apart for copies of the prompt and of the reply itself."""
     index = NgramIndex()
     index.reset(prompt)
     for i, token in enumerate(reply):
         match = index.match(LONGEST_DRAFT)
         if match is not None:
+            judged, broken = counts["reply" if match.start >= len(prompt) else "prompt"]  # where the copied run continues
             for m, proposed in enumerate(match.continuation[: len(reply) - i], start=1):
                 b = run_bin(match.n + m - 1)
                 judged[b] += 1
@@ -66,7 +69,7 @@ def main() -> int:
     model = LlamaModel(LoadSettings(path, 4096, 0, "f16", "f16", None, args.threads), read_file_header(path))
     template, _ = load_template(model.header.chat_template, model)
     kinds = args.kinds.split(",")
-    counts = {kind: ([0] * len(RUN_BINS), [0] * len(RUN_BINS)) for kind in kinds}
+    counts = {kind: {source: ([0] * len(RUN_BINS), [0] * len(RUN_BINS)) for source in ("prompt", "reply")} for kind in kinds}
     for kind, name, text in PROMPTS:
         if kind not in kinds:
             continue
@@ -74,14 +77,16 @@ def main() -> int:
         prompt = model.tokenize(rendered, add_bos=False, special=True)
         model.clear()
         outcome = generate(model, GenerationRequest(prompt=prompt, max_tokens=args.tokens, sampling=GREEDY), None, decode_plain)
-        observe_reply(prompt, outcome.completion, *counts[kind])
+        observe_reply(prompt, outcome.completion, counts[kind])
         print(f"{name}: {len(outcome.completion)} tokens", file=sys.stderr, flush=True)
     model.close()
     report = {"model": Path(path).name, "tokens": args.tokens, "bins": list(RUN_BINS), "by_kind": {}}
-    for kind, (judged, broken) in counts.items():
-        report["by_kind"][kind] = {
-            f"L>={start}": {"judged": j, "broken": b, "h": round(b / j, 4) if j else None} for start, j, b in zip(RUN_BINS, judged, broken)
-        }
+    for kind, by_source in counts.items():
+        both = [[p + r for p, r in zip(by_source["prompt"][i], by_source["reply"][i])] for i in range(2)]
+        for label, (judged, broken) in (("", both), (" copying the prompt", by_source["prompt"]), (" copying the reply", by_source["reply"])):
+            report["by_kind"][kind + label] = {
+                f"L>={start}": {"judged": j, "broken": b, "h": round(b / j, 4) if j else None} for start, j, b in zip(RUN_BINS, judged, broken)
+            }
     publish(report, args.json)
     return 0
 

@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass
 
 from runtime.engine.generation import BatchSoFar
-from runtime.speculative.copy_runs import CopyRuns
+from runtime.speculative.copy_runs import PRIOR_H_EARLIER_TEXT, PRIOR_H_REPLY, CopyRuns
 from runtime.speculative.costs import CostModel
 from runtime.speculative.run_lengths import RunLengths
 
@@ -64,7 +64,8 @@ class Controller:
         self.fixed_k = fixed_k  # tests: always draft this many (no cost model, no back-off)
         self.k_max_lookup = k_max_lookup()
         self.draft_step_prior = draft_step_prior  # a draft step as a fraction of a target step, until measured
-        self.copies = CopyRuns()
+        # Copies of earlier text (a file given to edit) go on far more often than the reply repeating itself.
+        self.copies = {False: CopyRuns(PRIOR_H_EARLIER_TEXT), True: CopyRuns(PRIOR_H_REPLY)}  # keyed by "copies the reply"
         self.draft_runs = RunLengths(DRAFT_PRIOR)
         self.plain_since_draft = 0
         self.probe_interval = PROBE_FIRST
@@ -89,7 +90,8 @@ class Controller:
     def _target(self, batch: BatchSoFar):
         return lambda k: self.costs.target_cost(batch.tokens + 1 + k)
 
-    def plan_lookup(self, n: int, available: int, room: int, batch: BatchSoFar | None = None) -> Plan:
+    def plan_lookup(self, n: int, available: int, room: int, batch: BatchSoFar | None = None, of_reply: bool = False) -> Plan:
+        """A lookup draft after a suffix match of n tokens, continuing earlier text or (of_reply) the reply itself."""
         batch = batch or BatchSoFar()
         k_max = min(available, room, self.k_max_lookup)
         if k_max <= 0:
@@ -98,7 +100,7 @@ class Controller:
             return Plan(min(self.fixed_k, k_max), 1.0)
         if self.costs.plain_step is None:
             return Plan(0, 1.0)  # first measure what a plain step costs here
-        plan = self._best(self.copies.survival(n, k_max), self._target(batch), batch)
+        plan = self._best(self.copies[of_reply].survival(n, k_max), self._target(batch), batch)
         if plan.gain >= MIN_GAIN:
             self.lookup_declined = 0
             return plan
@@ -142,8 +144,8 @@ class Controller:
         optimistic = [OPTIMISTIC_RATE**m for m in range(1, k_max + 1)]
         return self._best(optimistic, self._draft_cost(batch), batch).gain >= MIN_GAIN
 
-    def observe_lookup(self, match: int, drafted: int, accepted: int) -> None:
-        self.copies.observe(match, drafted, accepted)
+    def observe_lookup(self, match: int, drafted: int, accepted: int, of_reply: bool = False) -> None:
+        self.copies[of_reply].observe(match, drafted, accepted)
 
     def observe_draft(self, drafted: int, accepted: int) -> None:
         self.draft_runs.observe(drafted, accepted)

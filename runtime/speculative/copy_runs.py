@@ -16,8 +16,9 @@ about runs of 37, whatever match the next draft starts from.
 
 Run lengths are grouped in bins (1, 2, 3, 4-5, 6-7, 8-11, ... 128+); each keeps
 how many judged tokens reached it and how many broke there, decayed per draft
-that reached it so the estimate follows the current reply. The priors are what
-bench/copy_runs.py measured on the benchmark's code edits.
+that reached it so the estimate follows the current reply. A copy of earlier text
+(a file given to edit, an earlier turn) and a copy of the reply's own earlier
+words are learnt apart, from priors that bench/copy_runs.py measured.
 """
 
 from __future__ import annotations
@@ -25,10 +26,14 @@ from __future__ import annotations
 import bisect
 
 RUN_BINS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
-# h per bin before anything was judged: what bench/copy_runs.py measured on the code edits with Qwen2.5-Coder-1.5B
-# (docs/benchmarks/copy_runs.json), rounded; runs of 24-31 (4 breaks in 1665) are given their neighbours' 1 %,
-# and 128+ (never reached there) that of 96-127.
-PRIOR_H = (0.75, 0.55, 0.3, 0.35, 0.2, 0.15, 0.06, 0.015, 0.01, 0.01, 0.01, 0.004, 0.008, 0.008)
+# h per bin before anything was judged: what bench/copy_runs.py measured on the benchmark's replies with
+# Qwen2.5-Coder-1.5B (docs/benchmarks/copy_runs.json), rounded. Copies of earlier text (the code given to edit)
+# and copies of the reply's own earlier words behave apart: runs of 12-15 broke 4 % of the time in the first and
+# 38 % in the second, which never ran 16 tokens there. So each has its own estimate. Earlier text: every kind
+# pooled (nearly all of it code); runs of 24-31 (4 breaks in 1665) get their neighbours' 1 %, and 128+ (never
+# reached) that of 96-127. The reply: every kind pooled; 16+ never reached, so a guess between, soon corrected.
+PRIOR_H_EARLIER_TEXT = (0.8, 0.48, 0.28, 0.31, 0.14, 0.14, 0.044, 0.015, 0.01, 0.01, 0.01, 0.004, 0.008, 0.008)
+PRIOR_H_REPLY = (0.8, 0.58, 0.33, 0.39, 0.28, 0.26, 0.38, 0.2, 0.1, 0.05, 0.05, 0.05, 0.05, 0.05)
 PRIOR_TOKENS = 4.0  # pseudo-observations per bin, at the prior's rate
 DECAY = 0.9  # per draft that reached the bin
 
@@ -39,7 +44,7 @@ def run_bin(length: int) -> int:
 
 
 class CopyRuns:
-    def __init__(self, prior_h: tuple[float, ...] = PRIOR_H):
+    def __init__(self, prior_h: tuple[float, ...] = PRIOR_H_EARLIER_TEXT):
         self.judged = [PRIOR_TOKENS] * len(RUN_BINS)
         self.broken = [PRIOR_TOKENS * h for h in prior_h]
 

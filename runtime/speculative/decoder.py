@@ -33,6 +33,7 @@ class Draft:
     match: int | None  # prompt lookup: the length of the suffix match it continues; None: the draft model
     probe: bool = False
     expected: float = 1.0  # tokens this step is expected to yield (the accepted run and the target's own)
+    of_reply: bool = False  # a lookup draft that copies the reply's own earlier tokens, not earlier text
 
 
 class Drafting:
@@ -42,7 +43,8 @@ class Drafting:
         self.controller = controller
         self.lookup = lookup
         self.draft_model = draft_model
-        self.shadow: tuple[int, list[int]] | None = None  # a lookup draft (match length, tokens) not used this round, scored afterwards
+        self.shadow: tuple[int, list[int], bool] | None = None  # a lookup draft (match length, tokens, of the reply) not used this round, scored afterwards
+        self.reply_start = 0  # where the reply begins in the history: a match after it copies the reply itself
 
     def propose(self, history: list[int], room: int, sampling: SamplingConfig, draft_sampler: Sampler | None, batch: BatchSoFar) -> Draft | None:
         self.shadow = None
@@ -50,10 +52,11 @@ class Drafting:
         if self.lookup is not None:
             match = self.lookup.match(min(room, self.controller.k_max_lookup))
             if match is not None:
-                plan = self.controller.plan_lookup(match.n, len(match.continuation), room, batch)
+                of_reply = match.start >= self.reply_start
+                plan = self.controller.plan_lookup(match.n, len(match.continuation), room, batch, of_reply)
                 if plan.k > 0:
-                    return Draft(match.continuation[: plan.k], [None] * plan.k, match.n, expected=plan.expected)
-                self.shadow = (match.n, match.continuation)
+                    return Draft(match.continuation[: plan.k], [None] * plan.k, match.n, expected=plan.expected, of_reply=of_reply)
+                self.shadow = (match.n, match.continuation, of_reply)
         # Both drafters: the draft model drafts when prompt lookup has nothing worth verifying.
         if self.draft_model is not None and (match is None or self.shadow is not None):
             plan = self.controller.plan_draft(room, batch)
@@ -70,13 +73,13 @@ class Drafting:
         """Prompt lookup's acceptance, learnt for free from a round that did not use it."""
         if self.shadow is None:
             return
-        match, draft = self.shadow
+        match, draft, of_reply = self.shadow
         self.shadow = None
         n = min(len(draft), len(emitted))
         agreed = 0
         while agreed < n and draft[agreed] == emitted[agreed]:
             agreed += 1
-        self.controller.observe_lookup(match, agreed + 1 if agreed < n else agreed, agreed)
+        self.controller.observe_lookup(match, agreed + 1 if agreed < n else agreed, agreed, of_reply)
 
 
 class SpeculativeDecoder:
@@ -113,6 +116,7 @@ class SpeculativeStepper:
 
     def begin(self) -> bool:
         self.history = list(self.seq.tokens)
+        self.drafting.reply_start = len(self.history)
         if self.drafting.lookup is not None:
             self.drafting.lookup.reset(self.history)
         if self.drafting.draft_model is not None:
@@ -157,7 +161,7 @@ class SpeculativeStepper:
                 controller.observe_draft(len(draft.tokens), accepted)
                 controller.drafted_with_model(draft.probe)
             else:
-                controller.observe_lookup(draft.match, len(draft.tokens), accepted)
+                controller.observe_lookup(draft.match, len(draft.tokens), accepted, draft.of_reply)
             figures.drafted += len(draft.tokens)
             figures.accepted += accepted
             figures.drafts += 1
