@@ -16,8 +16,7 @@ about runs of 37, whatever match the next draft starts from.
 
 Run lengths are grouped in bins (1, 2, 3, 4-5, 6-7, 8-11, ... 128+); each keeps
 how many judged tokens reached it and how many broke there, decayed per draft
-that reached it and bounded to the last 32 or so, so the estimate follows the
-current reply. A copy of earlier text
+that reached it so the estimate follows the current reply. A copy of earlier text
 (a file given to edit, an earlier turn) and a copy of the reply's own earlier
 words are learnt apart, from priors that bench/copy_runs.py measured.
 """
@@ -37,10 +36,6 @@ PRIOR_H_EARLIER_TEXT = (0.8, 0.48, 0.28, 0.31, 0.14, 0.14, 0.044, 0.015, 0.01, 0
 PRIOR_H_REPLY = (0.8, 0.58, 0.33, 0.39, 0.28, 0.26, 0.38, 0.2, 0.1, 0.05, 0.05, 0.05, 0.05, 0.05)
 PRIOR_TOKENS = 4.0  # pseudo-observations per bin, at the prior's rate
 DECAY = 0.9  # per draft that reached the bin
-# The judged tokens a bin remembers at most. A long draft judges dozens of tokens in one bin; without a bound, a
-# run of replies that copied without a break (a rename) would leave a 1 % hazard that one break barely moves, and
-# the next reply, which breaks every 40 tokens (logging added to each function), would keep drafting 64.
-WINDOW_TOKENS = 32.0
 
 
 def run_bin(length: int) -> int:
@@ -79,8 +74,3 @@ class CopyRuns:
             self.judged[run_bin(length)] += 1.0
         if accepted < drafted:
             self.broken[run_bin(match + accepted)] += 1.0
-        for b in range(first, last + 1):
-            if self.judged[b] > WINDOW_TOKENS:
-                scale = WINDOW_TOKENS / self.judged[b]
-                self.judged[b] = WINDOW_TOKENS
-                self.broken[b] *= scale

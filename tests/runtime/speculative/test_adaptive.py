@@ -213,23 +213,3 @@ def test_a_match_continuing_the_reply_is_told_apart_from_one_continuing_the_prom
     index.extend([20, 21, 22, 20, 21])  # now it repeats its own words
     drafting.propose(index.tokens, 100, greedy, None, BatchSoFar())
     assert drafting.shadow == (2, [22, 20, 21], True)
-
-
-def measured_costs() -> CostModel:
-    """bench/verify_costs.py on the 2-core machine of 2026-12-01: a pass over n tokens, in plain steps."""
-    c = CostModel()
-    c.observe_pass(1, 0.044)
-    for n, steps in ((2, 1.737), (4, 2.9), (8, 7.97), (16, 9.825), (33, 20.449), (65, 34.268)):
-        c.observe_pass(n, 0.044 * steps)
-    return c
-
-
-def test_one_break_after_many_unbroken_copies_still_shortens_the_next_drafts():
-    # A rename copied every token (many 64-token drafts held); the next reply, logging added to each
-    # function, breaks 30 tokens into a 64-token draft: that must count, however much went before.
-    c = Controller(measured_costs())
-    for _ in range(20):
-        c.observe_lookup(64, 64, 64)
-    assert c.plan_lookup(n=64, available=64, room=1000).k == 64
-    c.observe_lookup(64, 64, 30)
-    assert c.plan_lookup(n=64, available=64, room=1000).k <= 48
