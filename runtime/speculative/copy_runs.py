@@ -14,16 +14,15 @@ matches say that copies that long go on, which is what a 64-token draft needs to
 know; and a long draft broken at its 6th token after a 32-token match says so
 about runs of 37, whatever match the next draft starts from.
 
-Run lengths are grouped in bins (1, 2, 3, 4-5, 6-7, 8-11, ... 128+); each keeps
-how many judged tokens reached it and how many broke there, decayed per draft
-that reached it so the estimate follows the current reply. A copy of earlier text
+Run lengths are grouped in bins (1, 2, 3, 4-5, 6-7, 8-11, ... 128+), learnt as
+break_rates.py does for both drafters. A copy of earlier text
 (a file given to edit, an earlier turn) and a copy of the reply's own earlier
 words are learnt apart, from priors that bench/copy_runs.py measured.
 """
 
 from __future__ import annotations
 
-import bisect
+from runtime.speculative.break_rates import BreakRates, bin_of
 
 RUN_BINS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
 # h per bin before anything was judged: what bench/copy_runs.py measured on the benchmark's replies with
@@ -35,42 +34,15 @@ RUN_BINS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
 PRIOR_H_EARLIER_TEXT = (0.8, 0.48, 0.28, 0.31, 0.14, 0.14, 0.044, 0.015, 0.01, 0.01, 0.01, 0.004, 0.008, 0.008)
 PRIOR_H_REPLY = (0.8, 0.58, 0.33, 0.39, 0.28, 0.26, 0.38, 0.2, 0.1, 0.05, 0.05, 0.05, 0.05, 0.05)
 PRIOR_TOKENS = 4.0  # pseudo-observations per bin, at the prior's rate
-DECAY = 0.9  # per draft that reached the bin
 
 
 def run_bin(length: int) -> int:
     """The bin of a copy that has run `length` tokens (length >= 1)."""
-    return max(0, bisect.bisect_right(RUN_BINS, length) - 1)
+    return bin_of(RUN_BINS, length)
 
 
-class CopyRuns:
+class CopyRuns(BreakRates):
+    """h by how long the copy has run: a draft after a match of n tokens starts at n (`survival(n, k)`, `observe(n, ...)`)."""
+
     def __init__(self, prior_h: tuple[float, ...] = PRIOR_H_EARLIER_TEXT):
-        self.judged = [PRIOR_TOKENS] * len(RUN_BINS)
-        self.broken = [PRIOR_TOKENS * h for h in prior_h]
-
-    def hazard(self, length: int) -> float:
-        b = run_bin(length)
-        return min(1.0, self.broken[b] / self.judged[b])
-
-    def survival(self, match: int, k: int) -> list[float]:
-        """S(1) .. S(k) for a draft after a match of `match` tokens."""
-        out = []
-        s = 1.0
-        for m in range(1, k + 1):
-            s *= 1.0 - self.hazard(match + m - 1)
-            out.append(s)
-        return out
-
-    def observe(self, match: int, drafted: int, accepted: int) -> None:
-        """A draft of `drafted` tokens after a match of `match`, whose first `accepted` held (the next one, if any, broke)."""
-        judged = min(accepted + 1, drafted)
-        if judged <= 0:
-            return
-        first, last = run_bin(match), run_bin(match + judged - 1)
-        for b in range(first, last + 1):
-            self.judged[b] *= DECAY
-            self.broken[b] *= DECAY
-        for length in range(match, match + judged):
-            self.judged[run_bin(length)] += 1.0
-        if accepted < drafted:
-            self.broken[run_bin(match + accepted)] += 1.0
+        super().__init__(RUN_BINS, prior_h, PRIOR_TOKENS)

@@ -25,7 +25,7 @@ LENGTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
 class Match:
     n: int  # length of the matched suffix: longer matches are accepted more often
     continuation: list[int]
-    start: int = 0  # where the continuation starts in the history
+    start: int  # where the continuation starts in the history
 
 
 class NgramIndex:
