@@ -30,6 +30,7 @@ import llama_cpp
 import llama_cpp._internals as internals
 from llama_cpp._logger import set_verbose
 
+from runtime.engine.token_alignment import common_prefix
 from runtime.gguf.reader import GGUFHeader
 
 KV_TYPES = {"f16": llama_cpp.GGML_TYPE_F16, "q8_0": llama_cpp.GGML_TYPE_Q8_0, "q4_0": llama_cpp.GGML_TYPE_Q4_0}
@@ -100,12 +101,7 @@ class Sequence:
         return getattr(self.model, name)
 
     def common_prefix(self, tokens: Seq[int]) -> int:
-        n = 0
-        for a, b in zip(self.tokens, tokens):
-            if a != b:
-                break
-            n += 1
-        return n
+        return common_prefix(self.tokens, tokens)
 
     def truncate(self, n: int) -> int:
         """Drop everything after the first n cached tokens; returns how many are kept.

@@ -26,6 +26,7 @@ import os
 from dataclasses import dataclass
 
 from runtime.engine.generation import BatchSoFar
+from runtime.engine.token_alignment import common_prefix
 from runtime.speculative.copy_runs import PRIOR_H_EARLIER_TEXT, PRIOR_H_REPLY, CopyRuns
 from runtime.speculative.costs import CostModel
 from runtime.speculative.run_lengths import RunLengths
@@ -64,12 +65,30 @@ class Controller:
         self.fixed_k = fixed_k  # tests: always draft this many (no cost model, no back-off)
         self.k_max_lookup = k_max_lookup()
         self.draft_step_prior = draft_step_prior  # a draft step as a fraction of a target step, until measured
+        self.history: list[int] = []  # the last reply's history, prompt and reply (its stepper extends the list)
+        self._learn_afresh()
+
+    def _learn_afresh(self) -> None:
         # Copies of earlier text (a file given to edit) go on far more often than the reply repeating itself.
         self.copies = {False: CopyRuns(PRIOR_H_EARLIER_TEXT), True: CopyRuns(PRIOR_H_REPLY)}  # keyed by "copies the reply"
         self.draft_runs = RunLengths(DRAFT_PRIOR)
         self.plain_since_draft = 0
         self.probe_interval = PROBE_FIRST
         self.lookup_declined = 0
+
+    def begin_reply(self, history: list[int]) -> None:
+        """A reply is about to extend `history` (the list its stepper appends to as it goes).
+
+        If it does not go on from the last reply's conversation (less than half of it is shared:
+        another conversation on this sequence), acceptance is learnt afresh from the priors. How
+        copies held in one conversation says little of another: after a rename, where every copied
+        line held, a logging edit that breaks at every function drafted 63 tokens after 6-token
+        matches and lost them (bench/speculative.py: module-logging 1.02x after the other prompts,
+        1.42x on its own). Measured costs belong to the machine and are kept.
+        """
+        if self.history and common_prefix(self.history, history) * 2 < len(history):
+            self._learn_afresh()
+        self.history = history
 
     def _best(self, survival: list[float], cost, batch: BatchSoFar) -> Plan:
         """The draft length with the highest expected speed-up (which may be below 1: then it does not pay).

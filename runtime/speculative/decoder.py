@@ -117,6 +117,7 @@ class SpeculativeStepper:
     def begin(self) -> bool:
         self.history = list(self.seq.tokens)
         self.drafting.reply_start = len(self.history)
+        self.drafting.controller.begin_reply(self.history)
         if self.drafting.lookup is not None:
             self.drafting.lookup.reset(self.history)
         if self.drafting.draft_model is not None:

@@ -16,7 +16,7 @@ drafted token is accepted 23% of the time after a 1-token match, 71% after 5-7,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 LENGTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
 
@@ -29,8 +29,13 @@ class Match:
 
 
 class NgramIndex:
-    def __init__(self, lengths: Sequence[int] = LENGTHS):
+    def __init__(self, lengths: Sequence[int] = LENGTHS, ends: Callable[[int], bool] = lambda token: False):
         self.lengths = sorted(lengths, reverse=True)
+        # Whether a token ends a reply (end of generation): a continuation stops after it, since a reply
+        # ends there and nothing drafted past it can be accepted. A copy of the message given to edit
+        # otherwise ran on into the chat template's tokens after it: js-fix-empty drafted 54 tokens
+        # of which the last 35 lay past the message's end.
+        self.ends = ends
         self.tokens: list[int] = []
         # Occurrences ending before the last token only: the last token's own suffix must not match itself.
         self._indexed = 0
@@ -70,5 +75,11 @@ class NgramIndex:
                 continue
             end = self._ends[n].get(tuple(tokens[-n:]))
             if end is not None:
-                return Match(n, tokens[end : end + limit], end)
+                return Match(n, self._up_to_an_end(tokens[end : end + limit]), end)
         return None
+
+    def _up_to_an_end(self, continuation: list[int]) -> list[int]:
+        for i, token in enumerate(continuation):
+            if self.ends(token):
+                return continuation[: i + 1]
+        return continuation

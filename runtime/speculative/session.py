@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Callable
 
 from runtime.engine.generation import Decoder, PlainStepper
 from runtime.engine.llama_model import LlamaModel, as_sequence
@@ -39,8 +40,8 @@ FIXED_K_ENV = "LOKAL_SPECULATIVE_FIXED_K"
 class SequenceDrafting:
     """What one sequence's replies learn and keep between turns: its n-gram index and its acceptance estimates."""
 
-    def __init__(self, controller: Controller, draft: DraftModel | None):
-        self.index = NgramIndex()
+    def __init__(self, controller: Controller, draft: DraftModel | None, ends_reply: Callable[[int], bool]):
+        self.index = NgramIndex(ends=ends_reply)
         self.controller = controller
         self.draft = draft
 
@@ -74,7 +75,7 @@ class Speculation:
         if state is None:
             controller = Controller(self.costs, draft_step_prior=self.draft_step_prior, fixed_k=self.fixed_k)
             draft = DraftModel(self.draft_llama.sequences[seq_id]) if self.draft_llama is not None else None
-            state = self._sequences[seq_id] = SequenceDrafting(controller, draft)
+            state = self._sequences[seq_id] = SequenceDrafting(controller, draft, self.target.is_end_of_generation)
         return state
 
     @property

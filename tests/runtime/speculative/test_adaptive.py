@@ -213,3 +213,27 @@ def test_a_match_continuing_the_reply_is_told_apart_from_one_continuing_the_prom
     index.extend([20, 21, 22, 20, 21])  # now it repeats its own words
     drafting.propose(index.tokens, 100, greedy, None, BatchSoFar())
     assert drafting.shadow == (2, [22, 20, 21], True)
+
+
+def test_acceptance_learnt_in_one_conversation_is_forgotten_in_another_but_kept_across_its_turns():
+    # module-logging after module-rename: every copied line had held, so a 6-token match drafted 63 tokens
+    # into a function header where the logging line goes, and lost them.
+    fresh = Controller(costs(t1=0.1, per_token=0.042)).plan_lookup(n=6, available=64, room=1000)
+    c = Controller(costs(t1=0.1, per_token=0.042))
+    rename = list(range(100, 400))
+    c.begin_reply(rename)
+    for _ in range(20):
+        c.observe_lookup(6, 64, 64)
+    rename.extend(range(1000, 1200))  # the reply, as its stepper appends it
+    taught = c.plan_lookup(n=6, available=64, room=1000)
+    assert taught.k > fresh.k
+
+    c.begin_reply(rename + list(range(2000, 2020)))  # the next turn of the same conversation
+    assert c.plan_lookup(n=6, available=64, room=1000) == taught
+    c.begin_reply(rename[:300])  # regenerating the reply: the same conversation
+    assert c.plan_lookup(n=6, available=64, room=1000) == taught
+
+    costs_before = c.costs.plain_step
+    c.begin_reply(rename[:10] + list(range(5000, 5400)))  # another conversation, the same system prompt
+    assert c.plan_lookup(n=6, available=64, room=1000) == fresh
+    assert c.costs.plain_step == costs_before

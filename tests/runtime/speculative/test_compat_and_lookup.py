@@ -88,3 +88,15 @@ def test_index_finds_a_copied_run_and_resets_when_the_history_changes():
     index.reset([1, 2, 3, 1])  # an edit earlier in the conversation: rebuilt
     assert index.match(limit=5).continuation == [2, 3, 1]
     assert NgramIndex().match(limit=3) is None
+
+
+def test_a_continuation_stops_after_the_token_that_ends_a_reply():
+    end = 99  # say, <|im_end|>: after it come the next message's template tokens, never part of this reply
+    history = [10, 11, 12, 13, end, 7, 8, 9, 10, 11, 12]
+    index = NgramIndex(ends=lambda token: token == end)
+    index.reset(history)
+    assert index.match(limit=6).continuation == [13, end]
+    assert NgramIndex().match(limit=6) is None
+    unaware = NgramIndex()
+    unaware.reset(history)
+    assert unaware.match(limit=6).continuation == [13, end, 7, 8, 9, 10]

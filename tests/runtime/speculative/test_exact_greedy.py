@@ -141,3 +141,10 @@ def test_drafts_that_cross_a_stop_string(target, draft):
     for mode in ("lookup", "draft", "both"):
         spec = run(target, tokens, speculative(target, draft, mode, k=6), max_tokens=24, stop=[stop])
         assert (spec.text, spec.finish_reason, spec.completion) == (plain.text, plain.finish_reason, plain.completion), mode
+
+
+def test_prompt_lookup_knows_the_models_end_of_generation_token(target):
+    words = target.tokenize("one two three four five six", add_bos=False)
+    index = Speculation(target, None, fixed_k=4).for_sequence(0).index
+    index.reset(words + [target.eos_token] + words[:3])
+    assert index.match(limit=64).continuation == words[3:] + [target.eos_token]
