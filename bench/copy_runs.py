@@ -41,9 +41,12 @@ GREEDY = SamplingConfig(temperature=0.0, top_p=1.0, top_k=40, seed=0)
 LONGEST_DRAFT = 64
 
 
-def observe_reply(prompt: list[int], reply: list[int], counts: dict) -> None:
-    """Count judged and broken tokens per run-length bin, apart for copies of the prompt and of the reply itself."""
-    index = NgramIndex()
+def observe_reply(prompt: list[int], reply: list[int], counts: dict, ends) -> None:
+    """Count judged and broken tokens per run-length bin, apart for copies of the prompt and of the reply itself.
+
+    `ends(token)`: whether a token ends a reply; lookup's continuations stop after one, as in the runtime.
+    """
+    index = NgramIndex(ends=ends)
     index.reset(prompt)
     for i, token in enumerate(reply):
         match = index.match(LONGEST_DRAFT)
@@ -77,7 +80,7 @@ def main() -> int:
         prompt = model.tokenize(rendered, add_bos=False, special=True)
         model.clear()
         outcome = generate(model, GenerationRequest(prompt=prompt, max_tokens=args.tokens, sampling=GREEDY), None, decode_plain)
-        observe_reply(prompt, outcome.completion, counts[kind])
+        observe_reply(prompt, outcome.completion, counts[kind], model.is_end_of_generation)
         print(f"{name}: {len(outcome.completion)} tokens", file=sys.stderr, flush=True)
     model.close()
     report = {"model": Path(path).name, "tokens": args.tokens, "bins": list(RUN_BINS), "by_kind": {}}
