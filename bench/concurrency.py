@@ -18,12 +18,20 @@ before/after figures), with this tree's virtual environment.
 Per server: one stream's tok/s (end to end, time to first token included) and its
 whole-reply time; N streams' total tok/s (all tokens / wall time from the first
 request to the last token), mean and max time to first token. With --peer, the
-ratios Lokal / peer. Prints one JSON object (and a PNG chart with the `bench` extra).
+ratios Lokal / peer: of the medians, and paired (each round's Lokal run over the
+peer's run right next to it, geometric mean with a 95 % interval, bench/ratios.py).
+
+With --peer, when `llama-batched-bench` sits beside that llama-server (the same
+build), it runs too, after the servers have stopped: the library's own figure for
+N sequences decoded together over one, with no server, HTTP or Python around it.
+That is the ceiling any server built on this llama.cpp has for N streams over one
+on this machine. Prints one JSON object (and a PNG chart with the `bench` extra).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -39,7 +47,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import charts  # noqa: E402  (bench/charts.py)
 from peer import wait_until_idle  # noqa: E402  (bench/peer.py)
-from report import publish
+from ratios import geomean, paired  # noqa: E402  (bench/ratios.py)
+from report import publish  # noqa: E402
 
 TOPICS = [
     "a lighthouse keeper who finds a message in a bottle", "a robot learning to bake bread", "a cat who runs a small bookshop",
@@ -54,6 +63,7 @@ TOPICS = [
     "a submarine captain who fears water", "a scarecrow who befriends the crows", "a map that redraws itself every night",
 ]
 PROMPT = "Write a short story about {topic}."
+LIBRARY_PROMPT_TOKENS = 32  # about what one of these prompts is once the chat template wraps it
 
 
 class Server:
@@ -159,6 +169,39 @@ def start_peer(args) -> Server:
     return Server("peer", server.openai(), "peer", server.close)
 
 
+def library_ceiling(args) -> dict | None:
+    """llama-batched-bench from the peer's build: 1 and N sequences, alternated over the rounds, tokens/s of each."""
+    binary = Path(args.peer).with_name("llama-batched-bench")
+    if not binary.exists():
+        return None
+    import subprocess
+
+    wait_until_idle()
+    levels = [1, args.clients] * args.rounds
+    command = [str(binary), "-m", args.model, "-c", str(args.n_ctx * args.clients), "-b", "2048", "-ub", "512",
+               "-npp", str(LIBRARY_PROMPT_TOKENS), "-ntg", str(args.tokens), "-npl", ",".join(map(str, levels)),
+               "-t", str(args.threads), "-tb", str(args.threads)]
+    out = subprocess.run(command, capture_output=True, text=True, timeout=1800, check=True).stdout
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in out.splitlines() if line.startswith("|") and line[1:].strip()[:1].isdigit()]
+    by_streams: dict[int, list[dict]] = {}
+    for _pp, tg, b, _n_kv, _t_pp, s_pp, _t_tg, s_tg, t, _s in rows:
+        # generated tokens over the whole time, prompts included: what the servers' total tok/s counts
+        by_streams.setdefault(int(b), []).append({"prompt_tokens_per_s": float(s_pp), "decode_tokens_per_s": float(s_tg),
+                                                  "total_tokens_per_s": round(int(tg) * int(b) / float(t), 3)})
+    one, many = by_streams.get(1, []), by_streams.get(args.clients, [])
+    decode = paired([r["decode_tokens_per_s"] for r in many], [r["decode_tokens_per_s"] for r in one])
+    total = paired([r["total_tokens_per_s"] for r in many], [r["total_tokens_per_s"] for r in one])
+    return {
+        "command": " ".join(command),
+        "prompt_tokens_per_sequence": LIBRARY_PROMPT_TOKENS,
+        "one_sequence_decode_tokens_per_s": round(geomean([r["decode_tokens_per_s"] for r in one]) or 0, 3),
+        "n_sequences_decode_tokens_per_s": round(geomean([r["decode_tokens_per_s"] for r in many]) or 0, 3),
+        "n_over_one_decode": decode,
+        "n_over_one_prompt_and_decode": total,
+        "runs": {"1": one, str(args.clients): many},
+    }
+
+
 def chart(report: dict, path: Path) -> bool:
     plt = charts.pyplot()
     if plt is None:
@@ -166,20 +209,37 @@ def chart(report: dict, path: Path) -> bool:
     names = list(report["servers"])
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 4))
     n = report["clients"]
+    throughput = {name: (s["one_stream_tokens_per_s"], s["n_streams_total_tokens_per_s"]) for name, s in report["servers"].items()}
+    library = report.get("peer_library")
+    if library is not None:  # llama.cpp alone: no server, HTTP or Python around it
+        runs = library["runs"]
+        throughput["llama.cpp\nlibrary"] = tuple(geomean([r["total_tokens_per_s"] for r in runs[k]]) for k in ("1", str(n)))
+    for i, (one, many) in enumerate(throughput.values()):
+        ax1.bar([i - 0.2], [one], 0.4, color="tab:gray", label="1 stream" if i == 0 else None)
+        ax1.bar([i + 0.2], [many], 0.4, color="tab:blue", label=f"{n} streams, total" if i == 0 else None)
+        ax1.text(i + 0.2, many, f"x{many / one:.3f}", ha="center", va="bottom", fontsize=8)
+    ax1.set_xticks(range(len(throughput)), list(throughput))
+    ax1.set_ylim(0, 1.3 * max(max(pair) for pair in throughput.values()))  # room for the legend above the bars
     for i, name in enumerate(names):
         s = report["servers"][name]
-        ax1.bar([i - 0.2], [s["one_stream_tokens_per_s"]], 0.4, color="tab:gray", label="1 stream" if i == 0 else None)
-        ax1.bar([i + 0.2], [s["n_streams_total_tokens_per_s"]], 0.4, color="tab:blue", label=f"{n} streams, total" if i == 0 else None)
         ax2.bar([i - 0.2], [s["n_streams_ttft_ms_mean"] / 1000], 0.4, color="tab:orange", label="mean TTFT" if i == 0 else None)
         ax2.bar([i + 0.2], [s["n_streams_ttft_ms_max"] / 1000], 0.4, color="tab:red", label="max TTFT" if i == 0 else None)
         ax2.plot([i - 0.4, i + 0.4], [s["one_stream_reply_ms"] / 1000] * 2, color="black", linewidth=1, label="one whole reply, alone" if i == 0 else None)
-    for ax in (ax1, ax2):
-        ax.set_xticks(range(len(names)), names)
+    ax2.set_xticks(range(len(names)), names)
     ax1.set_ylabel("tokens/s")
     ax2.set_ylabel("seconds")
-    ax1.legend(fontsize=8)
+    ax1.legend(fontsize=8, loc="upper left", ncol=2)
     title = f"{n} OpenAI clients at once: {report['model']}, {report['threads']} threads, {report['tokens']} greedy tokens each, {report['rounds']} rounds"
     return charts.save(fig, ax2, path, title)
+
+
+def ratios_of(servers: dict, ours: str, theirs: str) -> dict:
+    """Ours over theirs: of the medians, and paired round by round (the runs of one round were back to back)."""
+    a, b = servers[ours], servers[theirs]
+    out = {k: round(a[k] / b[k], 3) for k in ("one_stream_tokens_per_s", "n_streams_total_tokens_per_s", "n_streams_ttft_ms_mean")}
+    for key, rounds in (("one_stream_paired", "rounds_one"), ("n_streams_paired", "rounds_n")):
+        out[key] = paired([r["total_tokens_per_s"] for r in a[rounds]], [r["total_tokens_per_s"] for r in b[rounds]])
+    return out
 
 
 def main() -> int:
@@ -195,10 +255,13 @@ def main() -> int:
     parser.add_argument("--only-peer", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--chart", type=Path, default=Path("bench/out/concurrency.png"))
+    parser.add_argument("--chart-from", type=Path, metavar="JSON", help="only draw the chart of a saved run")
     args = parser.parse_args()
     from peer import exit_on_sigterm
 
     exit_on_sigterm()
+    if args.chart_from:
+        return 0 if chart(json.loads(args.chart_from.read_text()), args.chart) else 1
     if args.rounds * (args.clients + 1) > len(TOPICS):
         parser.error(f"at most {len(TOPICS)} distinct prompts: lower --rounds or --clients")
 
@@ -239,6 +302,7 @@ def main() -> int:
     finally:
         for server in servers:
             server.close()
+    library = library_ceiling(args) if args.peer else None
 
     report = {
         "model": Path(args.model).name,
@@ -251,15 +315,11 @@ def main() -> int:
         "servers": {name: summarise(*pair) for name, pair in runs.items()},
     }
     if "lokal" in report["servers"] and "peer" in report["servers"]:
-        lk, pr = report["servers"]["lokal"], report["servers"]["peer"]
-        report["lokal_over_peer"] = {
-            "one_stream_tokens_per_s": round(lk["one_stream_tokens_per_s"] / pr["one_stream_tokens_per_s"], 3),
-            "n_streams_total_tokens_per_s": round(lk["n_streams_total_tokens_per_s"] / pr["n_streams_total_tokens_per_s"], 3),
-            "n_streams_ttft_ms_mean": round(lk["n_streams_ttft_ms_mean"] / pr["n_streams_ttft_ms_mean"], 3),
-        }
+        report["lokal_over_peer"] = ratios_of(report["servers"], "lokal", "peer")
+    if library is not None:
+        report["peer_library"] = library
     if "lokal" in report["servers"] and "baseline" in report["servers"]:
-        lk, bl = report["servers"]["lokal"], report["servers"]["baseline"]
-        report["lokal_over_baseline"] = {k: round(lk[k] / bl[k], 3) for k in ("one_stream_tokens_per_s", "n_streams_total_tokens_per_s", "n_streams_ttft_ms_mean")}
+        report["lokal_over_baseline"] = ratios_of(report["servers"], "lokal", "baseline")
     if "lokal" in report["servers"]:
         lk = report["servers"]["lokal"]
         report["targets"] = {
@@ -269,9 +329,12 @@ def main() -> int:
             "met": {
                 "n_over_one": lk["n_over_one"] >= 1.4,
                 "ttft": lk["ttft_mean_over_single_reply"] <= 0.5,
-                **({"over_peer": report["lokal_over_peer"]["n_streams_total_tokens_per_s"] >= 1.0} if "lokal_over_peer" in report else {}),
+                **({"over_peer": report["lokal_over_peer"]["n_streams_total_tokens_per_s"] >= 1.0,
+                    "over_peer_paired": (report["lokal_over_peer"]["n_streams_paired"]["geomean"] or 0) >= 1.0} if "lokal_over_peer" in report else {}),
             },
         }
+        if library is not None:  # what llama.cpp itself gives for N sequences over one here, for scale
+            report["targets"]["n_over_one_library"] = library["n_over_one_prompt_and_decode"]["geomean"]
     report["chart"] = str(args.chart) if chart(report, args.chart) else None
     publish(report, args.json)
     return 0

@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import math
 import statistics
 import sys
 import time
@@ -45,7 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import charts  # noqa: E402  (bench/charts.py)
 from runtime.client import RuntimeClient  # noqa: E402
 from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams  # noqa: E402
-from report import publish
+from ratios import geomean  # noqa: E402  (bench/ratios.py)
+from report import publish  # noqa: E402
 
 SYSTEM = "You are a senior software engineer."
 
@@ -320,11 +320,6 @@ def first_difference(a: str, b: str) -> int | None:
         if x != y:
             return i
     return None if len(a) == len(b) else min(len(a), len(b))
-
-
-def geomean(values: list[float]) -> float | None:
-    values = [v for v in values if v > 0]
-    return math.exp(sum(map(math.log, values)) / len(values)) if values else None
 
 
 def chart(report: dict, path: Path) -> bool:

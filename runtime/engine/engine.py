@@ -317,11 +317,35 @@ class Engine:
         validate_generate(params)
         loaded = self.require_model()
         scheduler = self.scheduler
+        with scheduler.arriving():  # prompts sent together are read in one batch (scheduler.py)
+            made = self._scheduled_reply(params, cancel, on_text, owner, loaded)
+            if made is None:
+                return ChatGenerateResult(request_id, params.conversation_id, "", "cancelled", GenerationStats())
+            reply, fmt = made
+            waits = scheduler.submit(reply)
+        if waits and on_wait is not None:
+            on_wait()
+        cancel.on_set(lambda: scheduler.cancel(reply))
+        reply.done.wait()
+        if reply.error is not None:
+            raise reply.error
+        outcome = reply.outcome
+        self.saved_states.observe_prefill(outcome.stats)
+        text, finish, calls = outcome.text, outcome.finish_reason, []
+        if params.tools and params.tool_choice != "none":
+            text, calls = split_reply(outcome.text, fmt, [t.name for t in params.tools])
+            if calls and finish != "cancelled":
+                finish = "tool_calls"
+        return ChatGenerateResult(request_id, params.conversation_id, text, finish, outcome.stats, calls)
+
+    def _scheduled_reply(self, params: ChatGenerateParams, cancel: CancelEvent, on_text: Callable[[str], None], owner: str, loaded) -> tuple[ScheduledReply, str] | None:
+        """The reply to hand the scheduler, its prompt rendered and fitted to the context, and the format its
+        tool calls come in (None: cancelled meanwhile)."""
         use = TemplateUse.after_load(loaded.info.chat_template_error)
         try:
             prompt, dropped = self.fitted_prompt_tokens(params, use=use, cancel=cancel)
         except FitCancelled:
-            return ChatGenerateResult(request_id, params.conversation_id, "", "cancelled", GenerationStats())
+            return None
         fmt = self.reply_format(use)
         request = GenerationRequest(
             prompt=prompt,
@@ -346,20 +370,7 @@ class Engine:
             request, decoder, owner, params.conversation_id, stats, next_turn=next_turn,
             after=lambda seq, _outcome: self.saved_states.save(seq, params.conversation_id, owner), restore=self.saved_states.restore,
         )
-        if scheduler.submit(reply) and on_wait is not None:
-            on_wait()
-        cancel.on_set(lambda: scheduler.cancel(reply))
-        reply.done.wait()
-        if reply.error is not None:
-            raise reply.error
-        outcome = reply.outcome
-        self.saved_states.observe_prefill(outcome.stats)
-        text, finish, calls = outcome.text, outcome.finish_reason, []
-        if params.tools and params.tool_choice != "none":
-            text, calls = split_reply(outcome.text, fmt, [t.name for t in params.tools])
-            if calls and finish != "cancelled":
-                finish = "tool_calls"
-        return ChatGenerateResult(request_id, params.conversation_id, text, finish, outcome.stats, calls)
+        return reply, fmt
 
     # ---- saved KV states (runtime/kvstore) -------------------------------
     def _next_turn_header(self, seq, params: ChatGenerateParams, reply: str, use: "TemplateUse") -> list[int]:

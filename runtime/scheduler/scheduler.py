@@ -23,6 +23,14 @@ owner made, and a slot changing owner is emptied first. When both owners have
 asked for replies, neither may hold every slot, so neither ever waits for the
 other to finish.
 
+Prompts sent together are read in one batch even though each is rendered on its
+own thread first: a wave of prompts that would start while nothing streams waits
+for the replies still `arriving` (their prompts being rendered) and until no reply
+was submitted for QUIET_S, at most GATHER_S in all. Otherwise the first one was
+read alone and the others, submitted 1 to 12 ms later, waited for it: four API
+clients at once read one prompt of 14 tokens in 0.37 s, then three more in the
+next batch. A reply on its own starts at most QUIET_S later.
+
 Everything that touches the llama.cpp context happens on the engine thread.
 Other threads `submit` replies and wait for them, and `cancel` them.
 """
@@ -30,6 +38,7 @@ Other threads `submit` replies and wait for them, and `cancel` them.
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
 import threading
 import time
@@ -46,6 +55,8 @@ log = logging.getLogger("lokal.scheduler")
 
 MIN_REUSE_TOKENS = 32  # below this, a fresh slot is better than another conversation's cache
 MIN_SHARED_TOKENS = 8  # a prefix another sequence holds is shared when it saves at least this many tokens
+GATHER_S = 0.05  # the longest a new wave of prompts waits for more replies
+QUIET_S = 0.01  # ...and it starts once no reply was submitted for this long (and none is arriving)
 
 
 @dataclass(eq=False)
@@ -84,10 +95,13 @@ class Slot:
 
 
 class Scheduler:
-    def __init__(self, llama: LlamaModel):
+    def __init__(self, llama: LlamaModel, gather_s: float = GATHER_S, quiet_s: float = QUIET_S):
         self.llama = llama
         self.slots = [Slot(seq) for seq in llama.sequences]
+        self.gather_s, self.quiet_s = gather_s, quiet_s
         self._waiting: collections.deque[ScheduledReply] = collections.deque()
+        self._arriving = 0  # replies whose prompts are being rendered, to be submitted soon
+        self._last_submit = 0.0  # perf_counter
         self._owners_seen: set[str] = set()
         self._finishing = 0  # replies over whose after-work still runs
         self._changed = threading.Condition()
@@ -103,9 +117,23 @@ class Scheduler:
                 raise RuntimeError("the scheduler is closed")
             self._owners_seen.add(reply.owner)
             self._waiting.append(reply)
+            self._last_submit = time.perf_counter()
             waits = self._slot_for(reply, dry_run=True) is None or len(self._waiting) > 1
             self._changed.notify_all()
         return waits
+
+    @contextlib.contextmanager
+    def arriving(self):
+        """Around the work before `submit` (rendering and fitting the prompt): a wave of prompts about
+        to start while nothing streams waits for this reply, so that it joins their batch."""
+        with self._changed:
+            self._arriving += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._arriving -= 1
+                self._changed.notify_all()
 
     def cancel(self, reply: ScheduledReply) -> None:
         reply.request.cancel.set()
@@ -166,6 +194,7 @@ class Scheduler:
                     self._changed.wait()
                 if self._closing and not self._waiting and not any(s.reply for s in self.slots):
                     return
+                self._gather_a_new_wave()
                 admitted = []
                 for reply in list(self._waiting):  # in arrival order; one held back by its owner's share does not hold up the other owner's
                     if all(s.reply is not None for s in self.slots):
@@ -186,6 +215,20 @@ class Scheduler:
                 for slot in failed:
                     slot.reply.error = exc
                 self._finish(failed)
+
+    def _gather_a_new_wave(self) -> None:
+        """While nothing streams, wait for the replies still arriving and for a quiet moment without
+        submits (at most gather_s after the first waiting reply came), or until the waiting replies fill
+        every slot. Called with the lock held; submit and `arriving` notify."""
+        if any(s.reply for s in self.slots) or not self._waiting:
+            return
+        deadline = self._waiting[0].submitted + self.gather_s
+        while not self._closing and len(self._waiting) < len(self.slots):
+            now = time.perf_counter()
+            until = deadline if self._arriving else min(deadline, self._last_submit + self.quiet_s)
+            if now >= until:
+                return
+            self._changed.wait(until - now)
 
     def _slot_for(self, reply: ScheduledReply, dry_run: bool = False) -> Slot | None:
         """The resting slot this reply should take (None: it waits). Called with the lock held."""

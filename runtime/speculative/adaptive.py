@@ -76,8 +76,9 @@ class Controller:
         self.probe_interval = PROBE_FIRST
         self.lookup_declined = 0
 
-    def begin_reply(self, history: list[int]) -> None:
-        """A reply is about to extend `history` (the list its stepper appends to as it goes).
+    def begin_reply(self, history: list[int], resumed: bool = False) -> None:
+        """A reply is about to extend `history` (the list its stepper appends to as it goes); `resumed`:
+        the same reply goes on after its context was rebuilt without the oldest turns.
 
         If it does not go on from the last reply's conversation (less than half of it is shared:
         another conversation on this sequence), acceptance is learnt afresh from the priors. How
@@ -86,7 +87,7 @@ class Controller:
         matches and lost them (bench/speculative.py: module-logging 1.02x after the other prompts,
         1.42x on its own). Measured costs belong to the machine and are kept.
         """
-        if self.history and common_prefix(self.history, history) * 2 < len(history):
+        if not resumed and self.history and common_prefix(self.history, history) * 2 < len(history):
             self._learn_afresh()
         self.history = history
 

@@ -116,8 +116,11 @@ class SpeculativeStepper:
 
     def begin(self) -> bool:
         self.history = list(self.seq.tokens)
-        self.drafting.reply_start = len(self.history)
-        self.drafting.controller.begin_reply(self.history)
+        # A reply that filled the context goes on in a rebuilt cache (fewer old turns, then all of the reply
+        # so far): it is the same reply, so it keeps what it learnt, and its own tokens still count as reply.
+        so_far = len(self.sink.completion)
+        self.drafting.reply_start = len(self.history) - so_far
+        self.drafting.controller.begin_reply(self.history, resumed=so_far > 0)
         if self.drafting.lookup is not None:
             self.drafting.lookup.reset(self.history)
         if self.drafting.draft_model is not None:

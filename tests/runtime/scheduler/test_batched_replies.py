@@ -199,3 +199,56 @@ def test_when_both_owners_ask_neither_holds_every_slot(starter_model):
     # Of two slots the API held one at a time; the window's reply was admitted before the API reply that waited.
     assert api[1].admitted >= api[0].outcome.stats.total_ms / 1000 + api[0].submitted - 1e-3
     assert late.admitted < api[2].admitted
+
+
+def test_a_prompt_still_being_rendered_joins_the_batch_of_one_submitted_before_it(model):
+    # Each request's prompt is rendered on its own thread (engine.py) before it is submitted; four API
+    # clients at once had the first prompt read alone while the other three were still being rendered.
+    scheduler = Scheduler(model, gather_s=60, quiet_s=0)
+    try:
+        empty_slots(scheduler)
+        first = reply_for(model, 0, max_tokens=1)
+        with scheduler.arriving():  # the second reply's prompt is being rendered
+            scheduler.submit(first)
+            assert not first.done.wait(0.5), "the first prompt was read alone, before the second came"
+            second = reply_for(model, 1, max_tokens=1)
+            scheduler.submit(second)
+        for reply in (first, second):
+            assert reply.done.wait(120) and reply.error is None, reply.error
+    finally:
+        scheduler.close()
+    assert first.admitted >= second.submitted
+
+
+def test_replies_submitted_moments_apart_are_read_together(model):
+    scheduler = Scheduler(model, gather_s=60, quiet_s=2.0)
+    try:
+        empty_slots(scheduler)
+        first = reply_for(model, 0, max_tokens=1)
+        scheduler.submit(first)
+        assert not first.done.wait(0.3)
+        second = reply_for(model, 1, max_tokens=1)
+        scheduler.submit(second)
+        for reply in (first, second):
+            assert reply.done.wait(120) and reply.error is None, reply.error
+    finally:
+        scheduler.close()
+    assert first.admitted >= second.submitted
+
+
+def test_a_reply_waits_for_others_no_longer_than_the_bound(model):
+    scheduler = Scheduler(model, gather_s=0.3, quiet_s=60)
+    try:
+        empty_slots(scheduler)
+        alone = reply_for(model, 0, max_tokens=1)
+        scheduler.submit(alone)  # no other reply comes
+        assert alone.done.wait(30) and alone.error is None, alone.error
+        empty_slots(scheduler)
+        waited = reply_for(model, 1, max_tokens=1)
+        with scheduler.arriving():  # one whose prompt never gets rendered (a huge conversation, say)
+            scheduler.submit(waited)
+            assert waited.done.wait(30) and waited.error is None, waited.error
+    finally:
+        scheduler.close()
+    for reply in (alone, waited):
+        assert 0.3 <= reply.admitted - reply.submitted < 30

@@ -148,3 +148,41 @@ def test_prompt_lookup_knows_the_models_end_of_generation_token(target):
     index = Speculation(target, None, fixed_k=4).for_sequence(0).index
     index.reset(words + [target.eos_token] + words[:3])
     assert index.match(limit=64).continuation == words[3:] + [target.eos_token]
+
+
+def test_a_reply_that_fills_the_context_goes_on_as_the_same_reply(starter_model, monkeypatch):
+    """The cache is rebuilt without the oldest part of the prompt (make_room); the reply then goes on,
+    still exact, and its drafter keeps what it learnt: it is the same reply, not another conversation."""
+    import threading
+
+    from runtime.engine.context_window import make_room_for_reply
+    from runtime.engine.generation import GenerationRequest, generate
+    from runtime.protocol import GenerationStats
+    from spec_helpers import GREEDY
+
+    small = load(starter_model, n_ctx=256)
+    try:
+        tokens = small.tokenize("Counting: " + ", ".join(str(i) for i in range(1, 62)) + ",", add_bos=False)
+        assert 200 < len(tokens) < 250, len(tokens)
+        kept = tokens[:1] + tokens[120:]  # the "older turns" left out when the reply fills the context
+
+        def reply(decoder=None):
+            small.clear()
+            stats = GenerationStats()
+            request = GenerationRequest(prompt=list(tokens), max_tokens=80, sampling=GREEDY)
+            request.make_room = lambda seq, completion: make_room_for_reply(seq, completion, lambda _committed: (kept, 1), threading.Event(), stats)
+            return generate(small, request, stats, *([decoder] if decoder else []))
+
+        plain = reply()
+        assert len(plain.completion) > small.n_ctx - len(tokens) and plain.stats.context_dropped_messages == 1, plain.stats
+        speculation = Speculation(small, None, verify_singly=True, fixed_k=8)
+        controller = speculation.for_sequence(0).controller
+        learnt_afresh = []
+        original = controller._learn_afresh
+        monkeypatch.setattr(controller, "_learn_afresh", lambda: learnt_afresh.append(1) or original())
+        spec = reply(speculation.decoder_for("lookup"))
+        assert spec.completion == plain.completion and spec.stats.context_dropped_messages == 1
+        assert spec.stats.draft_tokens > 0
+        assert learnt_afresh == [], "the reply's own drafter started again from the priors when it went on"
+    finally:
+        small.close()
