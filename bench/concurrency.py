@@ -22,10 +22,12 @@ ratios Lokal / peer: of the medians, and paired (each round's Lokal run over the
 peer's run right next to it, geometric mean with a 95 % interval, bench/ratios.py).
 
 With --peer, when `llama-batched-bench` sits beside that llama-server (the same
-build), it runs too, after the servers have stopped: the library's own figure for
-N sequences decoded together over one, with no server, HTTP or Python around it.
-That is the ceiling any server built on this llama.cpp has for N streams over one
-on this machine. Prints one JSON object (and a PNG chart with the `bench` extra).
+build), it runs too, after the servers have stopped: the library's own figures for
+N sequences over one, with no server, HTTP or Python around it. Its decode-only
+ratio is what llama.cpp gives this machine for N streams over one; its end-to-end
+ratio reads every prompt in full (LIBRARY_PROMPT_TOKENS each), where both servers
+reuse the cached prefix the prompts share, so they can beat that one. Prints one
+JSON object (and a PNG chart with the `bench` extra).
 """
 
 from __future__ import annotations
@@ -61,6 +63,13 @@ TOPICS = [
     "a kite that refuses to come down", "a tailor who sews with moonlight", "an old bridge that remembers everyone",
     "a snail racing a tortoise across a garden", "a lantern lost in a city of mirrors", "a grandmother's recipe that grants wishes",
     "a submarine captain who fears water", "a scarecrow who befriends the crows", "a map that redraws itself every night",
+    "a lighthouse that sings to ships", "a mouse who builds a tiny observatory", "a forgotten key and the door it opens",
+    "an orchestra of frogs at midnight", "a detective who solves crimes by smell", "a tree that grows a new fruit each year",
+    "a sailor who collects lost songs", "a village where it only rains on Sundays", "a robot that writes letters to the moon",
+    "a baker who bakes bread for giants", "a knight who is afraid of horses", "a pair of boots that walk at night",
+    "a photographer who captures memories", "a river that flows backwards once a year", "a goose who guards a castle",
+    "a comet that lands in a backyard", "a shopkeeper who sells silence", "a hedgehog who knits scarves",
+    "a candle that never burns down", "an island that moves with the tides",
 ]
 PROMPT = "Write a short story about {topic}."
 LIBRARY_PROMPT_TOKENS = 32  # about what one of these prompts is once the chat template wraps it
