@@ -7,6 +7,7 @@ at once give each prompt's solo output: sequences never see each other's tokens.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
@@ -201,34 +202,20 @@ def test_when_both_owners_ask_neither_holds_every_slot(starter_model):
     assert late.admitted < api[2].admitted
 
 
-def test_a_prompt_still_being_rendered_joins_the_batch_of_one_submitted_before_it(model):
+@pytest.mark.parametrize("second_comes", ["while its prompt is rendered", "moments later"])
+def test_prompts_sent_together_are_read_in_one_batch(model, second_comes):
     # Each request's prompt is rendered on its own thread (engine.py) before it is submitted; four API
     # clients at once had the first prompt read alone while the other three were still being rendered.
-    scheduler = Scheduler(model, gather_s=60, quiet_s=0)
+    rendering = second_comes == "while its prompt is rendered"
+    scheduler = Scheduler(model, gather_s=60, quiet_s=0 if rendering else 2.0)
     try:
         empty_slots(scheduler)
         first = reply_for(model, 0, max_tokens=1)
-        with scheduler.arriving():  # the second reply's prompt is being rendered
+        with scheduler.arriving() if rendering else contextlib.nullcontext():
             scheduler.submit(first)
-            assert not first.done.wait(0.5), "the first prompt was read alone, before the second came"
+            assert not first.done.wait(0.3), "the first prompt was read alone, before the second came"
             second = reply_for(model, 1, max_tokens=1)
             scheduler.submit(second)
-        for reply in (first, second):
-            assert reply.done.wait(120) and reply.error is None, reply.error
-    finally:
-        scheduler.close()
-    assert first.admitted >= second.submitted
-
-
-def test_replies_submitted_moments_apart_are_read_together(model):
-    scheduler = Scheduler(model, gather_s=60, quiet_s=2.0)
-    try:
-        empty_slots(scheduler)
-        first = reply_for(model, 0, max_tokens=1)
-        scheduler.submit(first)
-        assert not first.done.wait(0.3)
-        second = reply_for(model, 1, max_tokens=1)
-        scheduler.submit(second)
         for reply in (first, second):
             assert reply.done.wait(120) and reply.error is None, reply.error
     finally:
