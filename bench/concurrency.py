@@ -36,6 +36,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -183,8 +184,6 @@ def library_ceiling(args) -> dict | None:
     binary = Path(args.peer).with_name("llama-batched-bench")
     if not binary.exists():
         return None
-    import subprocess
-
     wait_until_idle()
     levels = [1, args.clients] * args.rounds
     command = [str(binary), "-m", args.model, "-c", str(args.n_ctx * args.clients), "-b", "2048", "-ub", "512",

@@ -156,7 +156,7 @@ def test_a_reply_that_fills_the_context_goes_on_as_the_same_reply(starter_model,
     import threading
 
     from runtime.engine.context_window import make_room_for_reply
-    from runtime.engine.generation import GenerationRequest, generate
+    from runtime.engine.generation import GenerationRequest, decode_plain, generate
     from runtime.protocol import GenerationStats
     from spec_helpers import GREEDY
 
@@ -166,12 +166,12 @@ def test_a_reply_that_fills_the_context_goes_on_as_the_same_reply(starter_model,
         assert 200 < len(tokens) < 250, len(tokens)
         kept = tokens[:1] + tokens[120:]  # the "older turns" left out when the reply fills the context
 
-        def reply(decoder=None):
+        def reply(decoder=decode_plain):
             small.clear()
             stats = GenerationStats()
             request = GenerationRequest(prompt=list(tokens), max_tokens=80, sampling=GREEDY)
             request.make_room = lambda seq, completion: make_room_for_reply(seq, completion, lambda _committed: (kept, 1), threading.Event(), stats)
-            return generate(small, request, stats, *([decoder] if decoder else []))
+            return generate(small, request, stats, decoder)
 
         plain = reply()
         assert len(plain.completion) > small.n_ctx - len(tokens) and plain.stats.context_dropped_messages == 1, plain.stats
