@@ -2,13 +2,22 @@
 
 Body: {"error": {"message", "type", "param", "code"}}. 4xx for what the caller can fix,
 429/503 (with Retry-After) for what waiting fixes, 500 for our faults.
+
+A 500's own text stays in the log: an internal error's message can hold file
+paths and other details of this machine, which are not the caller's business.
+The caller gets a generic message with an id, and the log line has the same id,
+so a report can be matched to its details.
 """
 
 from __future__ import annotations
 
+import logging
+import secrets
 from typing import Any
 
 from runtime.protocol import ErrorCode, RpcError
+
+log = logging.getLogger("lokal.api")
 
 
 class ApiError(Exception):
@@ -57,6 +66,11 @@ def queue_full(limit: int) -> ApiError:
     return ApiError(429, f"too many requests: one reply is generated at a time and {limit} already wait; try again shortly", type="requests", code="rate_limit_exceeded", retry_after=1)
 
 
+def misdirected(host: str | None) -> ApiError:
+    shown = host if host is None or len(host) <= 100 else host[:97] + "..."
+    return ApiError(421, f"Host: {shown!r} is not this server's name; it listens on loopback and answers only requests to localhost, 127.0.0.1 or [::1] on its port", param="Host", code="misdirected_request")
+
+
 def from_runtime(exc: BaseException) -> ApiError:
     """What the caller should see for an error the runtime's engine reported."""
     if isinstance(exc, RpcError):
@@ -66,5 +80,13 @@ def from_runtime(exc: BaseException) -> ApiError:
             return ApiError(400, exc.message)
         if exc.code in (ErrorCode.NO_MODEL_LOADED, ErrorCode.BUSY):
             return ApiError(503, exc.message, type="server_error", code="model_unavailable", retry_after=1)
-        return ApiError(500, exc.message, type="server_error", code="runtime_error")
-    return ApiError(500, f"internal error: {type(exc).__name__}: {exc}", type="server_error", code="internal_error")
+        where = exc.data.get("traceback") if isinstance(exc.data, dict) else None
+        return internal(exc.message + (f"\n{where}" if where else ""), code="runtime_error")
+    return internal(f"{type(exc).__name__}: {exc}", exc)
+
+
+def internal(detail: str, exc: BaseException | None = None, code: str = "internal_error") -> ApiError:
+    """A 500 that tells the caller only an id; `detail` (and the traceback of `exc`) go to the log under it."""
+    incident = secrets.token_hex(6)
+    log.error("internal error %s: %s", incident, detail, exc_info=exc)
+    return ApiError(500, f"internal error {incident}: the server could not answer this request; its log has the details under this id", type="server_error", code=code)

@@ -6,24 +6,32 @@ server-sent events, and cancellation of a handler when its client hangs up,
 which is what stops a reply nobody reads. The stdlib's http.server would need
 all of that written by hand, and a thread per connection.
 
-Middlewares, outermost first: CORS (only for the origins given), OpenAI-style
-error bodies, then the bearer key.
+Middlewares, outermost first: the Host check (loopback bindings only), CORS
+preflights (only for the origins given), OpenAI-style error bodies, then the
+bearer key. CORS headers go on in on_response_prepare, the one hook every
+response passes, streams included (a middleware sees a stream only once it is sent).
+
+The Host check is against DNS rebinding: a web page whose name an attacker
+points at 127.0.0.1 is same-origin with this server to the browser, but its
+requests still say its own name in Host. Bound to loopback, only the loopback
+names (with this server's port) are answered.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Awaitable, Callable, Iterable
 
 from aiohttp import web
 
-from runtime.api import errors, keys, schema
+from runtime.api import address, constraints, errors, keys, schema
 from runtime.api.backend import Backend
 from runtime.api.conversation import chat_conversation_id, text_conversation_id
 from runtime.api.errors import ApiError
 from runtime.api.responses import SSE_DONE, Shapes, sse
-from runtime.engine.structured import ANY_OBJECT, SchemaError, schema_grammar
+from runtime.engine.structured import ANY_OBJECT
 from runtime.engine.tools import ToolCallParser
 from runtime.protocol import ChatGenerateParams, ChatMessage, LogitBias, RpcError, ToolCall, ToolSpec
 
@@ -40,23 +48,33 @@ SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "min_p", "typical_p", "repea
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def create_app(backend: Backend, api_key: str, cors_origins: Iterable[str] = (), max_body: int = DEFAULT_MAX_BODY) -> web.Application:
+def create_app(backend: Backend, api_key: str, cors_origins: Iterable[str] = (), max_body: int = DEFAULT_MAX_BODY, loopback: bool = False) -> web.Application:
+    """`loopback`: the server listens on loopback only, so requests must name it by a loopback name (DNS rebinding)."""
     origins = frozenset(cors_origins)
 
-    @web.middleware
-    async def cors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    def allowed_origin(request: web.Request) -> str | None:
         origin = request.headers.get("Origin")
-        allowed = origin is not None and ("*" in origins or origin in origins)
-        if request.method == "OPTIONS" and allowed:
-            response: web.StreamResponse = web.Response(status=204)
-        else:
-            response = await handler(request)
-        if allowed and not response.prepared:
+        return origin if origin is not None and ("*" in origins or origin in origins) else None
+
+    @web.middleware
+    async def host_check(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if loopback and not address.is_local_host_header(request.headers.get("Host"), _local_port(request)):
+            return error_response(errors.misdirected(request.headers.get("Host")))
+        return await handler(request)
+
+    @web.middleware
+    async def preflight(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.method == "OPTIONS" and allowed_origin(request):
+            return web.Response(status=204)
+        return await handler(request)
+
+    async def cors_headers(request: web.Request, response: web.StreamResponse) -> None:
+        origin = allowed_origin(request)
+        if origin is not None:
             response.headers["Access-Control-Allow-Origin"] = origin
             response.headers["Access-Control-Allow-Headers"] = "Authorization, Content-Type"
             response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
             response.headers["Vary"] = "Origin"
-        return response
 
     @web.middleware
     async def error_bodies(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -68,6 +86,11 @@ def create_app(backend: Backend, api_key: str, cors_origins: Iterable[str] = (),
             return error_response(from_http(exc, max_body))
         except RpcError as exc:
             return error_response(errors.from_runtime(exc))
+        except (asyncio.CancelledError, ConnectionResetError):
+            raise  # the caller hung up: nobody to answer
+        except Exception as exc:
+            # Our fault: the details go to the log, the caller gets an id that finds them there.
+            return error_response(errors.from_runtime(exc))
 
     @web.middleware
     async def bearer_key(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -75,7 +98,8 @@ def create_app(backend: Backend, api_key: str, cors_origins: Iterable[str] = (),
             raise errors.unauthorized()
         return await handler(request)
 
-    app = web.Application(client_max_size=max_body, middlewares=[cors, error_bodies, bearer_key])
+    app = web.Application(client_max_size=max_body, middlewares=[host_check, preflight, error_bodies, bearer_key])
+    app.on_response_prepare.append(cors_headers)
     app[BACKEND] = backend
     app[API_KEY] = api_key
     app.router.add_get("/health", health)
@@ -84,6 +108,12 @@ def create_app(backend: Backend, api_key: str, cors_origins: Iterable[str] = (),
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_post("/v1/completions", completions)
     return app
+
+
+def _local_port(request: web.Request) -> int | None:
+    """The port this connection came in on (port 0 binds pick one: the request's socket knows which)."""
+    sockname = request.transport.get_extra_info("sockname") if request.transport is not None else None
+    return sockname[1] if sockname else None
 
 
 def error_response(exc: ApiError) -> web.Response:
@@ -157,6 +187,7 @@ def _depth_over(data: object, limit: int) -> bool:
 
 
 def _params(backend: Backend, body: schema._Sampling, conversation_id: str, messages: list[ChatMessage], prompt: str | None) -> ChatGenerateParams:
+    body.check_windows(backend.n_ctx)
     params = ChatGenerateParams(conversation_id, messages, max_tokens=backend.max_tokens(body.requested_max_tokens()), stop=body.stop_list(), prompt=prompt)
     # Only what the caller set overrides the runtime's defaults.
     for name in SAMPLING_FIELDS:
@@ -176,11 +207,7 @@ def _chat_options(params: ChatGenerateParams, body: schema.ChatCompletionRequest
     if fmt is not None and fmt.type == "json_object":
         params.json_schema = ANY_OBJECT
     elif fmt is not None and fmt.type == "json_schema":
-        try:
-            schema_grammar(fmt.json_schema.schema_)  # checked here too, so the error names the request's field
-        except SchemaError as exc:
-            raise errors.bad_request(f"response_format.json_schema.schema: {exc}", param="response_format.json_schema.schema", code="invalid_schema") from None
-        params.json_schema = fmt.json_schema.schema_
+        params.json_schema = fmt.json_schema.schema_  # checked by constraints.check, so an error names the request's field
     params.tools = [ToolSpec(t.function.name, t.function.description or "", t.function.parameters or {}) for t in body.tools or []]
     choice = body.tool_choice
     if isinstance(choice, schema.NamedToolChoice):
@@ -198,6 +225,7 @@ async def chat_completions(request: web.Request) -> web.StreamResponse:
     backend = request.app[BACKEND]
     body = schema.parse(schema.ChatCompletionRequest, await read_json(request))
     backend.check_model(body.model)
+    await constraints.check_off_loop(body)
     messages = [_message(m) for m in body.messages]
     params = _params(backend, body, chat_conversation_id(messages), messages, None)
     _chat_options(params, body)
@@ -208,6 +236,7 @@ async def completions(request: web.Request) -> web.StreamResponse:
     backend = request.app[BACKEND]
     body = schema.parse(schema.CompletionRequest, await read_json(request))
     backend.check_model(body.model)
+    await constraints.check_off_loop(body)
     prompt = body.prompt_text()
     if not prompt:
         raise errors.bad_request("prompt: must not be empty", param="prompt")
@@ -234,7 +263,7 @@ async def respond(request: web.Request, backend: Backend, body: schema._Sampling
             await response.write(sse(opening))
         # With tools the stream is split as it comes: text for the user, and each call once it is whole.
         model = backend.model
-        calls = ToolCallParser(model.tool_format if model is not None else "hermes", [t.name for t in params.tools]) if params.tools and params.tool_choice != "none" else None
+        calls = ToolCallParser(model.tool_format if model is not None else "hermes", params.tools) if params.tools and params.tool_choice != "none" else None
         if first is not None:
             await _write_text(response, shapes, calls, first)
             async for text in generation.texts():

@@ -9,6 +9,7 @@ accepted; those that would and are not supported are refused by name.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
@@ -99,6 +100,8 @@ class ResponseFormat(_Body):
 # llama-server's names for what the runtime calls repeat_penalty / penalty_last_n.
 PENALTY = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-2.0, le=2.0)]
 SEED_RANGE = 1 << 64  # any integer seed is taken modulo this (llama.cpp clients send -1)
+INT32_MAX = 2**31 - 1  # what llama.cpp takes for a count (ctypes drops the higher bits without a word)
+TOKEN_ID = re.compile(r"-?[0-9]{1,10}")  # a logit_bias key: past 10 digits no vocabulary has it
 
 
 class _Sampling(_Body):
@@ -106,7 +109,7 @@ class _Sampling(_Body):
     max_tokens: Optional[StrictInt] = Field(None, ge=0)
     temperature: Optional[Number] = Field(None, ge=0.0, le=2.0)
     top_p: Optional[Number] = Field(None, gt=0.0, le=1.0)
-    top_k: Optional[StrictInt] = Field(None, ge=0)  # llama.cpp's server accepts it too
+    top_k: Optional[StrictInt] = Field(None, ge=0, le=INT32_MAX)  # llama.cpp's server accepts it too
     min_p: Optional[Number] = Field(None, ge=0.0, le=1.0)
     typical_p: Optional[Number] = Field(None, gt=0.0, le=1.0)
     repeat_penalty: Optional[Number] = Field(None, gt=0.0, le=10.0)
@@ -115,7 +118,7 @@ class _Sampling(_Body):
     presence_penalty: Optional[PENALTY] = None
     dry_multiplier: Optional[Number] = Field(None, ge=0.0)
     dry_base: Optional[Number] = Field(None, ge=1.0)
-    dry_allowed_length: Optional[StrictInt] = Field(None, ge=0)
+    dry_allowed_length: Optional[StrictInt] = Field(None, ge=0, le=INT32_MAX)
     dry_penalty_last_n: Optional[StrictInt] = Field(None, ge=-1)
     logit_bias: Optional[dict[str, Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-100.0, le=100.0)]]] = None
     grammar: Optional[StrictStr] = None  # GBNF, as llama-server takes it
@@ -139,10 +142,19 @@ class _Sampling(_Body):
     def logit_biases(self) -> list[tuple[int, float]]:
         biases = []
         for key, bias in (self.logit_bias or {}).items():
-            if not key.lstrip("-").isdigit():
-                raise bad_request(f"logit_bias: keys are token ids, not {key!r}", param="logit_bias")
+            # ASCII digits only: str.isdigit() also takes "²" and "١", which int() then refuses (or reads).
+            if not TOKEN_ID.fullmatch(key):
+                shown = key if len(key) <= 20 else key[:17] + "..."
+                raise bad_request(f"logit_bias: keys are token ids (plain decimal numbers), not {shown!r}", param="logit_bias")
             biases.append((int(key), bias))
         return biases
+
+    def check_windows(self, n_ctx: int) -> None:
+        """The penalty windows, no wider than the context: llama.cpp allocates a window whole, before it holds a token."""
+        for name in ("repeat_last_n", "dry_penalty_last_n"):
+            value = getattr(self, name)
+            if value is not None and value > n_ctx:
+                raise bad_request(f"{name}: must be at most the context size ({n_ctx}), or -1 for the whole context", param=name)
 
     def stop_list(self) -> list[str]:
         if self.stop is None:

@@ -27,8 +27,8 @@ from runtime.engine.context_window import FitCancelled, fit_to_context, make_roo
 from runtime.engine.devices import list_devices
 from runtime.engine.generation import GenerationRequest, decode_plain
 from runtime.engine.llama_model import LlamaModel, LoadSettings, default_threads
-from runtime.engine.sampling import Sampler, SamplerError, SamplingConfig
-from runtime.engine.structured import SchemaError, schema_grammar
+from runtime.engine.sampling import INT32_MAX, INT32_MIN, INT32_SETTINGS, Sampler, SamplerError, SamplingConfig
+from runtime.engine.structured import GrammarError, SchemaError, check_grammar, schema_grammar
 from runtime.engine.token_alignment import align
 from runtime.engine.tools import call_grammar, openai_tools, split_reply, template_messages, tool_format
 from runtime.gguf.model_file import check_model_file
@@ -333,7 +333,7 @@ class Engine:
         self.saved_states.observe_prefill(outcome.stats)
         text, finish, calls = outcome.text, outcome.finish_reason, []
         if params.tools and params.tool_choice != "none":
-            text, calls = split_reply(outcome.text, fmt, [t.name for t in params.tools])
+            text, calls = split_reply(outcome.text, fmt, params.tools)
             if calls and finish != "cancelled":
                 finish = "tool_calls"
         return ChatGenerateResult(request_id, params.conversation_id, text, finish, outcome.stats, calls)
@@ -476,6 +476,15 @@ def sampling_config(params: ChatGenerateParams, llama: LlamaModel, reply_format:
         raise RpcError(ErrorCode.INVALID_PARAMS, f"params.tool_name: {params.tool_name!r} is not one of the tools")
     if params.tools and (params.tool_choice == "required" or params.tool_name is not None):
         grammar = call_grammar(params.tools, reply_format, params.tool_name)
+    if grammar is not None:
+        try:
+            check_grammar(grammar)  # before llama.cpp's parser, which would overflow its stack or exhaust memory
+        except GrammarError as exc:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"params.{constraints[0]}: {exc}") from None
+    for name in ("penalty_last_n", "dry_penalty_last_n"):
+        # llama.cpp allocates the whole window up front: no wider than the context, whose tokens are all it can hold.
+        if getattr(params, name) > llama.n_ctx:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"params.{name}: must be at most the context size ({llama.n_ctx}), or -1 for the whole context")
     for bias in params.logit_bias:
         if not 0 <= bias.token < llama.n_vocab:
             raise RpcError(ErrorCode.INVALID_PARAMS, f"params.logit_bias: token {bias.token} is not in the vocabulary (0..{llama.n_vocab - 1})")
@@ -520,6 +529,10 @@ def validate_generate(params: ChatGenerateParams) -> None:
     for name in ("penalty_last_n", "dry_penalty_last_n"):
         if getattr(params, name) < -1:
             raise RpcError(ErrorCode.INVALID_PARAMS, f"params.{name}: must be -1 (the whole context) or more")
+    for name in INT32_SETTINGS:
+        # ctypes passes these as int32 and silently drops the higher bits: 2**32 + 5 would become 5.
+        if not INT32_MIN <= getattr(params, name) <= INT32_MAX:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"params.{name}: must be at most {INT32_MAX}")
     if params.dry_multiplier < 0 or params.dry_allowed_length < 0:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.dry_multiplier and params.dry_allowed_length: must not be negative")
     if params.tool_choice == "required" and not params.tools:

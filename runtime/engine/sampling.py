@@ -58,6 +58,11 @@ TOP_P_PREFIX_MAX = 16384  # choose(): the cumulative sum runs over blocks of thi
 DRY_SEQUENCE_BREAKERS = ("\n", ":", '"', "*")  # llama.cpp's defaults
 
 
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+# Settings llama.cpp takes as int32 (ctypes truncates anything wider without a word).
+INT32_SETTINGS = ("top_k", "penalty_last_n", "dry_allowed_length", "dry_penalty_last_n")
+
+
 class SamplerError(ValueError):
     """A setting llama.cpp cannot use (a grammar that does not parse)."""
 
@@ -151,6 +156,9 @@ class Sampler:
     """
 
     def __init__(self, config: SamplingConfig, vocabulary: Vocabulary | None = None, history: Sequence[int] = ()):
+        for name in INT32_SETTINGS:
+            if not INT32_MIN <= getattr(config, name) <= INT32_MAX:
+                raise SamplerError(f"{name}: {getattr(config, name)} does not fit llama.cpp's 32-bit setting")
         self.config = config
         self.rng = np.random.default_rng(None if config.seed is None else int(config.seed) % SEED_RANGE)
         n_vocab = vocabulary.n_vocab if vocabulary is not None else 0

@@ -8,12 +8,20 @@ the reason, when it uses a keyword the grammar would not enforce (number bounds,
 (title, description, examples, ...) and keywords JSON Schema itself ignores are
 fine. The schema is checked against its metaschema first (jsonschema), so a
 typo in a type name is named as such.
+
+Every grammar, raw or converted, is checked here before llama.cpp's GBNF parser
+sees it (check_grammar): that parser recurses once per nested group, so deep
+nesting overflows a thread's stack (512 KiB on macOS) and kills the process, and
+it expands `{m,n}` into rules one by one, so an inverted range (n < m wraps
+around in its unsigned arithmetic) or a grammar full of large ranges exhausts
+memory. Both are refused with the limit they passed.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 import jsonschema
@@ -56,8 +64,89 @@ ENFORCED_FORMATS = {"date", "time", "date-time", "uuid", "uuid1", "uuid2", "uuid
 STRICT_CHAR = r'[^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])'
 
 
+# Groups nested in groups. llama.cpp's parser (and its sampler, which walks the groups as it parses them)
+# recurses once per level: in a thread with a 512 KiB stack, macOS's default, 1,100 levels parse and 1,300
+# crash the process (measured with the starter model's vocabulary; 8 MiB, Linux's default, crashes under
+# 50,000). A quarter of that. A schema's maxLength / maxItems nests one group per optional item, so this
+# bounds those too (past their minimum).
+MAX_GRAMMAR_NESTING = 256
+# llama.cpp's own MAX_REPETITION_THRESHOLD: past it, it refuses a lower bound and silently drops an upper one.
+MAX_REPETITION = 2000
+# The copies all `{m,n}` of one grammar make together: each is a rule llama.cpp builds and keeps.
+MAX_REPETITIONS_TOTAL = 100_000
+_REPEAT = re.compile(r"\{[ \t\r\n]*([0-9]+)[ \t\r\n]*(?:(,)[ \t\r\n]*([0-9]*)[ \t\r\n]*)?\}")
+COUNTS = ("minLength", "maxLength", "minItems", "maxItems")
+_PATTERN_COUNT = re.compile(r"(?<=[{,])\s*([0-9]+)(?=\s*[,}])")  # the numbers of a regex's {m,n}
+_ENDS = {'"': '"', "[": "]", "<": ">"}  # string literal, character class, token: their content is not syntax
+
+
 class SchemaError(ValueError):
     """A schema that is not valid JSON Schema, or that a grammar cannot enforce; the message says why."""
+
+
+class GrammarError(ValueError):
+    """A GBNF grammar past a limit that keeps llama.cpp's parser within its stack and memory; the message names the limit."""
+
+
+def check_grammar(grammar: str) -> None:
+    """Refuse a grammar nested deeper than MAX_GRAMMAR_NESTING or with `{m,n}` past the repetition limits.
+
+    A single linear scan that knows only what hides syntax (strings, character classes,
+    tokens, comments); everything else is left to llama.cpp's parser to accept or refuse.
+    """
+    depth = total = 0
+    i, n = 0, len(grammar)
+    while i < n:
+        c = grammar[i]
+        if c in _ENDS:
+            i = _skip_literal(grammar, i, _ENDS[c])
+            continue
+        if c == "#":
+            end = grammar.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if c == "(":
+            depth += 1
+            if depth > MAX_GRAMMAR_NESTING:
+                raise GrammarError(f"groups are nested more than {MAX_GRAMMAR_NESTING} deep (the limit for nested parentheses, and for a schema's maxLength or maxItems)")
+        elif c == ")":
+            depth = max(depth - 1, 0)
+        elif c == "{":
+            match = _REPEAT.match(grammar, i)
+            if match is None:
+                raise GrammarError(f"a repetition at offset {i} is not of the form {{m}}, {{m,}} or {{m,n}} with plain numbers")
+            low, comma, high = match.group(1), match.group(2), match.group(3)
+            shown = match.group(0) if len(match.group(0)) <= 40 else match.group(0)[:37] + "..."
+            top = _bound(low if not comma else high or low)
+            if _bound(low) > MAX_REPETITION or (comma and high and top > MAX_REPETITION):
+                raise GrammarError(f"the repetition {shown} goes past {MAX_REPETITION}, the limit for a bound of {{m,n}}")
+            if comma and high and top < _bound(low):
+                raise GrammarError(f"the repetition {shown} has its upper bound below its lower one")
+            total += max(top, _bound(low))
+            if total > MAX_REPETITIONS_TOTAL:
+                raise GrammarError(f"the repetitions {{m,n}} together make more than {MAX_REPETITIONS_TOTAL} copies, the limit for one grammar")
+            i = match.end()
+            continue
+        i += 1
+
+
+def _bound(digits: str) -> int:
+    # int() of thousands of digits is slow or refused (sys.int_info.str_digits_check_threshold): anything that long is over every limit.
+    return int(digits) if len(digits) <= 9 else MAX_REPETITIONS_TOTAL + 1
+
+
+def _skip_literal(grammar: str, start: int, end: str) -> int:
+    """The index past a string literal, character class or token that opens at `start` (backslash escapes inside)."""
+    i = start + 1
+    while i < len(grammar):
+        c = grammar[i]
+        if c == "\\" and end != ">":
+            i += 2
+            continue
+        if c == end:
+            return i + 1
+        i += 1
+    return len(grammar)
 
 
 def schema_grammar(schema: Any) -> str:
@@ -78,7 +167,12 @@ def schema_grammar(schema: Any) -> str:
         raise SchemaError(f"cannot turn this schema into a grammar: {exc}") from None
     if "char" in converter._rules:
         converter._rules["char"] = STRICT_CHAR
-    return converter.format_grammar()
+    grammar = converter.format_grammar()
+    try:
+        check_grammar(grammar)
+    except GrammarError as exc:
+        raise SchemaError(f"its grammar would be too large: {exc}") from None
+    return grammar
 
 
 def check_json(text: str, schema: dict[str, Any]) -> Any:
@@ -105,7 +199,13 @@ def _check_enforceable(node: Any, path: str) -> None:
     used = [name for name, present in zip(STRING_CONSTRAINTS, ("pattern" in node, fmt in ENFORCED_FORMATS, "minLength" in node or "maxLength" in node)) if present]
     if len(used) > 1:
         raise SchemaError(f"{path}: {' and '.join(used)} together cannot be enforced by one grammar rule; keep one")
+    for keyword in COUNTS:
+        # The converter writes out one copy (and one nested group) per item: bounded before it runs.
+        if isinstance(node.get(keyword), int) and not isinstance(node.get(keyword), bool) and node[keyword] > MAX_REPETITION:
+            raise SchemaError(f"{path}/{keyword}: at most {MAX_REPETITION} can be enforced by a grammar")
     pattern = node.get("pattern")
+    if isinstance(pattern, str) and any(_bound(number) > MAX_REPETITION for number in _PATTERN_COUNT.findall(pattern)):
+        raise SchemaError(f"{path}/pattern: a repetition {{m,n}} past {MAX_REPETITION} cannot be enforced by a grammar")
     if isinstance(pattern, str) and not (pattern.startswith("^") and pattern.endswith("$")):
         raise SchemaError(f"{path}/pattern: a pattern must be anchored (^...$) to be enforced as the whole string")
     properties = node.get("properties")

@@ -15,6 +15,12 @@ message, calls back into assistant text and tool results into user turns, all in
 the hermes format. With tool_choice "required" or a named function, the reply is
 constrained by a grammar built from the tools' parameter schemas (through the
 same converter as structured output), so the call always parses.
+
+A call is only a call if the request declared it: its name is one of the tools
+and its arguments validate against that tool's parameters (jsonschema). Anything
+else that looks like a call, say a name the model echoed from a web page it was
+shown, stays plain text, so an agent that dispatches on the name is never
+steered by it. This holds for every format, whole or streamed.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ import re
 import secrets
 from dataclasses import dataclass
 from typing import Any, Sequence
+
+import jsonschema
 
 from runtime.engine.structured import SchemaError, schema_grammar
 from runtime.protocol import ChatMessage, ToolCall, ToolSpec
@@ -135,6 +143,51 @@ class Event:
     call: ToolCall | None = None
 
 
+class DeclaredTools:
+    """The tools a request declared: which names a call may have, and the schema its arguments must meet.
+
+    A bare name (a str) declares a tool that takes any arguments.
+    """
+
+    def __init__(self, tools: Sequence[ToolSpec | str] = ()):
+        self._validators: dict[str, Any] = {}
+        for tool in tools:
+            if isinstance(tool, str):
+                self._validators[tool] = None
+            else:
+                self._validators[tool.name] = _validator(tool.parameters)
+
+    @property
+    def names(self) -> set[str]:
+        return set(self._validators)
+
+    def __bool__(self) -> bool:
+        return bool(self._validators)
+
+    def allow(self, call: ToolCall | None) -> bool:
+        if call is None or call.name not in self._validators:
+            return False
+        validator = self._validators[call.name]
+        if validator is None:
+            return True
+        try:
+            return validator.is_valid(json.loads(call.arguments))
+        except Exception:  # a reference it cannot resolve, a pattern it cannot compile: not a call it can vouch for
+            return False
+
+
+def _validator(parameters: dict | None) -> Any:
+    """A jsonschema validator for a tool's parameters; None (anything goes) when it has none or they are not a schema."""
+    if not parameters:
+        return None
+    try:
+        cls = jsonschema.validators.validator_for(parameters)
+        cls.check_schema(parameters)
+    except Exception:
+        return None  # the request's own schema is broken: the name still has to match
+    return cls(parameters)
+
+
 class ToolCallParser:
     """Splits a streamed reply into its text and its tool calls, as it streams.
 
@@ -143,17 +196,20 @@ class ToolCallParser:
 
     In the hermes format, models also write a call as a bare JSON object, often in a
     ```json fence, without the tags (Qwen2.5-Coder does; llama.cpp's own parser takes
-    these too): a reply that is nothing but such an object, naming one of `names`, is a call.
+    these too): a reply that is nothing but such an object, naming one of the tools, is a call.
+
+    `tools`: the declared tools (ToolSpecs, or bare names); a call outside them is text.
     """
 
-    def __init__(self, fmt: str, names: Sequence[str] = ()):
+    def __init__(self, fmt: str, tools: Sequence[ToolSpec | str] = ()):
         self.fmt = fmt
-        self.names = set(names)
+        self.declared = DeclaredTools(tools)
+        self.names = self.declared.names
         self._pending = ""  # held back: maybe (the start of) a call
         self._started = False  # llama3 / mistral: a call can only open the reply
         self._in_call = False
         self._calls = 0
-        self._bare: bool | None = None if names else False  # hermes: the reply may be a bare JSON call (None: not known yet)
+        self._bare: bool | None = None if self.declared else False  # hermes: the reply may be a bare JSON call (None: not known yet)
         self._opener = HERMES_OPEN  # hermes: what opened the call being read
 
     def push(self, text: str) -> list[Event]:
@@ -167,7 +223,7 @@ class ToolCallParser:
     def finish(self) -> list[Event]:
         if self.fmt == HERMES:
             if self._bare is not False:
-                calls = _parse_bare(self._pending, self.names)
+                calls = _parse_bare(self._pending, self.declared)
                 if calls:
                     self._pending = ""
                     return [Event(call=c) for c in calls]
@@ -204,7 +260,7 @@ class ToolCallParser:
             raw = self._pending if end < 0 else self._pending[: end + len(closer)]
             self._pending = "" if end < 0 else self._pending[end + len(closer) :].lstrip("\n")
             self._in_call = False
-            calls = ([c] if (c := _parse_call(body, "arguments")) else None) if opener == HERMES_OPEN else _parse_bare(body, self.names)
+            calls = ([c] if self.declared.allow(c := _parse_call(body, "arguments")) else None) if opener == HERMES_OPEN else _parse_bare(body, self.declared)
             if calls:
                 events += [Event(call=c) for c in calls]
                 self._calls += len(calls)
@@ -231,7 +287,7 @@ class ToolCallParser:
         self._in_call = False
         calls = _parse_leading(stripped, self.fmt)
         text, self._pending = self._pending, ""
-        if calls is None:
+        if calls is None or not all(self.declared.allow(c) for c in calls):
             return [Event(text=text)]
         return [Event(call=c) for c in calls]
 
@@ -250,7 +306,7 @@ def _may_be_bare_call(text: str) -> bool | None:
     return None if any(opener.startswith(start) for opener in BARE_OPENERS) else False
 
 
-def _parse_bare(text: str, names: set[str]) -> list[ToolCall] | None:
+def _parse_bare(text: str, declared: DeclaredTools) -> list[ToolCall] | None:
     body = text.strip()
     try:
         data = json.loads(body)
@@ -258,7 +314,7 @@ def _parse_bare(text: str, names: set[str]) -> list[ToolCall] | None:
         return None
     items = data if isinstance(data, list) else [data]
     calls = [_call_from(item, "arguments") for item in items]
-    return calls if calls and all(c is not None and c.name in names for c in calls) else None
+    return calls if calls and all(declared.allow(c) for c in calls) else None
 
 
 def _text(events: list[Event], text: str) -> None:
@@ -321,8 +377,8 @@ def _parse_leading(text: str, fmt: str) -> list[ToolCall] | None:
     return calls if len(calls) > 1 and all(calls) else None
 
 
-def split_reply(text: str, fmt: str, names: Sequence[str] = ()) -> tuple[str, list[ToolCall]]:
-    """A whole reply's text without its calls, and the calls."""
-    parser = ToolCallParser(fmt, names)
+def split_reply(text: str, fmt: str, tools: Sequence[ToolSpec | str] = ()) -> tuple[str, list[ToolCall]]:
+    """A whole reply's text without its calls (of the declared `tools`), and the calls."""
+    parser = ToolCallParser(fmt, tools)
     events = parser.push(text) + parser.finish()
     return "".join(e.text for e in events).strip() if any(e.call for e in events) else "".join(e.text for e in events), [e.call for e in events if e.call]
