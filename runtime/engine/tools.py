@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import jsonschema
+from referencing import Registry
 
 from runtime.engine.structured import SchemaError, schema_grammar
 from runtime.protocol import ChatMessage, ToolCall, ToolSpec
@@ -185,7 +186,8 @@ def _validator(parameters: dict | None) -> Any:
         cls.check_schema(parameters)
     except Exception:
         return None  # the request's own schema is broken: the name still has to match
-    return cls(parameters)
+    # An empty registry: a "$ref" to a URL is never fetched (jsonschema would, by default), it just does not resolve.
+    return cls(parameters, registry=Registry())
 
 
 class ToolCallParser:

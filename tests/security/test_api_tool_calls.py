@@ -7,7 +7,9 @@ in every format (Hermes, Llama 3, Mistral, bare JSON).
 from __future__ import annotations
 
 import http.client
+import http.server
 import json
+import threading
 
 import pytest
 
@@ -63,6 +65,29 @@ def test_api_one_undeclared_call_among_declared_ones_leaves_those_calls():
 def test_api_a_bare_json_call_is_checked_against_the_schema_too():
     text, calls = split_reply('{"name": "get_weather", "arguments": {"city": 5}}', HERMES, TOOLS)
     assert calls == [] and "get_weather" in text
+
+
+def test_api_checking_arguments_never_fetches_a_schema_the_request_points_at():
+    hits = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b'{"type": "string"}')
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        remote = ToolSpec("lookup", "", {"type": "object", "properties": {"q": {"$ref": f"http://127.0.0.1:{server.server_port}/q.json"}}})
+        text, calls = split_reply(reply_in(HERMES, "lookup", {"q": "x"}), HERMES, [remote])
+    finally:
+        server.shutdown()
+    assert hits == [] and calls == [] and "lookup" in text  # unresolved, so not a call it can vouch for
 
 
 # ---- through the API, with the real model ---------------------------------------------------------------
