@@ -15,6 +15,7 @@ import pytest
 
 from bad_input import expect_error
 from serve_process import MODEL_NAME, serving
+from runtime.engine.sampling import INT32_SETTINGS, Sampler, SamplerError, SamplingConfig
 from runtime.protocol import ErrorCode
 
 pytestmark = pytest.mark.slow
@@ -65,6 +66,13 @@ def test_api_history_window_of_the_whole_context_is_still_answered(bounds_server
 def test_api_counts_past_32_bits_are_400_not_truncated(bounds_server, field):
     error = error_of(bounds_server.http("POST", CHAT, {**GOOD, field: 2**32 + 5}), 400)
     assert error["param"] == field
+
+
+@pytest.mark.parametrize("name", INT32_SETTINGS)
+def test_sampler_refuses_a_count_past_32_bits_before_any_ctypes_call(name):
+    # The last line of defence, for callers that skip the engine's checks: ctypes would keep only the low 32 bits.
+    with pytest.raises(SamplerError, match=name):
+        Sampler(SamplingConfig(**{name: 2**32 + 5}))
 
 
 @pytest.mark.parametrize("name", ["penalty_last_n", "dry_penalty_last_n"])
