@@ -35,7 +35,6 @@ import operator
 import re
 import threading
 import types
-from string import Formatter
 from typing import Any, Callable, Iterable, Iterator
 
 from jinja2 import nodes, pass_environment
@@ -250,7 +249,10 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
             raise TemplateTooExpensive("the chat template raises a number to a power above 64")
         if op == "%" and isinstance(left, str):
             b.allow(_printf_size(left, right), "formats a string")
-        return {"*": operator.mul, "%": operator.mod, "**": operator.pow, "+": operator.add}[op](left, right)
+        result = {"*": operator.mul, "%": operator.mod, "**": operator.pow, "+": operator.add}[op](left, right)
+        if isinstance(result, (str, list, tuple)):  # what the checks above could not foresee (a dict's text after %)
+            b.allow(len(result), "makes a string")
+        return result
 
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
         """A str method that can grow a string, checked before it runs (called wherever a template reads one)."""
@@ -260,7 +262,7 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         if name in ("format", "format_map"):
             return self._bounded_format(s, value)
         if name == "join":
-            return functools.update_wrapper(lambda items: _joined(s, items), value)
+            return functools.update_wrapper(lambda items: _joined(s, items, strict=True), value)
         size = _STR_METHODS.get(name)
         if size is None:
             return None
@@ -277,7 +279,7 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
                 if kwargs or len(args) != 1:
                     raise TypeError("format_map() takes exactly one argument")
                 args, kwargs = (), args[0]
-            return str(_BoundedFormatter(self).vformat(s, args, kwargs))
+            return type(s)(_BoundedFormatter(self).vformat(s, args, kwargs))
 
         return functools.update_wrapper(formatted, method)
 
@@ -290,9 +292,11 @@ def _counted_range(*args: int) -> range:
     return span
 
 
-def _joined(separator: str, items: Iterable) -> str:
-    texts = [_text(item) for item in items]
-    budget().allow(sum(map(len, texts)) + len(separator) * max(len(texts) - 1, 0), "joins strings")
+def _joined(separator: str, items: Iterable, strict: bool = False) -> str:
+    """separator.join(items), refused before it is made if too long. The join filter writes any item as text;
+    str.join (`strict`) takes strings only, as in Python."""
+    texts = list(items) if strict else [_text(item) for item in items]
+    budget().allow(sum(len(t) for t in texts if isinstance(t, str)) + len(separator) * max(len(texts) - 1, 0), "joins strings")
     return separator.join(texts)
 
 
