@@ -7,8 +7,9 @@
 
 Faults, set by a test: cut a file's response off after N bytes (a number of times;
 Content-Length still says the whole file), announce a wrong sha256, leave the file
-out of the storage while the JSON still lists it, serve only the project's document. LOKAL_PYPI_URL=`index.url` points
-Lokal at it.
+out of the storage while the JSON still lists it, serve only the project's document;
+or act as a hostile mirror that announces another file name (`../../x.whl`) or size
+for a wheel. LOKAL_PYPI_URL=`index.url` points Lokal at it.
 """
 
 from __future__ import annotations
@@ -26,11 +27,13 @@ from pathlib import Path
 CHUNK = 256 * 1024
 
 
-def build_wheel(folder: Path, name: str, version: str, files: dict[str, bytes | Path]) -> Path:
-    """A wheel (zip, stored: model files do not compress) holding `files` ({path in the wheel: bytes or a file to copy})."""
+def build_wheel(folder: Path, name: str, version: str, files: dict[str, bytes | Path], compression: int = zipfile.ZIP_STORED) -> Path:
+    """A wheel (zip, stored: model files do not compress) holding `files` ({path in the wheel: bytes or a file to copy}).
+
+    compression=zipfile.ZIP_DEFLATED makes a zip bomb of a file of zeros: megabytes that unpack to gigabytes."""
     dist = f"{name.replace('-', '_')}-{version}"
     path = folder / f"{dist}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
+    with zipfile.ZipFile(path, "w", compression) as zf:
         for member, content in files.items():
             if isinstance(content, Path):
                 with open(content, "rb") as src, zf.open(member, "w", force_zip64=True) as out:
@@ -57,6 +60,9 @@ class Faults:
     wrong_sha256: set[str] = field(default_factory=set)
     missing: set[str] = field(default_factory=set)  # listed in the JSON, 404 from /files
     project_only: bool = False  # like some mirrors: 404 for a release's document, only the project's (with every release)
+    # A hostile mirror: the JSON gives a wheel another file name, or another size, than the file it serves.
+    announced_name: dict[str, str] = field(default_factory=dict)  # filename -> the name the JSON says
+    announced_size: dict[str, int] = field(default_factory=dict)  # filename -> the size the JSON says
 
 
 class FakePyPI:
@@ -94,8 +100,8 @@ class FakePyPI:
         sha = sha256_of(wheel)
         if wheel.name in self.faults.wrong_sha256:
             sha = hashlib.sha256(b"not this wheel").hexdigest()
-        entry = {"filename": wheel.name, "packagetype": "bdist_wheel", "url": f"{self.base}/files/{wheel.name}",
-                 "size": wheel.stat().st_size, "digests": {"sha256": sha}}
+        entry = {"filename": self.faults.announced_name.get(wheel.name, wheel.name), "packagetype": "bdist_wheel", "url": f"{self.base}/files/{wheel.name}",
+                 "size": self.faults.announced_size.get(wheel.name, wheel.stat().st_size), "digests": {"sha256": sha}}
         return {"info": {"name": name, "version": version}, "urls": [entry]}
 
     def describe_project(self, name: str) -> dict | None:

@@ -14,6 +14,51 @@ def _string(s: str) -> bytes:
 UINT32, BOOL, STRING, ARRAY = 4, 7, 8, 9
 
 
+# ---- raw headers, field by field: for hostile files that claim what their bytes cannot hold -------------
+
+UINT8, INT32, UINT64 = 0, 5, 10
+_SCALAR_FORMATS = {UINT8: "<B", UINT32: "<I", INT32: "<i", BOOL: "<?", UINT64: "<Q", 12: "<d"}
+
+
+def typed(kind: int, value) -> bytes:
+    """A metadata value of an explicit type (its type id, then its bytes)."""
+    if kind == STRING:
+        return struct.pack("<I", STRING) + _string(value)
+    return struct.pack("<I", kind) + struct.pack(_SCALAR_FORMATS[kind], value)
+
+
+def entry(key: str, value: bytes) -> bytes:
+    """One metadata entry: the key, then a value from typed(), nested_arrays() or array_claiming()."""
+    return _string(key) + value
+
+
+def nested_arrays(depth: int) -> bytes:
+    """An array of one array of one array ... `depth` deep, the innermost empty (of uint8)."""
+    return struct.pack("<I", ARRAY) + struct.pack("<IQ", ARRAY, 1) * (depth - 1) + struct.pack("<IQ", UINT8, 0)
+
+
+def array_claiming(item_type: int, count: int) -> bytes:
+    """An array header that claims `count` items and brings none of them."""
+    return struct.pack("<IIQ", ARRAY, item_type, count)
+
+
+def raw_header(*entries: bytes, n_kv: int | None = None, n_tensors: int = 0, tensors: bytes = b"") -> bytes:
+    """GGUF v3 bytes: the counts (n_kv defaults to len(entries)), the entries and the tensor table as given,
+    padded to 32 bytes. Nothing is checked: the counts may claim what the bytes do not hold."""
+    out = b"GGUF" + struct.pack("<IQQ", 3, n_tensors, len(entries) if n_kv is None else n_kv) + b"".join(entries) + tensors
+    return out + b"\0" * (-len(out) % 32)
+
+
+def llama_claiming(block_count: int, kind: int = UINT32) -> bytes:
+    """A llama header that claims `block_count` layers and is otherwise plausible (about 150 bytes)."""
+    return raw_header(
+        entry("general.architecture", typed(STRING, "llama")),
+        entry("llama.block_count", typed(kind, block_count)),
+        entry("llama.attention.head_count", typed(UINT32, 8)),
+        entry("llama.attention.head_count_kv", typed(UINT32, 8)),
+    )
+
+
 def _value(value: str | int | bool | list) -> bytes:
     if isinstance(value, bool):
         return struct.pack("<IB", BOOL, value)

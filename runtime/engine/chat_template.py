@@ -7,27 +7,26 @@ block rendered as plain content, a `tojson` that does not HTML-escape and takes
 `indent`, `separators` and `sort_keys`, and the globals `raise_exception` and
 `strftime_now`. Templates that take `tools` get them.
 
-Templates come from downloaded files, so they run in jinja2's immutable sandbox
-(no attribute access to Python internals, no mutation of inputs), and their work is
-bounded: `range` counts its iterations across the whole render (nested loops that
-write nothing are caught too), string repetition and `%` formatting are checked
-before they allocate, and the rendered text may not outgrow a limit. A hostile or
-broken template is refused with a TemplateError in milliseconds, not run for minutes.
+Templates come from downloaded files, so they run in a bounded sandbox
+(template_sandbox.py: jinja2's immutable sandbox, every loop iteration counted
+across the whole render, every operation that grows a string checked before it
+allocates, and the request's cancel flag looked at as it goes), and the rendered
+text may not outgrow a limit. A hostile or broken template is refused with a
+TemplateError in milliseconds, not run for minutes.
 """
 
 from __future__ import annotations
 
-import contextvars
 import datetime
-import json
-import operator
-import re
 from typing import Any, Sequence
 
 import jinja2
 from jinja2 import meta, nodes
 from jinja2.ext import Extension
-from jinja2.sandbox import MAX_RANGE, ImmutableSandboxedEnvironment
+
+from runtime.engine.template_sandbox import (  # noqa: F401 (the errors callers catch are this module's too)
+    BoundedEnvironment, RenderCancelled, TemplateError, TemplateTooExpensive, cancelled_by, rendering,
+)
 
 # For models whose file carries no template: ChatML, which most small instruct models use.
 CHATML_TEMPLATE = (
@@ -37,30 +36,9 @@ CHATML_TEMPLATE = (
     "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
 )
 
-# Work bounds of one render. Real templates iterate over the messages and write each once: far below these.
-RANGE_ITERATIONS = 1_000_000  # all `range` loops of one render together (3000 x 3000 nested loops: 9M, 0.5 s)
-MIN_OUTPUT_CHARS = 1 << 21  # the rendered prompt may be this long, or 4x the conversation's text if that is more
+# The rendered prompt may be this long, or 4x the conversation's text if that is more.
+MIN_OUTPUT_CHARS = 1 << 21
 OUTPUT_PER_INPUT_CHAR = 4
-
-
-_PRINTF_FIELD = re.compile(r"%[-#0 +]*(\d+|\*)?(?:\.(\d+|\*))?")
-
-
-class TemplateError(ValueError):
-    pass
-
-
-class TemplateTooExpensive(TemplateError):
-    """The template would do more work than any chat template needs (a loop bomb, an output bomb)."""
-
-
-class _Budget:
-    def __init__(self, max_output: int):
-        self.iterations = 0
-        self.max_output = max_output
-
-
-_budget: contextvars.ContextVar[_Budget] = contextvars.ContextVar("chat_template_budget")
 
 
 def _raise_exception(message: str) -> None:
@@ -69,22 +47,6 @@ def _raise_exception(message: str) -> None:
 
 def _strftime_now(fmt: str) -> str:
     return datetime.datetime.now().strftime(fmt)
-
-
-def _tojson(value: Any, ensure_ascii: bool = False, indent: int | None = None, separators=None, sort_keys: bool = False) -> str:
-    # transformers' tojson: no HTML escaping (jinja's own would turn quotes into \u0027 and break the prompt).
-    return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-
-
-def _counted_range(*args: int):
-    budget = _budget.get()
-    span = range(*args)
-    if len(span) > MAX_RANGE:  # jinja's own sandbox limit for one range
-        raise TemplateTooExpensive(f"the chat template asks for a range of {len(span):,} numbers (at most {MAX_RANGE:,})")
-    if budget.iterations + len(span) > RANGE_ITERATIONS:
-        raise TemplateTooExpensive(f"the chat template loops more than {RANGE_ITERATIONS:,} times")
-    budget.iterations += len(span)
-    return span
 
 
 class _GenerationTag(Extension):
@@ -97,52 +59,9 @@ class _GenerationTag(Extension):
         return parser.parse_statements(("name:endgeneration",), drop_needle=True)
 
 
-class _BoundedEnvironment(ImmutableSandboxedEnvironment):
-    intercepted_binops = frozenset({"*", "%", "**"})
-
-    def call_binop(self, context, op: str, left: Any, right: Any) -> Any:
-        budget = _budget.get()
-        if op == "*" and isinstance(left, (str, list, tuple)) and isinstance(right, int) and len(left) * right > budget.max_output:
-            raise TemplateTooExpensive("the chat template repeats a string past the prompt size limit")
-        if op == "*" and isinstance(right, (str, list, tuple)) and isinstance(left, int) and len(right) * left > budget.max_output:
-            raise TemplateTooExpensive("the chat template repeats a string past the prompt size limit")
-        if op == "**" and isinstance(right, (int, float)) and abs(right) > 64:
-            raise TemplateTooExpensive("the chat template raises a number to a power above 64")
-        if op == "%" and isinstance(left, str) and _format_widths(left) > budget.max_output:
-            raise TemplateTooExpensive("the chat template formats a string past the prompt size limit")
-        result = {"*": operator.mul, "%": operator.mod, "**": operator.pow}[op](left, right)
-        if op == "%" and isinstance(result, str) and len(result) > budget.max_output:
-            raise TemplateTooExpensive("the chat template formats a string past the prompt size limit")
-        return result
-
-
-def _format_widths(fmt: str) -> int:
-    """The widest field a printf-style format asks for (a `*` width comes from the arguments: unbounded)."""
-    widest = 0
-    for width, precision in _PRINTF_FIELD.findall(fmt):
-        for number in (width, precision):
-            if number == "*":
-                return 1 << 62
-            if number:
-                widest = max(widest, int(number))
-    return widest
-
-
-def _bounded_width(filter_):
-    def bounded(value, width=80, *args, **kwargs):
-        if isinstance(width, int) and width > _budget.get().max_output:
-            raise TemplateTooExpensive("the chat template pads a string past the prompt size limit")
-        return filter_(value, width, *args, **kwargs)
-
-    return bounded
-
-
-def _environment() -> ImmutableSandboxedEnvironment:
-    env = _BoundedEnvironment(trim_blocks=True, lstrip_blocks=True, undefined=jinja2.ChainableUndefined, extensions=["jinja2.ext.loopcontrols", _GenerationTag])
-    env.globals.update(raise_exception=_raise_exception, strftime_now=_strftime_now, range=_counted_range)
-    env.filters["tojson"] = _tojson
-    env.filters["center"] = _bounded_width(env.filters["center"])
-    env.filters["indent"] = _bounded_width(env.filters["indent"])
+def _environment() -> BoundedEnvironment:
+    env = BoundedEnvironment(trim_blocks=True, lstrip_blocks=True, undefined=jinja2.ChainableUndefined, extensions=["jinja2.ext.loopcontrols", _GenerationTag])
+    env.globals.update(raise_exception=_raise_exception, strftime_now=_strftime_now)
     return env
 
 
@@ -176,18 +95,17 @@ class ChatTemplate:
         if tools:
             context["tools"] = list(tools)
         max_output = max(MIN_OUTPUT_CHARS, OUTPUT_PER_INPUT_CHAR * (_text_size(context["messages"]) + _text_size(tools or [])))
-        token = _budget.set(_Budget(max_output))
-        try:
-            pieces, size = [], 0
-            for piece in self._template.generate(**context):
-                size += len(piece)
-                if size > max_output:
-                    raise TemplateTooExpensive(f"the chat template writes more than {max_output:,} characters for this conversation")
-                pieces.append(piece)
-            return "".join(pieces)
-        except TemplateError:
-            raise
-        except Exception as exc:  # a template is untrusted code: any failure is the template's
-            raise TemplateError(f"the model's chat template failed: {type(exc).__name__}: {exc}") from None
-        finally:
-            _budget.reset(token)
+        with rendering(max_output) as budget:
+            try:
+                pieces, size = [], 0
+                for piece in self._template.generate(**context):
+                    size += len(piece)
+                    if size > max_output:
+                        raise TemplateTooExpensive(f"the chat template writes more than {max_output:,} characters for this conversation")
+                    budget.step(0)  # a cancel lands between pieces too
+                    pieces.append(piece)
+                return "".join(pieces)
+            except (TemplateError, RenderCancelled):
+                raise
+            except Exception as exc:  # a template is untrusted code: any failure is the template's
+                raise TemplateError(f"the model's chat template failed: {type(exc).__name__}: {exc}") from None

@@ -25,6 +25,7 @@ from __future__ import annotations
 import threading
 from typing import Callable, Sequence
 
+from runtime.engine.chat_template import RenderCancelled, cancelled_by
 from runtime.engine.llama_model import DecodeAborted, LlamaModel
 from runtime.protocol import ChatMessage, ErrorCode, GenerationStats, RpcError
 
@@ -72,7 +73,7 @@ def fit_to_context(
     `committed`: tokens of a reply already generated, which must fit after the prompt too.
     The cut is found with O(log n) renders, each of about the part that is kept (galloping from the
     newest message, then bisecting), never one render per possible cut. `cancel` is looked at before
-    every render (FitCancelled). Too many messages or too much text: INVALID_PARAMS at once.
+    every render and inside it, on every loop iteration of the template (FitCancelled). Too many messages or too much text: INVALID_PARAMS at once.
     """
     messages = list(messages)
     check_conversation_size(messages)
@@ -91,9 +92,7 @@ def fit_to_context(
 
     def tokens_at(i: int) -> list[int]:
         if i not in rendered:
-            if cancel is not None and cancel.is_set():
-                raise FitCancelled()
-            rendered[i] = render(system + history[candidates[i]:])
+            rendered[i] = _render(render, system + history[candidates[i]:], cancel)
         return rendered[i]
 
     def fits(i: int) -> bool:  # the whole of it, with room for the reply
@@ -135,10 +134,7 @@ def fit_to_context(
             _remember(cuts, conversation_id, candidates[good])
             return tokens_at(good), candidates[good]
 
-    newest = history[-1:]
-    if cancel is not None and cancel.is_set():
-        raise FitCancelled()
-    tokens = render(newest)
+    tokens = _render(render, history[-1:], cancel)
     if len(tokens) + committed < n_ctx:
         _remember(cuts, conversation_id, 0)
         return tokens, len(messages) - 1
@@ -147,6 +143,17 @@ def fit_to_context(
         f"the last message alone is {len(tokens)} tokens long and does not fit the context of {n_ctx} tokens",
         {"prompt_tokens": len(tokens), "n_ctx": n_ctx},
     )
+
+
+def _render(render: Callable[[list[ChatMessage]], list[int]], messages: list[ChatMessage], cancel: threading.Event | None) -> list[int]:
+    """One render, which stops (FitCancelled) when the request is cancelled, before it or inside the template."""
+    if cancel is not None and cancel.is_set():
+        raise FitCancelled()
+    try:
+        with cancelled_by(cancel):
+            return render(messages)
+    except RenderCancelled:
+        raise FitCancelled() from None
 
 
 def _remember(cuts: dict[str, int], conversation_id: str, cut: int) -> None:

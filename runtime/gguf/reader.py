@@ -4,11 +4,21 @@ It reads from any binary stream, so the same code serves a local file and the
 first bytes of a remote file fetched with an HTTP range request (the catalog's
 fit check). The `gguf` package's GGUFReader memory-maps a whole local file,
 which neither case allows.
+
+Headers are untrusted: the model browser reads one from any repository the user
+merely opens, and model.load from any file it is offered. So the reader does
+work in proportion to the bytes it is given, never to a number they claim:
+every count and length must fit in what the file has left (each item takes at
+least so many bytes), arrays nest at most MAX_ARRAY_DEPTH deep and are parsed
+without recursion, and the numbers the app computes with (layers, heads,
+lengths, alignment) are checked once here, so the properties below cannot
+fail or loop for long later. Anything wrong is a GGUFError that says what.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import os
 import struct
 from dataclasses import dataclass, field
@@ -21,6 +31,16 @@ MAX_STRING_BYTES = 64 * 1024 * 1024
 MAX_ARRAY_ITEMS = 16 * 1024 * 1024
 MAX_KV_COUNT = 1 << 20
 MAX_TENSORS = 1 << 20
+# Real models nest no arrays at all (llama.cpp reads none that do); a few levels are tolerated.
+MAX_ARRAY_DEPTH = 8
+# llama.cpp's LLAMA_MAX_LAYERS: it loads no model with more layers, and per-layer arrays are this long at most.
+MAX_LAYERS = 512
+# Head counts, lengths and the context are uint32 in llama.cpp.
+MAX_DIMENSION = 2**32 - 1
+# The fewest bytes one metadata entry (empty key, type, uint8 value) and one tensor entry (empty name,
+# rank, type, offset) take: a count the rest of the file cannot hold is refused before the loop.
+MIN_KV_BYTES = 8 + 4 + 1
+MIN_TENSOR_BYTES = 8 + 4 + 4 + 8
 
 
 class GGUFError(ValueError):
@@ -192,9 +212,23 @@ def _first_int(value: Any) -> int:
 
 
 class _Stream:
-    def __init__(self, stream: BinaryIO):
+    def __init__(self, stream: BinaryIO, size: int | None):
         self._stream = stream
+        self._size = size
         self.position = 0
+
+    def left(self) -> int | None:
+        """Bytes the file has after the current position, when its size is known (a remote
+        RangeStream learns its total_size from the first reply)."""
+        size = self._size if self._size is not None else getattr(self._stream, "total_size", None)
+        return None if size is None else size - self.position
+
+    def fits(self, count: int, each: int, what: str) -> None:
+        """NeedMoreData unless `count` items of at least `each` bytes fit in what the file has left: raised
+        before the loop or the allocation, where reading would find the same (a truncated or a lying header)."""
+        left = self.left()
+        if left is not None and count * each > left:
+            raise NeedMoreData(f"{what} of {count:,} at byte {self.position} needs at least {count * each:,} bytes, but the file has {max(left, 0):,} left")
 
     def read(self, n: int) -> bytes:
         data = self._stream.read(n)
@@ -210,23 +244,66 @@ class _Stream:
         length = self.scalar("<Q")
         if length > MAX_STRING_BYTES:
             raise GGUFError(f"implausible string length {length} at byte {self.position}")
+        self.fits(length, 1, "a string")
         return self.read(length).decode("utf-8", errors="replace")
 
     def value(self, value_type: int, *, keep_arrays: bool) -> Any:
+        if value_type == _ARRAY:
+            return self._array(keep_arrays)
+        return self._leaf(value_type)
+
+    def _leaf(self, value_type: int) -> Any:
         if value_type in _SCALARS:
             return self.scalar(_SCALARS[value_type])
         if value_type == _STRING:
             return self.string()
-        if value_type == _ARRAY:
-            item_type = self.scalar("<I")
-            count = self.scalar("<Q")
-            if count > MAX_ARRAY_ITEMS:
-                raise GGUFError(f"implausible array length {count}")
-            if item_type in _SCALARS and not keep_arrays:
-                self.read(struct.calcsize(_SCALARS[item_type]) * count)
-                return count
-            return [self.value(item_type, keep_arrays=keep_arrays) for _ in range(count)]
-        raise GGUFError(f"unknown metadata value type {value_type}")
+        raise GGUFError(f"unknown metadata value type {value_type} at byte {self.position}")
+
+    def _array_head(self) -> tuple[int, int]:
+        item_type = self.scalar("<I")
+        count = self.scalar("<Q")
+        if item_type not in _MIN_BYTES:
+            raise GGUFError(f"unknown array item type {item_type} at byte {self.position}")
+        if count > MAX_ARRAY_ITEMS:
+            raise GGUFError(f"implausible array length {count}")
+        self.fits(count, _MIN_BYTES[item_type], "an array")
+        return item_type, count
+
+    def _scalars(self, item_type: int, count: int, keep: bool) -> Any:
+        fmt = _SCALARS[item_type]
+        data = self.read(struct.calcsize(fmt) * count)
+        return list(struct.unpack(f"<{count}{fmt[1:]}", data)) if keep else count
+
+    def _array(self, keep_arrays: bool) -> Any:
+        """An array, nested ones included, with a stack of its own: no recursion, however deep the file nests."""
+        item_type, count = self._array_head()
+        if item_type in _SCALARS:
+            return self._scalars(item_type, count, keep_arrays)
+        root: list = []
+        stack = [(root, item_type, count)]  # (the list being filled, its item type, items still to read)
+        while stack:
+            items, item_type, count = stack[-1]
+            if count == 0:
+                stack.pop()
+                continue
+            stack[-1] = (items, item_type, count - 1)
+            if item_type != _ARRAY:
+                items.append(self._leaf(item_type))
+                continue
+            if len(stack) >= MAX_ARRAY_DEPTH:
+                raise GGUFError(f"arrays nested more than {MAX_ARRAY_DEPTH} deep at byte {self.position}")
+            sub_type, sub_count = self._array_head()
+            if sub_type in _SCALARS:
+                items.append(self._scalars(sub_type, sub_count, keep_arrays))
+            else:
+                child: list = []
+                items.append(child)
+                stack.append((child, sub_type, sub_count))
+        return root
+
+
+# The fewest bytes an item of each type takes: a string is its 8-byte length, an array its type and count.
+_MIN_BYTES = {**{t: struct.calcsize(fmt) for t, fmt in _SCALARS.items()}, _STRING: 8, _ARRAY: 12}
 
 
 # Big arrays whose contents the app never needs: only their length is kept.
@@ -234,8 +311,21 @@ _COUNT_ONLY = {"tokenizer.ggml.scores", "tokenizer.ggml.token_type", "tokenizer.
 
 
 def read_header(stream: BinaryIO, file_size: int | None = None) -> GGUFHeader:
-    """Parse a GGUF header from `stream`. Raises GGUFError (NeedMoreData if the bytes stop early)."""
-    s = _Stream(stream)
+    """Parse a GGUF header from `stream`. Raises GGUFError (NeedMoreData if the bytes stop early).
+
+    Errors of the stream itself (OSError, a network error) pass through unchanged.
+    """
+    try:
+        header = _parse(_Stream(stream, file_size), file_size)
+        _check_numbers(header)
+    except GGUFError:
+        raise
+    except (struct.error, ValueError, TypeError, OverflowError, ZeroDivisionError, IndexError, KeyError, RecursionError) as exc:
+        raise GGUFError(f"unreadable GGUF header ({type(exc).__name__}: {exc})") from None
+    return header
+
+
+def _parse(s: _Stream, file_size: int | None) -> GGUFHeader:
     magic = s._stream.read(4)
     s.position = len(magic)
     if magic != GGUF_MAGIC:
@@ -247,15 +337,13 @@ def read_header(stream: BinaryIO, file_size: int | None = None) -> GGUFHeader:
     n_kv = s.scalar("<Q")
     if n_tensors > MAX_TENSORS or n_kv > MAX_KV_COUNT:
         raise GGUFError("implausible tensor or metadata count: corrupted header")
+    s.fits(n_kv, MIN_KV_BYTES, "a metadata count")
+    s.fits(n_tensors, MIN_TENSOR_BYTES, "a tensor count")
     metadata: dict[str, Any] = {}
     for _ in range(n_kv):
         key = s.string()
         value_type = s.scalar("<I")
-        if key in _COUNT_ONLY:
-            value = s.value(value_type, keep_arrays=False)
-        else:
-            value = s.value(value_type, keep_arrays=True)
-        metadata[key] = value
+        metadata[key] = s.value(value_type, keep_arrays=key not in _COUNT_ONLY)
     tensors = []
     for _ in range(n_tensors):
         name = s.string()
@@ -266,9 +354,41 @@ def read_header(stream: BinaryIO, file_size: int | None = None) -> GGUFHeader:
         ggml_type = s.scalar("<I")
         offset = s.scalar("<Q")
         tensors.append(TensorInfo(name, shape, ggml_type, offset))
-    alignment = int(metadata.get("general.alignment", DEFAULT_ALIGNMENT) or DEFAULT_ALIGNMENT)
+    alignment = metadata.get("general.alignment", DEFAULT_ALIGNMENT)
+    # llama.cpp's own rule: a power of two (0 would divide by zero below).
+    if not isinstance(alignment, int) or isinstance(alignment, bool) or alignment <= 0 or alignment & (alignment - 1):
+        raise GGUFError(f"general.alignment = {alignment!r}: the alignment must be a power of two")
     header_size = (s.position + alignment - 1) // alignment * alignment
     return GGUFHeader(version, metadata, tensors, header_size, file_size)
+
+
+# The architecture's numbers that sizes are computed from: each a count from 0 to MAX_DIMENSION
+# (a per-layer array of them at most MAX_LAYERS long), block_count at most MAX_LAYERS.
+_SHAPE_KEYS = (
+    "block_count", "context_length", "embedding_length", "feed_forward_length", "vocab_size",
+    "attention.head_count", "attention.head_count_kv", "attention.key_length", "attention.value_length",
+    "attention.sliding_window",
+)
+
+
+def _check_numbers(header: GGUFHeader) -> None:
+    """Refuse the numbers the app computes with unless each is a plausible count, so that no property
+    of the header fails or loops for long later (a 152-byte header can claim 4 billion layers)."""
+    arch = header.architecture
+    for key in _SHAPE_KEYS:
+        value = header.arch_value(key)
+        if value is None:
+            continue
+        items = value if isinstance(value, list) else [value]
+        if isinstance(value, list) and (key == "block_count" or len(items) > MAX_LAYERS):
+            raise GGUFError(f"{arch}.{key}: an array of {len(items)} items where {'a number' if key == 'block_count' else f'at most {MAX_LAYERS} (one per layer)'} belongs")
+        for item in items:
+            if not isinstance(item, (int, float)) or (isinstance(item, float) and not math.isfinite(item)) or not 0 <= item <= MAX_DIMENSION:
+                raise GGUFError(f"{arch}.{key} = {item!r}: expected a count from 0 to {MAX_DIMENSION}")
+    if header.n_layers > MAX_LAYERS:
+        raise GGUFError(f"{arch}.block_count = {header.n_layers}: llama.cpp loads models of at most {MAX_LAYERS} layers")
+    # Everything the catalog and model.load read from a header, computed once: any other surprise is a GGUFError here.
+    header.kv_bytes_per_token(), header.context_length, header.sliding_window, header.vocab_size, header.data_end, header.n_params, header.quantization, header.name, header.chat_template
 
 
 def read_file_header(path: str | os.PathLike) -> GGUFHeader:

@@ -114,10 +114,15 @@ def read_index(f: BinaryIO, file_size: int) -> tuple[StateHeader, np.ndarray]:
             data["tag"], int(data["n_tokens"]), int(data["state_bytes"]), str(data["checksum"]), str(data["key"]),
             _PRELUDE.size + header_len, float(data.get("prefill_ms_per_token", 0.0)),
         )
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, OverflowError) as exc:
         raise StateFileError(f"header does not parse: {exc}") from None
     if data.get("format") != FORMAT:
         raise StateFileError(f"format {data.get('format')!r}, expected {FORMAT}")
+    # A negative count would pass the length check against a larger other one, then make a read or
+    # an allocation fail with something other than StateFileError: the store would keep the file.
+    for name in ("n_tokens", "state_bytes"):
+        if getattr(header, name) < 0:
+            raise StateFileError(f"header says {name} = {getattr(header, name)}: a count cannot be negative")
     if file_size != header.file_size:
         raise StateFileError(f"file is {file_size} bytes, its header says {header.file_size}: truncated or padded")
     tokens = np.frombuffer(f.read(4 * header.n_tokens), dtype="<i4")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 import urllib.parse
 from dataclasses import dataclass
@@ -32,6 +33,12 @@ TIMEOUT = httpx2.Timeout(30.0, connect=10.0)
 CHUNK = 1 << 20
 ATTEMPTS = 4  # per wheel: the first request and three resumes
 BACKOFF_S = 0.5  # before the n-th resume, n times this: a network that dropped the connection gets a moment
+
+
+# A wheel's file name (PEP 427): distribution-version[-build]-python-abi-platform.whl, each part of
+# letters, digits, `_`, `.`, `+` and `!`. It becomes a path in the models folder, so a mirror's name must
+# be exactly that: no separator, no `..`, nothing absolute, no device name such as CON.
+_WHEEL_NAME = re.compile(r"[A-Za-z0-9_.+!]+(?:-[A-Za-z0-9_.+!]+){4,5}\.whl")
 
 
 class WheelFetchError(RuntimeError):
@@ -80,9 +87,14 @@ def find_wheel(http: httpx2.Client, requirement: str) -> Wheel:
         entry = next((f for f in wheels if f["filename"].endswith("-none-any.whl")), wheels[0] if wheels else None)
         if entry is None:
             raise WheelFetchError(f"{requirement}: the release has no wheel")
-        return Wheel(requirement, entry["filename"], urllib.parse.urljoin(url, entry["url"]), entry["digests"]["sha256"], int(entry["size"]))
-    except (KeyError, TypeError, ValueError) as exc:
+        wheel = Wheel(requirement, entry["filename"], urllib.parse.urljoin(url, entry["url"]), entry["digests"]["sha256"], int(entry["size"]))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise WheelFetchError(f"{requirement}: {url} is not a release description of PyPI's JSON API ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(wheel.filename, str) or not _WHEEL_NAME.fullmatch(wheel.filename) or ".." in wheel.filename:
+        raise WheelFetchError(f"{requirement}: refused the file name {wheel.filename!r} from {url}: a wheel's name is a plain file name (name-version-tags.whl); nothing was written")
+    if wheel.size < 0:
+        raise WheelFetchError(f"{requirement}: {url} gives the wheel a size of {wheel.size} bytes")
+    return wheel
 
 
 def _get_json(http: httpx2.Client, requirement: str, url: str) -> dict | None:

