@@ -40,7 +40,6 @@ import hashlib
 import json
 import logging
 import os
-import shutil
 import socket
 import threading
 import time
