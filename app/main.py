@@ -63,8 +63,11 @@ def main(argv: list[str]) -> int:
     from app.ui.stall_probe import StallProbe
     from runtime.log_files import start_logging
     from runtime.paths import data_dir
+    from runtime.private_files import tighten_own_folders
 
+    # The window keeps the user's umask (programs it opens inherit it) and creates its own files 0600.
     start_logging("window", stderr_prefix="lokal")
+    tighten_own_folders()  # before the store opens: an older Lokal's 0644 database becomes private first
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
     app = QApplication.instance() or QApplication(sys.argv[:1] + list(argv))
     app.setApplicationName("Lokal")

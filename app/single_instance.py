@@ -9,6 +9,12 @@ its dead PID and taken over), and listens on a local socket named after that
 directory. A second launch that cannot take the lock connects to the socket,
 asks the first instance to raise its window, and exits 0 without opening the
 database. Headless commands (`lokal chat`, `serve`, `pull`) never take the lock.
+
+On Unix the socket is a file, and Qt puts a bare name in /tmp, where another
+account could take a predictable name first (and answer, or refuse, a second
+launch). So the socket is a full path in the user's private runtime dir
+(runtime.paths.runtime_dir: XDG_RUNTIME_DIR on Linux, 0700). On Windows the
+name is a named pipe's, in no folder, and UserAccessOption limits it to the user.
 """
 
 from __future__ import annotations
@@ -16,10 +22,14 @@ from __future__ import annotations
 import getpass
 import hashlib
 import logging
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QLockFile, QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+from runtime.paths import runtime_dir
+from runtime.private_files import tighten_file
 
 log = logging.getLogger("lokal.single_instance")
 
@@ -34,9 +44,15 @@ CONNECT_ATTEMPTS = 10
 
 
 def server_name(data_dir: Path) -> str:
-    """A socket name per user and data directory, short enough for every platform's limit."""
+    """A socket per user and data directory: a path in the private runtime dir (Unix), a pipe name (Windows).
+
+    Short enough for every platform's limit on socket paths (104 bytes on macOS) where the runtime dir is.
+    """
     key = f"{getpass.getuser()}\0{Path(data_dir).resolve()}".encode()
-    return f"lokal-{hashlib.sha256(key).hexdigest()[:16]}"
+    name = f"lokal-{hashlib.sha256(key).hexdigest()[:16]}"
+    if sys.platform == "win32":
+        return name
+    return str(runtime_dir() / f"{name}.sock")
 
 
 class SingleInstance(QObject):
@@ -60,6 +76,7 @@ class SingleInstance(QObject):
             if self.lock.error() == QLockFile.LockError.LockFailedError:
                 return False
             raise OSError(f"cannot create the lock file in {self.data_dir} ({self.lock.error().name})")
+        tighten_file(self.data_dir / LOCK_NAME)  # Qt creates it with the umask's mode; it names this machine and PID
         # A crashed instance leaves its socket file behind on Unix: ours replaces it.
         QLocalServer.removeServer(self.name)
         self._server = QLocalServer(self)

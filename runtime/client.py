@@ -174,26 +174,36 @@ class RuntimeClient:
         return self._send_call(self._register(method), params).result(timeout)
 
     def _read_stdout(self) -> None:
-        for line in self.process.stdout:
-            if not line.strip():
-                continue
-            try:
-                message = protocol.parse_line(line)
-            except RpcError:
-                self._stderr_tail.append(f"[unparseable line from runtime] {line[:200]!r}")
-                continue
-            if isinstance(message, Response):
-                with self._lock:
-                    call = self._pending.pop(message.id, None)
-                if call is None:
-                    if message.error is not None:
-                        self.unrouted_errors.append(message.error)
+        # Whatever one line does, this thread must keep reading: it is the only one that completes calls,
+        # and when it ends every pending call is failed (_wait_for_exit), never left waiting.
+        try:
+            for line in self.process.stdout:
+                if not line.strip():
                     continue
-                self._complete(call, message)
-            elif isinstance(message, Notification):
-                for handler in list(self._handlers):
-                    handler(message.method, message.params)
-        self._wait_for_exit()
+                try:
+                    self._dispatch(line)
+                except Exception:
+                    log.exception("a line from the runtime could not be handled: %r", line[:200])
+        finally:
+            self._wait_for_exit()
+
+    def _dispatch(self, line: bytes) -> None:
+        try:
+            message = protocol.parse_line(line)
+        except RpcError:
+            self._stderr_tail.append(f"[unparseable line from runtime] {line[:200]!r}")
+            return
+        if isinstance(message, Response):
+            with self._lock:
+                call = self._pending.pop(message.id, None)
+            if call is None:
+                if message.error is not None:
+                    self.unrouted_errors.append(message.error)
+                return
+            self._complete(call, message)
+        elif isinstance(message, Notification):
+            for handler in list(self._handlers):
+                handler(message.method, message.params)
 
     def _complete(self, call: PendingCall, response: Response) -> None:
         if response.error is not None:
@@ -202,7 +212,7 @@ class RuntimeClient:
             return
         try:
             result = protocol.decode_result(call.method, response.result) if call.method in protocol.METHODS else response.result
-        except RpcError as exc:
+        except Exception as exc:  # an RpcError naming the bad field, or a decoder's bug: the caller hears of it either way
             call.future.set_exception(exc)
             return
         call.future.set_result(result)

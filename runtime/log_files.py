@@ -9,23 +9,34 @@ faulthandler writes the Python stack of every thread when the process dies of
 a signal (SIGSEGV in Qt or llama.cpp, SIGABRT, ...). It needs a file descriptor
 that stays valid until the crash, which a rotating handler's stream is not (it
 is closed at each rollover), so the stacks go to `<name>-crash.log` in the same
-folder, opened for appending once and kept open. Several runtime processes
-(the window's, `lokal serve`, `lokal chat`) may append to runtime.log at once;
-every line carries its process id.
+folder, opened for appending once and kept open.
+
+Several runtime processes (the window's, `lokal serve`'s, `lokal chat`'s) write
+runtime.log at once, and every line carries its process id. The standard
+RotatingFileHandler is not safe for that: each process rotates by the size of
+the file it holds open, so one renames the file another is still writing, and
+concurrent rollovers delete each other's backups (lines lost). So the log goes
+through concurrent-log-handler, which takes a lock file beside the log for each
+write and rollover and reopens a file that another process rotated.
+
+The log files and the crash files are 0600: what a user typed can end up in them.
 """
 
 from __future__ import annotations
 
 import faulthandler
 import logging
-import logging.handlers
 import os
 import sys
 import time
 from pathlib import Path
 from typing import TextIO
 
+from concurrent_log_handler import ConcurrentRotatingFileHandler
+from filelock import FileLock
+
 from runtime.paths import log_dir
+from runtime.private_files import FILE_MODE, private_opener
 
 MAX_BYTES = 2 * 1024 * 1024
 BACKUPS = 3
@@ -41,7 +52,8 @@ def start_logging(name: str, stderr_prefix: str) -> Path:
     path = folder / f"{name}.log"
     root = logging.getLogger()
     root.setLevel(logging.INFO)
-    file_handler = logging.handlers.RotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
+    # chmod, not its umask option: that one changes the whole process's umask for a moment, under other threads.
+    file_handler = ConcurrentRotatingFileHandler(str(path), maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", chmod=FILE_MODE)
     file_handler.setFormatter(logging.Formatter(FORMAT))
     file_handler.setLevel(logging.INFO)
     console = logging.StreamHandler(sys.stderr)
@@ -51,9 +63,11 @@ def start_logging(name: str, stderr_prefix: str) -> Path:
     root.addHandler(console)
 
     crash_path = folder / f"{name}-crash.log"
-    if crash_path.exists() and crash_path.stat().st_size > MAX_BYTES:
-        crash_path.replace(crash_path.with_name(crash_path.name + ".1"))
-    _crash_file = open(crash_path, "a", encoding="utf-8")  # noqa: SIM115 (kept open on purpose, see above)
+    # Two processes starting together must not both move the file: the second would move the first's new one.
+    with FileLock(folder / f".{name}-crash.log.lock", mode=FILE_MODE):
+        if crash_path.exists() and crash_path.stat().st_size > MAX_BYTES:
+            crash_path.replace(crash_path.with_name(crash_path.name + ".1"))
+        _crash_file = open(crash_path, "a", encoding="utf-8", opener=private_opener)  # noqa: SIM115 (kept open on purpose, see above)
     _crash_file.write(f"--- {name} pid {os.getpid()} started {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
     _crash_file.flush()
     faulthandler.enable(file=_crash_file, all_threads=True)

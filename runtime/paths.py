@@ -1,4 +1,9 @@
-"""Where Lokal keeps its files: the platform's user directories, each overridable for tests."""
+"""Where Lokal keeps its files: the platform's user directories, each overridable for tests.
+
+Every folder here is private to the user (0700, runtime/private_files.py): they hold conversations,
+saved KV states and logs. A models folder the user chose (LOKAL_MODELS_DIR) is created private if
+missing but never changed if it exists: it may be one they share.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +12,13 @@ from pathlib import Path
 
 import platformdirs
 
+from runtime.private_files import DIR_MODE, private_dir
+
 APP_NAME = "lokal"
 
 
 def _dir(env: str, default: str) -> Path:
-    path = Path(os.environ.get(env) or default)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return private_dir(Path(os.environ.get(env) or default))
 
 
 def cache_dir() -> Path:
@@ -29,9 +34,30 @@ def config_dir() -> Path:
 
 
 def models_dir() -> Path:
-    return _dir("LOKAL_MODELS_DIR", str(cache_dir() / "models"))
+    chosen = os.environ.get("LOKAL_MODELS_DIR")
+    if chosen:
+        path = Path(chosen)
+        path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+        return path
+    return private_dir(cache_dir() / "models")
 
 
 def log_dir() -> Path:
     """Where the window and the runtime keep their log files (Help ▸ Open log folder)."""
     return _dir("LOKAL_LOG_DIR", platformdirs.user_log_dir(APP_NAME))
+
+
+def runtime_dir() -> Path:
+    """A private folder for sockets (the second-instance socket, app/single_instance.py).
+
+    The user's runtime dir (XDG_RUNTIME_DIR on Linux), never a predictable name in the shared /tmp, where
+    another account could take the name first. Where the platform's has no room for us (no
+    XDG_RUNTIME_DIR and /run/user/<uid> missing), a folder in the data directory serves.
+    """
+    chosen = os.environ.get("LOKAL_RUNTIME_DIR")
+    if chosen:
+        return private_dir(Path(chosen), must_own=True)
+    try:
+        return private_dir(Path(platformdirs.user_runtime_dir(APP_NAME)), must_own=True)
+    except OSError:
+        return private_dir(data_dir() / "run", must_own=True)

@@ -77,8 +77,19 @@ class RpcError(Exception):
         return error
 
     @classmethod
-    def from_dict(cls, error: dict) -> "RpcError":
-        return cls(error.get("code", ErrorCode.INTERNAL_ERROR), error.get("message", ""), error.get("data"))
+    def from_dict(cls, error: Any) -> "RpcError":
+        """The error a reply carries; a malformed one (a bare string, a code that is not an integer) still
+        becomes an RpcError that says what was wrong, so the call that waits for it gets an answer and the
+        reader that parsed it keeps reading."""
+        if not isinstance(error, dict):
+            return cls(ErrorCode.INVALID_REQUEST, f"malformed error reply: error must be an object, got {type(error).__name__} {str(error)[:200]!r}")
+        code = error.get("code", ErrorCode.INTERNAL_ERROR)
+        message = error.get("message", "")
+        if isinstance(code, bool) or not isinstance(code, int):
+            return cls(ErrorCode.INVALID_REQUEST, f"malformed error reply: error.code must be an integer, got {code!r:.100} (message: {str(message)[:200]!r})", error.get("data"))
+        if not isinstance(message, str):
+            message = f"malformed error reply: error.message must be a string, got {message!r:.200}"
+        return cls(code, message, error.get("data"))
 
     def __repr__(self) -> str:
         return f"RpcError({self.code}, {self.message!r})"
@@ -855,5 +866,5 @@ def parse_line(line: Union[bytes, str]) -> Incoming:
         return Notification(method, params)
     if "result" in message or "error" in message:
         error = message.get("error")
-        return Response(request_id, message.get("result"), RpcError.from_dict(error) if error else None)
+        return Response(request_id, message.get("result"), RpcError.from_dict(error) if error is not None else None)
     raise RpcError(ErrorCode.INVALID_REQUEST, "neither a request nor a response")

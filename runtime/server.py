@@ -360,8 +360,11 @@ def take_over_stdout() -> BinaryIO:
 
 def main() -> int:
     from runtime.log_files import start_logging
+    from runtime.private_files import restrict_umask, tighten_own_folders
 
+    restrict_umask()  # before anything is created: KV states, download plans, logs are the user's alone
     start_logging("runtime", stderr_prefix="runtime")
+    tighten_own_folders()
     out = take_over_stdout()
     server = RuntimeServer(sys.stdin.buffer, out)
     return server.serve()

@@ -229,7 +229,7 @@ class ChatController(QObject):
         if conv is None or messages is None:
             return False
         text = export.to_markdown(conv, messages) if kind == "md" else export.to_json(conv, messages)
-        Path(path).write_text(text, encoding="utf-8")
+        export.save(path, text)
         return True
 
     def end_all(self) -> None:

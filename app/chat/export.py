@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import time
+from pathlib import Path
 
 from app.chat.words import speaker_name, state_word
 from app.storage import store as st
 from app.storage.store import Conversation, Message
 from app.ui.language import Context
+from runtime.private_files import user_umask
 
 Export = Context("Export")
 
@@ -42,3 +45,17 @@ def to_json(conv: Conversation, messages: list[Message]) -> str:
         ],
     }
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def save(path: str | Path, text: str) -> None:
+    """Write an export where the user chose, with the mode their umask gives (0644 under the usual 022).
+
+    Lokal's own files are private (runtime/private_files.py), and a process that restricted its umask
+    would make exports private too; an export is the user's file, shared as they share their others.
+    """
+    new = not os.path.exists(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    if new and os.name == "posix":
+        os.fchmod(fd, 0o666 & ~user_umask())  # the process's umask may be narrower than the user's; a file saved over keeps its mode
+    with open(fd, "w", encoding="utf-8") as f:
+        f.write(text)

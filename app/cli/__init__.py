@@ -37,6 +37,12 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] not in ([], ["gui"]) and "--self-test" not in argv:
+        # A headless command (the runtime, `fetch-model`, `serve`, `chat`, `pull`...) opens no other program,
+        # so everything it creates can simply be private (runtime/private_files.py); the window cannot.
+        from runtime.private_files import restrict_umask
+
+        restrict_umask()
     if argv[:1] == ["runtime"]:
         from runtime.server import main as runtime_main
 

@@ -34,6 +34,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from app.ui.language import Context
 from runtime.paths import data_dir
+from runtime.private_files import create_private_file, tighten_file
 
 # Message states: how a message ended (or that it is still streaming).
 COMPLETE = "complete"
@@ -169,6 +170,18 @@ def fault_kind(exc: sqlite3.Error) -> str:
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
+def _make_private(path: Path) -> None:
+    """The database is the user's alone (0600), and so are its -wal and -shm: SQLite gives them the
+    database file's mode, so the file is created 0600 before SQLite opens it, and an older Lokal's
+    0644 files are tightened (runtime/private_files.py)."""
+    try:
+        create_private_file(path)
+    except OSError:
+        return  # a folder we cannot write: SQLite's own error says so, classified as any other
+    for name in (path.name, path.name + "-wal", path.name + "-shm", path.name + "-journal"):
+        tighten_file(path.with_name(name))
+
+
 def _check_header(path: Path) -> None:
     """A file whose header is not SQLite's is refused before SQLite opens it.
 
@@ -230,11 +243,12 @@ class Store:
     def __init__(self, path: str | Path | None = None):
         """Open (or create) the database; raises sqlite3.Error or SchemaTooNew with the connection closed again."""
         self.path = Path(path) if path is not None else default_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         self._deferred: dict[int, dict[str, Any]] = {}  # message id -> the fields an update could not write yet
         self.problem: StoreUnavailable | None = None  # why writes fail now; None while they work
         self._problem_listeners: list[Callable[[StoreUnavailable | None], None]] = []
         _check_header(self.path)
+        _make_private(self.path)
         self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=BUSY_TIMEOUT_S)
         try:
             self._db.row_factory = sqlite3.Row

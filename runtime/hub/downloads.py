@@ -40,7 +40,6 @@ import hashlib
 import json
 import logging
 import os
-import shutil
 import socket
 import threading
 import time
@@ -52,6 +51,7 @@ from typing import Callable
 import httpx2
 from filelock import FileLock, Timeout
 
+from runtime import disk_space
 from runtime.hub import hf
 from runtime.hub import names
 from runtime.hub.errors import TransientError, disk_full, from_exception
@@ -68,7 +68,9 @@ MAX_RETRIES = 6
 BACKOFF_S = 0.5
 MAX_BACKOFF_S = 30.0
 TIMEOUT = httpx2.Timeout(30.0, connect=10.0)
-DISK_MARGIN = 16 << 20  # keep a little free space for everything else
+# While a file arrives, the floor of free space (runtime/disk_space.py) is checked again after this many bytes:
+# something else may be filling the disk meanwhile.
+FLOOR_CHECK_BYTES = 16 << 20
 ACTIVE = ("queued", "waiting", "running", "verifying")
 # A file lock has no portable "released" notification: a waiting download tries again this often (a pause
 # or cancel wakes it at once).
@@ -96,10 +98,6 @@ def blob_name(f: PlannedFile) -> str:
     return f.sha256 or hashlib.sha256(f"{f.name}\0{f.size}".encode()).hexdigest()
 
 
-def _free_space(path: Path) -> int:
-    while not path.exists():
-        path = path.parent
-    return shutil.disk_usage(path).free
 
 
 class Download:
@@ -353,8 +351,13 @@ class Download:
             try:
                 self._check()
                 with open(partial, mode) as out:
+                    unchecked = 0
                     for chunk in response.iter_raw():  # as the socket delivers: a drop loses nothing already received
                         self._check()
+                        unchecked += len(chunk)
+                        if unchecked >= FLOOR_CHECK_BYTES:
+                            unchecked = 0
+                            self._check_floor(partial, f.size - digest.length, f.name)
                         try:
                             out.write(chunk)
                         except OSError as exc:
@@ -376,6 +379,13 @@ class Download:
                     self._socket = None
         if digest.length < f.size:
             raise TransientError(f"the connection closed after {digest.length} of {f.size} bytes")
+
+    @staticmethod
+    def _check_floor(partial: Path, still_needed: int, name: str) -> None:
+        """Stop (as a full disk would) once the rest of the file no longer fits above the free-space floor."""
+        room = disk_space.room_bytes(partial)
+        if still_needed > room:
+            raise disk_full(name, still_needed, disk_space.free_bytes(partial), disk_space.floor_bytes(partial))
 
     def _place(self, f: PlannedFile) -> None:
         """Give the verified blob its name where Hugging Face tools look, snapshots/<commit>/<file> (under the blob's lock).
@@ -575,10 +585,11 @@ class DownloadManager:
         return download.info()
 
     def _check_disk(self, download: Download) -> None:
+        """A download starts (or resumes) only if it fits above the free-space floor it shares with the KV store."""
         needed = download.bytes_total - download._bytes_on_disk()
-        free = _free_space(download.folder)
-        if needed + DISK_MARGIN > free:
-            raise disk_full(f"{download.repo} {download.quant}".strip(), needed, free)
+        room = disk_space.room_bytes(download.folder)
+        if needed > room:
+            raise disk_full(f"{download.repo} {download.quant}".strip(), needed, disk_space.free_bytes(download.folder), disk_space.floor_bytes(download.folder))
 
     def get(self, download_id: str) -> Download:
         with self._lock:

@@ -57,9 +57,12 @@ def from_exception(exc: BaseException, what: str, has_token: bool) -> RpcError:
     raise exc
 
 
-def disk_full(what: str, needed: int | None = None, free: int | None = None) -> RpcError:
+def disk_full(what: str, needed: int | None = None, free: int | None = None, floor: int | None = None) -> RpcError:
+    """`floor`: the free space Lokal leaves on the disk for everything else (runtime/disk_space.py)."""
     if needed is not None and free is not None:
         message = f"not enough disk space for {what}: it needs {needed / 2**30:.2f} GiB more, {free / 2**30:.2f} GiB is free"
+        if floor:
+            message += f" and {floor / 2**30:.2f} GiB of it stays free for everything else"
     else:
         message = f"the disk is full while writing {what}"
-    return RpcError(ErrorCode.DISK_FULL, message, {"needed_bytes": needed, "free_bytes": free})
+    return RpcError(ErrorCode.DISK_FULL, message, {"needed_bytes": needed, "free_bytes": free, "floor_bytes": floor})

@@ -25,6 +25,7 @@ from typing import Callable
 
 import numpy as np
 
+from runtime import disk_space
 from runtime.kvstore import state_file
 from runtime.kvstore.state_file import StateFileError
 
@@ -34,6 +35,7 @@ SUFFIX = ".kvs"
 DEFAULT_RAM_BUDGET = 512 * 2**20
 DEFAULT_DISK_BUDGET = 5 * 2**30
 STALE_TEMP_SECONDS = 600
+WRITE_OVERHEAD = 64 << 10  # a state file's header and prelude, generously: the floor check needs only an upper bound
 ALIGNED_CANDIDATES = 4  # states compared as text with the prompt, not only by their ids
 
 
@@ -200,6 +202,12 @@ class KvStore:
         with self._lock:
             if not self._is_current(job):
                 return
+        if not self._make_room(job.state.nbytes + entry.tokens.nbytes + WRITE_OVERHEAD, entry):
+            log.warning(
+                "not saving KV state %s to disk: it would leave less than %.2f GiB free (kept in RAM only)",
+                entry.key, disk_space.floor_bytes(self.directory) / 2**30,
+            )
+            return
         size = state_file.write(
             entry.path, entry.key, entry.tag, entry.tokens, job.state, entry.prefill_ms_per_token,
             publish=lambda tmp, path, size: self._publish(job, tmp, path, size),
@@ -232,13 +240,36 @@ class KvStore:
             while total > self.disk_budget and on_disk:
                 entry = on_disk.pop(0)
                 total -= entry.disk_bytes
-                entry.disk_bytes = 0
-                entry.written = False
-                if entry.ram is None:
-                    del self._entries[entry.key]
-                evicted.append(entry.path)
+                evicted.append(self._evict_file(entry))
         for path in evicted:
             path.unlink(missing_ok=True)
+
+    def _make_room(self, needed: int, keep: Entry) -> bool:
+        """Keep the disk's free-space floor (runtime/disk_space.py, shared with downloads): evict the least
+        recently used states on disk until `needed` bytes fit above it; False if even that is not enough."""
+        room = disk_space.room_bytes(self.directory)
+        if room >= needed:
+            return True
+        with self._lock:
+            on_disk = sorted((e for e in self._entries.values() if e.disk_bytes and e is not keep), key=lambda e: e.last_used)
+            evicted = []
+            while room < needed and on_disk:
+                entry = on_disk.pop(0)
+                room += entry.disk_bytes
+                evicted.append(self._evict_file(entry))
+        for path in evicted:
+            path.unlink(missing_ok=True)
+        if evicted:
+            log.info("evicted %d saved KV states to keep the disk's free-space floor", len(evicted))
+        return room >= needed
+
+    def _evict_file(self, entry: Entry) -> Path:
+        """Forget that `entry` is on disk (lock held); returns the file to delete once the lock is released."""
+        entry.disk_bytes = 0
+        entry.written = False
+        if entry.ram is None:
+            del self._entries[entry.key]
+        return entry.path
 
     # ---- restore -----------------------------------------------------------
     def load(self, entry: Entry) -> Loaded | None:

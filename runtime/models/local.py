@@ -10,6 +10,8 @@ stay where the user keeps them.
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import io
 import json
 import os
@@ -17,6 +19,8 @@ import re
 import shutil
 import threading
 from pathlib import Path
+
+from filelock import FileLock, Timeout
 
 from runtime.gguf.model_file import check_model_file
 from runtime.gguf.reader import GGUFError, GGUFHeader, read_file_header, read_header
@@ -109,7 +113,8 @@ def _gguf_models(folder: Path) -> list[tuple[Path, list[Path]]]:
         m = SPLIT_RE.search(path.name)
         if m and int(m.group(1)) != 1:
             continue  # listed with its first part
-        files = sorted(path.parent.glob(f"{path.name[: m.start()]}-*-of-{m.group(2)}.gguf")) if m else [path]
+        # A file name is not a pattern: `[`, `*` and `?` in it are the characters themselves.
+        files = sorted(path.parent.glob(f"{glob.escape(path.name[: m.start()])}-*-of-{m.group(2)}.gguf")) if m else [path]
         found.append((path, files))
     return found
 
@@ -200,17 +205,42 @@ def _remove_from_hf_cache(links: list[Path]) -> int:
         repo_dir = snapshot_root.parent.parent
         name = link.relative_to(snapshot_root)
         blob = link.resolve()
-        for other in (repo_dir / "snapshots").glob(f"*/{name}"):  # the same file in every revision
+        for other in (repo_dir / "snapshots").glob(f"*/{glob.escape(str(name))}"):  # the same file in every revision
             if other.is_file() and not other.is_symlink():
                 freed += other.stat().st_size  # the blob itself, moved here where symlinks are refused
             other.unlink(missing_ok=True)
         still_used = any(p.is_symlink() and p.resolve() == blob for p in (repo_dir / "snapshots").rglob("*"))
         # Only a blob of this repository goes: a link pointing anywhere else is not followed into a deletion.
         if blob.exists() and blob.parent == (repo_dir / "blobs").resolve() and not still_used:
-            freed += blob.stat().st_size
-            blob.unlink()
+            with _blob_locks(repo_dir, [blob.name]) as locked:
+                if locked and blob.exists():  # not while a download of this very blob is verifying or placing it
+                    freed += blob.stat().st_size
+                    blob.unlink()
         _prune_empty(repo_dir)
     return freed
+
+
+@contextlib.contextmanager
+def _blob_locks(repo_dir: Path, blob_names: list[str]):
+    """Hold the download locks of these blobs (runtime/hub/downloads.py takes them in the cache's .locks/,
+    where huggingface_hub takes its own); yields False, holding none, if any is held by a download now."""
+    locks_dir = repo_dir.parent / ".locks" / repo_dir.name
+    held: list[FileLock] = []
+    try:
+        for name in blob_names:
+            lock_path = locks_dir / (name.removesuffix(".incomplete") + ".lock")
+            lock_path.parent.mkdir(parents=True, exist_ok=True)
+            lock = FileLock(lock_path)
+            try:
+                lock.acquire(blocking=False)
+            except Timeout:
+                yield False
+                return
+            held.append(lock)
+        yield True
+    finally:
+        for lock in held:
+            lock.release()
 
 
 def _prune_empty(repo_dir: Path) -> None:
@@ -223,5 +253,11 @@ def _prune_empty(repo_dir: Path) -> None:
     snapshots = repo_dir / "snapshots"
     if snapshots.is_dir() and not any(snapshots.iterdir()):
         blobs = repo_dir / "blobs"
-        if not blobs.is_dir() or not any(p for p in blobs.iterdir() if not p.name.endswith(".incomplete")):
-            shutil.rmtree(repo_dir, ignore_errors=True)
+        left = list(blobs.iterdir()) if blobs.is_dir() else []
+        if any(not p.name.endswith(".incomplete") for p in left):
+            return
+        # Only partial files are left: a paused or abandoned download's go with the folder, but not one that
+        # another process (`lokal pull`, another runtime) is writing now: its lock says so, and is held meanwhile.
+        with _blob_locks(repo_dir, [p.name for p in left]) as locked:
+            if locked:
+                shutil.rmtree(repo_dir, ignore_errors=True)
