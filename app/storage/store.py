@@ -244,7 +244,8 @@ class Store:
         self.problem: StoreUnavailable | None = None  # why writes fail now; None while they work
         self._problem_listeners: list[Callable[[StoreUnavailable | None], None]] = []
         _check_header(self.path)
-        self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=BUSY_TIMEOUT_S)
+        # Opened on a worker thread at start (app/storage/startup.py), used on the GUI thread after: one thread at a time.
+        self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
         try:
             self._db.row_factory = sqlite3.Row
             self._refuse_newer_schema()  # before anything writes: a newer Lokal's file stays exactly as it is

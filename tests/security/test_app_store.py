@@ -1,12 +1,20 @@
 """The conversation store's SQLite settings (issue #27, "SQLite"): commits durable through a power cut,
-and the damage check reading exactly the file it names, wherever the data folder is.
+the damage check reading exactly the file it names, wherever the data folder is, and the opening
+(its quick_check reads the whole file) done off the window's thread.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from app.storage import store as st
+from app.storage.startup import open_store_or_ask
 from app.storage.store import Store, open_or_set_aside, proven_damaged
 
 # A folder name a URI would misread: %41 decodes to "A", "?" starts a query, "#" a fragment.
@@ -88,3 +96,53 @@ def test_a_reply_streams_with_cheap_checkpoints_and_ends_with_a_synced_commit(tm
         assert store.messages(conv.id)[0].content == "Once upon a time."
     finally:
         store.close()
+
+
+HOLD_LOCK = (
+    "import sqlite3, sys\n"
+    "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+    "db.execute('BEGIN EXCLUSIVE')\n"
+    "print('locked', flush=True)\n"
+    "sys.stdin.read()\n"
+)
+
+
+def test_the_store_opens_on_a_worker_while_the_window_thread_keeps_running_its_events(qtbot, tmp_path, monkeypatch):
+    """Another process holds the database's write lock; only an event on the window's thread releases it.
+
+    Opened on the window's thread, the open would wait the whole busy timeout with no event run, then
+    say "locked" (the dialog is answered Quit). Opened on a worker, the event runs, and the open goes on.
+    """
+    path = tmp_path / "conversations.sqlite3"
+    write_conversation(path)
+    monkeypatch.setattr(st, "BUSY_TIMEOUT_S", 30.0)  # the open waits this long for the lock: the event below ends the wait
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "locked"
+    ran: list[str] = []
+
+    def release() -> None:
+        ran.append("an event ran while the store opened")
+        holder.stdin.close()
+        holder.wait(timeout=30)
+
+    def quit_a_dialog() -> None:
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox):
+            next(b for b in box.buttons() if b.text().replace("&", "") == "Quit").click()
+
+    QTimer.singleShot(0, release)
+    dialogs = QTimer()
+    dialogs.timeout.connect(quit_a_dialog)
+    dialogs.start(50)
+    try:
+        opened = open_store_or_ask(path)
+    finally:
+        dialogs.stop()
+        if holder.poll() is None:
+            holder.stdin.close()
+            holder.wait(timeout=30)
+    assert opened is not None, "the open waited on the window's thread, and the lock was never released"
+    store, notice = opened
+    assert ran and notice is None
+    assert len(store.messages(store.conversations()[0].id)) == 40  # the connection works on this thread
+    store.close()
