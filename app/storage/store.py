@@ -7,7 +7,7 @@ synchronous=FULL: each commit syncs the WAL, so that promise holds through a
 power cut or an OS crash too (NORMAL syncs only when the WAL is checkpointed
 into the database, so a power cut could take back the last commits: messages
 the window had shown as saved). A sync costs milliseconds (bench/store_open.py:
-8 ms against 0.06 ms on the build machine), so only the streaming checkpoints,
+8 ms against 0.06 ms on a shared virtual disk), so only the streaming checkpoints,
 the text of a reply still being written, commit with NORMAL: the reply's end
 commits with FULL, and that sync makes every checkpoint before it durable too.
 A power cut mid-reply can cost the text since the last durable commit, which
