@@ -281,8 +281,8 @@ class RuntimeClient:
         if self.process.poll() is None and self.died is None:
             try:
                 self.request("shutdown", timeout=timeout)
-            except Exception:
-                pass
+            except Exception as exc:  # it may have died meanwhile; closing stdin and the kill below still end it
+                log.debug("shutdown request failed: %s", exc)
         try:
             self.process.stdin.close()
         except OSError:

@@ -5,6 +5,13 @@ client can measure itself: time to first token from its own clock, tokens from
 the server's `usage` (asked for with stream_options.include_usage), tokens/s
 from both. They carry the names of the runtime's GenerationStats, so the
 metrics panel shows a remote reply the way it shows a local one.
+
+Redirects are followed only within the endpoint's own origin (scheme, host and
+port). Qt's default follows them to any host with every header set here: the
+key in Authorization, and on 307/308 the conversation in the body (issue #27).
+Same-origin also keeps the "key in clear" question (endpoint_model.key_in_clear)
+honest: a redirect can neither turn https:// into http:// nor take a key the
+person agreed to send over http:// to one host on to another.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from app.remote.endpoint_model import Endpoint
 
 MODELS_TIMEOUT_MS = 15_000
 CHAT_TIMEOUT_MS = 10 * 60_000  # a transfer that says nothing for this long is given up
+REDIRECTS = QNetworkRequest.RedirectPolicy.SameOriginRedirectPolicy  # see the module docstring
 
 
 def _request(endpoint: Endpoint, key: str, path: str, timeout_ms: int) -> QNetworkRequest:
@@ -27,12 +35,19 @@ def _request(endpoint: Endpoint, key: str, path: str, timeout_ms: int) -> QNetwo
     if key:
         request.setRawHeader(b"Authorization", f"Bearer {key}".encode())
     request.setTransferTimeout(timeout_ms)
+    request.setAttribute(QNetworkRequest.Attribute.RedirectPolicyAttribute, REDIRECTS)
     return request
 
 
 def error_message(reply: QNetworkReply, body: bytes) -> str:
     """The server's own words when it sent an OpenAI-style error body, else Qt's."""
     status = reply.attribute(QNetworkRequest.Attribute.HttpStatusCodeAttribute)
+    if reply.error() == QNetworkReply.NetworkError.InsecureRedirectError:
+        where = bytes(reply.rawHeader("Location").data()).decode("utf-8", errors="replace") or "another address"
+        return (
+            f"HTTP {status}: the server redirected to {where}, which is not the endpoint's own server; "
+            "the redirect was not followed, so neither the key nor the conversation went there"
+        )
     try:
         error = json.loads(body)["error"]
         message = error["message"] if isinstance(error, dict) else str(error)
@@ -170,6 +185,7 @@ def shared_network() -> QNetworkAccessManager:
     if network is None:
         network = QNetworkAccessManager(app)
         network.setObjectName("lokal-remote-network")
+        network.setRedirectPolicy(REDIRECTS)  # each request sets it too (_request); this covers any other
     return network
 
 

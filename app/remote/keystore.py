@@ -88,8 +88,10 @@ class KeyStore:
         if self._keyring is not None:
             try:
                 self._keyring.delete_password(SERVICE, endpoint_id)
-            except Exception:
+            except self._keyring.errors.PasswordDeleteError:
                 pass  # not there: nothing to delete
+            except Exception as exc:  # the keyring failed: the file below may still hold it, and is cleared
+                log.warning("keyring delete failed: %s", exc)
         keys = self._read_file()
         if keys.pop(endpoint_id, None) is not None:
             self._write_file(keys)

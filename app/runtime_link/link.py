@@ -11,6 +11,12 @@ replies (chat.generate, batch lane) several at once but one per conversation.
 A liveness check (runtime.metrics, answered at once even
 mid-reply) catches a runtime that hangs; an unexpected exit fails every
 waiting call, says how the process ended, and starts a new one.
+
+Lines are bounded (MAX_LINE_BYTES): a runtime that writes a longer one, or an
+endless one, is broken, and is treated as one that hangs: killed, with the
+reason in the crash report, and restarted. Each read searches only the bytes
+that came with it for the end of the line, so a long line costs its length
+once, not once per read (issue #27).
 """
 
 from __future__ import annotations
@@ -37,6 +43,11 @@ INITIALIZE_TIMEOUT_MS = 60_000
 RESTART_DELAY_MS = 300
 STDERR_LINES = 40
 LINE_SLICE_S = 0.008
+# The longest line the window takes from the runtime. Its largest answers are a reply's whole text
+# (a full 128k-token context is a few MiB of JSON) and the hub's listings; 64 MiB leaves room many
+# times over and still bounds what a broken runtime can make the window hold.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+STDERR_LINE_BYTES = 64 * 1024  # a longer stderr line is cut: only its start is shown in a crash report
 
 
 class ConnectionState(enum.Enum):
@@ -104,6 +115,9 @@ class RuntimeLink(QObject):
         self._queue: collections.deque[Call] = collections.deque()
         self._jobs: list[Call] = []  # in flight
         self._buffer = bytearray()
+        self._scanned = 0  # how much of _buffer is known to hold no newline
+        self.max_line_bytes = MAX_LINE_BYTES
+        self._refused: QProcess | None = None  # a process killed for an over-long line: its output is dropped
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self._stderr_buffer = bytearray()
         self._closing = False
@@ -132,6 +146,7 @@ class RuntimeLink(QObject):
     def _spawn(self, state: ConnectionState) -> None:
         self._set_state(state)
         self._buffer.clear()
+        self._scanned = 0
         process = QProcess(self)
         if self._env is not None:
             env = QProcessEnvironment()
@@ -300,6 +315,9 @@ class RuntimeLink(QObject):
     # ---- process output --------------------------------------------------------
     def _on_stdout(self) -> None:
         process = self.sender()
+        if process is self._refused and process is not None:
+            process.readAllStandardOutput()
+            return
         if process is not self._process or process is None:
             return
         self._buffer += bytes(process.readAllStandardOutput())
@@ -309,16 +327,31 @@ class RuntimeLink(QObject):
         # A burst (hundreds of model.progress lines) is handled in slices, so the window keeps painting.
         deadline = time.perf_counter() + LINE_SLICE_S
         while True:
-            end = self._buffer.find(b"\n")
+            end = self._buffer.find(b"\n", self._scanned)
             if end < 0:
+                self._scanned = len(self._buffer)
+                if self._scanned > self.max_line_bytes:
+                    self._refuse_long_line()
+                return
+            if end > self.max_line_bytes:
+                self._refuse_long_line()
                 return
             line = bytes(self._buffer[:end])
-            del self._buffer[: end + 1]
+            del self._buffer[: end + 1]  # cheap: bytearray drops bytes at its front without moving the rest
+            self._scanned = 0
             if line.strip():
                 self._on_line(line)
             if time.perf_counter() > deadline and self._buffer.find(b"\n") >= 0:
                 QTimer.singleShot(0, self._drain)
                 return
+
+    def _refuse_long_line(self) -> None:
+        """A protocol error no later line can repair: the runtime is killed, as one that hangs is, and restarts."""
+        self._stderr.append(f"[lokal] the runtime sent a line longer than {self.max_line_bytes} bytes (the most the window takes); killing it")
+        self._buffer.clear()
+        self._scanned = 0
+        self._refused = self._process
+        self.kill()
 
     def _on_line(self, line: bytes) -> None:
         try:
@@ -363,6 +396,9 @@ class RuntimeLink(QObject):
             return
         self._stderr_buffer += bytes(process.readAllStandardError())
         *lines, rest = self._stderr_buffer.split(b"\n")
+        if len(rest) > STDERR_LINE_BYTES:  # an endless stderr line: its start is kept, the rest dropped
+            lines.append(rest[:STDERR_LINE_BYTES] + " [cut]".encode())
+            rest = b""
         self._stderr_buffer = bytearray(rest)
         for line in lines:
             self._stderr.append(line.decode("utf-8", errors="replace"))

@@ -2,12 +2,20 @@
 
 While a reply streams only the segments whose text changed are set again,
 which is almost always just the last one.
+
+A reply is text a model wrote, so it is rendered as inert text (issue #27):
+raw HTML in it is shown as typed, never interpreted (`<img>`, `<a href=file:…>`,
+`<script>`); an image it names is never fetched, from disk or the network (on
+Windows `\\\\host\\share\\a.png` would go out over SMB with the user's
+credentials, and `/dev/zero` would hang the window each time the conversation
+opens), but shown as the words "[image: …]"; a link opens only when clicked,
+and only with a scheme app/chat/links.py allows.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QCursor, QDesktopServices, QGuiApplication, QTextOption
+from PySide6.QtGui import QCursor, QDesktopServices, QGuiApplication, QImage, QTextCharFormat, QTextCursor, QTextDocument, QTextOption
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QTextBrowser, QToolButton, QToolTip, QVBoxLayout, QWidget
 
 from app.chat import highlight, links, markdown
@@ -15,12 +23,17 @@ from app.ui import icons, theme
 from app.ui.accessibility import described
 
 
+# GitHub's dialect (tables, strikethrough, task lists, autolinks) without its raw HTML: `<b>` is shown as typed.
+REPLY_MARKDOWN = QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextDocument.MarkdownFeature.MarkdownNoHTML
+
+
 class AutoHeightBrowser(QTextBrowser):
     """A read-only text view as tall as its text: the chat's scroll area scrolls, not each message.
 
     A clicked link opens only if its scheme is http, https or mailto (app/chat/links.py); any other is
     shown in a tooltip, and `sig_link_refused` says which. The browser never follows a link itself (it
-    would load a `file:` URL into the view).
+    would load a `file:` URL into the view), never interprets HTML in Markdown (REPLY_MARKDOWN), and never
+    fetches a resource (loadResource): an image becomes the words "[image: …]".
     """
 
     sig_link_refused = Signal(str)
@@ -38,6 +51,39 @@ class AutoHeightBrowser(QTextBrowser):
         self.setStyleSheet("QTextBrowser { background: transparent; }")
         self.document().setDocumentMargin(2)
         self.document().documentLayout().documentSizeChanged.connect(self._fit)
+
+    def setMarkdown(self, markdown: str) -> None:
+        self.document().setMarkdown(markdown, REPLY_MARKDOWN)
+        self._images_to_text()
+
+    def loadResource(self, kind: int, name: QUrl):
+        """Nothing from disk or the network: an empty image, an empty text.
+
+        Qt's own fallback reads the file (or decodes the data: URL) when this answers nothing, so it
+        answers something: the view's only content is what setMarkdown and setHtml put in.
+        """
+        if kind == QTextDocument.ResourceType.ImageResource.value:
+            return QImage()
+        return ""
+
+    def _images_to_text(self) -> None:
+        """Each image the Markdown names, replaced by its address as plain text, so the reader sees what was there."""
+        document = self.document()
+        images = []
+        block = document.begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                fragment = it.fragment()
+                if fragment.charFormat().isImageFormat():
+                    images.append((fragment.position(), fragment.length(), fragment.charFormat().toImageFormat().name()))
+                it += 1
+            block = block.next()
+        for position, length, name in reversed(images):  # from the end, so earlier positions stay valid
+            cursor = QTextCursor(document)
+            cursor.setPosition(position)
+            cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
+            cursor.insertText(self.tr("[image: {address}]").format(address=name), QTextCharFormat())
 
     def _on_anchor_clicked(self, url: QUrl) -> None:
         target = url.toString()
@@ -168,7 +214,7 @@ class MarkdownView(QWidget):
             if segment.kind == "code":
                 widget.set_code(segment.text, segment.language)
             else:
-                widget.setMarkdown(segment.text)
+                widget.setMarkdown(segment.text)  # AutoHeightBrowser's: no HTML, nothing fetched
             self._parts[i] = (segment.kind, widget, key)
         for _k, old, _s in self._parts[len(segments):]:
             old.deleteLater()

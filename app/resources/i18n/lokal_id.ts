@@ -137,6 +137,13 @@
     </message>
 </context>
 <context>
+    <name>AutoHeightBrowser</name>
+    <message>
+        <source>[image: {address}]</source>
+        <translation>[gambar: {address}]</translation>
+    </message>
+</context>
+<context>
     <name>Catalog</name>
     <message>
         <source>fits on GPU</source>
