@@ -15,7 +15,7 @@
 # compiles the translations), model (the starter model for the self-tests), then freeze, self-test,
 # package, self-test what the package installs, fetch (the frozen app fetches the starter model).
 #
-# Environment: PYTHON (makes the venv; default python3), LOKAL_WHEELHOUSE (default wheelhouse/),
+# Environment: PYTHON (makes the venv; default python3, python on Windows), LOKAL_WHEELHOUSE (default wheelhouse/),
 # LOKAL_RELEASE_VENV (default build/release-venv), LOKAL_DEB_COMPRESSION (default xz),
 # APPIMAGETOOL (else downloaded), LOKAL_PYPI_URL (the index the starter model comes from).
 # Signing, each step only when its variables are set (the workflow sets them from its secrets):
@@ -65,7 +65,8 @@ case "$TARGET" in
     *) echo "release: unknown target '$TARGET'; choose from: $TARGETS" >&2; exit 2 ;;
 esac
 
-PYTHON=${PYTHON:-$(command -v python3 || command -v python || echo python3)}
+# Windows has `python` (a `python3` there may be the Store's stand-in); elsewhere python3.
+if [ "$OS" = windows ]; then PYTHON=${PYTHON:-python}; else PYTHON=${PYTHON:-python3}; fi
 WHEELHOUSE=${LOKAL_WHEELHOUSE:-$ROOT/wheelhouse}
 VENV=${LOKAL_RELEASE_VENV:-$ROOT/build/release-venv}
 if [ "$OS" = windows ]; then VPY=$VENV/Scripts/python.exe; else VPY=$VENV/bin/python; fi
@@ -86,7 +87,7 @@ step() {
         say "[$STEP] skipped (--skip $STEP)"
         return 1
     fi
-    say "[$STEP] $2"
+    say "[$STEP] $2 (at ${SECONDS} s)"
 }
 
 # A step that runs only when the signing variables are there; a dry run shows it either way.
@@ -356,5 +357,5 @@ fi
 if [ "$DRY_RUN" = 1 ]; then
     say "dry run done: every file the steps name is there"
 else
-    say "done: $(find dist -maxdepth 1 \( -name '*.deb' -o -name '*.AppImage' -o -name '*.dmg' -o -name '*-setup.exe' \) | tr '\n' ' ')"
+    say "done in ${SECONDS} s: $(find dist -maxdepth 1 \( -name '*.deb' -o -name '*.AppImage' -o -name '*.dmg' -o -name '*-setup.exe' \) | tr '\n' ' ')"
 fi
