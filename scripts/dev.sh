@@ -51,13 +51,10 @@ fi
 
 extras=""
 [ "$mode" = test ] && extras="[test,package]"  # the tests build and check the Linux installers too
+# The build compiles the window's translations (app/resources/i18n/*.ts to .qm, not kept in git):
+# setup.py's build_py, so this install, `pip install .` and scripts/release.sh all carry the same ones.
 say "installing Lokal and its dependencies"
 "$PY" -m pip install --quiet -e ".$extras"
-
-# The window's translations: app/resources/i18n/*.ts compiled to .qm (not kept in git), before anything
-# packages app/ (the clean-venv install below, the installers), so `pip install .` carries them.
-say "compiling the translations"
-"$PY" scripts/translations.py --compile
 
 # Qt's wheels bring Qt itself, not the few system libraries it links to.
 if ! QT_QPA_PLATFORM=offscreen "$PY" -c 'from PySide6 import QtWidgets, QtGui' 2>/dev/null; then
@@ -101,6 +98,12 @@ if [ "$mode" = test ]; then
     "$PY" -m venv --clear "$CLEAN"
     "$CLEAN/bin/python" -m pip install --quiet --upgrade pip
     "$CLEAN/bin/python" -m pip install --quiet --find-links "$WHEELS" "$ROOT"
+    # tests/packaging runs scripts/release.sh linux-x64 on a fresh clone with pip kept off the network:
+    # every wheel its fresh venv and its build step install comes from here (the llama-cpp-python one is there).
+    say "keeping the wheels a release build installs in .cache/wheels"
+    "$PY" -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print("\n".join(["pip", *p["build-system"]["requires"], *p["project"]["dependencies"], *p["project"]["optional-dependencies"]["package"]]))' \
+        >"$WHEELS/release-requirements.txt"
+    "$PY" -m pip download --quiet --find-links "$WHEELS" --dest "$WHEELS" -r "$WHEELS/release-requirements.txt"
 fi
 
 case "$mode" in
