@@ -355,7 +355,7 @@ class ChatController(QObject):
     def _history(self, settings: "ConversationSettings") -> list[ChatMessage]:
         """The system prompt and the part of the conversation that can reach the model (app/chat/history.py)."""
         conv = self.current
-        limit = history.most_kept(settings.n_ctx) if self.local_replies else history.REMOTE_MAX_MESSAGES
+        limit = history.most_kept(settings.n_ctx) if self.local_replies else history.REMOTE_LIMIT
         count = self._stored(lambda: self.store.message_count(conv.id))
         start = history.send_from(count, limit) if count is not None else 0
         shown = self.messages.messages

@@ -18,9 +18,11 @@ as many again (one widget per message: opening 200,000 of them would freeze the 
 from __future__ import annotations
 
 SHOWN_MESSAGES = 100
-# A remote endpoint's context is not known here: at most this many messages, what Lokal's own API accepts
-# (runtime/api/http.py MAX_MESSAGES) and above what LM Studio's and llama-server's clients send.
+# A remote endpoint's context is not known here: it is sent at most this many messages (send_from sends
+# fewer than twice its limit), what Lokal's own API accepts (runtime/api/http.py MAX_MESSAGES) and above
+# what LM Studio's and llama-server's clients send.
 REMOTE_MAX_MESSAGES = 10_000
+REMOTE_LIMIT = REMOTE_MAX_MESSAGES // 2
 # The runtime takes at most 100,000 messages in one conversation (runtime/engine/context_window.py).
 RUNTIME_MAX_MESSAGES = 100_000
 

@@ -114,3 +114,12 @@ def test_a_long_conversation_sends_only_the_newest_messages_that_can_reach_the_m
     assert chat.send("later still")
     later = chat.reply.call.params.messages
     assert later[1].role == "user" and limit <= len(later) - 1 < 2 * limit and later[1] != sent[1]
+
+
+def test_the_part_sent_to_a_remote_endpoint_is_no_more_messages_than_lokals_own_api_accepts():
+    """Its context is not known: at most REMOTE_MAX_MESSAGES, system prompt included (a Lokal peer refuses more)."""
+    from app.chat.history import REMOTE_MAX_MESSAGES, send_from
+
+    for count in (REMOTE_MAX_MESSAGES - 1, REMOTE_MAX_MESSAGES, 3 * REMOTE_MAX_MESSAGES + 7, 100_000):
+        start = send_from(count, REMOTE_MAX_MESSAGES // 2)
+        assert REMOTE_MAX_MESSAGES // 2 <= count - start and count - start + 1 <= REMOTE_MAX_MESSAGES, count
