@@ -325,8 +325,8 @@ class ChatView(QScrollArea):
         self._show_chrome()
         if self._unbuilt:
             self._fill_timer.start()
-        elif built:
-            self.sig_focus_order_changed.emit()
+        else:
+            self.sig_focus_order_changed.emit()  # once all are there, not at every few
 
     def _on_rows_inserted(self, _parent, first: int, last: int) -> None:
         if last < self.model.rowCount() - 1 and first <= self._unbuilt:
@@ -347,7 +347,7 @@ class ChatView(QScrollArea):
 
     def _on_rows_removed(self, _parent, first: int, last: int) -> None:
         unbuilt_gone = max(0, min(last + 1, self._unbuilt) - first)
-        built = slice(max(first, self._unbuilt) - self._unbuilt, last + 1 - self._unbuilt)
+        built = slice(max(first, self._unbuilt) - self._unbuilt, max(0, last + 1 - self._unbuilt))
         for widget in self.widgets[built]:
             widget.deleteLater()
         del self.widgets[built]
