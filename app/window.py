@@ -386,6 +386,7 @@ class MainWindow(QMainWindow):
         self.chat_view.sig_edit_submitted.connect(self._on_edit_submitted)
         self.chat_view.sig_focus_order_changed.connect(self._order_focus)
         self.chat_view.sig_regenerate_requested.connect(chat.regenerate)
+        self.chat_view.sig_show_earlier.connect(chat.show_earlier)
         self.chat_view.sig_copied.connect(lambda _t: self.statusBar().showMessage(self.tr("Copied to the clipboard"), 2000))
         self.settings_button.clicked.connect(self._on_settings)
         self.metrics_button.toggled.connect(self.action_metrics.setChecked)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import json
 import math
 import types
@@ -785,9 +786,23 @@ def params_for(method: str, params: Any) -> Any:
 
 
 def encode(obj: Any) -> Any:
-    if dataclasses.is_dataclass(obj):
-        return dataclasses.asdict(obj)
-    return obj
+    """A dataclass as JSON data (what dataclasses.asdict gives, without its deep copy of every value)."""
+    return json.loads(json.dumps(obj, default=_fields)) if dataclasses.is_dataclass(obj) and not isinstance(obj, type) else obj
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    return tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
+
+
+def _fields(obj: Any) -> dict:
+    """json.dumps's `default`: a dataclass's fields. The lines are written straight from the dataclasses,
+    so the C encoder does the work: the window encodes conversations of thousands of messages on its GUI
+    thread, and dataclasses.asdict took 0.2 s for 3,400 of them."""
+    names = _field_names(type(obj))
+    if names is None:
+        raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+    return {name: getattr(obj, name) for name in names}
 
 
 # --------------------------------------------------------------------------
@@ -821,22 +836,23 @@ Incoming = Union[Request, Notification, Response]
 
 
 def dump_line(message: dict) -> bytes:
-    return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    """One line of JSON; dataclasses in it are written as their fields (_fields)."""
+    return (json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=_fields) + "\n").encode("utf-8")
 
 
 def request_line(request_id: RequestId, method: str, params: Any = None) -> bytes:
     message = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:
-        message["params"] = encode(params)
+        message["params"] = params
     return dump_line(message)
 
 
 def notification_line(method: str, params: Any) -> bytes:
-    return dump_line({"jsonrpc": "2.0", "method": method, "params": encode(params)})
+    return dump_line({"jsonrpc": "2.0", "method": method, "params": params})
 
 
 def result_line(request_id: RequestId, result: Any) -> bytes:
-    return dump_line({"jsonrpc": "2.0", "id": request_id, "result": encode(result)})
+    return dump_line({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
 def error_line(request_id: Optional[RequestId], error: RpcError) -> bytes:

@@ -26,7 +26,7 @@ from typing import Callable, TypeVar
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.chat import export
+from app.chat import export, history
 from app.chat.conversation_model import ConversationListModel
 from app.chat.message_model import MessageListModel
 from app.models.session import ModelSession
@@ -188,7 +188,7 @@ class ChatController(QObject):
         conv = self._stored(lambda: self.store.conversation(conversation_id)) if conversation_id else None
         if self.current is not None and conv is not None and conv.id == self.current.id:
             return
-        messages = self._stored(lambda: self.store.messages(conv.id)) if conv else []
+        messages = self._stored(lambda: self.store.messages(conv.id, newest=history.SHOWN_MESSAGES)) if conv else []
         if messages is None:
             return  # unreadable now: stay where we are (the problem was reported)
         was_generating = self.generating
@@ -200,6 +200,21 @@ class ChatController(QObject):
         self.sig_current_changed.emit(conv)
         if self.generating != was_generating:
             self.sig_generating_changed.emit(self.generating)
+
+    def has_earlier(self) -> bool:
+        """The conversation on screen has older messages than those shown (a long one opens with its newest)."""
+        return self.messages.has_earlier()
+
+    def show_earlier(self) -> int:
+        """Show up to SHOWN_MESSAGES more of the older messages; how many came."""
+        if self.current is None or not self.has_earlier():
+            return 0
+        conv, first = self.current, self.messages.message(0).position
+        earlier = self._stored(lambda: self.store.messages(conv.id, before=first, newest=history.SHOWN_MESSAGES))
+        if not earlier:
+            return 0
+        self.messages.prepend(earlier)
+        return len(earlier)
 
     def conversation(self, conversation_id: str | None = None) -> Conversation | None:
         """The conversation `conversation_id`, or the current one when None; None if there is none (or it cannot be read now)."""
@@ -337,15 +352,25 @@ class ChatController(QObject):
         self._start_reply()
         return True
 
-    def _history(self) -> list[ChatMessage]:
-        history = []
-        if self.current.system_prompt.strip():
-            history.append(ChatMessage("system", self.current.system_prompt))
-        for msg in self.messages.messages:
-            if msg.role == "assistant" and msg.state == st.FAILED and not msg.content:
-                continue
-            history.append(ChatMessage(msg.role, msg.content))
-        return history
+    def _history(self, settings: "ConversationSettings") -> list[ChatMessage]:
+        """The system prompt and the part of the conversation that can reach the model (app/chat/history.py)."""
+        conv = self.current
+        limit = history.most_kept(settings.n_ctx) if self.local_replies else history.REMOTE_LIMIT
+        count = self._stored(lambda: self.store.message_count(conv.id))
+        start = history.send_from(count, limit) if count is not None else 0
+        shown = self.messages.messages
+        if shown and shown[0].position <= start:
+            turns = [(m.role, m.content, m.state) for m in shown if m.position >= start]  # all of it is on screen already
+        else:
+            turns = self._stored(lambda: self.store.turns(conv.id, since=start))
+            if turns is None:
+                turns = [(m.role, m.content, m.state) for m in shown]  # the database refuses reads now: what is on screen
+        if start > 0:
+            first_user = next((i for i, (role, _content, _state) in enumerate(turns) if role == "user"), len(turns) - 1)
+            turns = turns[first_user:]  # what is sent opens with a user turn, as the runtime's own cuts do
+        out = [ChatMessage("system", conv.system_prompt)] if conv.system_prompt.strip() else []
+        out += [ChatMessage(role, content) for role, content, state in turns if not (role == "assistant" and state == st.FAILED and not content)]
+        return out
 
     def _start_reply(self) -> None:
         conv = self.current
@@ -354,7 +379,7 @@ class ChatController(QObject):
             self.models.ensure_context(settings.n_ctx)
         params = ChatGenerateParams(
             conversation_id=conv.id,
-            messages=self._history(),
+            messages=self._history(settings),
             max_tokens=settings.max_tokens,
             temperature=settings.temperature,
             top_p=settings.top_p,
@@ -447,7 +472,7 @@ class ChatController(QObject):
         if row >= 0:
             self.messages.update(row, content=final, state=state, stats=stats)
         self._refresh_conversation(reply.conversation_id)
-        finished = next((m for m in self._stored(lambda: self.store.messages(reply.conversation_id)) or [] if m.id == reply.message_id), None)
+        finished = self._stored(lambda: self.store.message(reply.message_id))
         if self.current is not None and self.current.id == reply.conversation_id:  # the conversation on screen
             self.sig_generating_changed.emit(False)
             if finished is not None:

@@ -52,6 +52,17 @@ class MessageListModel(QAbstractListModel):
         self._items = [dataclasses.replace(m) for m in messages]
         self.endResetModel()
 
+    def has_earlier(self) -> bool:
+        """Older messages of the conversation are not in the model (a long one opens with its newest)."""
+        return bool(self._items) and self._items[0].position > 0
+
+    def prepend(self, messages: list[Message]) -> None:
+        """Older messages, shown above the others (a long conversation, read a part at a time)."""
+        if messages:
+            self.beginInsertRows(QModelIndex(), 0, len(messages) - 1)
+            self._items[:0] = [dataclasses.replace(m) for m in messages]
+            self.endInsertRows()
+
     def append(self, message: Message) -> int:
         row = len(self._items)
         self.beginInsertRows(QModelIndex(), row, row)

@@ -361,9 +361,40 @@ class Store:
 
     # ---- messages ------------------------------------------------------------
     @_guarded
-    def messages(self, conversation_id: str) -> list[Message]:
-        rows = self._db.execute("SELECT * FROM messages WHERE conversation_id = ? ORDER BY position", (conversation_id,)).fetchall()
+    def messages(self, conversation_id: str, *, since: int = 0, before: int | None = None, newest: int | None = None) -> list[Message]:
+        """The conversation's messages in order: those at position `since` or later and before `before`; only
+        the `newest` of them if given (a long conversation is read a part at a time, by its index on position)."""
+        where = "conversation_id = ? AND position >= ?" + (" AND position < ?" if before is not None else "")
+        args: tuple = (conversation_id, since) + ((before,) if before is not None else ())
+        if newest is None:
+            rows = self._db.execute(f"SELECT * FROM messages WHERE {where} ORDER BY position", args).fetchall()
+        else:
+            rows = self._db.execute(f"SELECT * FROM messages WHERE {where} ORDER BY position DESC LIMIT ?", (*args, newest)).fetchall()[::-1]
         return [self._with_deferred(_message(r)) for r in rows]
+
+    @_guarded
+    def turns(self, conversation_id: str, since: int = 0) -> list[tuple[str, str, str]]:
+        """(role, content, state) of the messages at position `since` and after: what a reply's prompt is made
+        of, without the rest of each row (a long conversation's history is read on the GUI thread)."""
+        rows = self._db.execute("SELECT id, role, content, state FROM messages WHERE conversation_id = ? AND position >= ? ORDER BY position", (conversation_id, since)).fetchall()
+        out = []
+        for message_id, role, content, state in rows:
+            deferred = self._deferred.get(message_id)
+            if deferred:
+                content, state = deferred.get("content", content), deferred.get("state", state)
+            out.append((role, content, state))
+        return out
+
+    @_guarded
+    def message(self, message_id: int) -> Message | None:
+        row = self._db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
+        return self._with_deferred(_message(row)) if row else None
+
+    @_guarded
+    def message_count(self, conversation_id: str) -> int:
+        """Positions in use: the last one plus one (0 for none)."""
+        (count,) = self._db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM messages WHERE conversation_id = ?", (conversation_id,)).fetchone()
+        return count
 
     @_guarded
     def add_message(self, conversation_id: str, role: str, content: str, state: str = COMPLETE, model: str = "") -> Message:

@@ -42,6 +42,15 @@ BACKEND = web.AppKey("backend", Backend)
 API_KEY = web.AppKey("api_key", str)
 OPEN_PATHS = {"/health"}  # no key needed: without one it says only "ok"
 MAX_JSON_DEPTH = 64  # nesting of a request body; JSON schemas and tool parameters stay far below it
+# Messages in one chat request. LM Studio's and llama-server's clients send at most a few thousand, and a
+# chat template spends at least 3 to 5 tokens on each message's header, so 10,000 messages fill a context
+# of 32,000 to 50,000 tokens with headers alone: more is a client's bug or a crafted body (issue #33: 50,000
+# one-letter messages in 1.5 MB held the runtime for minutes). Refused with a 400 before anything else is
+# done with them. The window's own conversations are not bound by this (the runtime takes 100,000).
+MAX_MESSAGES = 10_000
+# A body larger than this is decoded and validated on a worker thread, not on the event loop that streams
+# every other request's reply.
+INLINE_BODY_BYTES = 64 * 1024
 # Request fields the runtime takes as they are (llama-server's names where they differ: repeat_last_n).
 SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "min_p", "typical_p", "repeat_penalty", "frequency_penalty", "presence_penalty", "dry_multiplier", "dry_base", "dry_allowed_length", "dry_penalty_last_n", "grammar")
 
@@ -157,18 +166,37 @@ async def get_model(request: web.Request) -> web.Response:
     return web.json_response(model_object(backend, requested))
 
 
-async def read_json(request: web.Request) -> object:
-    return decode_body(await request.read())  # HTTPRequestEntityTooLarge past client_max_size
+async def read_request(request: web.Request, cls: type[schema._Body]) -> schema._Body:
+    """The request's body, decoded and validated; a large one on a worker thread (INLINE_BODY_BYTES)."""
+    raw = await request.read()  # HTTPRequestEntityTooLarge past client_max_size
+    if len(raw) <= INLINE_BODY_BYTES:
+        return parse_body(cls, raw)
+    return await asyncio.to_thread(parse_body, cls, raw)
 
 
-def decode_body(raw: bytes) -> object:
-    """A request body's JSON; ApiError 400 for anything that is not."""
+def parse_body(cls: type[schema._Body], raw: bytes) -> schema._Body:
+    data = decode_body(raw, check_message_count if cls is schema.ChatCompletionRequest else None)
+    return schema.parse(cls, data)
+
+
+def check_message_count(data: object) -> None:
+    """400 naming the limit and the count for a chat request of more than MAX_MESSAGES messages."""
+    messages = data.get("messages") if isinstance(data, dict) else None
+    if isinstance(messages, list) and len(messages) > MAX_MESSAGES:
+        raise errors.bad_request(f"messages: {len(messages)} messages; this server accepts at most {MAX_MESSAGES} in one request", param="messages", code="too_many_messages")
+
+
+def decode_body(raw: bytes, first: Callable[[object], None] | None = None) -> object:
+    """A request body's JSON; ApiError 400 for anything that is not. `first` looks at the data before its
+    depth is walked (which takes longer than decoding it): a cheap check that refuses a body at once."""
     try:
         data = json.loads(raw)
     except RecursionError:
         data = None
     except (UnicodeDecodeError, ValueError) as exc:
         raise errors.bad_request(f"the request body is not valid JSON: {exc}", code="invalid_json") from None
+    if first is not None:
+        first(data)
     if data is None and raw.strip() != b"null" or _depth_over(data, MAX_JSON_DEPTH):
         raise errors.bad_request(f"the request body is nested more than {MAX_JSON_DEPTH} levels deep", code="invalid_json")
     return data
@@ -223,7 +251,7 @@ def _message(m: schema.Message) -> ChatMessage:
 
 async def chat_completions(request: web.Request) -> web.StreamResponse:
     backend = request.app[BACKEND]
-    body = schema.parse(schema.ChatCompletionRequest, await read_json(request))
+    body = await read_request(request, schema.ChatCompletionRequest)
     backend.check_model(body.model)
     await constraints.check_off_loop(body)
     messages = [_message(m) for m in body.messages]
@@ -234,7 +262,7 @@ async def chat_completions(request: web.Request) -> web.StreamResponse:
 
 async def completions(request: web.Request) -> web.StreamResponse:
     backend = request.app[BACKEND]
-    body = schema.parse(schema.CompletionRequest, await read_json(request))
+    body = await read_request(request, schema.CompletionRequest)
     backend.check_model(body.model)
     await constraints.check_off_loop(body)
     prompt = body.prompt_text()

@@ -35,8 +35,9 @@ REPLY_SHARE = 4  # at most 1/4 of the context is held back for the reply
 # holding the engine: its number of messages, and the characters of their text.
 MAX_MESSAGES = 100_000
 MAX_CONVERSATION_CHARS = 32 << 20
-# Tokens of prompt are at most this many characters of text each (real tokenizers average 3 to 5): a
-# conversation longer than n_ctx times this cannot fit, so it is not rendered whole to find that out.
+# Tokens of prompt are at most this many characters of text each (real tokenizers average 3 to 5), and every
+# message is at least one token: a conversation with more text than n_ctx times this, or more messages than
+# n_ctx, is not rendered whole to find out whether it fits (the fit starts from its newest turns).
 MAX_CHARS_PER_TOKEN = 64
 
 
@@ -71,9 +72,14 @@ def fit_to_context(
     """(prompt tokens, messages left out). `cuts` remembers each conversation's cut across turns.
 
     `committed`: tokens of a reply already generated, which must fit after the prompt too.
-    The cut is found with O(log n) renders, each of about the part that is kept (galloping from the
-    newest message, then bisecting), never one render per possible cut. `cancel` is looked at before
-    every render and inside it, on every loop iteration of the template (FitCancelled). Too many messages or too much text: INVALID_PARAMS at once.
+    The cut is found from the newest message backwards (CutsFromEnd): the kept part is rendered
+    with 1, 2, 4, ... more turns until it no longer fits, then bisected, so the renders are about
+    the size of what is kept and never reach the messages left out far behind it: the cost does not
+    grow with the messages dropped. A conversation whose part from the remembered cut may fit (no
+    more messages than n_ctx tokens) is rendered whole first: one render for the usual turn.
+    `cancel` is looked at before every render and inside it, on every loop iteration of the
+    template (FitCancelled). Too many messages or too much text:
+    INVALID_PARAMS at once.
     """
     messages = list(messages)
     check_conversation_size(messages)
@@ -86,53 +92,68 @@ def fit_to_context(
     # Where a cut may go: before a user message, or just before the newest message.
     if remembered and not (0 < remembered < len(history) and (history[remembered].role == "user" or remembered == len(history) - 1)):
         remembered = 0  # the conversation changed under the cut (edited, shortened): start over
-    # candidates[0] is the remembered cut; the others, the cuts that leave out more, oldest first.
-    candidates = [remembered] + [d for d in range(remembered + 1, len(history)) if history[d].role == "user" or d == len(history) - 1]
+    cuts_back = CutsFromEnd(history, remembered)
     rendered: dict[int, list[int]] = {}
 
-    def tokens_at(i: int) -> list[int]:
-        if i not in rendered:
-            rendered[i] = _render(render, system + history[candidates[i]:], cancel)
-        return rendered[i]
+    def tokens_at(r: int) -> list[int]:  # r: the r-th cut from the newest (cuts_back)
+        if r not in rendered:
+            rendered[r] = _render(render, system + history[cuts_back.cut(r):], cancel)
+        return rendered[r]
 
-    def fits(i: int) -> bool:  # the whole of it, with room for the reply
-        return len(tokens_at(i)) + room <= n_ctx
+    def fits(r: int) -> bool:  # the whole of it, with room for the reply
+        return len(tokens_at(r)) + room <= n_ctx
 
-    def refills(i: int) -> bool:  # with headroom for the next turns too (true from some cut on: fewer messages, fewer tokens)
-        return len(tokens_at(i)) + room <= REFILL_FRACTION * n_ctx
+    def refills(r: int) -> bool:  # with headroom for the next turns too (true up to some r: fewer messages, fewer tokens)
+        return len(tokens_at(r)) + room <= REFILL_FRACTION * n_ctx
 
-    last = len(candidates) - 1
-    text = sum(len(m.content) for m in system) + sum(len(m.content) for m in history[remembered:])
-    if (text <= n_ctx * MAX_CHARS_PER_TOKEN or last == 0) and fits(0):
-        _remember(cuts, conversation_id, remembered)
-        return tokens_at(0), remembered
+    def keep(r: int) -> tuple[list[int], int]:
+        _remember(cuts, conversation_id, cuts_back.cut(r))
+        return tokens_at(r), cuts_back.cut(r)
 
-    if last > 0:
-        if not refills(last):
-            if len(tokens_at(last)) + committed < n_ctx:  # fits, with less headroom
-                _remember(cuts, conversation_id, candidates[last])
-                return tokens_at(last), candidates[last]
-        else:
-            # Gallop from the newest towards the oldest while the kept part still refills, then bisect.
-            good, step, bad = last, 1, 0
-            while good - step > 0:
-                if refills(good - step):
-                    good, step = good - step, step * 2
+    def whole_fits(start: int) -> bool:
+        """Whether the part from the remembered cut fits, galloping on from cut `start` towards it: each
+        render at most about twice what fits, and it stops at the first that does not fit."""
+        r, step = start, 1
+        while True:
+            if not fits(r):
+                return False
+            if cuts_back.is_remembered(r):
+                return True
+            r = cuts_back.clamp(r + step)
+            step *= 2
+
+    # The usual turn: the part from the remembered cut may fit (each message is at least a token), rendered once.
+    whole_tried = len(history) - remembered <= n_ctx and sum(len(m.content) for m in system + history[remembered:]) <= n_ctx * MAX_CHARS_PER_TOKEN
+    if whole_tried or cuts_back.is_remembered(0):
+        if fits(cuts_back.remembered_index()):
+            return keep(cuts_back.remembered_index())
+        whole_tried = True
+
+    if not cuts_back.is_remembered(0):
+        if refills(0):
+            # Gallop from the newest towards the remembered cut while the kept part still refills, then bisect.
+            good, step, bad = 0, 1, None
+            while bad is None:
+                probe = cuts_back.clamp(good + step)
+                if cuts_back.is_remembered(probe):
+                    bad = probe  # the remembered cut is not a candidate of the 3/4 rule: only of the whole fitting
+                elif refills(probe):
+                    good, step = probe, step * 2
                 else:
-                    bad = good - step
-                    break
-            else:
-                if 0 not in rendered and fits(0):  # everything fits after all (text the size guess overrated)
-                    _remember(cuts, conversation_id, remembered)
-                    return tokens_at(0), remembered
-            while good - bad > 1:
+                    bad = probe
+            while bad - good > 1:
                 middle = (good + bad) // 2
                 if refills(middle):
                     good = middle
                 else:
                     bad = middle
-            _remember(cuts, conversation_id, candidates[good])
-            return tokens_at(good), candidates[good]
+            if not whole_tried and whole_fits(good):  # everything fits after all (the size guess overrated it)
+                return keep(cuts_back.remembered_index())
+            return keep(good)
+        if not whole_tried and whole_fits(0):
+            return keep(cuts_back.remembered_index())
+        if len(tokens_at(0)) + committed < n_ctx:  # fits, with less headroom
+            return keep(0)
 
     tokens = _render(render, history[-1:], cancel)
     if len(tokens) + committed < n_ctx:
@@ -154,6 +175,53 @@ def _render(render: Callable[[list[ChatMessage]], list[int]], messages: list[Cha
             return render(messages)
     except RenderCancelled:
         raise FitCancelled() from None
+
+
+class CutsFromEnd:
+    """The places a conversation may be cut, counted from the newest message backwards and found only as far
+    back as they are asked for: cut(0) is just before the newest message, cut(1) before the user message
+    before it, and so on; the last one is the remembered cut (0: nothing left out). The messages further
+    back than the fit looks are never visited."""
+
+    def __init__(self, history: Sequence[ChatMessage], remembered: int):
+        self._history = history
+        self._remembered = remembered
+        last = len(history) - 1
+        self._found = [last] if last > remembered else []  # cut indices into history, newest first
+        self._scanned = last  # history[_scanned:] has been looked at
+        self._complete = False
+        if not self._found:
+            self._finish()
+
+    def _finish(self) -> None:
+        self._found.append(self._remembered)
+        self._complete = True
+
+    def _scan_to(self, r: int) -> None:
+        while len(self._found) <= r and not self._complete:
+            self._scanned -= 1
+            if self._scanned <= self._remembered:
+                self._finish()
+            elif self._history[self._scanned].role == "user":
+                self._found.append(self._scanned)
+
+    def clamp(self, r: int) -> int:
+        """r, or the remembered cut's place if there are fewer cuts than that."""
+        self._scan_to(r)
+        return min(r, len(self._found) - 1)
+
+    def cut(self, r: int) -> int:
+        self._scan_to(r)
+        return self._found[r]
+
+    def is_remembered(self, r: int) -> bool:
+        self._scan_to(r)
+        return self._complete and r >= len(self._found) - 1
+
+    def remembered_index(self) -> int:
+        """The remembered cut's place in this order (found by scanning the whole part after it)."""
+        self._scan_to(len(self._history))
+        return len(self._found) - 1
 
 
 def _remember(cuts: dict[str, int], conversation_id: str, cut: int) -> None:

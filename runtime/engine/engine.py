@@ -4,12 +4,15 @@ It checks a model file before llama.cpp sees it (exists, is GGUF, is whole,
 fits in memory), renders conversations with the model's chat template, and
 hands replies to the scheduler (runtime/scheduler), whose engine thread alone
 touches the llama.cpp context while the model is loaded. A reply's prompt is
-rendered and fitted on the caller's thread, which then waits for the reply.
+rendered and fitted on the caller's thread, which then waits for the reply;
+that holds no lock another reply needs, looks at the reply's cancel before
+every render, and only a short one holds a wave of prompts open (quick_to_prepare).
 Load and unload run only while no reply does (the server's job line, job_slot.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -63,6 +66,10 @@ CHATML = ChatTemplate(None)
 
 # A character no message contains: where the next user message would start in the rendered template.
 NEXT_TURN_SENTINEL = "\ue000lokal-next-turn\ue000"
+# Conversations up to this size render and fit in a few ms (a real chat's turn): a wave of prompts waits for
+# them; larger ones are prepared without holding a wave open (Engine.generate).
+QUICK_PREPARE_MESSAGES = 256
+QUICK_PREPARE_CHARS = 64 << 10
 MAX_NEXT_TURN_HEADER = 32  # tokens evaluated after a reply without being asked (the header is 3 to 10)
 
 
@@ -297,8 +304,17 @@ class Engine:
         if params.prompt is not None or not params.messages:
             return self.prompt_tokens(params, use), 0
         render = lambda messages: self.prompt_tokens(dataclasses.replace(params, messages=messages), use)
+        # The lock guards the remembered cuts only, never a render: one request's fit never waits for another's.
+        conversation = params.conversation_id
         with self._cuts_lock:
-            return fit_to_context(params.messages, render, loaded.llama.n_ctx, max(1, params.max_tokens - committed), self._context_cuts, params.conversation_id, committed, cancel)
+            cuts = {conversation: self._context_cuts[conversation]} if conversation in self._context_cuts else {}
+        fitted = fit_to_context(params.messages, render, loaded.llama.n_ctx, max(1, params.max_tokens - committed), cuts, conversation, committed, cancel)
+        with self._cuts_lock:
+            if conversation in cuts:
+                self._context_cuts[conversation] = cuts[conversation]
+            else:
+                self._context_cuts.pop(conversation, None)
+        return fitted
 
     def generate(
         self,
@@ -317,7 +333,9 @@ class Engine:
         validate_generate(params)
         loaded = self.require_model()
         scheduler = self.scheduler
-        with scheduler.arriving():  # prompts sent together are read in one batch (scheduler.py)
+        # Prompts sent together are read in one batch (scheduler.py); a long conversation is prepared outside
+        # that, so no wave of other prompts waits for its render: it joins whichever batch is next when ready.
+        with scheduler.arriving() if quick_to_prepare(params) else contextlib.nullcontext():
             made = self._scheduled_reply(params, cancel, on_text, owner, loaded)
             if made is None:
                 return ChatGenerateResult(request_id, params.conversation_id, "", "cancelled", GenerationStats())
@@ -454,6 +472,13 @@ def load_template(source: str | None, llama: LlamaModel) -> tuple[ChatTemplate, 
     except TemplateError as exc:
         log.warning("%s; falling back to ChatML", exc)
         return ChatTemplate(None, bos, eos), str(exc)
+
+
+def quick_to_prepare(params: ChatGenerateParams) -> bool:
+    """Whether the prompt renders and fits in moments (a wave of prompts may wait for it: scheduler.arriving)."""
+    if params.prompt is not None:
+        return len(params.prompt) <= QUICK_PREPARE_CHARS
+    return len(params.messages) <= QUICK_PREPARE_MESSAGES and sum(len(m.content) for m in params.messages) <= QUICK_PREPARE_CHARS
 
 
 def render_with(template: ChatTemplate, messages: list[ChatMessage], tools: list[ToolSpec], add_generation_prompt: bool) -> str:

@@ -10,7 +10,9 @@ cancels.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+import time
+
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QToolButton, QVBoxLayout, QWidget,
@@ -25,6 +27,11 @@ from app.storage import store as st
 from app.ui import icons
 
 MAX_WIDTH = 860
+FIRST_MESSAGE_INDEX = 2  # in the column: Show earlier messages, the empty hint, then the messages
+# Opening a conversation builds the widgets of its newest SHOWN_AT_ONCE messages at once, then the older ones
+# for at most FILL_BUDGET_MS per turn of the event loop (each takes a few ms: a QTextBrowser and its layout).
+SHOWN_AT_ONCE = 6
+FILL_BUDGET_MS = 12
 
 
 def reply_footer(message) -> str:
@@ -144,6 +151,13 @@ class MessageWidget(QFrame):
         self.footer.hide()
         outer.addWidget(self.footer)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self._focusables: list[QWidget] | None = None
+
+    def focusables(self) -> list[QWidget]:
+        """Its widgets Tab visits, looked up once per content shown (the window asks for every message's at each change)."""
+        if self._focusables is None:
+            self._focusables = [w for w in self.findChildren(QWidget) if w.focusPolicy() & Qt.FocusPolicy.TabFocus]
+        return self._focusables
 
     @property
     def editing(self) -> bool:
@@ -157,6 +171,7 @@ class MessageWidget(QFrame):
             self.editor.sig_submit.connect(lambda text: self.sig_edit_submitted.emit(self, text))
             self.editor.sig_cancel.connect(self.stop_editing)
             self._outer.insertWidget(self._outer.indexOf(self.body) + 1, self.editor)
+            self._focusables = None
         self.body.hide()
         self.buttons["edit"].hide()
         self.editor.start(self.message.content)
@@ -173,6 +188,7 @@ class MessageWidget(QFrame):
 
     def show_message(self, message, is_last: bool, generating: bool) -> None:
         self.message = message
+        self._focusables = None  # its text may bring code blocks (with their Copy buttons) or take them away
         user = message.role == "user"
         self.setObjectName("userBubble" if user else "assistantBubble")
         self.style().unpolish(self)
@@ -200,9 +216,14 @@ class MessageWidget(QFrame):
             self.footer.show()
         else:
             self.footer.hide()
-        self.buttons["edit"].setVisible(user and not generating and not self.editing)
+        self.show_actions(is_last, generating)
+
+    def show_actions(self, is_last: bool, generating: bool) -> None:
+        """The buttons this message offers now (Edit and Regenerate wait while a reply streams)."""
+        message = self.message
+        self.buttons["edit"].setVisible(message.role == "user" and not generating and not self.editing)
         self.buttons["regenerate"].setVisible(message.role == "assistant" and is_last and not generating)
-        self.buttons["copy"].setVisible(not streaming)
+        self.buttons["copy"].setVisible(message.state != st.STREAMING)
 
 
 class ChatView(QScrollArea):
@@ -210,6 +231,7 @@ class ChatView(QScrollArea):
     sig_regenerate_requested = Signal()
     sig_copied = Signal(str)
     sig_focus_order_changed = Signal()  # messages came or went: the window puts them back in its Tab order
+    sig_show_earlier = Signal()  # a long conversation shows its newest messages: the user asks for older ones
 
     def __init__(self, model: MessageListModel, parent=None):
         super().__init__(parent)
@@ -240,7 +262,18 @@ class ChatView(QScrollArea):
         self.empty.setObjectName("hint")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._column.insertWidget(0, self.empty)
-        self.widgets: list[MessageWidget] = []
+        self.earlier = QPushButton(self.tr("Show earlier messages"))
+        self.earlier.setObjectName("showEarlier")
+        self.earlier.setAccessibleDescription(self.tr("This conversation is long: it shows its newest messages, and this adds older ones above them"))
+        self.earlier.clicked.connect(self.sig_show_earlier)
+        self.earlier.hide()
+        self._column.insertWidget(0, self.earlier)
+        self.widgets: list[MessageWidget] = []  # of the model's rows from _unbuilt on
+        self._unbuilt = 0
+        self._fill_timer = QTimer(self)
+        self._fill_timer.setSingleShot(True)
+        self._fill_timer.setInterval(0)
+        self._fill_timer.timeout.connect(self._fill)
         self.follow = True
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._on_scrolled)
@@ -253,55 +286,95 @@ class ChatView(QScrollArea):
 
     def set_generating(self, generating: bool) -> None:
         self.generating = generating
-        self._refresh_all()
+        for row, widget in enumerate(self.widgets):  # only the buttons change: no widget is restyled or re-rendered
+            if widget.message is not None:
+                widget.show_actions(row == len(self.widgets) - 1, generating)
 
     # ---- model -> widgets ----------------------------------------------------
+    # The widgets are built for the newest rows first: rows 0.._unbuilt-1 of the model have none yet, and are
+    # built a few per turn of the event loop (_fill), so a conversation of many messages never freezes the window.
+    def _row_of(self, widget: MessageWidget) -> int:
+        return self.widgets.index(widget) + self._unbuilt
+
+    def _new_widget(self) -> MessageWidget:
+        widget = MessageWidget()
+        widget.sig_copy.connect(self._on_copy)
+        widget.sig_edit.connect(self._edit)
+        widget.sig_edit_submitted.connect(lambda w, text: self.sig_edit_submitted.emit(self._row_of(w), text))
+        widget.sig_regenerate.connect(lambda _w: self.sig_regenerate_requested.emit())
+        return widget
+
     def _on_reset(self) -> None:
         for widget in self.widgets:
             widget.deleteLater()
         self.widgets = []
-        self._on_rows_inserted(QModelIndex(), 0, self.model.rowCount() - 1)
+        self._unbuilt = self.model.rowCount()
         self.follow = True
+        self._fill(at_least=SHOWN_AT_ONCE)
+
+    def _fill(self, at_least: int = 1) -> None:
+        """Build the widgets of the newest rows still without one: `at_least` of them, more while FILL_BUDGET_MS lasts."""
+        started, built = time.perf_counter(), 0
+        while self._unbuilt and (built < at_least or (time.perf_counter() - started) * 1000 < FILL_BUDGET_MS):
+            widget = self._new_widget()
+            self.widgets.insert(0, widget)
+            self._column.insertWidget(FIRST_MESSAGE_INDEX, widget)
+            self._unbuilt -= 1
+            built += 1
+            self._show_row(self._unbuilt)
+        self._show_chrome()
+        if self._unbuilt:
+            self._fill_timer.start()
+        else:
+            self.sig_focus_order_changed.emit()  # once all are there, not at every few
 
     def _on_rows_inserted(self, _parent, first: int, last: int) -> None:
+        if last < self.model.rowCount() - 1 and first <= self._unbuilt:
+            self._unbuilt += last - first + 1  # older messages shown above: built a few at a time, newest first
+            self._fill()
+            return
         for row in range(first, last + 1):
-            widget = MessageWidget()
-            widget.sig_copy.connect(self._on_copy)
-            widget.sig_edit.connect(self._edit)
-            widget.sig_edit_submitted.connect(lambda w, text: self.sig_edit_submitted.emit(self.widgets.index(w), text))
-            widget.sig_regenerate.connect(lambda _w: self.sig_regenerate_requested.emit())
-            self.widgets.insert(row, widget)
-            self._column.insertWidget(row + 1, widget)
-        if last >= first:
-            self.follow = True  # a new message (yours, or the reply starting) brings the view down
-        self._refresh_all()
+            widget = self._new_widget()
+            self.widgets.insert(row - self._unbuilt, widget)
+            self._column.insertWidget(row - self._unbuilt + FIRST_MESSAGE_INDEX, widget)
+        if last >= first and last == self.model.rowCount() - 1:
+            self.follow = True  # a new message (yours, or the reply starting) brings the view down; older ones shown above do not
+        # Only the new rows and the one that was last before them change: a long conversation's other widgets stay as they are.
+        for row in {*range(first, last + 1), first - 1}:
+            self._show_row(row)
+        self._show_chrome()
         self.sig_focus_order_changed.emit()
 
     def _on_rows_removed(self, _parent, first: int, last: int) -> None:
-        for widget in self.widgets[first : last + 1]:
+        unbuilt_gone = max(0, min(last + 1, self._unbuilt) - first)
+        built = slice(max(first, self._unbuilt) - self._unbuilt, max(0, last + 1 - self._unbuilt))
+        for widget in self.widgets[built]:
             widget.deleteLater()
-        del self.widgets[first : last + 1]
-        self._refresh_all()
+        del self.widgets[built]
+        self._unbuilt -= unbuilt_gone
+        for row in (first - 1, first):  # the rows now around the gap: one may have become the last
+            self._show_row(row)
+        self._show_chrome()
         self.sig_focus_order_changed.emit()
 
     def _on_data_changed(self, top_left, bottom_right, _roles=()) -> None:
         for row in range(top_left.row(), bottom_right.row() + 1):
             self._show_row(row)
 
-    def _refresh_all(self) -> None:
-        self.empty.setVisible(not self.widgets)
-        for row in range(len(self.widgets)):
-            self._show_row(row)
+    def _show_chrome(self) -> None:
+        self.empty.setVisible(self.model.rowCount() == 0)
+        self.earlier.setVisible(self.model.has_earlier() and not self._unbuilt)
 
     def _show_row(self, row: int) -> None:
-        if 0 <= row < len(self.widgets):
-            self.widgets[row].show_message(self.model.message(row), row == len(self.widgets) - 1, self.generating)
+        index = row - self._unbuilt
+        if 0 <= index < len(self.widgets) and row < self.model.rowCount():
+            self.widgets[index].show_message(self.model.message(row), row == self.model.rowCount() - 1, self.generating)
 
     def focusables(self) -> list[QWidget]:
         """The widgets Tab visits in the messages, top to bottom (buttons, text, code, an open editor)."""
-        out = []
+        out = [self.earlier] if self.earlier.isVisibleTo(self) else []
         for widget in self.widgets:
-            out += [w for w in widget.findChildren(QWidget) if w.focusPolicy() & Qt.FocusPolicy.TabFocus]
+            out += widget.focusables()
         return out
 
     # ---- editing in place ------------------------------------------------------
@@ -323,7 +396,7 @@ class ChatView(QScrollArea):
         self.sig_focus_order_changed.emit()
 
     def editing_row(self) -> int:
-        return next((row for row, widget in enumerate(self.widgets) if widget.editing), -1)
+        return next((self._row_of(widget) for widget in self.widgets if widget.editing), -1)
 
     def stop_editing(self) -> None:
         for widget in self.widgets:

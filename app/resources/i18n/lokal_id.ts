@@ -327,6 +327,14 @@
         <source>Ask anything. Your messages stay on this machine.</source>
         <translation>Tanyakan apa saja. Pesan Anda tetap di komputer ini.</translation>
     </message>
+    <message>
+        <source>Show earlier messages</source>
+        <translation>Tampilkan pesan sebelumnya</translation>
+    </message>
+    <message>
+        <source>This conversation is long: it shows its newest messages, and this adds older ones above them</source>
+        <translation>Percakapan ini panjang: yang tampil adalah pesan terbarunya, dan tombol ini menambahkan pesan yang lebih lama di atasnya</translation>
+    </message>
 </context>
 <context>
     <name>CloseWhileServing</name>

@@ -54,3 +54,72 @@ def test_end_all_saves_the_streaming_reply_as_stopped_at_once(chat):
     assert not chat.generating
     reply = chat.store.messages(chat.current.id)[-1]
     assert reply.role == "assistant" and reply.state == st.STOPPED
+
+
+# ---- a long conversation (issue #33) -------------------------------------------------------------------
+
+
+def fill(store, conversation_id: str, n: int) -> None:
+    """n alternating user and assistant messages, written in one transaction (add_message would take one each)."""
+    import sqlite3
+    import time
+
+    with sqlite3.connect(str(store.path)) as db:
+        db.executemany(
+            "INSERT INTO messages (conversation_id, position, role, content, state, created_at) VALUES (?, ?, ?, ?, 'complete', ?)",
+            ((conversation_id, i, "user" if i % 2 == 0 else "assistant", f"turn {i}", time.time()) for i in range(n)),
+        )
+
+
+def test_a_long_conversation_opens_with_its_newest_messages_and_shows_earlier_ones_on_request(chat):
+    from app.chat.history import SHOWN_MESSAGES
+
+    conv = chat.new_conversation("long")
+    fill(chat.store, conv.id, 20_000)
+    chat.open(None)
+    chat.open(conv.id)
+    assert chat.messages.rowCount() == SHOWN_MESSAGES and chat.has_earlier()
+    assert [m.position for m in chat.messages.messages] == list(range(20_000 - SHOWN_MESSAGES, 20_000))
+    assert chat.show_earlier() == SHOWN_MESSAGES
+    assert [m.position for m in chat.messages.messages] == list(range(20_000 - 2 * SHOWN_MESSAGES, 20_000))
+
+
+def test_a_long_conversation_sends_only_the_newest_messages_that_can_reach_the_model(chat):
+    from app.chat.controller import ConversationSettings
+    from app.chat.history import most_kept
+
+    limit = most_kept(512)  # the most messages 512 tokens can hold
+    conv = chat.new_conversation("long")
+    chat.set_settings("Be brief.", ConversationSettings(n_ctx=512))
+    fill(chat.store, conv.id, 20_000)
+    chat.open(None)
+    chat.open(conv.id)
+    assert chat.send("newest")
+    sent = chat.reply.call.params.messages
+    assert sent[0].role == "system" and sent[1].role == "user" and sent[-1].content == "newest"
+    assert limit <= len(sent) - 1 < 2 * limit  # sent from a step of `limit` messages
+    assert [m.content for m in sent[1:-1]] == [f"turn {i}" for i in range(20_001 - len(sent) + 1, 20_000)]
+    chat.end_all()
+    # The next turns start where this one did (the runtime's remembered cut, an index into them, holds) ...
+    assert chat.send("and again")
+    again = chat.reply.call.params.messages
+    assert again[1] == sent[1] and again[-1].content == "and again"
+    chat.end_all()
+    # ... until the conversation has grown by a step: then the part sent moves on by one.
+    fill_more = [("user" if i % 2 == 0 else "assistant", f"later {i}") for i in range(2 * limit)]
+    for role, text in fill_more:
+        chat.store.add_message(conv.id, role, text)
+    chat.open(None)
+    chat.open(conv.id)
+    assert chat.send("later still")
+    later = chat.reply.call.params.messages
+    assert later[1].role == "user" and limit <= len(later) - 1 < 2 * limit and later[1] != sent[1]
+
+
+def test_the_part_sent_to_a_remote_endpoint_is_no_more_messages_than_lokals_own_api_accepts():
+    """Its context is not known: at most REMOTE_MAX_MESSAGES, system prompt included (a Lokal peer refuses more)."""
+    from app.chat.history import REMOTE_MAX_MESSAGES, send_from
+
+    for count in (REMOTE_MAX_MESSAGES - 1, REMOTE_MAX_MESSAGES, 3 * REMOTE_MAX_MESSAGES + 7, 100_000):
+        start = send_from(count, REMOTE_MAX_MESSAGES // 2)
+        assert REMOTE_MAX_MESSAGES // 2 <= count - start and count - start + 1 <= REMOTE_MAX_MESSAGES, count

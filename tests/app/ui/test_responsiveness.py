@@ -68,3 +68,63 @@ def test_the_event_loop_never_stalls_over_50_ms(qtbot, store_path, starter_model
     finally:
         probe.stop()
         window.shutdown()
+
+
+def test_a_hundred_thousand_turn_conversation_opens_and_takes_a_message_without_a_stall(qtbot, store_path, starter_model):
+    """Issue #33: the window shows the newest messages of a long conversation and sends the runtime only those
+    that can reach the model; opening it, sending to it and showing earlier messages stay within the bound."""
+    import sqlite3
+
+    from PySide6.QtCore import Qt
+
+    from app.chat.history import SHOWN_MESSAGES
+    from app.storage.store import Store
+    from window_helpers import N_CTX, open_window
+
+    turns = 100_000
+    store = Store(store_path)
+    conv = store.create_conversation("A long one", settings=ConversationSettings(temperature=0.0, max_tokens=8, n_ctx=N_CTX, seed=1).to_dict())
+    store.close()
+    with sqlite3.connect(str(store_path)) as db:
+        db.executemany(
+            "INSERT INTO messages (conversation_id, position, role, content, state, created_at) VALUES (?, ?, ?, ?, 'complete', 0)",
+            ((conv.id, i, "user" if i % 2 == 0 else "assistant", f"Message {i}.") for i in range(2 * turns)),
+        )
+    window = open_window(qtbot, store_path, starter_model)
+    probe = StallProbe(interval_ms=5)
+    try:
+        window.chat.open(None)
+        qtbot.wait(50)
+        probe.start()
+        window.chat.open(conv.id)
+        qtbot.waitUntil(lambda: len(window.chat_view.widgets) == SHOWN_MESSAGES, timeout=30_000)
+        qtbot.wait(50)
+        open_ms, open_wall = probe.longest_own_ms, probe.longest_ms
+        assert window.chat.messages.rowCount() == SHOWN_MESSAGES
+
+        probe.reset()
+        assert window.chat.send("What was the last message about?")
+        wait_reply(qtbot, window)
+        send_ms, send_wall = probe.longest_own_ms, probe.longest_ms
+        reply = window.chat.messages.messages[-1]
+        assert reply.state == "complete", reply.stats
+        assert reply.stats["context_dropped_messages"] > 0 and reply.stats["completion_tokens"] > 0, reply.stats
+
+        probe.reset()
+        assert window.chat_view.earlier.isVisible()
+        qtbot.mouseClick(window.chat_view.earlier, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: len(window.chat_view.widgets) == 2 * SHOWN_MESSAGES + 2, timeout=30_000)
+        qtbot.wait(50)
+        earlier_ms, earlier_wall = probe.longest_own_ms, probe.longest_ms
+        assert window.chat.messages.rowCount() == 2 * SHOWN_MESSAGES + 2
+        assert window.chat.messages.message(0).position == 2 * turns - 2 * SHOWN_MESSAGES
+        print(
+            f"a {turns}-turn conversation, longest own stall: opening {open_ms:.1f} ms, a message and its reply {send_ms:.1f} ms, "
+            f"showing earlier messages {earlier_ms:.1f} ms; wall-clock gaps: {open_wall:.1f} / {send_wall:.1f} / {earlier_wall:.1f} ms"
+        )
+        assert open_ms < BOUND_MS, f"opening the conversation stalled the GUI for {open_ms:.0f} ms"
+        assert send_ms < BOUND_MS, f"sending to it stalled the GUI for {send_ms:.0f} ms"
+        assert earlier_ms < BOUND_MS, f"showing earlier messages stalled the GUI for {earlier_ms:.0f} ms"
+    finally:
+        probe.stop()
+        window.shutdown()

@@ -242,3 +242,55 @@ def test_too_many_messages_are_refused_by_the_runtime(small_context):
     with pytest.raises(RpcError) as info:
         small_context.chat(ChatGenerateParams("too-many", tiny_messages(MAX_MESSAGES + 1), max_tokens=1), timeout=30)
     assert info.value.code == ErrorCode.INVALID_PARAMS and "messages" in info.value.message
+
+
+# ---- the fit from the newest turns backwards (issue #33) ------------------------------------------------
+
+
+def lean(messages):
+    """A tokenizer under which an empty message costs nothing: more messages than n_ctx can still fit."""
+    return [0] + [0 for m in messages for _ in m.content.split()]
+
+
+@given(
+    lengths=st.lists(st.integers(0, 3), min_size=1, max_size=400),
+    empty_share=st.integers(0, 4),
+    system=st.booleans(),
+    n_ctx=st.integers(16, 200),
+    max_tokens=st.integers(1, 16),
+    remembered=st.integers(0, 300),
+    committed=st.integers(0, 20),
+)
+@settings(max_examples=300, deadline=None)
+def test_the_fit_from_the_newest_turns_leaves_out_what_one_render_per_cut_would(lengths, empty_share, system, n_ctx, max_tokens, remembered, committed):
+    """Conversations with more messages than n_ctx tokens: the fit starts from the newest turns, and must
+    still agree with the policy, also where empty messages make the whole fit after all."""
+    messages = [ChatMessage("system", "be brief")] if system else []
+    messages += [ChatMessage("user" if i % 2 == 0 else "assistant", "" if empty_share and i % (empty_share + 1) else " ".join(["w"] * n)) for i, n in enumerate(lengths)]
+    for tokenizer in (words, lean):
+        expected = reference_fit(messages, tokenizer, n_ctx, max_tokens, remembered, committed)
+        cuts = {"c": remembered} if remembered else {}
+        try:
+            _tokens, dropped = fit_to_context(messages, tokenizer, n_ctx, max_tokens, cuts, "c", committed)
+        except RpcError as exc:
+            assert exc.code == ErrorCode.CONTEXT_OVERFLOW and expected == "overflow"
+            continue
+        assert dropped == expected
+
+
+@pytest.mark.parametrize("n_messages", [20_000, 50_000, 100_000])
+def test_the_fit_never_renders_the_turns_it_leaves_out_far_behind(n_messages):
+    """Its cost is set by the context, not by the conversation: one-letter messages (issue #33's request,
+    whose text is far below n_ctx x MAX_CHARS_PER_TOKEN) get the same renders at 20,000 and 100,000
+    messages, none reaching further back than a few times what is kept."""
+    messages = [ChatMessage("user" if i % 2 == 0 else "assistant", "a") for i in range(n_messages - 1)] + [ChatMessage("user", "last")]
+    sizes = []
+    _tokens, dropped = fit_to_context(messages, lambda m: sizes.append(len(m)) or words(m), 4096, 64, {}, "c")
+    kept = len(messages) - dropped
+    assert 1000 < kept < 4096
+    assert max(sizes) <= 4 * kept, (max(sizes), kept)
+    assert sum(sizes) <= 3 * kept * math.log2(kept), (sum(sizes), kept)
+    assert sizes == RENDERS.setdefault("sizes", sizes)  # the same renders whatever the length
+
+
+RENDERS: dict = {}
