@@ -53,7 +53,7 @@ class ConversationSettings:
     min_p: float = 0.05  # LM Studio's defaults for these two
     repeat_penalty: float = 1.1
     max_tokens: int = 512
-    n_ctx: int = 4096
+    n_ctx: int | None = None  # None: the model's load settings (Model ▸ Load settings…) decide
     seed: int | None = None
 
     @classmethod
@@ -362,6 +362,8 @@ class ChatController(QObject):
             repeat_penalty=settings.repeat_penalty,
             seed=settings.seed,
         )
+        if self.local_replies:
+            params.speculation = self.models.speculation  # the model's setting, as `lokal chat` and the benchmarks run it
         model_name = self.models.display_name if self.local_replies else self.reply_model_name
         msg = self._stored(lambda: self.store.add_message(conv.id, "assistant", "", state=st.STREAMING, model=model_name))
         if msg is None:

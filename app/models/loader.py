@@ -1,0 +1,136 @@
+"""ModelLoader: the window's loads, with the model's stored load settings (runtime/models/load_settings.py,
+the same file `lokal chat` and `lokal serve` read) and the draft model they name.
+
+Working a load out reads files (the settings file, the model's header for its trained context and
+memory estimate, the headers of the models that could draft for it), so it runs on a worker thread
+and the answer comes back as a signal: the window never waits on the disk. A newer load replaces
+one still being worked out. A conversation's own context size goes in place of the model's; when
+it does not fit this machine's memory, the window is told (sig_context_capped) and the model
+loads with the most that fits, rather than failing in llama.cpp.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Optional
+
+from PySide6.QtCore import QObject, Signal
+
+from app.models.local_model import LocalModels
+from app.models.session import ModelChoice, ModelSession
+from runtime.models import drafts, load_settings
+from runtime.models.drafts import DraftOption
+from runtime.models.load_settings import LoadSettings
+
+log = logging.getLogger("lokal.models")
+
+
+@dataclass
+class Prepared:
+    """A load worked out: what to load, the settings it came from, and the models that could draft for it."""
+
+    choice: ModelChoice
+    settings: LoadSettings
+    drafts: list[DraftOption] = field(default_factory=list)
+    auto_draft: Optional[str] = None  # what "auto" picks for this model
+    capped_from: Optional[int] = None  # the conversation's context, when it did not fit (choice.n_ctx is what does)
+    sampling: dict = field(default_factory=dict)  # the model file's recommended sampling (general.sampling.*)
+
+
+class ModelLoader(QObject):
+    sig_problem = Signal(str, str)  # path, why its load settings cannot be used (the message names the field)
+    sig_context_capped = Signal(int, int)  # the conversation's context, the most that fits: said before the load
+    sig_prepared = Signal(object)  # Prepared, for the model now wanted
+    _sig_done = Signal(int, object)  # from the worker: (ticket, Prepared or the exception)
+
+    def __init__(self, session: ModelSession, local_models: LocalModels, parent: QObject | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.local_models = local_models
+        self.prepared: Prepared | None = None  # the last load worked out (its settings, its draft options)
+        self._last: tuple[str, int | None] | None = None
+        self._ticket = 0
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-settings")
+        self._sig_done.connect(self._on_done)
+
+    def load(self, path: str, conversation_n_ctx: int | None = None) -> None:
+        """Load the file at `path` with its stored settings (and the conversation's context size, if it sets one)."""
+        self._last = (path, conversation_n_ctx)
+        self._ticket += 1
+        self.session.preparing += 1
+        candidates = [(f.path, f.size) for f in self.local_models.files]
+        listed = self.local_models.file_for(path)
+        same_file = self.local_models.paths_of(listed) if listed is not None else []
+        ticket = self._ticket
+        self._pool.submit(self._work, ticket, path, conversation_n_ctx, candidates, same_file)
+
+    def refresh(self, conversation_n_ctx: int | None = None) -> None:
+        """The models on disk changed: work the last load out again (a new draft for "auto", say); the session
+        loads only if the outcome differs from what it holds."""
+        if self._last is not None and self.session.preparing == 0:
+            self.load(self._last[0], conversation_n_ctx)
+
+    def stop(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _work(self, ticket: int, path: str, conversation_n_ctx, candidates, same_file) -> None:
+        try:
+            outcome = prepare(path, conversation_n_ctx, candidates, same_file)
+        except Exception as exc:  # a settings error names its field; anything else is said as it is
+            outcome = exc
+        self._sig_done.emit(ticket, outcome)
+
+    def _on_done(self, ticket: int, outcome) -> None:
+        self.session.preparing -= 1
+        if ticket != self._ticket:
+            return  # a newer load replaced this one
+        if isinstance(outcome, Exception):
+            path = getattr(outcome, "filename", None) or ""
+            log.warning("cannot work out the load: %s", outcome)
+            self.sig_problem.emit(path, str(outcome))
+            return
+        self.prepared = outcome
+        self.session.speculation = outcome.settings.speculation
+        if outcome.capped_from is not None:
+            self.sig_context_capped.emit(outcome.capped_from, outcome.choice.n_ctx)
+        self.sig_prepared.emit(outcome)
+        self.session.load(outcome.choice)
+
+    def save(self, path: str, settings: LoadSettings) -> None:
+        """Store the settings of the model file at `path` (load_settings.write, the one writer)."""
+        load_settings.write(path, settings)
+
+
+def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[str, int]], same_file: list[str]) -> Prepared:
+    """Work a load out (on the worker thread): settings, context, draft model."""
+    from runtime.engine import memory
+    from runtime.gguf.reader import read_file_header
+
+    settings = load_settings.read_for(path)
+    header = read_file_header(path)
+    model_n_ctx = settings.n_ctx or load_settings.default_context(header, settings.type_k, settings.type_v)
+    n_ctx, capped_from = model_n_ctx, None
+    if conversation_n_ctx:
+        n_ctx = conversation_n_ctx
+        fits = memory.fit_verdict(memory.estimate_load(header, n_ctx, settings.type_k, settings.type_v), [], memory.available_ram())
+        if fits.label == "too_big":
+            capped_from = n_ctx
+            n_ctx = min(n_ctx, load_settings.default_context(header, settings.type_k, settings.type_v))
+    options = drafts.options(path, candidates, same_file)
+    auto = drafts.auto_choice(os.path.getsize(path), options)
+    draft_path = {"auto": auto.path if auto is not None else None, "none": None}.get(settings.draft, settings.draft)
+    params = load_settings.load_params(path, settings, draft_path, header=header, n_ctx=n_ctx)
+    choice = ModelChoice(
+        path=path, n_ctx=params.n_ctx, n_gpu_layers=load_settings.offload_layers(settings.gpu_offload), type_k=params.type_k,
+        type_v=params.type_v, n_threads=params.n_threads, n_seq=params.n_seq, draft_path=params.draft_path, model_n_ctx=model_n_ctx,
+    )
+    return Prepared(choice, settings, options, auto.path if auto is not None else None, capped_from, load_settings.sampling_defaults(header))
+
+
+def needs_reload(before: LoadSettings, after: LoadSettings) -> list[str]:
+    """The changed settings that take a reload to apply (speculation applies from the next reply)."""
+    return [name for name in after.changed_from(before) if name not in load_settings.RELOAD_FREE]
+

@@ -1,0 +1,87 @@
+"""Per-model load settings (runtime/models/load_settings.py): one file, read by the window, `lokal chat`
+and `lokal serve` alike; a command-line flag overrides a stored value for its run only."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from app.chat.controller import ConversationSettings
+from runtime.models import load_settings
+from runtime.models.load_settings import LoadSettings, SettingsError
+from serve_process import Served
+from window_helpers import open_window
+
+pytestmark = pytest.mark.slow
+
+STORED = LoadSettings(n_ctx=3072, n_seq=2, n_threads=1, draft="none")
+
+
+@pytest.fixture
+def config_dir(tmp_path, monkeypatch):
+    """A config folder of the test's own: the runtime processes and the window read the file there."""
+    folder = tmp_path / "config"
+    monkeypatch.setenv("LOKAL_CONFIG_DIR", str(folder))
+    return folder
+
+
+def chat_json(starter_model, *flags) -> dict:
+    proc = subprocess.run([sys.executable, "-m", "app", "chat", "--model", str(starter_model), "--json", "--max-tokens", "2", "--temperature", "0", *flags, "Hi"],
+                          capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[0])["model"]
+
+
+def test_the_window_lokal_chat_and_lokal_serve_all_load_with_the_stored_settings(qtbot, config_dir, store_path, starter_model):
+    load_settings.write(starter_model, STORED)
+    stored_file = (config_dir / load_settings.FILE_NAME).read_text()
+
+    loaded = chat_json(starter_model)
+    assert (loaded["n_ctx"], loaded["n_seq"], loaded["draft_path"]) == (3072, 2, None)
+    flagged = chat_json(starter_model, "--n-ctx", "2048")
+    assert (flagged["n_ctx"], flagged["n_seq"]) == (2048, 2), "a flag replaces the stored value, the others stay"
+    assert (config_dir / load_settings.FILE_NAME).read_text() == stored_file, "a flag is for its run only"
+
+    served = Served("--model", str(starter_model), n_ctx=None)
+    try:
+        ready = served.wait_event("state", 120, state="ready")
+        assert (ready["loaded"]["n_ctx"], ready["loaded"]["n_seq"]) == (3072, 2)
+    finally:
+        assert served.close() == 0
+
+    # The window: a conversation that sets no context of its own gets the model's.
+    window = open_window(qtbot, store_path, starter_model, settings=ConversationSettings(temperature=0.0, max_tokens=4, n_ctx=None))
+    try:
+        assert (window.session.loaded.n_ctx, window.session.loaded.n_seq) == (3072, 2)
+        # One with its own context size keeps it possible: the model reloads with it.
+        window.chat.new_conversation()
+        window.chat.set_settings("", ConversationSettings(temperature=0.0, max_tokens=4, n_ctx=2048))
+        window.session.ensure_context(window.chat.settings().n_ctx)
+        qtbot.waitUntil(lambda: window.session.loaded.n_ctx == 2048 and not window.session.busy, timeout=90_000)
+        assert window.session.loaded.n_seq == 2
+    finally:
+        window.shutdown()
+
+
+def test_a_stored_value_that_cannot_be_used_is_an_error_naming_the_model_and_field(config_dir, starter_model):
+    load_settings.write(starter_model, LoadSettings())
+    path = config_dir / load_settings.FILE_NAME
+    data = json.loads(path.read_text())
+    (identity,) = data["models"]
+    data["models"][identity]["n_seq"] = "many"
+    path.write_text(json.dumps(data))
+    with pytest.raises(SettingsError, match=rf"models\.{identity}\.n_seq: 'many' is not a whole number"):
+        load_settings.read_for(starter_model)
+    proc = subprocess.run([sys.executable, "-m", "app", "chat", "--model", str(starter_model), "Hi"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and "n_seq" in proc.stderr and proc.stdout == ""
+    assert json.loads(path.read_text())["models"][identity]["n_seq"] == "many", "nothing the user set is rewritten"
+    with pytest.raises(SettingsError, match="gpu_offload: 'lots'"):
+        load_settings.write(starter_model, LoadSettings(gpu_offload="lots"))
+
+
+def test_the_offload_words_map_to_layer_counts_in_one_place():
+    assert [load_settings.offload_layers(w) for w in ("auto", "all", "off", "12")] == [None, -1, 0, 12]
+    assert [load_settings.offload_setting(n) for n in (-1, 0, 12)] == ["all", "off", "12"]
