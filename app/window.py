@@ -531,10 +531,12 @@ class MainWindow(QMainWindow):
             for child in range(model_item.rowCount()):
                 info = model_item.child(child).data(FileRole)
                 text = f"{info.quantization}\t{human_size(info.size)}"
-                chosen = loaded_path in {os.path.realpath(p) for p in self.local_models.paths_of(info)}
+                # One entry per file however many places hold it: the one in use is named by the path it was loaded from.
+                path = next((p for p in self.local_models.paths_of(info) if os.path.realpath(p) == loaded_path), info.path)
+                chosen = os.path.realpath(path) == loaded_path
                 tooltip = self.local_models.where(info)
-                action = section.add_model(text, chosen, lambda p=info.path: self._on_model_chosen(p), tooltip=tooltip)
-                action.setData(info.path)  # the file, for whoever looks an entry up by its path
+                action = section.add_model(text, chosen, lambda p=path: self._on_model_chosen(p), tooltip=tooltip)
+                action.setData(path)  # the file, for whoever looks an entry up by its path
 
     def _build_load_section(self, section: MenuSection) -> None:
         """Model ▸ Draft model and Model ▸ Load settings… for the model chosen now."""
@@ -551,7 +553,8 @@ class MainWindow(QMainWindow):
             menu.addSeparator()
         for option in prepared.drafts:
             reasons = "; ".join(option.reasons)
-            text = os.path.basename(option.path) + ("" if option.compatible else f" — {reasons}")
+            name = os.path.basename(option.path)
+            text = name if option.compatible else self.tr("{file} (cannot draft for this model)").format(file=name)  # why: its tooltip
             action = section.add_choice(menu, text, setting == option.path, lambda p=option.path: self._choose_draft(p),
                                         enabled=option.compatible, tooltip=option.path if option.compatible else reasons)
             action.setData(option.path)

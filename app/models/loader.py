@@ -38,6 +38,7 @@ class Prepared:
     auto_draft: Optional[str] = None  # what "auto" picks for this model
     capped_from: Optional[int] = None  # the conversation's context, when it did not fit (choice.n_ctx is what does)
     sampling: dict = field(default_factory=dict)  # the model file's recommended sampling (general.sampling.*)
+    header: object = None  # the model's GGUF header (runtime/gguf/reader.py), for the fit of another context size
 
 
 class ModelLoader(QObject):
@@ -55,6 +56,7 @@ class ModelLoader(QObject):
         self._ticket = 0
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-settings")
         self._sig_done.connect(self._on_done)
+        session.context_fit = self.fit_context
 
     def load(self, path: str, conversation_n_ctx: int | None = None) -> None:
         """Load the file at `path` with its stored settings (and the conversation's context size, if it sets one)."""
@@ -99,6 +101,17 @@ class ModelLoader(QObject):
         self.sig_prepared.emit(outcome)
         self.session.load(outcome.choice)
 
+    def fit_context(self, n_ctx: int) -> int:
+        """The most of `n_ctx` that fits this machine's memory with the model now wanted; when that is less,
+        sig_context_capped says so first (a conversation's own context size, before its reload)."""
+        prepared = self.prepared
+        if prepared is None or prepared.header is None:
+            return n_ctx
+        fits = fitting_context(prepared.header, n_ctx, prepared.settings)
+        if fits < n_ctx:
+            self.sig_context_capped.emit(n_ctx, fits)
+        return fits
+
     def save(self, path: str, settings: LoadSettings) -> None:
         """Store the settings of the model file at `path` (load_settings.write, the one writer)."""
         load_settings.write(path, settings)
@@ -106,7 +119,6 @@ class ModelLoader(QObject):
 
 def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[str, int]], same_file: list[str]) -> Prepared:
     """Work a load out (on the worker thread): settings, context, draft model."""
-    from runtime.engine import memory
     from runtime.gguf.reader import read_file_header
 
     settings = load_settings.read_for(path)
@@ -114,11 +126,8 @@ def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[st
     model_n_ctx = settings.n_ctx or load_settings.default_context(header, settings.type_k, settings.type_v)
     n_ctx, capped_from = model_n_ctx, None
     if conversation_n_ctx:
-        n_ctx = conversation_n_ctx
-        fits = memory.fit_verdict(memory.estimate_load(header, n_ctx, settings.type_k, settings.type_v), [], memory.available_ram())
-        if fits.label == "too_big":
-            capped_from = n_ctx
-            n_ctx = min(n_ctx, load_settings.default_context(header, settings.type_k, settings.type_v))
+        n_ctx = fitting_context(header, conversation_n_ctx, settings)
+        capped_from = conversation_n_ctx if n_ctx < conversation_n_ctx else None
     options = drafts.options(path, candidates, same_file)
     auto = drafts.auto_choice(os.path.getsize(path), options)
     draft_path = {"auto": auto.path if auto is not None else None, "none": None}.get(settings.draft, settings.draft)
@@ -127,10 +136,21 @@ def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[st
         path=path, n_ctx=params.n_ctx, n_gpu_layers=load_settings.offload_layers(settings.gpu_offload), type_k=params.type_k,
         type_v=params.type_v, n_threads=params.n_threads, n_seq=params.n_seq, draft_path=params.draft_path, model_n_ctx=model_n_ctx,
     )
-    return Prepared(choice, settings, options, auto.path if auto is not None else None, capped_from, load_settings.sampling_defaults(header))
+    return Prepared(choice, settings, options, auto.path if auto is not None else None, capped_from, load_settings.sampling_defaults(header), header)
+
+
+def fitting_context(header, n_ctx: int, settings: LoadSettings) -> int:
+    """`n_ctx` if the model fits memory with it (the fit model.load applies), else the model's own default
+    (its trained context as far as memory allows): never the most memory could just hold, which would
+    leave nothing for the rest of the machine."""
+    from runtime.engine import memory
+
+    verdict = memory.fit_verdict(memory.estimate_load(header, n_ctx, settings.type_k, settings.type_v), [], memory.available_ram())
+    if verdict.label != "too_big":
+        return n_ctx
+    return min(n_ctx, settings.n_ctx or load_settings.default_context(header, settings.type_k, settings.type_v))
 
 
 def needs_reload(before: LoadSettings, after: LoadSettings) -> list[str]:
     """The changed settings that take a reload to apply (speculation applies from the next reply)."""
     return [name for name in after.changed_from(before) if name not in load_settings.RELOAD_FREE]
-

@@ -51,6 +51,7 @@ class ModelSession(QObject):
         self.loading: ModelChoice | None = None
         self.preparing = 0  # loads whose settings are being worked out (app/models/loader.py), not sent yet
         self.speculation = "auto"  # the model's speculation setting: its replies ask for it (a per-reply setting, no reload)
+        self.context_fit: Callable[[int], int] | None = None  # the most of a context size that fits (app/models/loader.py)
         self._previous: ModelChoice | None = None
         self._verifying = False
         link.sig_progress.connect(self._on_progress)
@@ -80,6 +81,8 @@ class ModelSession(QObject):
         if self.wanted is None:
             return
         n_ctx = n_ctx or self.wanted.model_n_ctx or self.wanted.n_ctx
+        if self.wanted.n_ctx != n_ctx and self.context_fit is not None:
+            n_ctx = self.context_fit(n_ctx)  # what fits this machine, the user told before the load if that is less
         if self.wanted.n_ctx != n_ctx:
             self.load(dataclasses.replace(self.wanted, n_ctx=n_ctx))
 

@@ -85,3 +85,46 @@ def test_a_stored_value_that_cannot_be_used_is_an_error_naming_the_model_and_fie
 def test_the_offload_words_map_to_layer_counts_in_one_place():
     assert [load_settings.offload_layers(w) for w in ("auto", "all", "off", "12")] == [None, -1, 0, 12]
     assert [load_settings.offload_setting(n) for n in (-1, 0, 12)] == ["all", "off", "12"]
+
+
+def test_a_conversation_context_too_large_for_memory_is_said_before_the_reload(qtbot, config_dir, store_path, starter_model):
+    window = open_window(qtbot, store_path, starter_model)
+    try:
+        events = []
+        window.loader.sig_context_capped.connect(lambda wanted, fits: events.append(("told", wanted, fits)))
+        window.session.sig_loading.connect(lambda _path: events.append(("loading",)))
+        window.session.sig_failed.connect(lambda _path, why: events.append(("failed", why)))
+        window.chat.new_conversation()
+        huge = 50_000_000  # a KV cache of about a terabyte
+        window._apply_settings("", ConversationSettings(temperature=0.0, max_tokens=4, n_ctx=huge))  # what the dialog's OK does
+        qtbot.waitUntil(lambda: not window.session.busy and window.session.loaded is not None, timeout=90_000)
+        told = ("told", huge, window.session.loaded.n_ctx)
+        assert events[:2] == [told, ("loading",)], events
+        assert window.session.loaded.n_ctx == 8192, "the model's own default: its trained context, which fits"
+        assert window.banner.isVisible() and "does not fit" in window.banner_text.text()
+        assert not any(e[0] == "failed" for e in events)
+    finally:
+        window.shutdown()
+
+
+def test_a_change_that_needs_a_reload_asks_and_never_cuts_a_running_reply_off(qtbot, config_dir, store_path, starter_model):
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.storage import store as st
+
+    window = open_window(qtbot, store_path, starter_model, settings=ConversationSettings(temperature=0.8, max_tokens=40, n_ctx=2048, seed=3))
+    try:
+        window.chat.new_conversation()
+        window.chat.send("Write a very long essay about the sea.")
+        qtbot.waitUntil(lambda: bool(window.chat.reply is not None and window.chat.reply.text), timeout=60_000)
+        window.apply_load_settings(str(starter_model), LoadSettings(n_seq=3))
+        question = window.reload_question
+        assert isinstance(question, QMessageBox) and question.isVisible() and "none is cut off" in question.informativeText()
+        assert load_settings.read_for(starter_model).n_seq == 3, "stored at once; applied at the reload"
+        assert window.session.loaded.n_seq == 4 and window.chat.generating, "nothing reloads before the user says so"
+        next(b for b in question.buttons() if b.text() == "Reload now").click()
+        qtbot.waitUntil(lambda: window.session.loaded.n_seq == 3 and not window.session.busy, timeout=240_000)
+        reply = window.store.messages(window.chat.current.id)[-1]
+        assert reply.state == st.COMPLETE and reply.stats["finish_reason"] in ("stop", "length"), "the reply ran to its end"
+    finally:
+        window.shutdown()
