@@ -372,7 +372,7 @@ class MainWindow(QMainWindow):
         self.local_models.sig_scanned.connect(self.model_menu.rebuild)
         # The models that could draft for it may have changed.
         self.local_models.sig_scanned.connect(lambda: self.loader.refresh(self.chat.settings().n_ctx))
-        self.loader.sig_prepared.connect(lambda _prepared: self.model_menu.rebuild())
+        self.loader.sig_prepared.connect(self._on_model_prepared)
         self.loader.sig_problem.connect(lambda path, reason: self.show_banner(
             self.tr("Could not use the load settings of {file}: {reason}").format(file=os.path.basename(path) or self.tr("the model"), reason=reason)))
         self.loader.sig_context_capped.connect(lambda wanted, fits: self.show_banner(
@@ -559,6 +559,10 @@ class MainWindow(QMainWindow):
                                         enabled=option.compatible, tooltip=option.path if option.compatible else reasons)
             action.setData(option.path)
         section.add_action(self.tr("&Load settings…"), self._on_load_settings)
+
+    def _on_model_prepared(self, prepared) -> None:
+        self.chat.model_sampling = prepared.sampling  # new conversations sample as the model's file recommends
+        self.model_menu.rebuild()
 
     def _choose_draft(self, draft: str) -> None:
         prepared = self.loader.prepared

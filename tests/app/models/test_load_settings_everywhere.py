@@ -128,3 +128,21 @@ def test_a_change_that_needs_a_reload_asks_and_never_cuts_a_running_reply_off(qt
         assert reply.state == st.COMPLETE and reply.stats["finish_reason"] in ("stop", "length"), "the reply ran to its end"
     finally:
         window.shutdown()
+
+
+def test_a_new_conversation_samples_as_the_model_file_recommends(qtbot, config_dir, store_path, starter_model, tmp_path):
+    from app.models.loader import prepare
+    from gguf_files import write_gguf
+
+    window = open_window(qtbot, store_path, starter_model)
+    try:
+        assert window.chat.new_conversation() and window.chat.settings().temperature == window.chat.default_settings.temperature  # the starter says nothing
+        recommends = write_gguf(tmp_path / "recommends.gguf", metadata={"general.architecture": "llama", "llama.block_count": 1,
+                                                                        "general.sampling.temp": 0.25, "general.sampling.top_p": 0.5}, tensor_elements=10)
+        window.loader.sig_prepared.emit(prepare(str(recommends), None, [], []))  # as a load of that file works it out
+        window.chat.new_conversation()
+        settings = window.chat.settings()
+        assert (settings.temperature, settings.top_p) == (0.25, 0.5)
+        assert (settings.max_tokens, settings.min_p) == (window.chat.default_settings.max_tokens, window.chat.default_settings.min_p)
+    finally:
+        window.shutdown()

@@ -21,3 +21,16 @@ def test_auto_is_the_smallest_compatible_model_smaller_than_the_target(tmp_path)
     assert drafts.resolve(str(draft), str(target), files) == str(draft)
     # Nothing smaller and compatible: auto loads none.
     assert drafts.resolve("auto", str(tiny), files) is None
+
+
+def test_sampling_defaults_come_from_the_gguf_where_it_has_them(tmp_path):
+    from gguf_files import write_gguf
+    from runtime.gguf.reader import read_file_header
+    from runtime.models import load_settings
+
+    meta = {"general.architecture": "llama", "llama.block_count": 1}
+    recommended = write_gguf(tmp_path / "recommends.gguf", metadata={**meta, "general.sampling.temp": 0.25, "general.sampling.top_k": 20,
+                                                                   "general.sampling.top_p": 0.5}, tensor_elements=10)
+    silent = write_gguf(tmp_path / "silent.gguf", metadata=meta, tensor_elements=10)
+    assert load_settings.sampling_defaults(read_file_header(recommended)) == {"temperature": 0.25, "top_k": 20, "top_p": 0.5}
+    assert load_settings.sampling_defaults(read_file_header(silent)) == {}
