@@ -45,7 +45,7 @@ class ModelLoader(QObject):
     sig_problem = Signal(str, str)  # path, why its load settings cannot be used (the message names the field)
     sig_context_capped = Signal(int, int)  # the conversation's context, the most that fits: said before the load
     sig_prepared = Signal(object)  # Prepared, for the model now wanted
-    _sig_done = Signal(int, object)  # from the worker: (ticket, Prepared or the exception)
+    _sig_done = Signal(int, str, object)  # from the worker: (ticket, path, Prepared or the exception)
 
     def __init__(self, session: ModelSession, local_models: LocalModels, parent: QObject | None = None):
         super().__init__(parent)
@@ -83,14 +83,13 @@ class ModelLoader(QObject):
             outcome = prepare(path, conversation_n_ctx, candidates, same_file)
         except Exception as exc:  # a settings error names its field; anything else is said as it is
             outcome = exc
-        self._sig_done.emit(ticket, outcome)
+        self._sig_done.emit(ticket, path, outcome)
 
-    def _on_done(self, ticket: int, outcome) -> None:
+    def _on_done(self, ticket: int, path: str, outcome) -> None:
         self.session.preparing -= 1
         if ticket != self._ticket:
             return  # a newer load replaced this one
         if isinstance(outcome, Exception):
-            path = getattr(outcome, "filename", None) or ""
             log.warning("cannot work out the load: %s", outcome)
             self.sig_problem.emit(path, str(outcome))
             return

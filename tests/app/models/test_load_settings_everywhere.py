@@ -66,7 +66,7 @@ def test_the_window_lokal_chat_and_lokal_serve_all_load_with_the_stored_settings
         window.shutdown()
 
 
-def test_a_stored_value_that_cannot_be_used_is_an_error_naming_the_model_and_field(config_dir, starter_model):
+def test_a_stored_value_that_cannot_be_used_is_an_error_naming_the_model_and_field(qtbot, config_dir, store_path, starter_model):
     load_settings.write(starter_model, LoadSettings())
     path = config_dir / load_settings.FILE_NAME
     data = json.loads(path.read_text())
@@ -77,6 +77,15 @@ def test_a_stored_value_that_cannot_be_used_is_an_error_naming_the_model_and_fie
         load_settings.read_for(starter_model)
     proc = subprocess.run([sys.executable, "-m", "app", "chat", "--model", str(starter_model), "Hi"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and "n_seq" in proc.stderr and proc.stdout == ""
+    # The window says it, naming the field, and keeps working (no load is sent with settings it cannot use).
+    window = open_window(qtbot, store_path, starter_model, load=False)
+    try:
+        window.load_model(str(starter_model))
+        qtbot.waitUntil(lambda: window.banner.isVisible() and not window.session.busy, timeout=30_000)
+        assert "n_seq: 'many'" in window.banner_text.text() and starter_model.name in window.banner_text.text()
+        assert window.session.wanted is None
+    finally:
+        window.shutdown()
     assert json.loads(path.read_text())["models"][identity]["n_seq"] == "many", "nothing the user set is rewritten"
     with pytest.raises(SettingsError, match="gpu_offload: 'lots'"):
         load_settings.write(starter_model, LoadSettings(gpu_offload="lots"))
