@@ -83,7 +83,10 @@ class ModelLoader(QObject):
             outcome = prepare(path, conversation_n_ctx, candidates, same_file)
         except Exception as exc:  # a settings error names its field; anything else is said as it is
             outcome = exc
-        self._sig_done.emit(ticket, path, outcome)
+        try:
+            self._sig_done.emit(ticket, path, outcome)
+        except RuntimeError:
+            pass  # the window closed meanwhile: nobody waits for this load any more
 
     def _on_done(self, ticket: int, path: str, outcome) -> None:
         self.session.preparing -= 1
