@@ -32,7 +32,6 @@ VERSION = 1
 MIN_DEFAULT_CONTEXT = 4096  # the default context never goes below this where it fits (nor above what the model was trained for)
 NO_TRAINED_CONTEXT = 4096  # a header that does not say its trained context
 OFFLOAD_WORDS = ("auto", "all", "off")
-DRAFT_WORDS = ("auto", "none")
 
 # Sampling defaults a GGUF may carry (llama.cpp's general.sampling.* keys), and the request field each sets.
 SAMPLING_KEYS = {
@@ -195,7 +194,7 @@ def sampling_defaults(header) -> dict[str, float | int]:
 def load_params(path: str, settings: LoadSettings, draft_path: Optional[str] = None, header=None, **overrides: Any) -> ModelLoadParams:
     """The model.load request for the file at `path` with `settings`; `overrides` (a command-line flag, a
     conversation's own context) replace a setting for this load only, and None means "not given".
-    `draft_path` is the draft model already chosen for settings.draft (see app/models/drafts.py for auto)."""
+    `draft_path` is the draft model already chosen for settings.draft (runtime/models/drafts.py resolves auto)."""
     given = {name: value for name, value in overrides.items() if value is not None}
     known = {f.name for f in dataclasses.fields(LoadSettings)}
     unknown = sorted(set(given) - known)
