@@ -39,6 +39,7 @@ class Prepared:
     capped_from: Optional[int] = None  # the conversation's context, when it did not fit (choice.n_ctx is what does)
     sampling: dict = field(default_factory=dict)  # the model file's recommended sampling (general.sampling.*)
     header: object = None  # the model's GGUF header (runtime/gguf/reader.py), for the fit of another context size
+    candidates: list = field(default_factory=list)  # the (path, size) of the files on disk it was worked out with, sorted
 
 
 class ModelLoader(QObject):
@@ -71,9 +72,14 @@ class ModelLoader(QObject):
 
     def refresh(self, conversation_n_ctx: int | None = None) -> None:
         """The models on disk changed: work the last load out again (a new draft for "auto", say); the session
-        loads only if the outcome differs from what it holds."""
-        if self._last is not None and self.session.preparing == 0:
-            self.load(self._last[0], conversation_n_ctx)
+        loads only if the outcome differs from what it holds. Nothing to do when the list is the one it had."""
+        if self._last is None or self.session.preparing != 0:
+            return
+        prepared = self.prepared
+        files = sorted((f.path, f.size) for f in self.local_models.files)
+        if prepared is not None and prepared.choice.path == self._last[0] and prepared.candidates == files:
+            return
+        self.load(self._last[0], conversation_n_ctx)
 
     def stop(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -121,16 +127,14 @@ class ModelLoader(QObject):
 
 def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[str, int]], same_file: list[str]) -> Prepared:
     """Work a load out (on the worker thread): settings, context, draft model."""
-    from runtime.gguf.reader import read_file_header
-
     settings = load_settings.read_for(path)
-    header = read_file_header(path)
+    header = header_of(path)
     model_n_ctx = settings.n_ctx or load_settings.default_context(header, settings.type_k, settings.type_v)
     n_ctx, capped_from = model_n_ctx, None
     if conversation_n_ctx:
         n_ctx = fitting_context(header, conversation_n_ctx, settings)
         capped_from = conversation_n_ctx if n_ctx < conversation_n_ctx else None
-    options = drafts.options(path, candidates, same_file)
+    options = drafts.options(path, candidates, same_file, header_of)
     auto = drafts.auto_choice(os.path.getsize(path), options)
     draft_path = {"auto": auto.path if auto is not None else None, "none": None}.get(settings.draft, settings.draft)
     params = load_settings.load_params(path, settings, draft_path, header=header, n_ctx=n_ctx)
@@ -138,7 +142,27 @@ def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[st
         path=path, n_ctx=params.n_ctx, n_gpu_layers=load_settings.offload_layers(settings.gpu_offload), type_k=params.type_k,
         type_v=params.type_v, n_threads=params.n_threads, n_seq=params.n_seq, draft_path=params.draft_path, model_n_ctx=model_n_ctx,
     )
-    return Prepared(choice, settings, options, auto.path if auto is not None else None, capped_from, load_settings.sampling_defaults(header), header)
+    return Prepared(choice, settings, options, auto.path if auto is not None else None, capped_from, load_settings.sampling_defaults(header), header,
+                    sorted(candidates))
+
+
+HEADERS_KEPT = 64  # a vocabulary's tokens are a few MB per header
+_headers: dict[tuple[str, int, int], object] = {}  # parsed GGUF headers by (real path, size, mtime): the worker thread's own
+
+
+def header_of(path: str):
+    """The file's GGUF header, parsed once per version of the file: parsing is CPU work in this process (the
+    GUI's), so a list read again (every scan) costs nothing."""
+    from runtime.gguf.reader import read_file_header
+
+    stat = os.stat(path)
+    key = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns)
+    header = _headers.get(key)
+    if header is None:
+        if len(_headers) >= HEADERS_KEPT:
+            _headers.clear()
+        header = _headers[key] = read_file_header(path)
+    return header
 
 
 def fitting_context(header, n_ctx: int, settings: LoadSettings) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from runtime.gguf.reader import GGUFError, read_file_header
 from runtime.speculative.compat import incompatibilities
@@ -27,16 +27,17 @@ class DraftOption:
         return not self.reasons
 
 
-def options(target_path: str, candidates: Iterable[tuple[str, int]], same_file: Iterable[str] = ()) -> list[DraftOption]:
-    """Every candidate (path, size) but the target itself (and `same_file`, its other paths), with why it cannot draft."""
-    target = read_file_header(target_path)
+def options(target_path: str, candidates: Iterable[tuple[str, int]], same_file: Iterable[str] = (), read_header: Callable = read_file_header) -> list[DraftOption]:
+    """Every candidate (path, size) but the target itself (and `same_file`, its other paths), with why it cannot
+    draft; `read_header` reads a file's GGUF header (the window's remembers those it read)."""
+    target = read_header(target_path)
     skip = {os.path.realpath(p) for p in (target_path, *same_file)}
     found = []
     for path, size in candidates:
         if os.path.realpath(path) in skip:
             continue
         try:
-            reasons = incompatibilities(target, read_file_header(path))
+            reasons = incompatibilities(target, read_header(path))
         except (GGUFError, OSError) as exc:
             reasons = [f"its header cannot be read: {exc}"]
         found.append(DraftOption(path, size, reasons))
