@@ -8,6 +8,7 @@ id, model_menu takes sections from model sources, and add_feature() keeps what w
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -29,10 +30,13 @@ from app.chat.widgets.message_view import ChatView
 from app.chat.widgets.settings_dialog import ConversationSettingsDialog
 from app.chat.widgets.sidebar import Sidebar
 from app.metrics import figures
+from app.metrics.panel import DEFAULT_WIDTH as METRICS_WIDTH
 from app.metrics.panel import MetricsPanel
 from app.metrics.poller import MetricsPoller
 from app.catalog.ui import CatalogUi
 from app.formatting import human_size
+from app.models.load_settings_dialog import LoadSettingsDialog
+from app.models.loader import ModelLoader, needs_reload
 from app.models.local_model import FileRole, LocalModels
 from app.models.session import ModelChoice, ModelSession
 from app.models.starter import StarterFetch, first_model
@@ -76,8 +80,10 @@ class MainWindow(QMainWindow):
         self.link = link
         self.local_models = local_models or LocalModels(link, parent=self)
         self.session = ModelSession(link, self, name_of=self.local_models.display_name)
+        self.loader = ModelLoader(self.session, self.local_models, self)  # loads with the model's stored load settings
         self.chat = ChatController(store, link, self.session, self)
-        self.poller = MetricsPoller(link, self)
+        self.poller = MetricsPoller(link, self, conversation=lambda: self.chat.current.id if self.chat.current else None)
+        self._panel_conversation: str | None = None  # whose figures the metrics panel shows
         self.catalog = CatalogUi(link, self)
         self.starter_fetch: StarterFetch | None = None
         self.menus: dict[MenuId, QMenu] = {}
@@ -190,7 +196,7 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setStretchFactor(2, 0)
-        self.splitter.setSizes([240, 760, 270])
+        self.splitter.setSizes([240, 760, METRICS_WIDTH])
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setHandleWidth(1)
         self.setCentralWidget(self.splitter)
@@ -288,6 +294,7 @@ class MainWindow(QMainWindow):
         self.menuBar().addMenu(self.model_menu)
         self.menus[MenuId.MODEL] = self.model_menu
         self.model_menu.add_section("local", self._build_local_section, order=0)
+        self.model_menu.add_section("load", self._build_load_section, order=5)
         self.model_menu.add_section("local-sources", self._build_sources_section, order=10)
 
         view_menu = self._add_menu(MenuId.VIEW, self.tr("&View"))
@@ -363,6 +370,14 @@ class MainWindow(QMainWindow):
         session.sig_loaded.connect(self._on_model_loaded)
         session.sig_failed.connect(self._on_model_failed)
         self.local_models.sig_scanned.connect(self.model_menu.rebuild)
+        # The models that could draft for it may have changed.
+        self.local_models.sig_scanned.connect(lambda: self.loader.refresh(self.chat.settings().n_ctx))
+        self.loader.sig_prepared.connect(self._on_model_prepared)
+        self.loader.sig_problem.connect(lambda path, reason: self.show_banner(
+            self.tr("Could not use the load settings of {file}: {reason}").format(file=os.path.basename(path) or self.tr("the model"), reason=reason)))
+        self.loader.sig_context_capped.connect(lambda wanted, fits: self.show_banner(
+            self.tr("This conversation's context size ({wanted} tokens) does not fit in this machine's memory: the model is loaded "
+                    "with {fits} tokens instead. Change it in Conversation settings.").format(wanted=wanted, fits=fits)))
         self.local_models.sig_scanned.connect(self._show_model_name)
         self.local_models.sig_added.connect(self._on_model_file_added)
         self.local_models.sig_add_failed.connect(lambda path, message: self.show_banner(self.tr("Cannot add {file}: {reason}").format(file=Path(path).name, reason=message)))
@@ -495,14 +510,15 @@ class MainWindow(QMainWindow):
         self.store.set_state("metrics_visible", "1" if self.action_metrics.isChecked() else "0")
         self.poller.stop()
         self.local_models.stop()
+        self.loader.stop()
         if self.starter_fetch is not None:
             self.starter_fetch.stop()
         self.link.close()
 
     # ---- models -----------------------------------------------------------------
     def load_model(self, path: str) -> None:
-        n_ctx = self.chat.settings().n_ctx
-        self.session.load(ModelChoice(path, n_ctx))
+        """Load `path` with its stored load settings, and the conversation's own context size if it sets one."""
+        self.loader.load(path, self.chat.settings().n_ctx)
 
     def _build_local_section(self, section: MenuSection) -> None:
         """The Model menu's GGUF files on this machine, grouped by model."""
@@ -516,9 +532,84 @@ class MainWindow(QMainWindow):
             for child in range(model_item.rowCount()):
                 info = model_item.child(child).data(FileRole)
                 text = f"{info.quantization}\t{human_size(info.size)}"
-                chosen = loaded_path == os.path.realpath(info.path)
-                action = section.add_model(text, chosen, lambda p=info.path: self._on_model_chosen(p), tooltip=info.path)
-                action.setData(info.path)  # the file, for whoever looks an entry up by its path
+                # One entry per file however many places hold it: the one in use is named by the path it was loaded from.
+                path = next((p for p in self.local_models.paths_of(info) if os.path.realpath(p) == loaded_path), info.path)
+                chosen = os.path.realpath(path) == loaded_path
+                tooltip = self.local_models.where(info)
+                action = section.add_model(text, chosen, lambda p=path: self._on_model_chosen(p), tooltip=tooltip)
+                action.setData(path)  # the file, for whoever looks an entry up by its path
+
+    def _build_load_section(self, section: MenuSection) -> None:
+        """Model ▸ Draft model and Model ▸ Load settings… for the model chosen now."""
+        prepared = self.loader.prepared
+        if self.session.wanted is None or prepared is None or prepared.choice.path != self.session.wanted.path:
+            return
+        section.add_separator()
+        menu = self.draft_menu = section.add_submenu(self.tr("&Draft model"))
+        setting = prepared.settings.draft
+        auto_name = os.path.basename(prepared.auto_draft) if prepared.auto_draft else self.tr("none on disk")
+        section.add_choice(menu, self.tr("Auto ({name})").format(name=auto_name), setting == "auto", lambda: self._choose_draft("auto"))
+        section.add_choice(menu, self.tr("None"), setting == "none", lambda: self._choose_draft("none"))
+        if prepared.drafts:
+            menu.addSeparator()
+        for option in prepared.drafts:
+            reasons = "; ".join(option.reasons)
+            name = os.path.basename(option.path)
+            text = name if option.compatible else self.tr("{file} (cannot draft for this model)").format(file=name)  # why: its tooltip
+            action = section.add_choice(menu, text, setting == option.path, lambda p=option.path: self._choose_draft(p),
+                                        enabled=option.compatible, tooltip=option.path if option.compatible else reasons)
+            action.setData(option.path)
+        section.add_action(self.tr("&Load settings…"), self._on_load_settings)
+
+    def _on_model_prepared(self, prepared) -> None:
+        self.chat.model_sampling = prepared.sampling  # new conversations sample as the model's file recommends
+        self.model_menu.rebuild()
+
+    def _choose_draft(self, draft: str) -> None:
+        prepared = self.loader.prepared
+        if prepared is not None:
+            self.apply_load_settings(prepared.choice.path, dataclasses.replace(prepared.settings, draft=draft))
+
+    def _on_load_settings(self) -> LoadSettingsDialog | None:
+        prepared = self.loader.prepared
+        if prepared is None:
+            return None
+        has_gpu = any(d.type in ("gpu", "igpu") for d in self.link.info.devices) if self.link.info else False
+        dialog = LoadSettingsDialog(os.path.basename(prepared.choice.path), prepared.settings, prepared.choice.model_n_ctx, prepared.drafts, has_gpu, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        path = prepared.choice.path
+        dialog.accepted.connect(lambda: self.apply_load_settings(path, dialog.result_settings()))
+        dialog.open()
+        self.load_settings_dialog = dialog
+        return dialog
+
+    def apply_load_settings(self, path: str, settings) -> None:
+        """Store the model's new load settings; when they take a reload, say so and reload once the user agrees."""
+        prepared = self.loader.prepared
+        before = prepared.settings if prepared is not None and prepared.choice.path == path else None
+        try:
+            self.loader.save(path, settings)
+        except (ValueError, OSError) as exc:
+            self.show_banner(self.tr("Could not store the load settings: {reason}").format(reason=exc))
+            return
+        if prepared is not None and before is not None:
+            prepared.settings = settings
+            self.session.speculation = settings.speculation
+        changed = needs_reload(before, settings) if before is not None else ["all"]
+        if not changed:
+            self.model_menu.rebuild()
+            return
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Reload the model?"),
+                          self.tr("These settings take effect when the model is loaded again. Reload it now?"), parent=self)
+        if self.chat.any_generating:
+            box.setInformativeText(self.tr("Replies being written now finish first; none is cut off."))
+        reload_button = box.addButton(self.tr("Reload now"), QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(self.tr("Later"), QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(reload_button)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.buttonClicked.connect(lambda button: button is reload_button and self.load_model(path))
+        box.open()
+        self.reload_question = box
 
     def _build_sources_section(self, section: MenuSection) -> None:
         section.add_separator()
@@ -579,6 +670,7 @@ class MainWindow(QMainWindow):
 
     def _on_model_loaded(self, info: protocol.ModelLoadResult) -> None:
         self.load_progress.hide()
+        self.metrics_panel.set_draft_model(os.path.basename(info.draft_path) if info.draft_path else "")
         name = self._show_model_name()
         self.model_menu.rebuild()
         if self._recovering:
@@ -634,7 +726,25 @@ class MainWindow(QMainWindow):
         self.title.setText(conv.title if conv else self.tr("New chat"))
         self.setWindowTitle(f"{conv.title} — Lokal" if conv else "Lokal")
         self.sidebar.select(conv.id if conv else None)
+        self._follow_in_metrics_panel(conv)
         self._update_actions()
+
+    def _follow_in_metrics_panel(self, conv) -> None:
+        """The metrics panel shows the conversation on screen: its reply streaming now, else its last reply's
+        figures as they were stored, never another conversation's."""
+        conversation_id = conv.id if conv else None
+        if conversation_id == self._panel_conversation:
+            return
+        self._panel_conversation = conversation_id
+        if self.chat.generating:
+            self.metrics_panel.on_turn_started()
+            if self.chat.local_replies:
+                self.poller.start()
+            return
+        last = next((m for m in reversed(self.chat.messages.messages) if m.role == "assistant"), None)
+        self.metrics_panel.show_conversation(last.stats if last is not None else None)
+        if self.chat.local_replies and self.session.loaded is not None:
+            self.poller.poll_once()  # its context and the memory now
 
     def _on_generating_changed(self, generating: bool) -> None:
         self.composer.set_generating(generating)

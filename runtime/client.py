@@ -35,6 +35,7 @@ from runtime.protocol import (
     ChatGenerateResult,
     InitializeParams,
     InitializeResult,
+    MetricsParams,
     MetricsResult,
     ModelLoadParams,
     ModelLoadResult,
@@ -272,8 +273,8 @@ class RuntimeClient:
     def cancel(self, request_id: Any) -> bool:
         return self.request("chat.cancel", ChatCancelParams(request_id), timeout=10).cancelled
 
-    def metrics(self) -> MetricsResult:
-        return self.request("runtime.metrics", timeout=10)
+    def metrics(self, conversation_id: str | None = None) -> MetricsResult:
+        return self.request("runtime.metrics", MetricsParams(conversation_id), timeout=10)
 
     # ---- lifetime ------------------------------------------------------------
     def close(self, timeout: float = 10) -> int | None:

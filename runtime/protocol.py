@@ -23,7 +23,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
-PROTOCOL_VERSION = "1.3"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group. 1.2: llama.cpp's samplers, grammar/json_schema, tools; chat template errors. 1.3: chat.generate in the batch lane (several in flight, one per conversation); n_seq; MetricsResult.api_requests
+PROTOCOL_VERSION = "1.4"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group. 1.2: llama.cpp's samplers, grammar/json_schema, tools; chat template errors. 1.3: chat.generate in the batch lane (several in flight, one per conversation); n_seq; MetricsResult.api_requests. 1.4: runtime.metrics takes MetricsParams.conversation_id (the panel follows the conversation on screen)
 
 
 def major(version: str) -> str:
@@ -322,14 +322,21 @@ class ChatCancelResult:
 
 
 @dataclass
+class MetricsParams:
+    # The conversation whose figures are wanted (the one on the window's screen); None: this client's newest reply.
+    conversation_id: Optional[str] = None
+
+
+@dataclass
 class MetricsResult:
     rss_bytes: int
     model_id: Optional[str]
     n_ctx: int  # per conversation
-    kv_tokens_used: int  # the context this client's newest reply (streaming, else the last one) uses
+    kv_tokens_used: int  # the context of the asked conversation's reply, else this client's newest (streaming, else the last one)
     kv_bytes_used: int  # the KV cache of every sequence held now
     devices: list[Device]
-    # Live figures of this client's newest reply streaming now; None while none streams, also while only the API's do.
+    # Live figures of the asked conversation's reply (else this client's newest) streaming now; None while none
+    # streams, also while only the API's (or only another conversation's) do.
     generation: Optional[GenerationStats] = None
     kv_tokens_total: int = 0  # tokens held by every sequence (conversations streaming and resting)
     n_seq: int = 0  # sequences the context holds
@@ -552,6 +559,7 @@ class LocalModel:
     files: list[str] = field(default_factory=list)  # every part of a split model
     problem: Optional[str] = None  # why it cannot be loaded (unreadable header, missing part)
     group: str = ""  # what the quantizations of one model share ("Qwen2.5 Coder 1.5B Instruct"): the window's menu groups by it
+    identity: str = ""  # the file's identity (runtime/models/identity.py): one menu entry and one set of load settings per file, wherever it lies
 
 
 @dataclass
@@ -643,7 +651,7 @@ METHODS: dict[str, Method] = {
     "model.unload": Method(Empty, ModelUnloadResult, ENGINE),
     "chat.generate": Method(ChatGenerateParams, ChatGenerateResult, BATCH),
     "chat.cancel": Method(ChatCancelParams, ChatCancelResult),
-    "runtime.metrics": Method(Empty, MetricsResult),
+    "runtime.metrics": Method(MetricsParams, MetricsResult),
     "shutdown": Method(Empty, ShutdownResult),
     "hub.catalog": Method(Empty, HubCatalogResult),
     "hub.search": Method(HubSearchParams, HubSearchResult, POOL),

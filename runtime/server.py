@@ -57,6 +57,7 @@ from runtime.protocol import (
     ModelProgress,
     ModelUnloadResult,
     Notification,
+    MetricsParams,
     Request,
     Response,
     RpcError,
@@ -327,8 +328,9 @@ class RuntimeServer:
         self.slot.cancel(job)
         return ChatCancelResult(True)
 
-    def _metrics(self, _params: Empty) -> MetricsResult:
-        metrics = self.engine.metrics(PROTOCOL)  # the live figures of the client's own reply, never the API's
+    def _metrics(self, params: MetricsParams) -> MetricsResult:
+        # The live figures of the client's own reply (of the conversation it asks about), never the API's.
+        metrics = self.engine.metrics(PROTOCOL, params.conversation_id)
         api = self._api
         metrics.api_requests = api.requests_in_flight() if api is not None else 0
         return metrics

@@ -11,7 +11,7 @@ def _string(s: str) -> bytes:
     return struct.pack("<Q", len(data)) + data
 
 
-UINT32, BOOL, STRING, ARRAY = 4, 7, 8, 9
+UINT32, FLOAT32, BOOL, STRING, ARRAY = 4, 6, 7, 8, 9
 
 
 # ---- raw headers, field by field: for hostile files that claim what their bytes cannot hold -------------
@@ -59,9 +59,11 @@ def llama_claiming(block_count: int, kind: int = UINT32) -> bytes:
     )
 
 
-def _value(value: str | int | bool | list) -> bytes:
+def _value(value: str | int | float | bool | list) -> bytes:
     if isinstance(value, bool):
         return struct.pack("<IB", BOOL, value)
+    if isinstance(value, float):
+        return struct.pack("<If", FLOAT32, value)
     if isinstance(value, int):
         return struct.pack("<II", UINT32, value)
     if isinstance(value, list):  # of strings (a vocabulary) or of uint32

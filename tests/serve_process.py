@@ -31,9 +31,10 @@ class Reply:
 class Served:
     """One `lokal serve --json` process: its events, URL and key; the API itself runs in its runtime child."""
 
-    def __init__(self, *args: str, model: str | None = None, n_ctx: int = 1024, env: dict | None = None, root: Path = ROOT):
-        """`root`: the source tree to run (benchmarks compare another checkout of Lokal with this one)."""
-        cmd = [sys.executable, "-m", "app", "serve", "--port", "0", "--json", "--n-ctx", str(n_ctx), *args]
+    def __init__(self, *args: str, model: str | None = None, n_ctx: int | None = 1024, env: dict | None = None, root: Path = ROOT):
+        """`root`: the source tree to run (benchmarks compare another checkout of Lokal with this one); `n_ctx`
+        None: no --n-ctx, the model's load settings decide."""
+        cmd = [sys.executable, "-m", "app", "serve", "--port", "0", "--json", *(["--n-ctx", str(n_ctx)] if n_ctx is not None else []), *args]
         if model:
             cmd += ["--model", model]
         self.process = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or dict(os.environ))

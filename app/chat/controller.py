@@ -53,7 +53,7 @@ class ConversationSettings:
     min_p: float = 0.05  # LM Studio's defaults for these two
     repeat_penalty: float = 1.1
     max_tokens: int = 512
-    n_ctx: int = 4096
+    n_ctx: int | None = None  # None: the model's load settings (Model ▸ Load settings…) decide
     seed: int | None = None
 
     @classmethod
@@ -96,6 +96,7 @@ class ChatController(QObject):
         self.current: Conversation | None = None
         self.replies: dict[str, Reply] = {}  # by conversation: the reply streaming in it
         self.default_settings = ConversationSettings()
+        self.model_sampling: dict = {}  # the loaded model's recommended sampling, for new conversations (new_settings)
         self._flush_timer = QTimer(self)
         self._flush_timer.setInterval(FLUSH_MS)
         self._flush_timer.timeout.connect(self._on_flush)
@@ -177,7 +178,8 @@ class ChatController(QObject):
 
     def new_conversation(self, title: str | None = None) -> Conversation | None:
         title = title or self.tr("New chat")
-        conv = self._stored(lambda: self.store.create_conversation(title, settings=self.default_settings.to_dict()))
+        settings = self.new_settings()
+        conv = self._stored(lambda: self.store.create_conversation(title, settings=settings.to_dict()))
         if conv is None:
             return None
         self.conversations.upsert(conv)
@@ -276,6 +278,13 @@ class ChatController(QObject):
         if self._done(lambda: self.store.restore_conversation(conv, messages)):
             self._refresh_conversation(conv.id)
             self.open(conv.id)
+
+    def new_settings(self) -> ConversationSettings:
+        """A new conversation's settings: Lokal's defaults, with the sampling the loaded model's file recommends
+        (its general.sampling.* keys, runtime/models/load_settings.sampling_defaults) in their place."""
+        known = {f.name for f in dataclasses.fields(ConversationSettings)}
+        recommended = {k: v for k, v in self.model_sampling.items() if k in known} if self.local_replies else {}
+        return dataclasses.replace(self.default_settings, **recommended)
 
     def settings(self) -> ConversationSettings:
         return ConversationSettings.from_dict(self.current.settings) if self.current else self.default_settings
@@ -387,6 +396,8 @@ class ChatController(QObject):
             repeat_penalty=settings.repeat_penalty,
             seed=settings.seed,
         )
+        if self.local_replies:
+            params.speculation = self.models.speculation  # the model's setting, as `lokal chat` and the benchmarks run it
         model_name = self.models.display_name if self.local_replies else self.reply_model_name
         msg = self._stored(lambda: self.store.add_message(conv.id, "assistant", "", state=st.STREAMING, model=model_name))
         if msg is None:

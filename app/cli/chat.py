@@ -8,31 +8,40 @@ import json
 import sys
 import uuid
 
+from app.cli.load_settings import stored_load
 from runtime.client import RuntimeClient, RuntimeDied
-from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams, RpcError
+from runtime.gguf.reader import GGUFError, read_file_header
+from runtime.models import load_settings
+from runtime.models.load_settings import SettingsError
+from runtime.protocol import ChatGenerateParams, ChatMessage, RpcError
 
 EXIT_ERROR = 1
 EXIT_RUNTIME_DIED = 3
+# Lokal's sampling, where neither a flag nor the model file (general.sampling.*) says otherwise.
+DEFAULT_SAMPLING = {"temperature": 0.7, "top_p": 0.95, "top_k": 40, "min_p": 0.05, "repeat_penalty": 1.1}
+# What --json says of the load with each turn: the settings it ran with (stored, flagged or worked out).
+LOAD_FIGURES = ("path", "n_ctx", "n_seq", "n_gpu_layers", "type_k", "type_v", "draft_path")
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("chat", help="chat in the terminal", description="Chat with a model in the terminal. With PROMPT, one reply; without, one turn per line of standard input.")
     p.add_argument("prompt", nargs="?", metavar="PROMPT", help="one message to answer (otherwise read turns from stdin)")
     p.add_argument("--model", metavar="PATH", help="a GGUF file (default: the starter model)")
-    p.add_argument("--n-ctx", type=int, default=4096, help="context size in tokens (default 4096)")
+    p.add_argument("--n-ctx", type=int, default=None, help="context size in tokens (default: the model's load settings, else its trained context as far as memory allows)")
+    p.add_argument("--threads", type=int, default=None, help="CPU threads for the model (default: the model's load settings, else the runtime's choice)")
     p.add_argument("--max-tokens", type=int, default=512, help="most tokens per reply (default 512)")
-    p.add_argument("--temperature", type=float, default=0.7)
-    p.add_argument("--top-p", type=float, default=0.95)
-    p.add_argument("--top-k", type=int, default=40)
-    p.add_argument("--min-p", type=float, default=0.05, help="drop tokens less likely than this fraction of the likeliest (default 0.05; 0: off)")
-    p.add_argument("--repeat-penalty", type=float, default=1.1, help="penalty on tokens of the last 64 (default 1.1; 1: off)")
+    p.add_argument("--temperature", type=float, default=None, help="default: the model file's recommendation, else 0.7")
+    p.add_argument("--top-p", type=float, default=None, help="default: the model file's recommendation, else 0.95")
+    p.add_argument("--top-k", type=int, default=None, help="default: the model file's recommendation, else 40")
+    p.add_argument("--min-p", type=float, default=None, help="drop tokens less likely than this fraction of the likeliest (default: the model file's recommendation, else 0.05; 0: off)")
+    p.add_argument("--repeat-penalty", type=float, default=None, help="penalty on tokens of the last 64 (default: the model file's recommendation, else 1.1; 1: off)")
     p.add_argument("--json-schema", metavar="FILE", help="a JSON schema file: every reply is JSON that validates against it")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--system", metavar="TEXT", help="a system prompt")
-    p.add_argument("--n-gpu-layers", type=int, default=0, help="layers to offload to the GPU (-1: all)")
+    p.add_argument("--n-gpu-layers", type=int, default=None, help="layers to offload to the GPU (-1: all; default: the model's load settings)")
     p.add_argument("--json", action="store_true", help="one JSON object per turn on stdout, nothing else")
-    p.add_argument("--speculation", choices=["off", "auto", "lookup", "draft", "both"], default="auto", help="speculative decoding: prompt lookup, a draft model, both, or off (default auto)")
-    p.add_argument("--draft", metavar="PATH", help="a draft model for speculative decoding (a smaller GGUF with the same tokenizer)")
+    p.add_argument("--speculation", choices=["off", "auto", "lookup", "draft", "both"], default=None, help="speculative decoding: prompt lookup, a draft model, both, or off (default: the model's load settings, else auto)")
+    p.add_argument("--draft", metavar="PATH", help="a draft model for speculative decoding (a smaller GGUF with the same tokenizer), auto (the smallest compatible one on disk) or none (default: the model's load settings, else auto)")
     p.set_defaults(run=run)
 
 
@@ -63,10 +72,21 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:
         print(f"lokal: cannot get the starter model: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    try:
+        load, settings = stored_load(path, draft=args.draft, n_gpu_layers=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.threads)
+        sampling = {**DEFAULT_SAMPLING, **load_settings.sampling_defaults(read_file_header(path))}
+    except (SettingsError, GGUFError, OSError) as exc:
+        print(f"lokal: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    for name, value in sampling.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    if args.speculation is None:
+        args.speculation = settings.speculation
     client = RuntimeClient()
     try:
         client.initialize("lokal-chat")
-        client.load_model(ModelLoadParams(path=path, n_ctx=args.n_ctx, n_gpu_layers=args.n_gpu_layers, draft_path=args.draft))
+        args.loaded = client.load_model(load)
         conversation = Conversation(client, args)
         if args.prompt is not None:
             conversation.turn(args.prompt)
@@ -127,6 +147,7 @@ class Conversation:
                 "reply": result.text,
                 "finish_reason": result.finish_reason,
                 "stats": dataclasses.asdict(result.stats),
+                "model": {name: getattr(args.loaded, name) for name in LOAD_FIGURES},
             }
             print(json.dumps(record, ensure_ascii=False), flush=True)
         else:

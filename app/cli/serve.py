@@ -20,6 +20,7 @@ from runtime.api import address
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+LOAD_FIGURES = ("path", "n_ctx", "n_seq", "n_gpu_layers", "type_k", "type_v", "draft_path")  # the "ready" event's `loaded`
 RESTART_DELAY_S = 0.3
 
 
@@ -30,10 +31,11 @@ def add_parser(sub) -> None:
     p.add_argument("--model", metavar="PATH", help="a GGUF file (default: the starter model)")
     p.add_argument("--allow-network", action="store_true", help="allow binding to a non-loopback address (default host becomes 0.0.0.0)")
     p.add_argument("--cors", metavar="ORIGIN", action="append", default=[], help="allow browser requests from ORIGIN (repeatable; '*' for any); off by default")
-    p.add_argument("--n-ctx", type=int, default=4096, help="context size in tokens (default 4096); also the cap on max_tokens")
-    p.add_argument("--n-gpu-layers", type=int, default=0, help="layers to offload to the GPU (-1: all)")
-    p.add_argument("--n-threads", type=int, default=None, help="CPU threads for the model (default: the runtime's choice)")
-    p.add_argument("--parallel", type=int, default=4, help="replies that stream at once, decoded together (default 4; fewer if memory is short: each may use the whole context)")
+    p.add_argument("--n-ctx", type=int, default=None, help="context size in tokens, also the cap on max_tokens (default: the model's load settings, else its trained context as far as memory allows)")
+    p.add_argument("--n-gpu-layers", type=int, default=None, help="layers to offload to the GPU (-1: all; default: the model's load settings)")
+    p.add_argument("--n-threads", type=int, default=None, help="CPU threads for the model (default: the model's load settings, else the runtime's choice)")
+    p.add_argument("--parallel", type=int, default=None, help="replies that stream at once, decoded together (default: the model's load settings, else 4; fewer if memory is short: each may use the whole context)")
+    p.add_argument("--draft", metavar="PATH", help="a draft model for speculative decoding, auto or none (default: the model's load settings, else auto)")
     p.add_argument("--max-queue", type=int, default=8, help="requests that may wait behind the streaming ones before 429 (default 8)")
     p.add_argument("--max-body", type=int, default=4 * 1024 * 1024, metavar="BYTES", help="largest request body accepted (default 4 MiB)")
     p.add_argument("--json", action="store_true", help="print events as JSON lines on stdout")
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     if not address.is_loopback(host) and not args.allow_network:
         say(address.network_refusal(host))
         return EXIT_USAGE
-    if args.max_queue < 0 or args.max_body < 1 or args.parallel < 1 or not 0 <= args.port <= 65535:
+    if args.max_queue < 0 or args.max_body < 1 or (args.parallel is not None and args.parallel < 1) or not 0 <= args.port <= 65535:
         say("--max-queue must be >= 0, --max-body >= 1, --parallel >= 1 and --port in 0..65535")
         return EXIT_USAGE
     if not address.is_loopback(host):
@@ -70,13 +72,17 @@ def run(args: argparse.Namespace) -> int:
 
     from runtime.api import keys
 
+    from app.cli.load_settings import stored_load
+
     try:
         path = args.model or _starter_model()
         keys.load_or_create()
+        # The model's stored load settings (the window's too), a flag in place of a stored value for this run.
+        load, _settings = stored_load(path, draft=args.draft, n_gpu_layers=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.n_threads, n_seq=args.parallel)
     except Exception as exc:
         say(str(exc))
         return EXIT_ERROR
-    supervisor = Supervisor(args, host, path, Events(args.json))
+    supervisor = Supervisor(args, host, load, Events(args.json))
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_args: supervisor.request_stop())
     return supervisor.run()
@@ -91,14 +97,15 @@ def _starter_model() -> str:
 class Supervisor:
     """One runtime process at a time, serving the API; a new one, on the same port, when it dies."""
 
-    def __init__(self, args: argparse.Namespace, host: str, model_path: str, events: Events):
+    def __init__(self, args: argparse.Namespace, host: str, load, events: Events):
         from runtime.api.backend import model_name
 
         self.args = args
         self.host = host
         self.port = args.port
-        self.model_path = model_path
-        self.model = model_name(model_path)
+        self.load = load  # the ModelLoadParams, from the model's load settings and the flags
+        self.model_path = load.path
+        self.model = model_name(load.path)
         self.events = events
         self.restarts = 0
         self.stopping = threading.Event()  # SIGINT or SIGTERM
@@ -138,27 +145,27 @@ class Supervisor:
 
     def _serve(self, client) -> int | None:
         """Serve until asked to stop (0), the model fails to load (EXIT_ERROR), or the runtime dies (None, or RuntimeDied)."""
-        from runtime.protocol import ApiStartParams, ModelLoadParams, RpcError
+        from runtime.protocol import ApiStartParams, RpcError
 
         self.serving = False
         client.initialize("lokal-serve")
         self._emit_state("loading")
         # The load goes first, so the API is never up without it: until it is done, requests get 503 "loading".
-        load = client.start("model.load", ModelLoadParams(path=self.model_path, n_ctx=self.args.n_ctx, n_gpu_layers=self.args.n_gpu_layers, n_threads=self.args.n_threads, n_seq=self.args.parallel))
+        load = client.start("model.load", self.load)
         params = ApiStartParams(host=self.host, port=self.port, allow_network=self.args.allow_network, cors_origins=list(self.args.cors), max_queue=self.args.max_queue, max_body=self.args.max_body)
         served = client.request("api.start", params, timeout=60)
         self.serving = True
         self.port = served.port  # a restart listens where clients already look, even after --port 0
         self.events.emit("listening", f"{served.url} (model {self.model}; the API key is in {served.key_file})", url=served.url, host=served.host, port=served.port, model=self.model, key_file=served.key_file)
         try:
-            load.result()
+            loaded = load.result()
         except RpcError as exc:
             self._emit_state("failed", exc.message)
             return EXIT_ERROR
-        self._emit_state("ready")
+        self._emit_state("ready", loaded={name: getattr(loaded, name) for name in LOAD_FIGURES})
         self.wake.wait()
         return 0 if self.stopping.is_set() else None
 
-    def _emit_state(self, state: str, error: str | None = None) -> None:
+    def _emit_state(self, state: str, error: str | None = None, **fields) -> None:
         text = f"model {self.model}: {state}" + (f" ({error})" if error else "")
-        self.events.emit("state", text, state=state, model=self.model, error=error, restarts=self.restarts)
+        self.events.emit("state", text, state=state, model=self.model, error=error, restarts=self.restarts, **fields)

@@ -177,7 +177,8 @@ def drafted(stats: dict) -> bool:
     return bool(stats.get("draft_tokens"))
 
 
-def speculation_rows(stats: dict) -> list[Row]:
+def speculation_rows(stats: dict, draft_model: str = "") -> list[Row]:
+    """`draft_model`: the file name of the draft model loaded with the target ("" for none)."""
     rows = []
     notice = stats.get("speculation_notice")
     if notice:  # speculation was switched off, and why (e.g. a model that cannot rewind its cache)
@@ -187,7 +188,9 @@ def speculation_rows(stats: dict) -> list[Row]:
     if stats.get("speedup"):
         rows.append(Row("speedup", Metrics.tr("Speed-up"), speedup_words(stats["speedup"]), SPECULATION))
     rows.append(Row("mode", Metrics.tr("Mode"), mode_words(stats.get("speculation", "")), SPECULATION))
-    accepted = Metrics.tr("{accepted} of {drafted} drafted tokens ({rate})").format(
+    if draft_model and stats.get("speculation") in ("auto", "draft", "both"):  # the modes that draft with it
+        rows.append(Row("draft_model", Metrics.tr("Draft model"), draft_model, SPECULATION))
+    accepted = Metrics.tr("{accepted} of {drafted} drafted ({rate})").format(
         accepted=number(stats.get("draft_tokens_accepted", 0)), drafted=number(stats["draft_tokens"]), rate=percent(stats.get("acceptance_rate", 0))
     )
     rows.append(Row("accepted", Metrics.tr("Accepted"), accepted, SPECULATION))
@@ -210,8 +213,9 @@ def template_note(stats: dict) -> str:
     return template_fallback_note() if stats.get("chat_template_fallback") else ""
 
 
-def rows(metrics: MetricsResult | None, stats: dict | None) -> list[Row]:
-    """The panel's rows from the latest runtime.metrics result and the turn's GenerationStats."""
+def rows(metrics: MetricsResult | None, stats: dict | None, draft_model: str = "") -> list[Row]:
+    """The panel's rows from the latest runtime.metrics result and the turn's GenerationStats (and the name of
+    the draft model loaded with the target, if any)."""
     stats = stats or {}
     out: list[Row] = []
     if stats:
@@ -234,16 +238,15 @@ def rows(metrics: MetricsResult | None, stats: dict | None) -> list[Row]:
         dropped = stats.get("context_dropped_messages")
         if dropped:
             out.append(Row("dropped", Metrics.tr("Left out (context full)"), Metrics.tr("%Ln earlier message(s)", None, dropped)))
-        out += speculation_rows(stats)
+        out += speculation_rows(stats, draft_model)
         unknown = sorted(set(stats) - set(STAT_ROWS) - STORED_ALONGSIDE)
         if unknown:
             log.debug("figures without a row in app/metrics/figures.py: %s", unknown)
     if metrics is not None:
         if metrics.n_ctx:
             used = metrics.kv_tokens_used
-            value = Metrics.tr("{used} of {total} ({percent})").format(
-                used=number(used), total=tokens(metrics.n_ctx), percent=percent(used / metrics.n_ctx)
-            )
+            # Short enough to stay on the label's line at the panel's default width, even for a 128k context.
+            value = Metrics.tr("{used} / {total}").format(used=number(used), total=tokens(metrics.n_ctx))
             out.append(Row("context", fixed_label("context"), value, MEMORY))
         out.append(Row("kv", fixed_label("kv"), mb(metrics.kv_bytes_used), MEMORY))
     rss = (metrics.rss_bytes if metrics is not None else 0) or stats.get("rss_bytes")

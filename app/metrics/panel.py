@@ -14,6 +14,7 @@ from app.metrics import figures
 from runtime.protocol import MetricsResult
 
 WINDOW_S = 60.0
+DEFAULT_WIDTH = 300  # the panel's width in a new window: every figure fits beside its label (only free text wraps)
 
 
 class Sparkline(QWidget):
@@ -64,7 +65,7 @@ class FigureRow(QWidget):
     below the name when both do not fit the panel's width. A figure is never cut or split ("327 /
     tokens"); only free text (why speculation was off) wraps."""
 
-    GAP = 12
+    GAP = 8
 
     def __init__(self, name: str, value: str, free_text: bool = False, parent=None):
         super().__init__(parent)
@@ -133,6 +134,7 @@ class MetricsPanel(QFrame):
         self.setAccessibleDescription(self.tr("Speed and memory figures of the latest reply, as the runtime measured them"))
         self.metrics: MetricsResult | None = None
         self.stats: dict = {}  # the turn's GenerationStats, as a message stores them
+        self.draft_model = ""  # the draft model loaded with the target (its file name), shown with the speculation figures
         self.updates = 0
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)
@@ -215,11 +217,24 @@ class MetricsPanel(QFrame):
         self.state.setText(figures.finish_words((stats or {}).get("finish_reason", "")))
         self._render()
 
+    def set_draft_model(self, name: str) -> None:
+        """The draft model loaded with the target now ("" for none)."""
+        if name != self.draft_model:
+            self.draft_model = name
+            self._render()
+
+    def show_conversation(self, stats: dict | None) -> None:
+        """Another conversation is on screen, with no reply streaming: its last reply's stored figures (none yet:
+        dashes). The runtime figures stay until a sample for this conversation replaces them."""
+        self.stats = dict(stats or {})
+        self.state.setText(figures.finish_words(self.stats.get("finish_reason", "")) if stats else self.tr("No reply yet"))
+        self._render()
+
     def _render(self) -> None:
         self.updates += 1
         speed = self.stats.get("decode_tokens_per_s")
         self.speed.setText(figures.speed(speed) if speed else "—")
-        found = {row.key: row for row in figures.rows(self.metrics, self.stats)}
+        found = {row.key: row for row in figures.rows(self.metrics, self.stats, self.draft_model)}
         fixed = [figures.Row(key, figures.fixed_label(key), "—", section) for section, key in figures.FIXED_ROWS]
         wanted = [found.pop(row.key, row) for row in fixed]
         # Rows that come and go (restored from cache, speculation, GPUs) go after the fixed rows of their section.

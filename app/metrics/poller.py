@@ -2,14 +2,19 @@
 
 The runtime answers metrics at once even mid-reply (its reader thread does),
 so this is a timer-driven request, never a wait: at most one is in flight.
+It asks about the conversation on screen (`conversation()`): with two replies
+streaming, the newest is not always the one the user looks at. A sample that
+comes back after the user moved to another conversation is dropped.
 """
 
 from __future__ import annotations
 
+from typing import Callable
+
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.runtime_link import RuntimeLink
-from runtime.protocol import MetricsResult
+from runtime.protocol import MetricsParams, MetricsResult
 
 INTERVAL_MS = 250  # four samples a second: the panel must move at least twice a second
 
@@ -17,9 +22,10 @@ INTERVAL_MS = 250  # four samples a second: the panel must move at least twice a
 class MetricsPoller(QObject):
     sig_sample = Signal(object)  # MetricsResult
 
-    def __init__(self, link: RuntimeLink, parent: QObject | None = None):
+    def __init__(self, link: RuntimeLink, parent: QObject | None = None, conversation: Callable[[], str | None] = lambda: None):
         super().__init__(parent)
         self.link = link
+        self.conversation = conversation  # the id of the conversation on screen, whose figures are wanted
         self._timer = QTimer(self)
         self._timer.setInterval(INTERVAL_MS)
         self._timer.timeout.connect(self._on_tick)
@@ -39,11 +45,14 @@ class MetricsPoller(QObject):
         if self._in_flight:
             return
         self._in_flight = True
-        self.link.call("runtime.metrics", None, on_result=self._on_result, on_error=self._on_error, timeout_ms=5_000)
+        asked = self.conversation()
+        self.link.call("runtime.metrics", MetricsParams(asked), on_result=lambda metrics: self._on_result(asked, metrics),
+                       on_error=self._on_error, timeout_ms=5_000)
 
-    def _on_result(self, metrics: MetricsResult) -> None:
+    def _on_result(self, asked: str | None, metrics: MetricsResult) -> None:
         self._in_flight = False
-        self.sig_sample.emit(metrics)
+        if asked == self.conversation():  # else the user has moved on: the figures are another conversation's
+            self.sig_sample.emit(metrics)
 
     def _on_error(self, _error) -> None:
         self._in_flight = False

@@ -37,7 +37,8 @@ class LocalModels(QObject):
         super().__init__(parent)
         self.link = link
         self.model = QStandardItemModel(self)
-        self.files: list[LocalModel] = []
+        self.files: list[LocalModel] = []  # one per file identity
+        self.copies: dict[str, list[str]] = {}  # a listed file's path -> every path of that same file, it first
         self.errors: dict[str, str] = {}  # path -> why it cannot be loaded
         self._asking = False
         self._waiting_for_runtime = False
@@ -114,6 +115,7 @@ class LocalModels(QObject):
             self.scan()
 
     def _publish(self, files: list[LocalModel], errors: dict[str, str]) -> None:
+        files, self.copies = one_per_identity(files)
         self.files, self.errors = files, errors
         self.model.clear()
         groups: dict[str, QStandardItem] = {}
@@ -126,15 +128,38 @@ class LocalModels(QObject):
             item = QStandardItem(f"{info.quantization}  ·  {human_size(info.size)}")
             item.setEditable(False)
             item.setData(info, FileRole)
-            item.setToolTip(info.path)
+            item.setToolTip(self.where(info))
             group.appendRow(item)
         self.sig_scanned.emit()
 
+    def paths_of(self, info: LocalModel) -> list[str]:
+        """Every place the file `info` lies (the same file in the Hugging Face cache and the models folder, say)."""
+        return self.copies.get(info.path, [info.path])
+
+    def where(self, info: LocalModel) -> str:
+        """Where the file lies, for a tooltip: its path, and any other copy of the same file."""
+        paths = self.paths_of(info)
+        text = self.tr("Where it lives: {path}").format(path=paths[0])
+        return "\n".join([text, *(self.tr("Also at: {path}").format(path=p) for p in paths[1:])])
+
     def file_for(self, path: str) -> LocalModel | None:
+        """The listed entry of the file at `path`, or of an identical copy of it."""
         real = os.path.realpath(path)
-        return next((f for f in self.files if os.path.realpath(f.path) == real), None)
+        return next((f for f in self.files if real in {os.path.realpath(p) for p in self.paths_of(f)}), None)
 
     def display_name(self, loaded: ModelLoadResult) -> str:
         """What the menu calls a loaded model: the name its quantizations share, else the name in its header."""
         local = self.file_for(loaded.path)
         return local.group if local is not None and local.group else loaded.name
+
+
+def one_per_identity(files: list[LocalModel]) -> tuple[list[LocalModel], dict[str, list[str]]]:
+    """One entry per file identity (size and hashes, runtime/models/identity.py), the first listed; and for each
+    kept entry every path the same file has. A file without an identity (unreadable) is its own entry."""
+    kept: dict[str, LocalModel] = {}
+    copies: dict[str, list[str]] = {}
+    for info in files:
+        key = info.identity or "path:" + os.path.realpath(info.path)
+        first = kept.setdefault(key, info)
+        copies.setdefault(first.path, []).append(info.path)
+    return list(kept.values()), copies

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Optional
 
 from PySide6.QtCore import QObject, Signal
 
@@ -15,9 +16,24 @@ LOAD_TIMEOUT_MS = 10 * 60_000
 
 @dataclass(frozen=True)
 class ModelChoice:
+    """What to load: a file and its load settings (app/models/loader.py makes it from the stored ones)."""
+
     path: str
     n_ctx: int = 4096
-    n_gpu_layers: int = 0
+    n_gpu_layers: Optional[int] = None  # None: ModelLoadParams' own default (runtime/models/load_settings.offload_layers)
+    type_k: str = "f16"
+    type_v: str = "f16"
+    n_threads: Optional[int] = None
+    n_seq: int = 4
+    draft_path: Optional[str] = None
+    model_n_ctx: Optional[int] = None  # the context the model's load settings give, for a conversation that sets none
+
+    def params(self) -> ModelLoadParams:
+        fields = dict(path=self.path, n_ctx=self.n_ctx, type_k=self.type_k, type_v=self.type_v, n_threads=self.n_threads,
+                      n_seq=self.n_seq, draft_path=self.draft_path)
+        if self.n_gpu_layers is not None:
+            fields["n_gpu_layers"] = self.n_gpu_layers
+        return ModelLoadParams(**fields)
 
 
 class ModelSession(QObject):
@@ -33,6 +49,9 @@ class ModelSession(QObject):
         self.loaded: ModelLoadResult | None = None
         self._name_of = name_of or (lambda info: info.name)
         self.loading: ModelChoice | None = None
+        self.preparing = 0  # loads whose settings are being worked out (app/models/loader.py), not sent yet
+        self.speculation = "auto"  # the model's speculation setting: its replies ask for it (a per-reply setting, no reload)
+        self.context_fit: Callable[[int], int] | None = None  # the most of a context size that fits (app/models/loader.py)
         self._previous: ModelChoice | None = None
         self._verifying = False
         link.sig_progress.connect(self._on_progress)
@@ -42,7 +61,7 @@ class ModelSession(QObject):
     @property
     def busy(self) -> bool:
         """A load is on its way, or a failed one is being checked for what it left loaded."""
-        return self.loading is not None or self._verifying
+        return self.loading is not None or self._verifying or self.preparing > 0
 
     @property
     def display_name(self) -> str:
@@ -57,16 +76,21 @@ class ModelSession(QObject):
         self.wanted = choice
         self._send_load(choice)
 
-    def ensure_context(self, n_ctx: int) -> None:
-        """The conversation asks for another context size: reload the same file with it."""
-        if self.wanted is not None and self.wanted.n_ctx != n_ctx:
-            self.load(ModelChoice(self.wanted.path, n_ctx, self.wanted.n_gpu_layers))
+    def ensure_context(self, n_ctx: int | None) -> None:
+        """The conversation asks for another context size (None: the model's own setting): reload the same file with it."""
+        if self.wanted is None:
+            return
+        n_ctx = n_ctx or self.wanted.model_n_ctx or self.wanted.n_ctx
+        if self.wanted.n_ctx != n_ctx and self.context_fit is not None:
+            n_ctx = self.context_fit(n_ctx)  # what fits this machine, the user told before the load if that is less
+        if self.wanted.n_ctx != n_ctx:
+            self.load(dataclasses.replace(self.wanted, n_ctx=n_ctx))
 
     def _send_load(self, choice: ModelChoice, first: bool = False) -> None:
         self._last_progress = -1.0
         self.loading = choice
         self.sig_loading.emit(choice.path)
-        params = ModelLoadParams(path=choice.path, n_ctx=choice.n_ctx, n_gpu_layers=choice.n_gpu_layers)
+        params = choice.params()
         self.link.call(
             "model.load",
             params,

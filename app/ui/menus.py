@@ -40,6 +40,7 @@ class MenuSection:
         self._menu = menu
         self._id = section_id
         self._models = menu.new_group()  # a section's models are exclusive among themselves
+        self._choices: dict[QMenu, QActionGroup] = {}  # each submenu's exclusive entries
 
     def add_heading(self, text: str) -> QAction:
         return self._menu.addSection(text)
@@ -59,6 +60,27 @@ class MenuSection:
 
     def add_action(self, text: str, slot: Callable[[], object]) -> QAction:
         return self._menu.addAction(text, lambda: self._menu.run_entry(slot))
+
+    def add_submenu(self, text: str) -> QMenu:
+        """A submenu of this section (e.g. Model ▸ Draft model); its entries' slots run as the menu's own do."""
+        submenu = self._menu.addMenu(text)
+        self._menu._submenus.append(submenu)
+        return submenu
+
+    def add_choice(self, menu: QMenu, text: str, checked: bool, on_chosen: Callable[[], object], enabled: bool = True, tooltip: str = "") -> QAction:
+        """An exclusive, checkable entry of `menu` (a submenu of this section); a disabled one says why in its tooltip."""
+        action = menu.addAction(text)
+        action.setCheckable(True)
+        action.setChecked(checked)
+        action.setEnabled(enabled)
+        action.setToolTip(tooltip)
+        menu.setToolTipsVisible(True)
+        group = self._choices.get(menu)
+        if group is None:
+            group = self._choices[menu] = self._menu.new_group()
+        group.addAction(action)
+        action.triggered.connect(lambda _checked=False: self._menu.run_entry(on_chosen))
+        return action
 
     def add_note(self, text: str) -> QAction:
         """A line that says something (e.g. that there is nothing to choose yet); not clickable."""
@@ -82,6 +104,8 @@ class ModelMenu(QMenu):
         self._sections: list[_Section] = []
         self._groups: list[QActionGroup] = []
         self._triggering = 0
+        self._submenus: list[QMenu] = []
+        self.setToolTipsVisible(True)  # an entry's tooltip says where its file lives
         self.aboutToShow.connect(self.rebuild)
 
     def add_section(self, section_id: str, build: Callable[[MenuSection], None], order: int = 100) -> None:
@@ -100,6 +124,9 @@ class ModelMenu(QMenu):
         for group in self._groups:
             group.deleteLater()
         self._groups.clear()
+        for submenu in self._submenus:
+            submenu.deleteLater()
+        self._submenus.clear()
         for section in self._sections:
             section.build(MenuSection(self, section.id))
 

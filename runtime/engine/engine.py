@@ -440,17 +440,21 @@ class Engine:
         return KvClearResult(*store.clear())
 
     # ---- figures ---------------------------------------------------------
-    def metrics(self, owner: str = PROTOCOL) -> MetricsResult:
-        """Memory and KV figures, and the live figures of `owner`'s newest streaming reply (never another owner's)."""
+    def metrics(self, owner: str = PROTOCOL, conversation_id: str | None = None) -> MetricsResult:
+        """Memory and KV figures, and the live figures of `owner`'s newest streaming reply (never another owner's);
+        with `conversation_id`, of that conversation's only: the window shows the conversation on screen, which
+        is not always the one that started last."""
         loaded, scheduler = self.loaded, self.scheduler
         total = sum(len(seq.tokens) for seq in loaded.llama.sequences) if loaded else 0
         streaming = scheduler.streaming(owner) if scheduler is not None else []
+        if conversation_id is not None:
+            streaming = [reply for reply in streaming if reply.conversation_id == conversation_id]
         newest = max(streaming, key=lambda reply: reply.submitted) if streaming else None
         return MetricsResult(
             rss_bytes=memory.rss_bytes(),
             model_id=loaded.info.model_id if loaded else None,
             n_ctx=loaded.info.n_ctx if loaded else 0,
-            kv_tokens_used=scheduler.context_used(owner) if scheduler is not None else 0,
+            kv_tokens_used=scheduler.context_used(owner, conversation_id) if scheduler is not None else 0,
             kv_bytes_used=total * loaded.info.kv_bytes_per_token if loaded else 0,
             devices=list_devices(),
             generation=newest.stats if newest is not None else None,

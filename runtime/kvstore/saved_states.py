@@ -29,11 +29,11 @@ from runtime.engine.llama_model import Sequence as Seq
 from runtime.engine.token_alignment import align, common_prefix
 from runtime.kvstore import seq_state
 from runtime.kvstore.store import DEFAULT_DISK_BUDGET, DEFAULT_RAM_BUDGET, KvStore
+from runtime.models.identity import file_identity
 from runtime.protocol import GenerationStats
 
 log = logging.getLogger("lokal.kvstore")
 
-FINGERPRINT_BYTES = 1 << 20
 # Restoring costs a copy of the whole state; below this many tokens gained, prefilling is as quick.
 MIN_GAIN_TOKENS = 32
 # Prefills at least this long measure the model's prefill speed (shorter batches run less efficiently).
@@ -41,14 +41,7 @@ MEASURED_PREFILL_TOKENS = 32
 
 
 def model_fingerprint(path: str) -> str:
-    size = os.path.getsize(path)
-    h = xxhash.xxh3_128()
-    h.update(str(size).encode())
-    with open(path, "rb") as f:
-        h.update(f.read(FINGERPRINT_BYTES))
-        f.seek(max(0, size - FINGERPRINT_BYTES))
-        h.update(f.read(FINGERPRINT_BYTES))
-    return h.hexdigest()
+    return file_identity(path)  # the same identity keys the window's menu and the per-model load settings
 
 
 def state_tag(model: LlamaModel) -> dict:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from runtime.models import local
+from runtime.models.identity import file_identity
 from runtime.protocol import Empty, LocalModel, ModelsAddParams, ModelsListResult, ModelsRemoveParams, ModelsRemoveResult
 
 
@@ -21,11 +22,21 @@ class ModelsService:
         return {"models.list": self.list, "models.add": self.add, "models.remove": self.remove}
 
     def list(self, _params: Empty) -> ModelsListResult:
-        return ModelsListResult(local.list_models(self._cache_dir))
+        return ModelsListResult([with_identity(model) for model in local.list_models(self._cache_dir)])
 
     def add(self, params: ModelsAddParams) -> LocalModel:
-        return local.add(params.path)
+        return with_identity(local.add(params.path))
 
     def remove(self, params: ModelsRemoveParams) -> ModelsRemoveResult:
         removed, freed = local.remove(params.id, params.delete_file, self._cache_dir)
         return ModelsRemoveResult(removed, freed)
+
+
+def with_identity(model: LocalModel) -> LocalModel:
+    """`model` with its file's identity; a file that cannot be read keeps none (its problem says why)."""
+    if not model.problem:
+        try:
+            model.identity = file_identity(model.path)
+        except OSError:
+            pass
+    return model

@@ -150,13 +150,15 @@ class Scheduler:
         with self._changed:
             return [s.reply for s in self.slots if s.reply is not None and (owner is None or s.reply.owner == owner)]
 
-    def context_used(self, owner: str) -> int:
-        """Tokens in the sequence of `owner`'s newest reply: the one streaming, else the last one."""
+    def context_used(self, owner: str, conversation_id: str | None = None) -> int:
+        """Tokens in the sequence of `owner`'s newest reply (of `conversation_id`'s, when given): the one
+        streaming, else the last one; 0 when no slot holds that conversation now."""
         with self._changed:
-            streaming = [s for s in self.slots if s.owner == owner and s.reply is not None]
+            mine = [s for s in self.slots if s.owner == owner and (conversation_id is None or s.conversation_id == conversation_id)]
+            streaming = [s for s in mine if s.reply is not None]
             if streaming:
                 return len(max(streaming, key=lambda s: s.reply.submitted).seq.tokens)
-            rested = [s for s in self.slots if s.owner == owner and s.last_used]
+            rested = [s for s in mine if s.last_used]
             return len(max(rested, key=lambda s: s.last_used).seq.tokens) if rested else 0
 
     def _idle(self) -> bool:

@@ -7,6 +7,8 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLa
 from app.chat.controller import ConversationSettings
 from app.ui.accessibility import describe_buttons
 
+MODEL_DEFAULT = 0  # the context spin box's value for "the model's setting"
+
 
 class ConversationSettingsDialog(QDialog):
     def __init__(self, system_prompt: str, settings: ConversationSettings, parent=None):
@@ -27,7 +29,9 @@ class ConversationSettingsDialog(QDialog):
         self.repeat_penalty = QDoubleSpinBox(minimum=1.0, maximum=2.0, singleStep=0.05, decimals=2, value=settings.repeat_penalty)
         self.repeat_penalty.setToolTip(self.tr("Make tokens used in the last 64 less likely (1: off)"))
         self.max_tokens = QSpinBox(minimum=1, maximum=32768, singleStep=64, value=settings.max_tokens)
-        self.n_ctx = QSpinBox(minimum=256, maximum=131072, singleStep=512, value=settings.n_ctx)
+        # The lowest value stands for "the model's load settings decide" (Model ▸ Load settings…).
+        self.n_ctx = QSpinBox(minimum=MODEL_DEFAULT, maximum=131072, singleStep=512, value=settings.n_ctx or MODEL_DEFAULT)
+        self.n_ctx.setSpecialValueText(self.tr("The model's setting"))
         self.n_ctx.setToolTip(self.tr("Changing it reloads the model with the new context size"))
         self.temperature.setAccessibleDescription(self.tr("0 always picks the likeliest word; higher values vary more"))
         self.top_p.setAccessibleDescription(self.tr("Pick only among the likeliest words that together make up this share"))
@@ -56,6 +60,6 @@ class ConversationSettingsDialog(QDialog):
             min_p=self.min_p.value(),
             repeat_penalty=self.repeat_penalty.value(),
             max_tokens=self.max_tokens.value(),
-            n_ctx=self.n_ctx.value(),
+            n_ctx=self.n_ctx.value() if self.n_ctx.value() != MODEL_DEFAULT else None,
             seed=self._seed,
         )

@@ -499,6 +499,10 @@ terakhir aktif {time}</translation>
         <translation>Kurangi peluang token yang dipakai dalam 64 token terakhir (1: mati)</translation>
     </message>
     <message>
+        <source>The model&apos;s setting</source>
+        <translation>Pengaturan model</translation>
+    </message>
+    <message>
         <source>Changing it reloads the model with the new context size</source>
         <translation>Mengubahnya akan memuat ulang model dengan ukuran konteks yang baru</translation>
     </message>
@@ -754,6 +758,124 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     </message>
 </context>
 <context>
+    <name>LoadSettingsDialog</name>
+    <message>
+        <source>Load settings of {file}</source>
+        <translation>Pengaturan muat {file}</translation>
+    </message>
+    <message>
+        <source>Used wherever this model file is loaded: the window, lokal chat and lokal serve.</source>
+        <translation>Dipakai di mana pun berkas model ini dimuat: jendela, lokal chat, dan lokal serve.</translation>
+    </message>
+    <message>
+        <source>Auto (as many layers as fit)</source>
+        <translation>Otomatis (sebanyak lapisan yang muat)</translation>
+    </message>
+    <message>
+        <source>All layers</source>
+        <translation>Semua lapisan</translation>
+    </message>
+    <message>
+        <source>Off (CPU only)</source>
+        <translation>Mati (hanya CPU)</translation>
+    </message>
+    <message>
+        <source>A number of layers</source>
+        <translation>Sejumlah lapisan</translation>
+    </message>
+    <message>
+        <source>This build runs on the CPU</source>
+        <translation>Build ini berjalan di CPU</translation>
+    </message>
+    <message>
+        <source>Automatic ({n} tokens)</source>
+        <translation>Otomatis ({n} token)</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>Otomatis</translation>
+    </message>
+    <message>
+        <source>Automatic: the context the model was trained for, as far as memory allows</source>
+        <translation>Otomatis: konteks yang dipakai saat model dilatih, sejauh memori memungkinkan</translation>
+    </message>
+    <message>
+        <source>q8_0 halves the KV cache&apos;s memory, q4_0 quarters it, at some cost in quality</source>
+        <translation>q8_0 memangkas memori cache KV menjadi setengah, q4_0 menjadi seperempat, dengan sedikit penurunan kualitas</translation>
+    </message>
+    <message>
+        <source>Auto (the smallest compatible model on disk)</source>
+        <translation>Otomatis (model kompatibel terkecil di disk)</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>Tidak ada</translation>
+    </message>
+    <message>
+        <source>Auto</source>
+        <translation>Otomatis</translation>
+    </message>
+    <message>
+        <source>Prompt lookup</source>
+        <translation>Pencarian di prompt</translation>
+    </message>
+    <message>
+        <source>Draft model</source>
+        <translation>Model draf</translation>
+    </message>
+    <message>
+        <source>Prompt lookup and draft model</source>
+        <translation>Pencarian di prompt dan model draf</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>Mati</translation>
+    </message>
+    <message>
+        <source>Conversations that can write replies at the same time</source>
+        <translation>Percakapan yang dapat menulis balasan bersamaan</translation>
+    </message>
+    <message>
+        <source>GPU offload</source>
+        <translation>Offload ke GPU</translation>
+    </message>
+    <message>
+        <source>Context length (tokens)</source>
+        <translation>Panjang konteks (token)</translation>
+    </message>
+    <message>
+        <source>KV cache type</source>
+        <translation>Jenis cache KV</translation>
+    </message>
+    <message>
+        <source>Speculative decoding</source>
+        <translation>Dekode spekulatif</translation>
+    </message>
+    <message>
+        <source>Parallel replies</source>
+        <translation>Balasan paralel</translation>
+    </message>
+    <message>
+        <source>CPU threads</source>
+        <translation>Thread CPU</translation>
+    </message>
+    <message>
+        <source>Context length</source>
+        <translation>Panjang konteks</translation>
+    </message>
+</context>
+<context>
+    <name>LocalModels</name>
+    <message>
+        <source>Where it lives: {path}</source>
+        <translation>Lokasinya: {path}</translation>
+    </message>
+    <message>
+        <source>Also at: {path}</source>
+        <translation>Juga di: {path}</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Message</source>
@@ -944,6 +1066,18 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Nanti</translation>
     </message>
     <message>
+        <source>Could not use the load settings of {file}: {reason}</source>
+        <translation>Pengaturan muat {file} tidak dapat dipakai: {reason}</translation>
+    </message>
+    <message>
+        <source>the model</source>
+        <translation>model ini</translation>
+    </message>
+    <message>
+        <source>This conversation&apos;s context size ({wanted} tokens) does not fit in this machine&apos;s memory: the model is loaded with {fits} tokens instead. Change it in Conversation settings.</source>
+        <translation>Ukuran konteks percakapan ini ({wanted} token) tidak muat di memori mesin ini: model dimuat dengan {fits} token sebagai gantinya. Ubah di Pengaturan percakapan.</translation>
+    </message>
+    <message>
         <source>Cannot add {file}: {reason}</source>
         <translation>Tidak dapat menambahkan {file}: {reason}</translation>
     </message>
@@ -976,6 +1110,50 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     <message>
         <source>No GGUF files found yet</source>
         <translation>Belum ada berkas GGUF yang ditemukan</translation>
+    </message>
+    <message>
+        <source>&amp;Draft model</source>
+        <translation>Model &amp;draf</translation>
+    </message>
+    <message>
+        <source>none on disk</source>
+        <translation>tidak ada di disk</translation>
+    </message>
+    <message>
+        <source>Auto ({name})</source>
+        <translation>Otomatis ({name})</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>Tidak ada</translation>
+    </message>
+    <message>
+        <source>{file} (cannot draft for this model)</source>
+        <translation>{file} (tidak dapat menjadi draf untuk model ini)</translation>
+    </message>
+    <message>
+        <source>&amp;Load settings…</source>
+        <translation>Pengaturan &amp;muat…</translation>
+    </message>
+    <message>
+        <source>Could not store the load settings: {reason}</source>
+        <translation>Pengaturan muat tidak dapat disimpan: {reason}</translation>
+    </message>
+    <message>
+        <source>Reload the model?</source>
+        <translation>Muat ulang model?</translation>
+    </message>
+    <message>
+        <source>These settings take effect when the model is loaded again. Reload it now?</source>
+        <translation>Pengaturan ini berlaku saat model dimuat ulang. Muat ulang sekarang?</translation>
+    </message>
+    <message>
+        <source>Replies being written now finish first; none is cut off.</source>
+        <translation>Balasan yang sedang ditulis diselesaikan dulu; tidak ada yang terpotong.</translation>
+    </message>
+    <message>
+        <source>Reload now</source>
+        <translation>Muat ulang sekarang</translation>
     </message>
     <message>
         <source>Browse Hugging Face models…</source>
@@ -1306,6 +1484,18 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
         <translation>Mode</translation>
     </message>
     <message>
+        <source>Draft model</source>
+        <translation>Model draf</translation>
+    </message>
+    <message>
+        <source>{accepted} of {drafted} drafted ({rate})</source>
+        <translation>{accepted} dari {drafted} didraf ({rate})</translation>
+    </message>
+    <message>
+        <source>{used} / {total}</source>
+        <translation>{used} / {total}</translation>
+    </message>
+    <message>
         <source>memory</source>
         <translation>memori</translation>
     </message>
@@ -1344,10 +1534,6 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
     <message>
         <source>Speed-up</source>
         <translation>Percepatan</translation>
-    </message>
-    <message>
-        <source>{accepted} of {drafted} drafted tokens ({rate})</source>
-        <translation>{accepted} dari {drafted} token draf ({rate})</translation>
     </message>
     <message>
         <source>Accepted</source>
@@ -1392,10 +1578,6 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
         <translation>
             <numerusform>%Ln pesan sebelumnya</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>{used} of {total} ({percent})</source>
-        <translation>{used} dari {total} ({percent})</translation>
     </message>
     <message>
         <source>GPU memory ({device})</source>

@@ -44,7 +44,7 @@ def test_speculation_rows_only_for_a_reply_that_drafted_and_the_speed_up_in_word
     drafted = {r.key: r for r in figures.rows(METRICS, every_stat_set(draft_tokens=60, draft_tokens_accepted=42, acceptance_rate=0.7,
                                                                      speculation_notice=""))}
     assert drafted["speedup"].value == "1.7× faster than plain decoding"
-    assert drafted["accepted"].value == "42 of 60 drafted tokens (70 %)"
+    assert drafted["accepted"].value == "42 of 60 drafted (70 %)"
     assert drafted["mode"].value == "prompt lookup"
     assert {r.section for r in drafted.values() if r.key in ("speedup", "accepted", "per_draft", "per_pass")} == {figures.SPECULATION}
 
@@ -65,7 +65,7 @@ def test_memory_and_reply_rows_say_their_units(english):
     assert rows["ttft"].value == "120 ms" and rows["prefill"].value == "850 tok/s"
     assert rows["prompt"].value == "1,820 tokens" and rows["reuse"].value == "1,800 / 20 tokens"
     assert rows["completion"].value == "1 token" and rows["total"].value == "2.50 s"
-    assert rows["context"].value == "512 of 2,048 tokens (25 %)"
+    assert rows["context"].value == "512 / 2,048 tokens"
     assert rows["kv"].value == "2.0 MB" and rows["rss"].value == "3.0 MB"
     assert rows["gpu:GPU0"].value == "512.0 MB of 1,024.0 MB" and rows["gpu:GPU0"].label == "GPU memory (GPU0)"
     assert "dropped" not in rows  # shown only once messages were left out
@@ -108,3 +108,25 @@ def test_no_figure_is_cut_at_any_width_of_the_panel(qtbot, english):
         for above, below in zip(rows, rows[1:]):
             if above.parentWidget() is below.parentWidget() and above.isVisible() and below.isVisible():
                 assert above.geometry().bottom() < below.geometry().top() or above.x() != below.x(), f"{width} px: rows overlap"
+
+
+def test_at_the_default_width_every_figure_stays_beside_its_label(qtbot, english):
+    """Seen in the window: "Context used" alone had its value wrapped under the label. At the panel's
+    default width, with large figures (a 128k context nearly full, hundreds of drafted tokens), every row
+    keeps label and value on one line; only free text (why speculation was off, a failed chat template) may wrap."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.metrics.panel import DEFAULT_WIDTH
+
+    panel = MetricsPanel()
+    qtbot.addWidget(panel)
+    full = MetricsResult(rss_bytes=9 * 2**30, model_id="m", n_ctx=131_072, kv_tokens_used=123_456, kv_bytes_used=3 * 2**30, devices=[])
+    panel.on_turn_finished(every_stat_set(draft_tokens=952, draft_tokens_accepted=828, prompt_tokens=12_345, prompt_tokens_reused=12_000,
+                                          prompt_tokens_evaluated=345, completion_tokens=1_500, speculation_notice=""), full)
+    panel.resize(DEFAULT_WIDTH, 900)
+    panel.show()
+    QApplication.processEvents()
+    assert panel.value_of("context") == "123,456 / 131,072 tokens"
+    sentences = figures.FREE_TEXT_ROWS
+    wrapped = [key for key, row in panel._rows.items() if key not in sentences and row.value.y() > 0]
+    assert not wrapped, f"values under their label at {DEFAULT_WIDTH} px: {wrapped}"

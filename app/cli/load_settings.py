@@ -1,0 +1,32 @@
+"""The model load of `lokal chat` and `lokal serve`: the model's stored load settings
+(runtime/models/load_settings.py, the window's too), with the flags given on the command line in
+place of a stored value, for this run only."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional
+
+from runtime.models import drafts, load_settings
+from runtime.models.load_settings import LoadSettings
+from runtime.protocol import ModelLoadParams
+
+
+def local_candidates() -> list[tuple[str, int]]:
+    """The GGUF files on this machine (as `lokal models` lists them), as draft candidates."""
+    from runtime.models import local
+
+    return [(m.path, m.size) for m in local.list_models() if not m.problem]
+
+
+def stored_load(path: str, draft: Optional[str] = None, n_gpu_layers: Optional[int] = None, **flags: Any) -> tuple[ModelLoadParams, LoadSettings]:
+    """The load request for `path` and the settings it came from; a flag left None keeps the stored value.
+    SettingsError names a stored or given value that cannot be used."""
+    if not os.path.isfile(path):
+        raise load_settings.SettingsError(f"model file not found: {path}")
+    settings = load_settings.read_for(path)
+    if n_gpu_layers is not None:
+        flags["gpu_offload"] = load_settings.offload_setting(n_gpu_layers)
+    draft_setting = draft or settings.draft
+    draft_path = drafts.resolve(draft_setting, path, local_candidates() if draft_setting == "auto" else [])
+    return load_settings.load_params(path, settings, draft_path, **flags), settings

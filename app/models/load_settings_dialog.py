@@ -1,0 +1,114 @@
+"""Model ▸ Load settings…: the stored load settings of one model file (runtime/models/load_settings.py).
+
+Only renders and returns a LoadSettings; the window's controller stores it and reloads. The GPU
+offload control says so when this build has no GPU device, rather than offering a choice that does
+nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import typing
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+
+from app.ui.accessibility import describe_buttons
+from runtime.models.drafts import DraftOption
+from runtime.models.load_settings import LoadSettings
+from runtime.protocol import KvType
+
+AUTOMATIC = 0  # the spin boxes' value for "automatic" (context: the model's trained context as far as memory allows; threads: the runtime's choice)
+
+
+class LoadSettingsDialog(QDialog):
+    def __init__(self, file_name: str, settings: LoadSettings, default_n_ctx: int | None, draft_options: list[DraftOption],
+                 has_gpu: bool, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Load settings of {file}").format(file=file_name))
+        self.setMinimumWidth(480)
+        layout = QVBoxLayout(self)
+        form = QFormLayout()
+        layout.addWidget(QLabel(self.tr("Used wherever this model file is loaded: the window, lokal chat and lokal serve.")))
+
+        self.offload = QComboBox()
+        for word, text in (("auto", self.tr("Auto (as many layers as fit)")), ("all", self.tr("All layers")), ("off", self.tr("Off (CPU only)")), ("n", self.tr("A number of layers"))):
+            self.offload.addItem(text, word)
+        self.layers = QSpinBox(minimum=1, maximum=1024, value=int(settings.gpu_offload) if settings.gpu_offload.isdigit() else 16)
+        self.offload.setCurrentIndex(self.offload.findData("n" if settings.gpu_offload.isdigit() else settings.gpu_offload))
+        self.offload.currentIndexChanged.connect(self._on_offload_changed)
+        offload_row = QHBoxLayout()
+        offload_row.addWidget(self.offload, 1)
+        offload_row.addWidget(self.layers)
+        self.no_gpu = QLabel(self.tr("This build runs on the CPU"))
+        offload_row.addWidget(self.no_gpu)
+        self.offload.setEnabled(has_gpu)
+        self.no_gpu.setVisible(not has_gpu)
+        self._on_offload_changed()
+
+        self.n_ctx = QSpinBox(minimum=AUTOMATIC, maximum=1_048_576, singleStep=1024, value=settings.n_ctx or AUTOMATIC)
+        self.n_ctx.setSpecialValueText(self.tr("Automatic ({n} tokens)").format(n=default_n_ctx) if default_n_ctx else self.tr("Automatic"))
+        self.n_ctx.setToolTip(self.tr("Automatic: the context the model was trained for, as far as memory allows"))
+        self.kv_type = QComboBox()
+        for kind in typing.get_args(KvType):
+            self.kv_type.addItem(kind, kind)
+        self.kv_type.setCurrentIndex(self.kv_type.findData(settings.type_k))
+        self.kv_type.setToolTip(self.tr("q8_0 halves the KV cache's memory, q4_0 quarters it, at some cost in quality"))
+
+        self.draft = QComboBox()
+        self.draft.addItem(self.tr("Auto (the smallest compatible model on disk)"), "auto")
+        self.draft.addItem(self.tr("None"), "none")
+        for option in draft_options:
+            self.draft.addItem(os.path.basename(option.path), option.path)
+            index = self.draft.count() - 1
+            if not option.compatible:
+                self.draft.model().item(index).setEnabled(False)
+                self.draft.setItemData(index, "; ".join(option.reasons), Qt.ItemDataRole.ToolTipRole)  # why it cannot draft
+        chosen = self.draft.findData(settings.draft)
+        if chosen < 0:  # a file that is not on the list (any more): keep it, named by its path
+            self.draft.addItem(settings.draft, settings.draft)
+            chosen = self.draft.count() - 1
+        self.draft.setCurrentIndex(chosen)
+
+        self.speculation = QComboBox()
+        for mode, text in (("auto", self.tr("Auto")), ("lookup", self.tr("Prompt lookup")), ("draft", self.tr("Draft model")),
+                           ("both", self.tr("Prompt lookup and draft model")), ("off", self.tr("Off"))):
+            self.speculation.addItem(text, mode)
+        self.speculation.setCurrentIndex(self.speculation.findData(settings.speculation))
+        self.n_seq = QSpinBox(minimum=1, maximum=64, value=settings.n_seq)
+        self.n_seq.setToolTip(self.tr("Conversations that can write replies at the same time"))
+        self.threads = QSpinBox(minimum=AUTOMATIC, maximum=512, value=settings.n_threads or AUTOMATIC)
+        self.threads.setSpecialValueText(self.tr("Automatic"))
+
+        form.addRow(self.tr("GPU offload"), offload_row)
+        form.addRow(self.tr("Context length (tokens)"), self.n_ctx)
+        form.addRow(self.tr("KV cache type"), self.kv_type)
+        form.addRow(self.tr("Draft model"), self.draft)
+        form.addRow(self.tr("Speculative decoding"), self.speculation)
+        form.addRow(self.tr("Parallel replies"), self.n_seq)
+        form.addRow(self.tr("CPU threads"), self.threads)
+        for label, field in ((self.tr("GPU offload"), self.offload), (self.tr("Context length"), self.n_ctx), (self.tr("KV cache type"), self.kv_type),
+                             (self.tr("Draft model"), self.draft), (self.tr("Speculative decoding"), self.speculation),
+                             (self.tr("Parallel replies"), self.n_seq), (self.tr("CPU threads"), self.threads)):
+            field.setAccessibleName(label)
+        layout.addLayout(form)
+        buttons = describe_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel))
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def _on_offload_changed(self) -> None:
+        self.layers.setVisible(self.offload.currentData() == "n")
+
+    def result_settings(self) -> LoadSettings:
+        offload = self.offload.currentData()
+        return LoadSettings(
+            gpu_offload=str(self.layers.value()) if offload == "n" else offload,
+            n_ctx=self.n_ctx.value() or None,
+            type_k=self.kv_type.currentData(),
+            type_v=self.kv_type.currentData(),
+            draft=self.draft.currentData(),
+            speculation=self.speculation.currentData(),
+            n_seq=self.n_seq.value(),
+            n_threads=self.threads.value() or None,
+        )
