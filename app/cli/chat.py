@@ -8,8 +8,9 @@ import json
 import sys
 import uuid
 
+from app.cli import offload
 from runtime.client import RuntimeClient, RuntimeDied
-from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams, RpcError
+from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams, OffloadReport, RpcError
 
 EXIT_ERROR = 1
 EXIT_RUNTIME_DIED = 3
@@ -29,7 +30,7 @@ def add_parser(sub) -> None:
     p.add_argument("--json-schema", metavar="FILE", help="a JSON schema file: every reply is JSON that validates against it")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--system", metavar="TEXT", help="a system prompt")
-    p.add_argument("--n-gpu-layers", type=int, default=0, help="layers to offload to the GPU (-1: all)")
+    offload.add_argument(p)
     p.add_argument("--json", action="store_true", help="one JSON object per turn on stdout, nothing else")
     p.add_argument("--speculation", choices=["off", "auto", "lookup", "draft", "both"], default="auto", help="speculative decoding: prompt lookup, a draft model, both, or off (default auto)")
     p.add_argument("--draft", metavar="PATH", help="a draft model for speculative decoding (a smaller GGUF with the same tokenizer)")
@@ -66,8 +67,10 @@ def run(args: argparse.Namespace) -> int:
     client = RuntimeClient()
     try:
         client.initialize("lokal-chat")
-        client.load_model(ModelLoadParams(path=path, n_ctx=args.n_ctx, n_gpu_layers=args.n_gpu_layers, draft_path=args.draft))
-        conversation = Conversation(client, args)
+        loaded = client.load_model(ModelLoadParams(path=path, n_ctx=args.n_ctx, n_gpu_layers=args.n_gpu_layers, draft_path=args.draft))
+        if not args.json:
+            print(f"lokal: {offload.describe(loaded.offload)}", file=sys.stderr)
+        conversation = Conversation(client, args, loaded.offload)
         if args.prompt is not None:
             conversation.turn(args.prompt)
         else:
@@ -88,9 +91,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 class Conversation:
-    def __init__(self, client: RuntimeClient, args: argparse.Namespace):
+    def __init__(self, client: RuntimeClient, args: argparse.Namespace, offload: OffloadReport | None = None):
         self.client = client
         self.args = args
+        self.offload = offload  # where the model's layers are: in every --json record, beside the figures they explain
         self.id = str(uuid.uuid4())
         self.messages: list[ChatMessage] = [ChatMessage("system", args.system)] if args.system else []
         self.turns = 0
@@ -127,6 +131,7 @@ class Conversation:
                 "reply": result.text,
                 "finish_reason": result.finish_reason,
                 "stats": dataclasses.asdict(result.stats),
+                "offload": dataclasses.asdict(self.offload) if self.offload is not None else None,
             }
             print(json.dumps(record, ensure_ascii=False), flush=True)
         else:

@@ -11,11 +11,13 @@ every /v1 request needs the bearer key kept in the config directory. With
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import signal
 import sys
 import threading
 
+from app.cli import offload
 from runtime.api import address
 
 EXIT_ERROR = 1
@@ -31,7 +33,7 @@ def add_parser(sub) -> None:
     p.add_argument("--allow-network", action="store_true", help="allow binding to a non-loopback address (default host becomes 0.0.0.0)")
     p.add_argument("--cors", metavar="ORIGIN", action="append", default=[], help="allow browser requests from ORIGIN (repeatable; '*' for any); off by default")
     p.add_argument("--n-ctx", type=int, default=4096, help="context size in tokens (default 4096); also the cap on max_tokens")
-    p.add_argument("--n-gpu-layers", type=int, default=0, help="layers to offload to the GPU (-1: all)")
+    offload.add_argument(p)
     p.add_argument("--n-threads", type=int, default=None, help="CPU threads for the model (default: the runtime's choice)")
     p.add_argument("--parallel", type=int, default=4, help="replies that stream at once, decoded together (default 4; fewer if memory is short: each may use the whole context)")
     p.add_argument("--max-queue", type=int, default=8, help="requests that may wait behind the streaming ones before 429 (default 8)")
@@ -151,14 +153,16 @@ class Supervisor:
         self.port = served.port  # a restart listens where clients already look, even after --port 0
         self.events.emit("listening", f"{served.url} (model {self.model}; the API key is in {served.key_file})", url=served.url, host=served.host, port=served.port, model=self.model, key_file=served.key_file)
         try:
-            load.result()
+            loaded = load.result()
         except RpcError as exc:
             self._emit_state("failed", exc.message)
             return EXIT_ERROR
-        self._emit_state("ready")
+        self._emit_state("ready", report=loaded.offload)
         self.wake.wait()
         return 0 if self.stopping.is_set() else None
 
-    def _emit_state(self, state: str, error: str | None = None) -> None:
-        text = f"model {self.model}: {state}" + (f" ({error})" if error else "")
-        self.events.emit("state", text, state=state, model=self.model, error=error, restarts=self.restarts)
+    def _emit_state(self, state: str, error: str | None = None, report=None) -> None:
+        """The model's state; once ready, with where its layers are (ModelLoadResult.offload)."""
+        text = f"model {self.model}: {state}" + (f" ({error})" if error else "") + (f"; {offload.describe(report)}" if report is not None else "")
+        extra = {"offload": dataclasses.asdict(report)} if report is not None else {}
+        self.events.emit("state", text, state=state, model=self.model, error=error, restarts=self.restarts, **extra)

@@ -17,7 +17,7 @@ LOAD_TIMEOUT_MS = 10 * 60_000
 class ModelChoice:
     path: str
     n_ctx: int = 4096
-    n_gpu_layers: int = 0
+    n_gpu_layers: int | None = None  # None: Auto, as many layers on the GPU as fit (ModelLoadParams.n_gpu_layers)
 
 
 class ModelSession(QObject):
