@@ -23,7 +23,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
-PROTOCOL_VERSION = "1.4"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group. 1.2: llama.cpp's samplers, grammar/json_schema, tools; chat template errors. 1.3: chat.generate in the batch lane (several in flight, one per conversation); n_seq; MetricsResult.api_requests. 1.4: runtime.metrics takes MetricsParams.conversation_id (the panel follows the conversation on screen)
+PROTOCOL_VERSION = "1.4"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group. 1.2: llama.cpp's samplers, grammar/json_schema, tools; chat template errors. 1.3: chat.generate in the batch lane (several in flight, one per conversation); n_seq; MetricsResult.api_requests. 1.4: runtime.metrics takes MetricsParams.conversation_id (the panel follows the conversation on screen); ModelLoadParams.n_gpu_layers None (Auto, the default); ModelLoadResult.offload, MetricsResult.offload, InitializeResult.gpu_backends, Device.backend and id
 
 
 def major(version: str) -> str:
@@ -118,12 +118,17 @@ class InitializeParams:
     client: str = ""
 
 
+GPU_DEVICE_TYPES = ("gpu", "igpu")  # device types that take offloaded layers
+
+
 @dataclass
 class Device:
-    name: str
+    name: str  # the driver's description, e.g. "NVIDIA GeForce RTX 4070" or "llvmpipe (LLVM 15.0.6, 256 bits)"
     type: str  # "cpu", "gpu", "igpu", "accel"
-    memory_total: int
+    memory_total: int  # bytes, as ggml_backend_dev_memory reports them
     memory_free: int
+    backend: str = ""  # the ggml backend it belongs to: "CPU", "CUDA", "Metal", "Vulkan", ...
+    id: str = ""  # ggml's device name, e.g. "CUDA0", "Vulkan0" (what GGML_VK_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES select)
 
 
 @dataclass
@@ -132,16 +137,29 @@ class InitializeResult:
     lokal_version: str
     llama_cpp_version: str
     backend: str  # "cpu", "cuda", "metal", "vulkan", ...
-    devices: list[Device]
+    devices: list[Device]  # every device llama.cpp sees, the CPU included, with its memory
     capabilities: list[str]
     pid: int
+    # The GPU backends this build of llama.cpp was built with ("cuda", "metal", "vulkan"); empty: this build runs
+    # on the CPU, and n_gpu_layers changes nothing. A GPU backend with no device in `devices` found no GPU.
+    gpu_backends: list[str] = field(default_factory=list)
+
+    @property
+    def gpu_devices(self) -> list[Device]:
+        """The devices that can take offloaded layers; empty: every layer runs on the CPU."""
+        return [d for d in self.devices if d.type in GPU_DEVICE_TYPES]
 
 
 @dataclass
 class ModelLoadParams:
     path: str
     n_ctx: int = 4096
-    n_gpu_layers: int = 0  # -1: every layer
+    # Layers offloaded to the GPU device(s). None: Auto, as many as fit the devices' free memory with a margin
+    # for the desktop (runtime/engine/memory.py, offload_layers), stepping down if llama.cpp still cannot allocate
+    # them. -1: all of them. 0: CPU only. N: N layers. llama.cpp counts the output layer as one more layer, so a
+    # model of 30 blocks has 31 (ModelLoadResult.offload.layers_total). On a build without a GPU backend, or with
+    # no GPU device, every choice runs on the CPU (and the result says so).
+    n_gpu_layers: Optional[int] = None
     type_k: KvType = "f16"
     type_v: KvType = "f16"
     flash_attn: Optional[bool] = None  # None: on when V is quantized, else llama.cpp's default
@@ -151,6 +169,40 @@ class ModelLoadParams:
     # Conversations held in the context at once (each may grow to n_ctx): replies decoded together, and recent
     # conversations kept warm. Fewer are loaded if that many do not fit in memory (ModelLoadResult.n_seq).
     n_seq: int = 4
+
+
+@dataclass
+class DeviceUse:
+    """One GPU device holding offloaded layers, and its memory."""
+
+    name: str  # Device.name
+    id: str  # Device.id, e.g. "Vulkan0"
+    layers: int  # offloaded layers on this device
+    memory_total: int
+    memory_free: int  # after the load
+    memory_used: int  # by this load: the device's free memory before it, less after it (measured, not estimated)
+
+
+@dataclass
+class OffloadReport:
+    """Where a load put the model's layers, and why that many (ModelLoadResult.offload, MetricsResult.offload)."""
+
+    requested: Optional[int]  # ModelLoadParams.n_gpu_layers: None Auto, -1 all, 0 off, N
+    layers: int  # layers offloaded to GPU devices (0: all on the CPU)
+    layers_total: int  # the model's layers as llama.cpp counts them: its blocks and the output layer
+    devices: list[DeviceUse] = field(default_factory=list)  # the GPU devices holding them (empty: none)
+    # Why this many, in words: "all layers fit", "20 of 31 layers fit in 3.1 GiB free", "this build runs on the CPU", ...
+    reason: str = ""
+    # With Auto: the estimate needed for all layers and the budget judged against (free memory less the margin).
+    needed_bytes: int = 0
+    budget_bytes: int = 0
+    # Layer counts llama.cpp could not allocate before this one succeeded (Auto steps down): empty when the first try loaded.
+    stepped_down_from: list[int] = field(default_factory=list)
+    step_down_error: str = ""  # what llama.cpp said about the last count that failed
+
+    @property
+    def on_gpu(self) -> bool:
+        return self.layers > 0
 
 
 @dataclass
@@ -165,7 +217,7 @@ class ModelLoadResult:
     kv_bytes_per_token: int
     has_chat_template: bool
     path: str
-    n_gpu_layers: int
+    n_gpu_layers: int  # layers offloaded to the GPU (offload.layers): 0 when every layer is on the CPU
     type_k: str
     type_v: str
     load_ms: float
@@ -174,6 +226,8 @@ class ModelLoadResult:
     # Why the model's own chat template cannot be used (it does not parse or render): replies use ChatML instead.
     chat_template_error: Optional[str] = None
     tool_format: str = "hermes"  # how this model writes tool calls: "hermes", "llama3" or "mistral" (runtime/engine/tools.py)
+    offload: Optional[OffloadReport] = None  # where the layers went and why (None only from an older runtime)
+    draft_offload: Optional[OffloadReport] = None  # the draft model's, when one is loaded
 
 
 @dataclass
@@ -343,6 +397,7 @@ class MetricsResult:
     # Requests the API is answering or has waiting now (0 when it does not serve): a window that is
     # asked to close says so, because stopping the API would cut those replies off.
     api_requests: int = 0
+    offload: Optional[OffloadReport] = None  # the loaded model's (ModelLoadResult.offload): the panel's "28/28 layers on ..."
 
 
 @dataclass

@@ -308,7 +308,7 @@ class RuntimeServer:
             )
         import llama_cpp
 
-        from runtime.engine.devices import backend_name, list_devices
+        from runtime.engine.devices import backend_name, gpu_backends, list_devices
 
         self._initialized = True
         return InitializeResult(
@@ -319,6 +319,7 @@ class RuntimeServer:
             devices=list_devices(),
             capabilities=list(CAPABILITIES),
             pid=os.getpid(),
+            gpu_backends=gpu_backends(),
         )
 
     def _cancel(self, params: ChatCancelParams) -> ChatCancelResult:

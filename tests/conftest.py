@@ -15,6 +15,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 # Fixtures other folders share, in modules of their own next to this one.
 pytest_plugins = ["hub_fixtures"]
 
+# tests/gpu runs runtimes on the Vulkan build of llama.cpp (scripts/build-vulkan.sh, about 20 minutes to build):
+# collected where LOKAL_VULKAN_PYTHON names its Python, e.g. LOKAL_VULKAN_PYTHON=.cache/vulkan-venv/bin/python.
+collect_ignore = [] if os.environ.get("LOKAL_VULKAN_PYTHON") else ["gpu"]
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Nothing in the tests may reach the real Hugging Face hub: unless a test points huggingface_hub at its
 # loopback server, it points at a loopback port where nothing listens.

@@ -8,6 +8,7 @@ import json
 import sys
 import uuid
 
+from app.cli import offload
 from app.cli.load_settings import stored_load
 from runtime.client import RuntimeClient, RuntimeDied
 from runtime.gguf.reader import GGUFError, read_file_header
@@ -38,7 +39,7 @@ def add_parser(sub) -> None:
     p.add_argument("--json-schema", metavar="FILE", help="a JSON schema file: every reply is JSON that validates against it")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--system", metavar="TEXT", help="a system prompt")
-    p.add_argument("--n-gpu-layers", type=int, default=None, help="layers to offload to the GPU (-1: all; default: the model's load settings)")
+    offload.add_argument(p)
     p.add_argument("--json", action="store_true", help="one JSON object per turn on stdout, nothing else")
     p.add_argument("--speculation", choices=["off", "auto", "lookup", "draft", "both"], default=None, help="speculative decoding: prompt lookup, a draft model, both, or off (default: the model's load settings, else auto)")
     p.add_argument("--draft", metavar="PATH", help="a draft model for speculative decoding (a smaller GGUF with the same tokenizer), auto (the smallest compatible one on disk) or none (default: the model's load settings, else auto)")
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"lokal: cannot get the starter model: {exc}", file=sys.stderr)
         return EXIT_ERROR
     try:
-        load, settings = stored_load(path, draft=args.draft, n_gpu_layers=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.threads)
+        load, settings = stored_load(path, draft=args.draft, gpu_offload=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.threads)
         sampling = {**DEFAULT_SAMPLING, **load_settings.sampling_defaults(read_file_header(path))}
     except (SettingsError, GGUFError, OSError) as exc:
         print(f"lokal: {exc}", file=sys.stderr)
@@ -87,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         client.initialize("lokal-chat")
         args.loaded = client.load_model(load)
+        if not args.json:
+            print(f"lokal: {offload.describe(args.loaded.offload)}", file=sys.stderr)
         conversation = Conversation(client, args)
         if args.prompt is not None:
             conversation.turn(args.prompt)
@@ -148,6 +151,8 @@ class Conversation:
                 "finish_reason": result.finish_reason,
                 "stats": dataclasses.asdict(result.stats),
                 "model": {name: getattr(args.loaded, name) for name in LOAD_FIGURES},
+                # where the model's layers are, beside the figures they explain
+                "offload": dataclasses.asdict(args.loaded.offload) if args.loaded.offload is not None else None,
             }
             print(json.dumps(record, ensure_ascii=False), flush=True)
         else:

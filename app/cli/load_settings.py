@@ -19,14 +19,14 @@ def local_candidates() -> list[tuple[str, int]]:
     return [(m.path, m.size) for m in local.list_models() if not m.problem]
 
 
-def stored_load(path: str, draft: Optional[str] = None, n_gpu_layers: Optional[int] = None, **flags: Any) -> tuple[ModelLoadParams, LoadSettings]:
+def stored_load(path: str, draft: Optional[str] = None, gpu_offload: Optional[str] = None, **flags: Any) -> tuple[ModelLoadParams, LoadSettings]:
     """The load request for `path` and the settings it came from; a flag left None keeps the stored value.
     SettingsError names a stored or given value that cannot be used."""
     if not os.path.isfile(path):
         raise load_settings.SettingsError(f"model file not found: {path}")
     settings = load_settings.read_for(path)
-    if n_gpu_layers is not None:
-        flags["gpu_offload"] = load_settings.offload_setting(n_gpu_layers)
+    if gpu_offload is not None:  # app/cli/offload.py: auto, all, off or N
+        flags["gpu_offload"] = gpu_offload
     draft_setting = draft or settings.draft
     draft_path = drafts.resolve(draft_setting, path, local_candidates() if draft_setting == "auto" else [])
     return load_settings.load_params(path, settings, draft_path, **flags), settings

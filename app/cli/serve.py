@@ -11,11 +11,13 @@ every /v1 request needs the bearer key kept in the config directory. With
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import signal
 import sys
 import threading
 
+from app.cli import offload
 from runtime.api import address
 
 EXIT_ERROR = 1
@@ -32,7 +34,7 @@ def add_parser(sub) -> None:
     p.add_argument("--allow-network", action="store_true", help="allow binding to a non-loopback address (default host becomes 0.0.0.0)")
     p.add_argument("--cors", metavar="ORIGIN", action="append", default=[], help="allow browser requests from ORIGIN (repeatable; '*' for any); off by default")
     p.add_argument("--n-ctx", type=int, default=None, help="context size in tokens, also the cap on max_tokens (default: the model's load settings, else its trained context as far as memory allows)")
-    p.add_argument("--n-gpu-layers", type=int, default=None, help="layers to offload to the GPU (-1: all; default: the model's load settings)")
+    offload.add_argument(p)
     p.add_argument("--n-threads", type=int, default=None, help="CPU threads for the model (default: the model's load settings, else the runtime's choice)")
     p.add_argument("--parallel", type=int, default=None, help="replies that stream at once, decoded together (default: the model's load settings, else 4; fewer if memory is short: each may use the whole context)")
     p.add_argument("--draft", metavar="PATH", help="a draft model for speculative decoding, auto or none (default: the model's load settings, else auto)")
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         path = args.model or _starter_model()
         keys.load_or_create()
         # The model's stored load settings (the window's too), a flag in place of a stored value for this run.
-        load, _settings = stored_load(path, draft=args.draft, n_gpu_layers=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.n_threads, n_seq=args.parallel)
+        load, _settings = stored_load(path, draft=args.draft, gpu_offload=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.n_threads, n_seq=args.parallel)
     except Exception as exc:
         say(str(exc))
         return EXIT_ERROR
@@ -162,10 +164,13 @@ class Supervisor:
         except RpcError as exc:
             self._emit_state("failed", exc.message)
             return EXIT_ERROR
-        self._emit_state("ready", loaded={name: getattr(loaded, name) for name in LOAD_FIGURES})
+        self._emit_state("ready", loaded={name: getattr(loaded, name) for name in LOAD_FIGURES}, report=loaded.offload)
         self.wake.wait()
         return 0 if self.stopping.is_set() else None
 
-    def _emit_state(self, state: str, error: str | None = None, **fields) -> None:
-        text = f"model {self.model}: {state}" + (f" ({error})" if error else "")
+    def _emit_state(self, state: str, error: str | None = None, report=None, **fields) -> None:
+        """The model's state; once ready, with what was loaded and where its layers are (ModelLoadResult.offload)."""
+        text = f"model {self.model}: {state}" + (f" ({error})" if error else "") + (f"; {offload.describe(report)}" if report is not None else "")
+        if report is not None:
+            fields["offload"] = dataclasses.asdict(report)
         self.events.emit("state", text, state=state, model=self.model, error=error, restarts=self.restarts, **fields)

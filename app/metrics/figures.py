@@ -15,7 +15,7 @@ import logging
 from dataclasses import dataclass
 
 from app.ui.language import Context
-from runtime.protocol import MetricsResult
+from runtime.protocol import MetricsResult, OffloadReport
 
 Metrics = Context("Metrics")
 log = logging.getLogger("lokal.metrics")
@@ -252,12 +252,29 @@ def rows(metrics: MetricsResult | None, stats: dict | None, draft_model: str = "
     rss = (metrics.rss_bytes if metrics is not None else 0) or stats.get("rss_bytes")
     if rss:
         out.append(Row("rss", fixed_label("rss"), mb(rss), MEMORY))
+    offload = offload_row(metrics.offload if metrics is not None else None)
+    if offload is not None:
+        out.append(offload)
     for device in metrics.devices if metrics is not None else []:
         if device.type in ("gpu", "igpu") and device.memory_total:
             used = device.memory_total - device.memory_free
             label = Metrics.tr("GPU memory ({device})").format(device=device.name)
             out.append(Row(f"gpu:{device.name}", label, Metrics.tr("{used} of {total}").format(used=mb(used), total=mb(device.memory_total)), MEMORY))
     return out
+
+
+def offload_row(report: OffloadReport | None) -> Row | None:
+    """Where the loaded model's layers are: '31/31 layers on NVIDIA GeForce RTX 4070', or 'on the CPU'."""
+    if report is None:
+        return None
+    if report.layers:
+        devices = ", ".join(d.name for d in report.devices) or Metrics.tr("the GPU")
+        value = Metrics.tr("{layers}/{total} layers on {device}").format(layers=report.layers, total=report.layers_total, device=devices)
+        if report.stepped_down_from:  # Auto planned more, and llama.cpp could not allocate them
+            value += " " + Metrics.tr("(stepped down from {layers})").format(layers=report.stepped_down_from[0])
+    else:
+        value = Metrics.tr("all {total} layers on the CPU").format(total=report.layers_total)
+    return Row("offload", Metrics.tr("GPU offload"), value, MEMORY)
 
 
 def finish_words(reason: str) -> str:

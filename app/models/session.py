@@ -20,7 +20,7 @@ class ModelChoice:
 
     path: str
     n_ctx: int = 4096
-    n_gpu_layers: Optional[int] = None  # None: ModelLoadParams' own default (runtime/models/load_settings.offload_layers)
+    n_gpu_layers: Optional[int] = None  # None: Auto, as many layers on the GPU as fit (ModelLoadParams.n_gpu_layers)
     type_k: str = "f16"
     type_v: str = "f16"
     n_threads: Optional[int] = None

@@ -20,6 +20,7 @@ names (with this server's port) are answered.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 from typing import Awaitable, Callable, Iterable
@@ -150,7 +151,9 @@ async def health(request: web.Request) -> web.Response:
 
 
 def model_object(backend: Backend, name: str) -> dict:
-    return {"id": name, "object": "model", "created": 0, "owned_by": "lokal", "context_length": backend.n_ctx, "status": backend.state}
+    model = backend.model
+    offload = dataclasses.asdict(model.offload) if model is not None and model.offload is not None else None  # where its layers run (GPU or CPU)
+    return {"id": name, "object": "model", "created": 0, "owned_by": "lokal", "context_length": backend.n_ctx, "status": backend.state, "offload": offload}
 
 
 async def list_models(request: web.Request) -> web.Response:

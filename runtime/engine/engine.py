@@ -30,6 +30,7 @@ from runtime.engine.context_window import FitCancelled, fit_to_context, make_roo
 from runtime.engine.devices import list_devices
 from runtime.engine.generation import GenerationRequest, decode_plain
 from runtime.engine.llama_model import LlamaModel, LoadSettings, default_threads
+from runtime.engine.offload import ALL, AUTO, OFF, OffloadPlan, load_stepping_down, offload_report, plan_offload
 from runtime.engine.sampling import INT32_MAX, INT32_MIN, INT32_SETTINGS, Sampler, SamplerError, SamplingConfig
 from runtime.engine.structured import GrammarError, SchemaError, check_grammar, schema_grammar
 from runtime.engine.token_alignment import align
@@ -51,6 +52,7 @@ from runtime.protocol import (
     MetricsResult,
     ModelLoadParams,
     ModelLoadResult,
+    OffloadReport,
     RpcError,
     ToolSpec,
 )
@@ -90,11 +92,13 @@ def model_id_for(path: str, size: int) -> str:
     return f"{os.path.splitext(os.path.basename(path))[0]}-{digest}"
 
 
-def check_fits(header: GGUFHeader, params: ModelLoadParams, n_batch: int, devices: list[Device], ram_available: int) -> memory.MemoryEstimate:
-    """MODEL_TOO_LARGE unless memory.fit_verdict (the catalog's verdict too) says the model fits with these settings."""
+def check_fits(header: GGUFHeader, params: ModelLoadParams, n_batch: int, devices: list[Device], ram_available: int, layers: int | None = None) -> memory.MemoryEstimate:
+    """MODEL_TOO_LARGE unless memory.fit_verdict (the catalog's verdict too) says the model fits with these settings,
+    `layers` of it on the GPU (None: as params.n_gpu_layers plans it, offload.plan_offload)."""
     estimate = memory.estimate_load(header, params.n_ctx, params.type_k, params.type_v, n_batch)
-    n_layers = max(header.n_layers, 1)
-    gpu_share = 1.0 if params.n_gpu_layers < 0 else min(params.n_gpu_layers, n_layers) / n_layers
+    if layers is None:
+        layers = plan_offload(header, params.n_gpu_layers, params.n_ctx, params.type_k, params.type_v, n_batch, devices).layers
+    gpu_share = min(layers, header.n_layers + 1) / (header.n_layers + 1)
     verdict = memory.fit_verdict(estimate, devices, ram_available, gpu_share)
     if verdict.short_of == "gpu":
         raise RpcError(
@@ -113,17 +117,19 @@ def check_fits(header: GGUFHeader, params: ModelLoadParams, n_batch: int, device
     return estimate
 
 
-def sequences_that_fit(header: GGUFHeader, params: ModelLoadParams, n_batch: int) -> int:
-    """params.n_seq, or as many fewer as memory allows (each sequence may grow to n_ctx); MODEL_TOO_LARGE if not even one fits."""
-    devices, ram = list_devices(), memory.available_ram()
-    for n_seq in range(params.n_seq, 1, -1):
+def sequences_that_fit(header: GGUFHeader, params: ModelLoadParams, n_batch: int, devices: list[Device]) -> tuple[int, OffloadPlan]:
+    """params.n_seq, or as many fewer as memory allows (each sequence may grow to n_ctx), with the layers planned
+    on the GPU for that many; MODEL_TOO_LARGE if not even one fits."""
+    ram = memory.available_ram()
+    for n_seq in range(params.n_seq, 0, -1):
+        plan = plan_offload(header, params.n_gpu_layers, params.n_ctx * n_seq, params.type_k, params.type_v, n_batch, devices)
         try:
-            check_fits(header, dataclasses.replace(params, n_ctx=params.n_ctx * n_seq), n_batch, devices, ram)
-            return n_seq
+            check_fits(header, dataclasses.replace(params, n_ctx=params.n_ctx * n_seq), n_batch, devices, ram, plan.layers)
+            return n_seq, plan
         except RpcError:
-            continue
-    check_fits(header, params, n_batch, devices, ram)
-    return 1
+            if n_seq == 1:
+                raise
+    raise AssertionError("unreachable: n_seq >= 1")
 
 
 def check_draft_file(params: ModelLoadParams, target: GGUFHeader) -> GGUFHeader:
@@ -141,15 +147,24 @@ def check_draft_file(params: ModelLoadParams, target: GGUFHeader) -> GGUFHeader:
     return header
 
 
-def load_draft(params: ModelLoadParams, target: LlamaModel, header: GGUFHeader) -> LlamaModel:
-    """The draft model, in a context of its own with the target's settings, once it is known to fit beside it."""
+def load_draft(params: ModelLoadParams, target: LlamaModel, header: GGUFHeader) -> tuple[LlamaModel, OffloadReport]:
+    """The draft model, in a context of its own with the target's settings, once it is known to fit beside it.
+
+    Its layers go to the GPU in what the target left free: all of them or none when the load asked for
+    all or none, else as many as fit (Auto: a layer count chosen for the target means nothing for the draft)."""
     path = os.path.abspath(os.path.expanduser(params.draft_path))
+    requested = params.n_gpu_layers if params.n_gpu_layers in (ALL, OFF) else AUTO
+    draft_params = dataclasses.replace(params, path=path, n_gpu_layers=requested)
+    devices = list_devices()
+    n_ctx_total = params.n_ctx * target.settings.n_seq
+    plan = plan_offload(header, requested, n_ctx_total, params.type_k, params.type_v, target.settings.n_batch, devices)
+    check_fits(header, draft_params, target.settings.n_batch, devices, memory.available_ram(), plan.layers)
     settings = dataclasses.replace(target.settings, path=path)
-    check_fits(header, dataclasses.replace(params, path=path), settings.n_batch, list_devices(), memory.available_ram())
     try:
-        return LlamaModel(settings, header)
+        draft, failed, error = load_stepping_down(lambda layers: LlamaModel(dataclasses.replace(settings, n_gpu_layers=layers), header), plan.layers, requested is AUTO)
     except (ValueError, RuntimeError) as exc:
         raise RpcError(ErrorCode.INVALID_MODEL, f"llama.cpp could not load the draft model {os.path.basename(path)}: {exc}", {"path": path}) from None
+    return draft, offload_report(plan, draft.settings.n_gpu_layers, failed, error, devices, list_devices())
 
 
 @dataclass
@@ -189,16 +204,20 @@ class Engine:
         header = check_model_file(path)
         if params.n_seq < 1:
             raise RpcError(ErrorCode.INVALID_PARAMS, "params.n_seq: must be at least 1")
+        if params.n_gpu_layers is not None and params.n_gpu_layers < -1:
+            raise RpcError(ErrorCode.INVALID_PARAMS, "params.n_gpu_layers: must be null (auto), -1 (all), 0 (CPU only) or a number of layers")
         settings = LoadSettings(
             path=path,
             n_ctx=params.n_ctx,
-            n_gpu_layers=params.n_gpu_layers,
+            n_gpu_layers=0,  # planned below
             type_k=params.type_k,
             type_v=params.type_v,
             flash_attn=params.flash_attn,
             n_threads=params.n_threads or default_threads(),
         )
-        settings = dataclasses.replace(settings, n_seq=sequences_that_fit(header, params, settings.n_batch))
+        devices = list_devices()
+        n_seq, plan = sequences_that_fit(header, params, settings.n_batch, devices)
+        settings = dataclasses.replace(settings, n_seq=n_seq, n_gpu_layers=plan.layers)
         draft_header = check_draft_file(params, header) if params.draft_path else None
         self.unload()
 
@@ -208,12 +227,19 @@ class Engine:
             return not (cancel is not None and cancel.is_set())
 
         started = time.perf_counter()
+        devices = list_devices()  # free memory just before the load, after unloading the last model
         try:
-            llama = LlamaModel(settings, header, progress)
+            llama, failed, error = load_stepping_down(
+                lambda layers: LlamaModel(dataclasses.replace(settings, n_gpu_layers=layers), header, progress),
+                plan.layers,
+                may_step_down=params.n_gpu_layers is AUTO,
+                cancelled=lambda: cancel is not None and cancel.is_set(),
+            )
         except (ValueError, RuntimeError) as exc:
             raise RpcError(ErrorCode.INVALID_MODEL, f"llama.cpp could not load {os.path.basename(path)}: {exc}", {"path": path}) from None
+        offload = offload_report(plan, llama.settings.n_gpu_layers, failed, error, devices, list_devices())
         try:
-            draft = load_draft(params, llama, draft_header) if draft_header is not None else None
+            draft, draft_offload = load_draft(params, llama, draft_header) if draft_header is not None else (None, None)
         except RpcError:
             llama.close()
             raise
@@ -230,7 +256,7 @@ class Engine:
             kv_bytes_per_token=llama.kv_bytes_per_token,
             has_chat_template=template.from_model,
             path=path,
-            n_gpu_layers=params.n_gpu_layers,
+            n_gpu_layers=offload.layers,
             type_k=params.type_k,
             type_v=params.type_v,
             load_ms=load_ms,
@@ -238,6 +264,8 @@ class Engine:
             n_seq=llama.n_seq,
             chat_template_error=template_error,
             tool_format=tool_format(template.source if template.from_model else None, template.takes_tools),
+            offload=offload,
+            draft_offload=draft_offload,
         )
         self.loaded = LoadedModel(info, llama, template, Speculation(llama, draft))
         self.saved_states.attach(llama)
@@ -460,6 +488,7 @@ class Engine:
             generation=newest.stats if newest is not None else None,
             kv_tokens_total=total,
             n_seq=loaded.llama.n_seq if loaded else 0,
+            offload=loaded.info.offload if loaded else None,
         )
 
 

@@ -1,16 +1,25 @@
 """How much memory a model load takes, estimated from its GGUF header before anything is loaded,
 and the one verdict on whether it fits (`fit_verdict`): `model.load` refuses what it says is too big,
 and the catalog labels each quantization with it, so the two never disagree.
+
+GPU offload (`layer_costs`, `offload_layers`): Auto puts as many layers on the GPU as fit its free
+memory less a margin for the desktop. The costs are per layer, in the order llama.cpp offloads them
+(src/llama-model.cpp, load_tensors: with n_gpu_layers = k the output layer and the last k-1 blocks go
+to the GPU, the input embeddings never do): each block's weights from the GGUF tensor table with its
+share of the KV cache at the chosen n_ctx x n_seq, the output layer's weights, and the compute buffer,
+which the device holds as soon as it holds one layer. The estimate can be short (drivers round
+allocations up, backends keep scratch buffers), so the engine steps down when llama.cpp still fails.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
 import psutil
 
-from runtime.gguf.reader import GGUFHeader
+from runtime.gguf.reader import KV_TYPE_BYTES, GGUFHeader
 from runtime.protocol import Device
 
 GPU_TYPES = ("gpu", "igpu")
@@ -105,6 +114,97 @@ def fit_verdict(estimate: MemoryEstimate, devices: Sequence[Device], ram_availab
     if ram_needed <= ram_available:
         return verdict("ram", "", ram_needed, all_on_gpu)
     return verdict("too_big", "ram", ram_needed, all_on_gpu)
+
+
+# Kept free on a GPU for the desktop, the compositor and other programs: Auto never plans into it. A fixed part
+# (a desktop session's own buffers) and a share of the device (browsers and other apps grow with the screen).
+DESKTOP_MARGIN_BYTES = 512 * 2**20
+DESKTOP_MARGIN_FRACTION = 0.05
+
+_BLOCK = re.compile(r"blk\.(\d+)\.")
+_OUTPUT_TENSORS = ("output.weight", "output.bias", "output_norm.weight", "output_norm.bias")
+
+
+def desktop_margin(memory_total: int) -> int:
+    return DESKTOP_MARGIN_BYTES + int(DESKTOP_MARGIN_FRACTION * memory_total)
+
+
+@dataclass(frozen=True)
+class LayerCosts:
+    """Bytes each offloadable layer takes on a GPU device (weights and its KV cache), and the compute buffer."""
+
+    blocks: tuple[int, ...]  # the repeating layers, block 0 first
+    output: int  # the output layer: its norm and matrix (a copy of the embeddings when the model ties them)
+    compute: int  # the compute buffer on the device, there as soon as one layer is
+
+    @property
+    def layers_total(self) -> int:
+        """Layers as llama.cpp counts them ("offloaded 31/31 layers"): the blocks and the output layer."""
+        return len(self.blocks) + 1
+
+    def device_bytes(self, layers: int) -> int:
+        """What `layers` offloaded layers take on the device: the output layer first, then blocks from the last."""
+        layers = max(0, min(layers, self.layers_total))
+        if layers == 0:
+            return 0
+        blocks = sum(self.blocks[len(self.blocks) - (layers - 1):]) if layers > 1 else 0
+        return self.compute + self.output + blocks
+
+
+def layer_costs(header: GGUFHeader, n_ctx_total: int, type_k: str = "f16", type_v: str = "f16", n_ubatch: int = 512) -> LayerCosts:
+    """Per-layer device bytes for a context of `n_ctx_total` cells (n_ctx x n_seq: every sequence may fill n_ctx)."""
+    n_blocks = header.n_layers
+    weights = [0] * n_blocks
+    output = 0
+    tied = True
+    for tensor in header.tensors:
+        match = _BLOCK.match(tensor.name)
+        if match and int(match.group(1)) < n_blocks:
+            weights[int(match.group(1))] += tensor.n_bytes
+        elif tensor.name in _OUTPUT_TENSORS:
+            output += tensor.n_bytes
+            tied = tied and tensor.name != "output.weight"
+    if tied:  # no output matrix of its own: llama.cpp copies the token embeddings to the output layer's device
+        output += sum(t.n_bytes for t in header.tensors if t.name == "token_embd.weight")
+    per_token = [n_kv * (header.key_length * KV_TYPE_BYTES[type_k] + header.value_length * KV_TYPE_BYTES[type_v]) for n_kv in header.n_head_kv_per_layer()]
+    per_token += [0] * (n_blocks - len(per_token))
+    blocks = tuple(int(w + per_token[i] * n_ctx_total) for i, w in enumerate(weights))
+    compute = estimate_load(header, n_ctx_total, type_k, type_v, n_ubatch).compute
+    return LayerCosts(blocks=blocks, output=output, compute=compute)
+
+
+def offload_layers(costs: LayerCosts, budget: int) -> int:
+    """Auto's decision: the most layers whose device bytes fit `budget` (free memory less the margin); 0 if not one does."""
+    layers = 0
+    for n in range(1, costs.layers_total + 1):
+        if costs.device_bytes(n) > budget:
+            break
+        layers = n
+    return layers
+
+
+def step_down(layers: int) -> int:
+    """The next, smaller layer count to try when llama.cpp could not allocate `layers` (ends at 0: the CPU)."""
+    return max(0, layers - max(1, layers // 4))
+
+
+def split_layers(layers: int, frees: Sequence[int]) -> list[int]:
+    """How llama.cpp splits `layers` offloaded layers across devices by default: in proportion to each one's
+    free memory, contiguous runs, the first device taking the earliest layers (src/llama-model.cpp)."""
+    if not frees:
+        return []
+    if layers <= 0:
+        return [0] * len(frees)
+    weights = [float(f) for f in frees] if sum(frees) > 0 else [1.0] * len(frees)
+    bounds, running = [], 0.0
+    for w in weights:
+        running += w
+        bounds.append(running / sum(weights))
+    counts = [0] * len(frees)
+    for i in range(layers):
+        position = i / layers
+        counts[next((d for d, b in enumerate(bounds) if position < b), len(frees) - 1)] += 1
+    return counts
 
 
 def _first_int(value) -> int:

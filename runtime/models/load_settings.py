@@ -157,13 +157,6 @@ def offload_layers(gpu_offload: str) -> Optional[int]:
     raise SettingsError(f"gpu_offload: {gpu_offload!r} is not auto, all, off or a number of layers")
 
 
-def offload_setting(n_gpu_layers: int) -> str:
-    """The GPU offload setting for a layer count given on a command line (-1 all, 0 off, N N)."""
-    if n_gpu_layers < -1:
-        raise SettingsError(f"n_gpu_layers: {n_gpu_layers} is not -1 (all), 0 (off) or a number of layers")
-    return {-1: "all", 0: "off"}.get(n_gpu_layers, str(n_gpu_layers))
-
-
 def default_context(header, type_k: str = "f16", type_v: str = "f16", ram_available: int | None = None, devices=()) -> int:
     """The model's trained context, capped by what fits this machine's memory (the fit model.load applies,
     runtime/engine/memory.py), never below MIN_DEFAULT_CONTEXT where that fits."""

@@ -62,7 +62,9 @@ def test_metainfo_without_a_release_date_is_caught(tmp_path):
 
 def test_shell_scripts_pass_shellcheck():
     require("shellcheck")
-    scripts = [PACKAGING / "linux" / "AppRun", PACKAGING / "macos" / "make_dmg.sh", ROOT / "scripts" / "release.sh"]
+    # scripts/gpu-check.sh needs an NVIDIA GPU to run: shellcheck is what checks it on machines without one.
+    scripts = [PACKAGING / "linux" / "AppRun", PACKAGING / "macos" / "make_dmg.sh", ROOT / "scripts" / "release.sh",
+               ROOT / "scripts" / "dev.sh", ROOT / "scripts" / "gpu-check.sh", ROOT / "scripts" / "build-vulkan.sh"]
     done = run(["shellcheck", "--severity=warning", *scripts])
     assert done.returncode == 0, done.stdout
 

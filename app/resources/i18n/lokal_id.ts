@@ -1588,6 +1588,26 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
         <translation>{used} dari {total}</translation>
     </message>
     <message>
+        <source>the GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>{layers}/{total} layers on {device}</source>
+        <translation>{layers}/{total} lapisan di {device}</translation>
+    </message>
+    <message>
+        <source>(stepped down from {layers})</source>
+        <translation>(diturunkan dari {layers})</translation>
+    </message>
+    <message>
+        <source>all {total} layers on the CPU</source>
+        <translation>semua {total} lapisan di CPU</translation>
+    </message>
+    <message>
+        <source>GPU offload</source>
+        <translation>Offload GPU</translation>
+    </message>
+    <message>
         <source>Last reply: complete</source>
         <translation>Balasan terakhir: selesai</translation>
     </message>

@@ -34,6 +34,8 @@ def test_json_multi_turn_from_stdin_reuses_the_cache(starter_model):
     assert len({r["conversation_id"] for r in records}) == 1
     for r in records:
         assert set(r["stats"]) >= {"prompt_tokens", "prompt_tokens_reused", "prompt_tokens_evaluated", "completion_tokens", "ttft_ms", "prefill_tokens_per_s", "decode_tokens_per_s", "total_ms", "rss_bytes"}
+    # Where the layers ran, beside the figures they explain: this build of llama.cpp has no GPU backend.
+    assert all(r["offload"]["layers"] == 0 and r["offload"]["layers_total"] == 31 and r["offload"]["reason"] == "this build runs on the CPU" for r in records)
     third = records[2]["stats"]
     assert third["prompt_tokens_reused"] > records[1]["stats"]["prompt_tokens"]
     assert third["prompt_tokens_evaluated"] <= 20

@@ -8,7 +8,7 @@ import typing
 
 from app.metrics import figures
 from app.metrics.panel import MetricsPanel
-from runtime.protocol import Device, GenerationStats, MetricsResult
+from runtime.protocol import Device, DeviceUse, GenerationStats, MetricsResult, OffloadReport
 
 METRICS = MetricsResult(rss_bytes=3 * 2**20, model_id="m", n_ctx=2048, kv_tokens_used=512, kv_bytes_used=2**21,
                         devices=[Device(name="GPU0", type="gpu", memory_total=2**30, memory_free=2**29)])
@@ -130,3 +130,20 @@ def test_at_the_default_width_every_figure_stays_beside_its_label(qtbot, english
     sentences = figures.FREE_TEXT_ROWS
     wrapped = [key for key, row in panel._rows.items() if key not in sentences and row.value.y() > 0]
     assert not wrapped, f"values under their label at {DEFAULT_WIDTH} px: {wrapped}"
+
+
+def test_the_offload_row_says_how_many_layers_are_on_which_device(qtbot, english):
+    """The loaded model's ModelLoadResult.offload, as runtime.metrics repeats it: layers, device, and a step-down."""
+    on_gpu = OffloadReport(requested=None, layers=28, layers_total=28, reason="all 28 layers fit",
+                           devices=[DeviceUse("Apple M2 GPU", "MTL0", 28, memory_total=16 * 2**30, memory_free=10 * 2**30, memory_used=2**30)])
+    row = {r.key: r for r in figures.rows(dataclasses.replace(METRICS, offload=on_gpu), None)}["offload"]
+    assert (row.label, row.value, row.section) == ("GPU offload", "28/28 layers on Apple M2 GPU", figures.MEMORY)
+    stepped = dataclasses.replace(on_gpu, layers=21, stepped_down_from=[28])
+    assert figures.offload_row(stepped).value == "21/28 layers on Apple M2 GPU (stepped down from 28)"
+    assert figures.offload_row(OffloadReport(None, 0, 31, reason="this build runs on the CPU")).value == "all 31 layers on the CPU"
+    assert "offload" not in {r.key for r in figures.rows(METRICS, None)}  # an older runtime: no row rather than a guess
+    panel = MetricsPanel()
+    qtbot.addWidget(panel)
+    panel.on_turn_finished(None, dataclasses.replace(METRICS, offload=on_gpu))
+    assert panel.value_of("offload") == "28/28 layers on Apple M2 GPU" and panel.label_of("offload") == "GPU offload"
+    assert panel.value_of("gpu:GPU0") == "512.0 MB of 1,024.0 MB"  # and the device's memory beside it

@@ -93,7 +93,9 @@ def test_a_stored_value_that_cannot_be_used_is_an_error_naming_the_model_and_fie
 
 def test_the_offload_words_map_to_layer_counts_in_one_place():
     assert [load_settings.offload_layers(w) for w in ("auto", "all", "off", "12")] == [None, -1, 0, 12]
-    assert [load_settings.offload_setting(n) for n in (-1, 0, 12)] == ["all", "off", "12"]
+    from app.cli.offload import gpu_layers  # the command line's --n-gpu-layers gives the stored words
+
+    assert [load_settings.offload_layers(gpu_layers(w)) for w in ("auto", "ALL", "off", "-1", "0", "12")] == [None, -1, 0, -1, 0, 12]
 
 
 def test_a_conversation_context_too_large_for_memory_is_said_before_the_reload(qtbot, config_dir, store_path, starter_model):

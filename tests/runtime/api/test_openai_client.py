@@ -13,6 +13,8 @@ def test_models_lists_the_loaded_model(served):
     models = served.openai().models.list()
     assert [m.id for m in models.data] == [MODEL_NAME]
     assert served.openai().models.retrieve(MODEL_NAME).id == MODEL_NAME
+    offload = models.data[0].model_extra["offload"]  # where its layers run: `lokal serve` loads with Auto
+    assert (offload["requested"], offload["layers"], offload["layers_total"], offload["reason"]) == (None, 0, 31, "this build runs on the CPU")
 
 
 def test_chat_non_streaming_reports_usage_and_length(served):

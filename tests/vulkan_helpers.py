@@ -1,0 +1,34 @@
+"""Runtimes on the Vulkan build of llama.cpp (.cache/vulkan-venv, built by scripts/dev.sh test), on Mesa's lavapipe:
+a Vulkan device that runs on the CPU, so the GPU path runs on machines without a GPU. The tests themselves run in
+the CPU .venv; only the runtime process they start uses the Vulkan build."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VULKAN_PYTHON_ENV = "LOKAL_VULKAN_PYTHON"
+
+
+def vulkan_python_path() -> str:
+    return os.environ.get(VULKAN_PYTHON_ENV) or str(ROOT / ".cache" / "vulkan-venv" / "bin" / "python")
+
+
+def vulkan_env(**extra: str) -> dict:
+    """This tree's code, and lavapipe as Vulkan device 0 (llama.cpp skips CPU-type Vulkan devices unless named)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), GGML_VK_VISIBLE_DEVICES="0")
+    env.update(extra)
+    return env
+
+
+def vulkan_command(python: str) -> list[str]:
+    return [python, "-m", "runtime"]
+
+
+def start_vulkan_runtime(python: str, **env: str):
+    from runtime.client import RuntimeClient
+
+    client = RuntimeClient(command=vulkan_command(python), env=vulkan_env(**env))
+    client.initialize("pytest-vulkan")
+    return client
