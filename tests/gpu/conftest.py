@@ -15,7 +15,7 @@ from vulkan_helpers import start_vulkan_runtime, vulkan_python_path
 def vulkan_python() -> str:
     python = vulkan_python_path()
     if not os.access(python, os.X_OK):
-        pytest.fail(f"no Vulkan build of llama.cpp at {python}: build it with `bash scripts/dev.sh test` (once; it is cached)", pytrace=False)
+        pytest.fail(f"no Vulkan build of llama.cpp at {python}: build it with `bash scripts/build-vulkan.sh` (once, about 20 minutes; it is cached)", pytrace=False)
     return python
 
 
