@@ -29,7 +29,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.chat import export, history
 from app.chat.conversation_model import ConversationListModel
 from app.chat.message_model import MessageListModel
-from app.models.session import ModelSession
+from app.models.session import ModelChoice, ModelSession
 from app.runtime_link import Call, RuntimeLink
 from app.storage import store as st
 from app.storage.store import Conversation, Store, StoreUnavailable
@@ -364,7 +364,7 @@ class ChatController(QObject):
     def _history(self, settings: "ConversationSettings") -> list[ChatMessage]:
         """The system prompt and the part of the conversation that can reach the model (app/chat/history.py)."""
         conv = self.current
-        limit = history.most_kept(settings.n_ctx) if self.local_replies else history.REMOTE_LIMIT
+        limit = history.most_kept(self._context_size(settings)) if self.local_replies else history.REMOTE_LIMIT
         count = self._stored(lambda: self.store.message_count(conv.id))
         start = history.send_from(count, limit) if count is not None else 0
         shown = self.messages.messages
@@ -380,6 +380,13 @@ class ChatController(QObject):
         out = [ChatMessage("system", conv.system_prompt)] if conv.system_prompt.strip() else []
         out += [ChatMessage(role, content) for role, content, state in turns if not (role == "assistant" and state == st.FAILED and not content)]
         return out
+
+    def _context_size(self, settings: "ConversationSettings") -> int:
+        """The context the reply runs in: the model's as loaded for this conversation (ensure_context), else the conversation's own."""
+        wanted = self.models.wanted
+        if wanted is not None:
+            return wanted.n_ctx
+        return settings.n_ctx or ModelChoice.n_ctx
 
     def _start_reply(self) -> None:
         conv = self.current

@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.models.local_model import LocalModels
 from app.models.session import ModelChoice, ModelSession
+from runtime.gguf.reader import GGUFError
 from runtime.models import drafts, load_settings
 from runtime.models.drafts import DraftOption
 from runtime.models.load_settings import LoadSettings
@@ -126,9 +127,17 @@ class ModelLoader(QObject):
 
 
 def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[str, int]], same_file: list[str]) -> Prepared:
-    """Work a load out (on the worker thread): settings, context, draft model."""
+    """Work a load out (on the worker thread): settings, context, draft model.
+
+    A file this cannot read as a model (missing, not a GGUF) is still asked of the runtime as it is: its
+    model.load refuses it in the words it uses for any file (shown as "Could not load …"), and the loaded
+    model stays. Only a stored setting that cannot be used is the loader's own problem (SettingsError)."""
+    try:
+        header = header_of(path)
+    except (GGUFError, OSError) as exc:
+        log.info("%s is not a readable model file (%s): the runtime's load will say why", path, exc)
+        return Prepared(ModelChoice(path=path), LoadSettings(), candidates=sorted(candidates))
     settings = load_settings.read_for(path)
-    header = header_of(path)
     model_n_ctx = settings.n_ctx or load_settings.default_context(header, settings.type_k, settings.type_v)
     n_ctx, capped_from = model_n_ctx, None
     if conversation_n_ctx:
