@@ -364,12 +364,13 @@ class Store:
     def messages(self, conversation_id: str, *, since: int = 0, before: int | None = None, newest: int | None = None) -> list[Message]:
         """The conversation's messages in order: those at position `since` or later and before `before`; only
         the `newest` of them if given (a long conversation is read a part at a time, by its index on position)."""
-        where = "conversation_id = ? AND position >= ?" + (" AND position < ?" if before is not None else "")
-        args: tuple = (conversation_id, since) + ((before,) if before is not None else ())
+        args = (conversation_id, since, before if before is not None else 2**63 - 1)  # SQLite's largest integer: no upper bound
         if newest is None:
-            rows = self._db.execute(f"SELECT * FROM messages WHERE {where} ORDER BY position", args).fetchall()
+            rows = self._db.execute("SELECT * FROM messages WHERE conversation_id = ? AND position >= ? AND position < ? ORDER BY position", args).fetchall()
         else:
-            rows = self._db.execute(f"SELECT * FROM messages WHERE {where} ORDER BY position DESC LIMIT ?", (*args, newest)).fetchall()[::-1]
+            rows = self._db.execute(
+                "SELECT * FROM messages WHERE conversation_id = ? AND position >= ? AND position < ? ORDER BY position DESC LIMIT ?", (*args, newest)
+            ).fetchall()[::-1]
         return [self._with_deferred(_message(r)) for r in rows]
 
     @_guarded
