@@ -169,7 +169,7 @@ async def get_model(request: web.Request) -> web.Response:
     return web.json_response(model_object(backend, requested))
 
 
-async def read_request(request: web.Request, cls: type[schema._Body]) -> schema._Body:
+async def read_request(request: web.Request, cls: type[schema.Request]) -> schema.Request:
     """The request's body, decoded and validated; a large one on a worker thread (INLINE_BODY_BYTES)."""
     raw = await request.read()  # HTTPRequestEntityTooLarge past client_max_size
     if len(raw) <= INLINE_BODY_BYTES:
@@ -177,7 +177,7 @@ async def read_request(request: web.Request, cls: type[schema._Body]) -> schema.
     return await asyncio.to_thread(parse_body, cls, raw)
 
 
-def parse_body(cls: type[schema._Body], raw: bytes) -> schema._Body:
+def parse_body(cls: type[schema.Request], raw: bytes) -> schema.Request:
     data = decode_body(raw, check_message_count if cls is schema.ChatCompletionRequest else None)
     return schema.parse(cls, data)
 
@@ -238,6 +238,7 @@ def _chat_options(params: ChatGenerateParams, body: schema.ChatCompletionRequest
     if fmt is not None and fmt.type == "json_object":
         params.json_schema = ANY_OBJECT
     elif fmt is not None and fmt.type == "json_schema":
+        assert fmt.json_schema is not None  # ChatCompletionRequest.check_supported refused a json_schema without one
         params.json_schema = fmt.json_schema.schema_  # checked by constraints.check, so an error names the request's field
     params.tools = [ToolSpec(t.function.name, t.function.description or "", t.function.parameters or {}) for t in body.tools or []]
     choice = body.tool_choice

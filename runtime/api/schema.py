@@ -10,11 +10,12 @@ accepted; those that would and are not supported are refused by name.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from runtime.api.errors import ApiError, bad_request
+from runtime.protocol import Role
 
 Number = Annotated[float, Field(strict=True, allow_inf_nan=False)]
 
@@ -56,7 +57,7 @@ class Message(_Body):
             return self.content
         return "".join(part.text for part in self.content)
 
-    def runtime_role(self) -> str:
+    def runtime_role(self) -> Role:
         return "system" if self.role == "developer" else self.role  # "developer" is OpenAI's newer name for system
 
 
@@ -135,6 +136,9 @@ class _Sampling(_Body):
     metadata: Optional[dict[str, Any]] = None
     service_tier: Optional[StrictStr] = None
     cache_prompt: Optional[StrictBool] = None
+
+    def requested_max_tokens(self) -> int | None:
+        return self.max_tokens
 
     def seed_in_range(self) -> int | None:
         return None if self.seed is None else self.seed % SEED_RANGE
@@ -219,9 +223,6 @@ class CompletionRequest(_Sampling):
             raise bad_request("prompt: one prompt per request (a list must hold exactly one string)", param="prompt")
         return self.prompt[0]
 
-    def requested_max_tokens(self) -> int | None:
-        return self.max_tokens
-
     def check_supported(self) -> None:
         super().check_supported()
         if self.echo:
@@ -230,7 +231,10 @@ class CompletionRequest(_Sampling):
             raise bad_request("suffix (fill-in-the-middle) is not supported by this server", param="suffix")
 
 
-def parse(cls: type[_Body], data: object) -> _Body:
+Request = TypeVar("Request", bound=_Sampling)
+
+
+def parse(cls: type[Request], data: object) -> Request:
     """Validate a decoded JSON body; ApiError 400 naming the first bad field."""
     if cls is CompletionRequest and isinstance(data, dict):
         for name in ("response_format", "tools", "tool_choice"):

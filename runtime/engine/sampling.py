@@ -118,7 +118,7 @@ class SamplingConfig:
 
 def _softmax(scores: np.ndarray, temperature: float) -> np.ndarray:
     # float32 over the whole vocabulary (exp of 152k floats: 0.13 ms instead of 0.26), float64 over a cut.
-    dtype = np.float32 if len(scores) > CHOOSE_BLOCK else np.float64
+    dtype: type[np.floating] = np.float32 if len(scores) > CHOOSE_BLOCK else np.float64
     x = scores.astype(dtype) * dtype(1.0 / temperature)
     x -= x.max()
     np.exp(x, out=x)
@@ -404,7 +404,7 @@ class Sampler:
         prefix["id"][:-1], prefix["logit"][:-1] = chosen, row[chosen]
         prefix["id"][-1], prefix["logit"][-1] = chosen[0], top + np.log(max(total - kept, 1e-30))
         array = self._array
-        array.data = prefix.ctypes.data_as(llama_cpp.llama_token_data_p)
+        array.data = prefix.ctypes.data_as(llama_cpp.llama_token_data_p)  # type: ignore[assignment]  # POINTER field, see _apply
         array.size, array.selected, array.sorted = len(prefix), -1, True
         llama_cpp.llama_sampler_apply(self._top_p, ctypes.byref(array))
         if array.size >= len(prefix):  # the stand-in would be kept (rounding at the edge): the whole vocabulary after all
@@ -422,13 +422,14 @@ class Sampler:
         if not sampler or len(candidates) == 0:
             return candidates
         array = self._array
-        array.data = candidates.ctypes.data_as(llama_cpp.llama_token_data_p)
+        # llama_cpp annotates `data` as an array, but the field is a POINTER(llama_token_data), as in llama.h.
+        array.data = candidates.ctypes.data_as(llama_cpp.llama_token_data_p)  # type: ignore[assignment]
         array.size = len(candidates)
         array.selected = -1
         array.sorted = False
         llama_cpp.llama_sampler_apply(sampler, ctypes.byref(array))
         # The samplers move the rows they keep to the front; none swaps the data pointer.
-        assert ctypes.addressof(array.data.contents) == candidates.ctypes.data
+        assert ctypes.addressof(array.data.contents) == candidates.ctypes.data  # type: ignore[attr-defined]  # a POINTER, as above
         return candidates[: array.size]
 
     def _apply_grammar(self, candidates: np.ndarray) -> np.ndarray:

@@ -256,9 +256,10 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
 
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
         """A str method that can grow a string, checked before it runs (called wherever a template reads one)."""
-        if not isinstance(value, (types.MethodType, types.BuiltinMethodType)) or not isinstance(getattr(value, "__self__", None), str):
+        s = getattr(value, "__self__", None)
+        if not isinstance(value, (types.MethodType, types.BuiltinMethodType)) or not isinstance(s, str):
             return super().wrap_str_format(value)
-        s, name = value.__self__, value.__name__
+        name = value.__name__
         if name in ("format", "format_map"):
             return self._bounded_format(s, value)
         if name == "join":
@@ -278,7 +279,7 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
             if method.__name__ == "format_map":
                 if kwargs or len(args) != 1:
                     raise TypeError("format_map() takes exactly one argument")
-                args, kwargs = (), args[0]
+                kwargs, args = args[0], ()
             return type(s)(_BoundedFormatter(self).vformat(s, args, kwargs))
 
         return functools.update_wrapper(formatted, method)

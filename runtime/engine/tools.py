@@ -315,7 +315,7 @@ def _parse_bare(text: str, declared: DeclaredTools) -> list[ToolCall] | None:
     except ValueError:
         return None
     items = data if isinstance(data, list) else [data]
-    calls = [_call_from(item, "arguments") for item in items]
+    calls = _every([_call_from(item, "arguments") for item in items])
     return calls if calls and all(declared.allow(c) for c in calls) else None
 
 
@@ -369,14 +369,19 @@ def _parse_leading(text: str, fmt: str) -> list[ToolCall] | None:
         except ValueError:
             return None
         items = data if isinstance(data, list) else [data]
-        calls = [_call_from(item, "arguments") for item in items]
-        return calls if calls and all(calls) else None
+        return _every([_call_from(item, "arguments") for item in items]) or None
     # Llama 3: one call, or several separated by ";" (as its template documents).
     whole = _parse_call(text, "parameters")
     if whole is not None:
         return [whole]
-    calls = [_parse_call(part.strip(), "parameters") for part in text.split(";")]
-    return calls if len(calls) > 1 and all(calls) else None
+    calls = _every([_parse_call(part.strip(), "parameters") for part in text.split(";")])
+    return calls if calls is not None and len(calls) > 1 else None
+
+
+def _every(calls: list[ToolCall | None]) -> list[ToolCall] | None:
+    """The calls, if each one parsed (None if one did not)."""
+    parsed = [call for call in calls if call is not None]
+    return parsed if len(parsed) == len(calls) else None
 
 
 def split_reply(text: str, fmt: str, tools: Sequence[ToolSpec | str] = ()) -> tuple[str, list[ToolCall]]:

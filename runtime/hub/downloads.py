@@ -58,7 +58,7 @@ from runtime.hub.errors import TransientError, disk_full, from_exception
 from runtime.hub.quants import find_level, incomplete_split
 from runtime.hub.repo import list_repo
 from runtime.hub.speed import SpeedMeter, eta_seconds
-from runtime.protocol import DownloadInfo, DownloadStartParams, ErrorCode, RpcError
+from runtime.protocol import DownloadInfo, DownloadStartParams, DownloadState, ErrorCode, RpcError
 
 log = logging.getLogger("lokal.hub.downloads")
 
@@ -110,7 +110,7 @@ class Download:
         self.quant: str = record.get("quant", "")
         self.files = [PlannedFile(**f) for f in record["files"]]
         _check_names(self.repo, self.revision, self.commit, self.files)  # a saved record is read back through the same check
-        self.state: str = record.get("state", "paused")
+        self.state: DownloadState = record.get("state", "paused")
         self.error: str | None = record.get("error")
         self.error_code: int | None = record.get("error_code")
         self.paths: list[str] = record.get("paths", [])
@@ -449,7 +449,8 @@ class _Digest:
         self.length += len(data)
 
     def reset(self) -> None:
-        self.__init__()
+        self.sha = hashlib.sha256()
+        self.length = 0
 
     @classmethod
     def of_file(cls, path: Path, length: int) -> "_Digest":

@@ -55,12 +55,12 @@ class RangeStream:
                 elif response.status_code == 200:
                     # The server ignored the range: take what we asked for from the whole body, then hang up.
                     self.total_size = int(response.headers.get("Content-Length") or 0) or None
-                    data = bytearray()
+                    whole = bytearray()
                     for chunk in response.iter_bytes():
-                        data += chunk
-                        if len(data) > end:
+                        whole += chunk
+                        if len(whole) > end:
                             break
-                    data = bytes(data[start : end + 1])
+                    data = bytes(whole[start : end + 1])
                 else:
                     raise TransientError(f"unexpected HTTP {response.status_code} for a range request")
         except httpx2.TransportError as exc:

@@ -52,8 +52,8 @@ class StateHeader:
 
 def checksum(tokens: np.ndarray, state: np.ndarray) -> str:
     h = xxhash.xxh3_128()
-    h.update(memoryview(np.ascontiguousarray(tokens, dtype="<i4")).cast("B"))
-    h.update(memoryview(state).cast("B"))
+    h.update(np.ascontiguousarray(tokens, dtype="<i4").data.cast("B"))
+    h.update(state.data.cast("B"))
     return h.hexdigest()
 
 
@@ -83,8 +83,8 @@ def write(
         with open(tmp, "wb") as f:
             f.write(_PRELUDE.pack(MAGIC, len(header), xxhash.xxh3_64_intdigest(header)))
             f.write(header)
-            f.write(memoryview(tokens).cast("B"))
-            f.write(memoryview(state).cast("B"))
+            f.write(tokens.data.cast("B"))
+            f.write(state.data.cast("B"))
         published = publish(tmp, path, size)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -139,7 +139,7 @@ def read_state(path: Path, expected_tag: dict) -> tuple[np.ndarray, np.ndarray]:
         if header.tag != expected_tag:
             raise StateFileError("saved for another model or settings")
         state = np.empty(header.state_bytes, dtype=np.uint8)
-        if f.readinto(memoryview(state)) != header.state_bytes:
+        if f.readinto(state.data) != header.state_bytes:
             raise StateFileError("file ends inside its state")
     if checksum(tokens, state) != header.checksum:
         raise StateFileError("checksum mismatch: the file is corrupted")

