@@ -70,6 +70,7 @@ def main(argv: list[str]) -> int:
     tighten_own_folders()  # before the store opens: an older Lokal's 0644 database becomes private first
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
     app = QApplication.instance() or QApplication(sys.argv[:1] + list(argv))
+    assert isinstance(app, QApplication)  # ours, or pytest-qt's in the tests: never a bare QCoreApplication
     app.setApplicationName("Lokal")
     app.setOrganizationName("Lokal")
     app.setDesktopFileName("lokal")

@@ -101,7 +101,7 @@ class SingleInstance(QObject):
     def _on_request(self, socket: QLocalSocket) -> None:
         if not socket.canReadLine():
             return
-        if bytes(socket.readLine()) == RAISE_REQUEST:
+        if socket.readLine().data() == RAISE_REQUEST:
             log.info("a second launch asked this window to come to the front")
             self.sig_raise_requested.emit()
             socket.write(RAISED_REPLY)
@@ -129,7 +129,7 @@ def ask_first_instance_to_raise(data_dir: Path) -> bool:
         socket.flush()
         confirmed = False
         while not confirmed and socket.waitForReadyRead(REPLY_TIMEOUT_MS):
-            confirmed = socket.canReadLine() and bytes(socket.readLine()) == RAISED_REPLY
+            confirmed = socket.canReadLine() and socket.readLine().data() == RAISED_REPLY
         socket.disconnectFromServer()
         return confirmed
     return False

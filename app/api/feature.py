@@ -58,6 +58,7 @@ class ApiFeature:
             return
         if self.window.session.wanted is None:
             self.window.show_banner(Api.tr("Load a model first: the API serves the model the window has loaded."))
+            assert self.panel is not None  # the sender of this signal
             self.panel.toggle.setChecked(False)
             return
         self.server.start()

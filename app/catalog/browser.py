@@ -4,6 +4,8 @@ signals and forwards clicks; the runtime does the work."""
 
 from __future__ import annotations
 
+import typing
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,7 +26,7 @@ from PySide6.QtWidgets import (
 from app.catalog.table_model import PayloadRole, QuantModel, RepoModel
 from app.catalog.service import CatalogService
 from app.ui.accessibility import described
-from runtime.protocol import CatalogEntry, HubQuantsResult, HubRepo
+from runtime.protocol import CatalogEntry, HubQuantsResult, HubRepo, KvType
 
 
 class ModelBrowserDialog(QDialog):
@@ -48,7 +50,8 @@ class ModelBrowserDialog(QDialog):
         self.level_view = _table(self.levels)
         self.n_ctx = QSpinBox(minimum=512, maximum=1_048_576, singleStep=1024, value=4096)
         self.kv_type = QComboBox()
-        self.kv_type.addItems(["f16", "q8_0", "q4_0"])
+        for kind in typing.get_args(KvType):
+            self.kv_type.addItem(kind, kind)
         self.repo_label = QLabel(self.tr("Pick a model on the left."))
         self.repo_label.setWordWrap(True)
         self.draft_label = QLabel("")
@@ -141,15 +144,15 @@ class ModelBrowserDialog(QDialog):
             self.service.draft_check(repo, draft)
         self.levels.set_rows([])
         self.download_button.setEnabled(False)
-        self._request_quants()
+        self._request_quants(repo)
 
     def _on_fit_settings_changed(self, *_args) -> None:
         if self._repo:
-            self._request_quants()
+            self._request_quants(self._repo)
 
-    def _request_quants(self) -> None:
-        self.status.setText(self.tr("Reading {repo}: files, and one GGUF header for the fit check…").format(repo=self._repo))
-        self.service.quants(self._repo, self.n_ctx.value(), self.kv_type.currentText())
+    def _request_quants(self, repo: str) -> None:
+        self.status.setText(self.tr("Reading {repo}: files, and one GGUF header for the fit check…").format(repo=repo))
+        self.service.quants(repo, self.n_ctx.value(), self.kv_type.currentData())
 
     def _on_quants(self, result: HubQuantsResult) -> None:
         if result.repo != self._repo:
@@ -179,7 +182,7 @@ class ModelBrowserDialog(QDialog):
 
     def _on_download_update(self, info) -> None:
         if info.repo == self._repo and info.state == "done":
-            self._request_quants()  # its "downloaded" mark
+            self._request_quants(info.repo)  # its "downloaded" mark
 
     def _on_draft_check(self, target: str, draft: str, result) -> None:
         if target != self._repo:

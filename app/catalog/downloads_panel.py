@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -17,14 +16,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.catalog.table_model import DownloadsModel, ProgressRole
+from app.catalog.table_model import DownloadsModel, Index, ProgressRole
 from app.catalog.service import CatalogService
 
 PROGRESS_COLUMN = 2
 
 
 class ProgressDelegate(QStyledItemDelegate):
-    def paint(self, painter, option, index: QModelIndex) -> None:
+    def paint(self, painter, option, index: Index) -> None:
         bar = QStyleOptionProgressBar()
         bar.rect = option.rect.adjusted(2, 2, -2, -2)
         bar.minimum, bar.maximum = 0, 100

@@ -21,6 +21,7 @@ from runtime.protocol import (
     HubQuantsResult,
     HubSearchParams,
     HubSearchResult,
+    KvType,
     ModelRef,
     RpcError,
 )
@@ -54,7 +55,7 @@ class CatalogService(QObject):
             self._error(self.tr("Search for “{query}”").format(query=query)), SEARCH_TIMEOUT_MS,
         )
 
-    def quants(self, repo: str, n_ctx: int = 4096, kv_type: str = "f16") -> None:
+    def quants(self, repo: str, n_ctx: int = 4096, kv_type: KvType = "f16") -> None:
         self._quants_repo = repo
 
         def done(quants: HubQuantsResult) -> None:

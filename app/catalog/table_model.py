@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
@@ -39,6 +39,11 @@ def human_eta(seconds: float | None) -> str:
     return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m" if seconds >= 3600 else f"{seconds // 60}m {seconds % 60:02d}s"
 
 
+def _texts(*texts: object) -> tuple[str, ...]:
+    """Column titles marked for translation: QT_TRANSLATE_NOOP returns its text, which PySide6's stubs type `object`."""
+    return cast(tuple[str, ...], texts)
+
+
 class _Table(QAbstractTableModel):
     headers: tuple[str, ...] = ()
 
@@ -69,7 +74,7 @@ class _Table(QAbstractTableModel):
 class RepoModel(_Table):
     """Catalog entries or search results: one repository per row."""
 
-    headers = (QT_TRANSLATE_NOOP("Catalog", "Repository"), QT_TRANSLATE_NOOP("Catalog", "Size"), QT_TRANSLATE_NOOP("Catalog", "Draft partner / downloads"))
+    headers = _texts(QT_TRANSLATE_NOOP("Catalog", "Repository"), QT_TRANSLATE_NOOP("Catalog", "Size"), QT_TRANSLATE_NOOP("Catalog", "Draft partner / downloads"))
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -92,7 +97,7 @@ class RepoModel(_Table):
 class QuantModel(_Table):
     """A repository's quantization levels with their size and fit badge."""
 
-    headers = (
+    headers = _texts(
         QT_TRANSLATE_NOOP("Catalog", "Level"), QT_TRANSLATE_NOOP("Catalog", "Size"), QT_TRANSLATE_NOOP("Catalog", "Fit"),
         QT_TRANSLATE_NOOP("Catalog", "Memory needed"), "",
     )
@@ -126,7 +131,7 @@ class QuantModel(_Table):
 class DownloadsModel(_Table):
     """One row per download, updated in place from progress notifications."""
 
-    headers = (
+    headers = _texts(
         QT_TRANSLATE_NOOP("Catalog", "Model"), QT_TRANSLATE_NOOP("Catalog", "File"), QT_TRANSLATE_NOOP("Catalog", "Progress"),
         QT_TRANSLATE_NOOP("Catalog", "Speed"), QT_TRANSLATE_NOOP("Catalog", "Time left"), QT_TRANSLATE_NOOP("Catalog", "State"),
     )

@@ -212,6 +212,7 @@ def run_pull(args: argparse.Namespace) -> int:
             return EXIT_INTERRUPTED
         bar.close()
         last = pull.last
+        assert last is not None  # `finished` is set with it
         if last.state == "done":
             if pull.waited:
                 print("done after waiting for another process's download of the same file", file=sys.stderr)

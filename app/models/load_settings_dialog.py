@@ -11,6 +11,7 @@ import os
 import typing
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from app.ui.accessibility import describe_buttons
@@ -58,11 +59,13 @@ class LoadSettingsDialog(QDialog):
         self.draft = QComboBox()
         self.draft.addItem(self.tr("Auto (the smallest compatible model on disk)"), "auto")
         self.draft.addItem(self.tr("None"), "none")
+        items = self.draft.model()
+        assert isinstance(items, QStandardItemModel)  # a QComboBox's own model, whose items can be turned off
         for option in draft_options:
             self.draft.addItem(os.path.basename(option.path), option.path)
             index = self.draft.count() - 1
             if not option.compatible:
-                self.draft.model().item(index).setEnabled(False)
+                items.item(index).setEnabled(False)
                 self.draft.setItemData(index, "; ".join(option.reasons), Qt.ItemDataRole.ToolTipRole)  # why it cannot draft
         chosen = self.draft.findData(settings.draft)
         if chosen < 0:  # a file that is not on the list (any more): keep it, named by its path

@@ -86,6 +86,7 @@ class ModelLoader(QObject):
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def _work(self, ticket: int, path: str, conversation_n_ctx, candidates, same_file) -> None:
+        outcome: Prepared | Exception
         try:
             outcome = prepare(path, conversation_n_ctx, candidates, same_file)
         except Exception as exc:  # a settings error names its field; anything else is said as it is

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Callable, Optional
 
 from PySide6.QtCore import QObject, Signal
 
 from app.runtime_link import RuntimeLink
-from runtime.protocol import ErrorCode, MetricsResult, ModelLoadParams, ModelLoadResult, RpcError
+from runtime.protocol import ErrorCode, KvType, MetricsResult, ModelLoadParams, ModelLoadResult, RpcError
 
 LOAD_TIMEOUT_MS = 10 * 60_000
 
@@ -21,19 +22,16 @@ class ModelChoice:
     path: str
     n_ctx: int = 4096
     n_gpu_layers: Optional[int] = None  # None: Auto, as many layers on the GPU as fit (ModelLoadParams.n_gpu_layers)
-    type_k: str = "f16"
-    type_v: str = "f16"
+    type_k: KvType = "f16"
+    type_v: KvType = "f16"
     n_threads: Optional[int] = None
     n_seq: int = 4
     draft_path: Optional[str] = None
     model_n_ctx: Optional[int] = None  # the context the model's load settings give, for a conversation that sets none
 
     def params(self) -> ModelLoadParams:
-        fields = dict(path=self.path, n_ctx=self.n_ctx, type_k=self.type_k, type_v=self.type_v, n_threads=self.n_threads,
-                      n_seq=self.n_seq, draft_path=self.draft_path)
-        if self.n_gpu_layers is not None:
-            fields["n_gpu_layers"] = self.n_gpu_layers
-        return ModelLoadParams(**fields)
+        return ModelLoadParams(path=self.path, n_ctx=self.n_ctx, n_gpu_layers=self.n_gpu_layers, type_k=self.type_k, type_v=self.type_v,
+                               n_threads=self.n_threads, n_seq=self.n_seq, draft_path=self.draft_path)
 
 
 class ModelSession(QObject):
@@ -94,8 +92,8 @@ class ModelSession(QObject):
         self.link.call(
             "model.load",
             params,
-            on_result=lambda result, c=choice: self._on_loaded(c, result),
-            on_error=lambda error, c=choice: self._on_load_failed(c, error),
+            on_result=functools.partial(self._on_loaded, choice),
+            on_error=functools.partial(self._on_load_failed, choice),
             timeout_ms=LOAD_TIMEOUT_MS,
             first=first,
         )
@@ -123,7 +121,7 @@ class ModelSession(QObject):
         previous = self._previous
         self.wanted = previous
         self._verifying = True
-        self.link.call("runtime.metrics", None, on_result=lambda m, p=previous: self._after_failure(m, p), on_error=lambda _e: self._end_verify(), timeout_ms=10_000)
+        self.link.call("runtime.metrics", None, on_result=lambda m: self._after_failure(m, previous), on_error=lambda _e: self._end_verify(), timeout_ms=10_000)
 
     def _after_failure(self, metrics: MetricsResult, previous: ModelChoice | None) -> None:
         self._verifying = False

@@ -69,8 +69,13 @@ class StarterFetch(QObject):
         if self.process is not None:
             self.process.kill()
 
+    def _started(self) -> QProcess:
+        """The fetch's process: the slots that read it are its own signals', so start() made it."""
+        assert self.process is not None
+        return self.process
+
     def _on_stdout(self) -> None:
-        self._buffer += bytes(self.process.readAllStandardOutput())
+        self._buffer += self._started().readAllStandardOutput().data()
         *lines, self._buffer = self._buffer.split(b"\n")
         for line in lines:
             try:
@@ -87,7 +92,7 @@ class StarterFetch(QObject):
                 self._error = event["error"]
 
     def _on_stderr(self) -> None:
-        self._stderr = (self._stderr + bytes(self.process.readAllStandardError()))[-2000:]
+        self._stderr = (self._stderr + self._started().readAllStandardError().data())[-2000:]
 
     def _on_finished(self, code: int, _status) -> None:
         self._on_stdout()
@@ -98,7 +103,7 @@ class StarterFetch(QObject):
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
         if error == QProcess.ProcessError.FailedToStart:  # no finished signal follows this one
-            self.sig_failed.emit(self.tr("could not fetch the starter model: {reason}").format(reason=self.process.errorString()))
+            self.sig_failed.emit(self.tr("could not fetch the starter model: {reason}").format(reason=self._started().errorString()))
 
     def _failure_reason(self, code: int) -> str:
         if self._error:

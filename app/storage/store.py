@@ -37,7 +37,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
@@ -102,7 +102,8 @@ class SchemaTooNew(RuntimeError):
 StoreFaults = Context("StoreFaults")
 
 # What each kind of fault means to the user, and what they can do about it (translated when shown).
-FAULTS = {
+# (QT_TRANSLATE_NOOP returns its text; PySide6's stubs type it `object`.)
+FAULTS = cast(dict[str, tuple[str, str]], {
     "locked": (
         QT_TRANSLATE_NOOP("StoreFaults", "Your conversations database is in use by another program (the database is locked)."),
         QT_TRANSLATE_NOOP("StoreFaults", "Close any other program that has it open (a backup or sync tool, or another copy of Lokal), then retry."),
@@ -128,7 +129,7 @@ FAULTS = {
         QT_TRANSLATE_NOOP("StoreFaults", "Quit and start Lokal again: it keeps the damaged file aside, with everything it holds, and starts a new one."),
     ),
     "unknown": (QT_TRANSLATE_NOOP("StoreFaults", "Lokal could not use its conversations database."), QT_TRANSLATE_NOOP("StoreFaults", "Retry; if it keeps failing, the log folder (Help menu) has the details.")),
-}
+})
 
 
 class StoreUnavailable(RuntimeError):
@@ -407,7 +408,8 @@ class Store:
                 (conversation_id, position, role, content, state, now, model),
             )
             self._db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
-        return Message(int(cur.lastrowid), conversation_id, position, role, content, state, None, now, model)
+        assert cur.lastrowid is not None  # an INSERT's row
+        return Message(cur.lastrowid, conversation_id, position, role, content, state, None, now, model)
 
     def update_message(self, message_id: int, *, content: str | None = None, state: str | None = None, stats: dict | None = None) -> None:
         """Set a message's fields. If the database refuses the write, it is kept and retried: see retry_deferred."""
