@@ -256,8 +256,8 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
 
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
         """A str method that can grow a string, checked before it runs (called wherever a template reads one)."""
-        s = getattr(value, "__self__", None)
-        if not isinstance(value, (types.MethodType, types.BuiltinMethodType)) or not isinstance(s, str):
+        s = value.__self__ if isinstance(value, (types.MethodType, types.BuiltinMethodType)) else None
+        if not isinstance(s, str):
             return super().wrap_str_format(value)
         name = value.__name__
         if name in ("format", "format_map"):
