@@ -70,7 +70,7 @@ class StarterFetch(QObject):
             self.process.kill()
 
     def _started(self) -> QProcess:
-        """The fetch's process: the slots that read it are its own signals', so start() made it."""
+        """The fetch's process: only its own signals call the slots that read it, so start() has made it."""
         assert self.process is not None
         return self.process
 
