@@ -32,6 +32,7 @@ from app.chat.message_model import MessageListModel
 from app.models.session import ModelChoice, ModelSession
 from app.runtime_link import Call, RuntimeLink
 from app.storage import store as st
+from app.storage.reply_record import ReplyRecord
 from app.storage.store import Conversation, Store, StoreUnavailable
 from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, RpcError
 
@@ -463,19 +464,18 @@ class ChatController(QObject):
         if not self._in_progress(reply):
             return
         state = st.STOPPED if outcome.finish_reason == "cancelled" else st.COMPLETE
-        stats = {**dataclasses.asdict(outcome.stats), "finish_reason": outcome.finish_reason}
-        self._end_reply(reply, state, stats, text=outcome.text)
+        self._end_reply(reply, state, ReplyRecord(outcome.stats, outcome.finish_reason), text=outcome.text)
 
     def _on_reply_error(self, reply: Reply, error: RpcError) -> None:
         if not self._in_progress(reply):
             return
         if error.code == ErrorCode.RUNTIME_DIED:
-            self._end_reply(reply, st.INTERRUPTED, {"error": "the runtime stopped during this reply"})
+            self._end_reply(reply, st.INTERRUPTED, ReplyRecord(error="the runtime stopped during this reply"))
         else:
-            self._end_reply(reply, st.FAILED, {"error": error.message})
+            self._end_reply(reply, st.FAILED, ReplyRecord(error=error.message))
             self.sig_error.emit(error.message)
 
-    def _end_reply(self, reply: Reply, state: str, stats: dict | None, text: str | None = None) -> None:
+    def _end_reply(self, reply: Reply, state: str, record: ReplyRecord | None, text: str | None = None) -> None:
         if not self._in_progress(reply):
             return
         self._flush(reply)
@@ -484,11 +484,11 @@ class ChatController(QObject):
             self._flush_timer.stop()
             self._checkpoint_timer.stop()
         final = text if text is not None else reply.text
-        self.store.update_message(reply.message_id, content=final, state=state, stats=stats)  # kept and retried if refused
+        self.store.update_message(reply.message_id, content=final, state=state, record=record)  # kept and retried if refused
         self._stored(lambda: self.store.update_conversation(reply.conversation_id, touch=True))
         row = self._visible_row(reply)
         if row >= 0:
-            self.messages.update(row, content=final, state=state, stats=stats)
+            self.messages.update(row, content=final, state=state, record=record)
         self._refresh_conversation(reply.conversation_id)
         finished = self._stored(lambda: self.store.message(reply.message_id))
         if self.current is not None and self.current.id == reply.conversation_id:  # the conversation on screen

@@ -13,7 +13,7 @@ MessageRole = Qt.ItemDataRole.UserRole + 10
 ContentRole = Qt.ItemDataRole.UserRole + 11
 StateRole = Qt.ItemDataRole.UserRole + 12
 SpeakerRole = Qt.ItemDataRole.UserRole + 13
-StatsRole = Qt.ItemDataRole.UserRole + 14
+RecordRole = Qt.ItemDataRole.UserRole + 14  # the reply's ReplyRecord (figures, finish reason, error)
 
 
 class MessageListModel(QAbstractListModel):
@@ -36,8 +36,8 @@ class MessageListModel(QAbstractListModel):
             return msg.state
         if role == SpeakerRole:
             return msg.role
-        if role == StatsRole:
-            return msg.stats
+        if role == RecordRole:
+            return msg.record
         return None
 
     @property

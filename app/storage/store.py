@@ -42,6 +42,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from app.ui.language import Context
+from app.storage.reply_record import ReplyRecord, from_stored, to_stored
 from runtime.paths import data_dir
 from runtime.private_files import create_private_file, tighten_file
 
@@ -243,9 +244,23 @@ class Message:
     role: str
     content: str
     state: str = COMPLETE
-    stats: dict[str, Any] | None = None
+    record: ReplyRecord | None = None  # a reply's figures, finish reason or error (the `stats` column: reply_record.py)
     created_at: float = 0.0
     model: str = ""
+
+
+@dataclass
+class _PendingUpdate:
+    """A message update the database has not taken yet: the newest value of each field (None: unchanged)."""
+
+    content: str | None = None
+    state: str | None = None
+    record: ReplyRecord | None = None
+
+    def merge(self, content: str | None, state: str | None, record: ReplyRecord | None) -> None:
+        self.content = content if content is not None else self.content
+        self.state = state if state is not None else self.state
+        self.record = record if record is not None else self.record
 
 
 class Store:
@@ -253,7 +268,7 @@ class Store:
         """Open (or create) the database; raises sqlite3.Error or SchemaTooNew with the connection closed again."""
         self.path = Path(path) if path is not None else default_path()
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self._deferred: dict[int, dict[str, Any]] = {}  # message id -> the fields an update could not write yet
+        self._deferred: dict[int, _PendingUpdate] = {}  # message id -> the fields an update could not write yet
         self.problem: StoreUnavailable | None = None  # why writes fail now; None while they work
         self._problem_listeners: list[Callable[[StoreUnavailable | None], None]] = []
         _check_header(self.path)
@@ -356,7 +371,7 @@ class Store:
             for m in messages:
                 self._db.execute(
                     "INSERT INTO messages (id, conversation_id, position, role, content, state, stats, created_at, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (m.id, m.conversation_id, m.position, m.role, m.content, m.state, json.dumps(m.stats) if m.stats is not None else None, m.created_at, m.model),
+                    (m.id, m.conversation_id, m.position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model),
                 )
 
     # ---- messages ------------------------------------------------------------
@@ -381,8 +396,8 @@ class Store:
         out = []
         for message_id, role, content, state in rows:
             deferred = self._deferred.get(message_id)
-            if deferred:
-                content, state = deferred.get("content", content), deferred.get("state", state)
+            if deferred is not None:
+                content, state = deferred.content if deferred.content is not None else content, deferred.state or state
             out.append((role, content, state))
         return out
 
@@ -409,12 +424,11 @@ class Store:
             self._db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
         return Message(int(cur.lastrowid), conversation_id, position, role, content, state, None, now, model)
 
-    def update_message(self, message_id: int, *, content: str | None = None, state: str | None = None, stats: dict | None = None) -> None:
-        """Set a message's fields. If the database refuses the write, it is kept and retried: see retry_deferred."""
-        fields = {k: v for k, v in (("content", content), ("state", state), ("stats", stats)) if v is not None}
-        if not fields:
+    def update_message(self, message_id: int, *, content: str | None = None, state: str | None = None, record: ReplyRecord | None = None) -> None:
+        """Set a message's fields (None: left as it is). If the database refuses the write, it is kept and retried: see retry_deferred."""
+        if content is None and state is None and record is None:
             return
-        self._deferred.setdefault(message_id, {}).update(fields)
+        self._deferred.setdefault(message_id, _PendingUpdate()).merge(content, state, record)
         self.retry_deferred()
 
     @property
@@ -429,11 +443,10 @@ class Store:
             return True
         try:
             with self._synchronous("NORMAL" if self._only_streaming_text() else "FULL"), self._transaction():
-                for message_id, fields in self._deferred.items():
-                    stats = fields.get("stats")
+                for message_id, pending in self._deferred.items():
                     self._db.execute(
                         "UPDATE messages SET content = COALESCE(?, content), state = COALESCE(?, state), stats = COALESCE(?, stats) WHERE id = ?",
-                        (fields.get("content"), fields.get("state"), json.dumps(stats) if stats is not None else None, message_id),
+                        (pending.content, pending.state, to_stored(pending.record), message_id),
                     )
         except sqlite3.Error as exc:
             problem = StoreUnavailable(fault_kind(exc), self.path, str(exc))
@@ -446,8 +459,8 @@ class Store:
 
     def _only_streaming_text(self) -> bool:
         """Whether the kept updates are streaming checkpoints only: new text of replies still marked streaming."""
-        for message_id, fields in self._deferred.items():
-            if set(fields) != {"content"}:
+        for message_id, pending in self._deferred.items():
+            if pending.state is not None or pending.record is not None:
                 return False
             row = self._db.execute("SELECT state FROM messages WHERE id = ?", (message_id,)).fetchone()
             if row is None or row["state"] != STREAMING:
@@ -475,10 +488,11 @@ class Store:
                 listener(problem)
 
     def _with_deferred(self, message: Message) -> Message:
-        fields = self._deferred.get(message.id)
-        if fields:
-            for name, value in fields.items():
-                setattr(message, name, value)
+        pending = self._deferred.get(message.id)
+        if pending is not None:
+            message.content = pending.content if pending.content is not None else message.content
+            message.state = pending.state or message.state
+            message.record = pending.record or message.record
         return message
 
     @_guarded
@@ -586,5 +600,5 @@ def _conversation(row: sqlite3.Row) -> Conversation:
 def _message(row: sqlite3.Row) -> Message:
     return Message(
         row["id"], row["conversation_id"], row["position"], row["role"], row["content"], row["state"],
-        json.loads(row["stats"]) if row["stats"] else None, row["created_at"], row["model"],
+        from_stored(row["stats"], row["id"]), row["created_at"], row["model"],
     )

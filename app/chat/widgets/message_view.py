@@ -25,6 +25,7 @@ from app.chat.widgets.markdown_view import MarkdownView
 from app.metrics import figures
 from app.storage import store as st
 from app.ui import icons
+from runtime.protocol import GenerationStats
 
 MAX_WIDTH = 860
 FIRST_MESSAGE_INDEX = 2  # in the column: Show earlier messages, the empty hint, then the messages
@@ -34,11 +35,10 @@ SHOWN_AT_ONCE = 6
 FILL_BUDGET_MS = 12
 
 
-def reply_footer(message) -> str:
+def reply_footer(stats: GenerationStats, model: str) -> str:
     """'25 tokens · 57.0 tok/s · SmolLM2 135M · restored from cache'."""
-    stats = message.stats or {}
     parts = [
-        figures.tokens(stats.get("completion_tokens", 0)), figures.speed(stats["decode_tokens_per_s"]), message.model,
+        figures.tokens(stats.completion_tokens), figures.speed(stats.decode_tokens_per_s), model,
         figures.restored_note(stats), figures.template_note(stats),
     ]
     return " · ".join(p for p in parts if p)
@@ -205,14 +205,14 @@ class MessageWidget(QFrame):
         badge = state_badge(message.state)
         self.badge.setVisible(bool(badge))
         self.badge.setText(badge)
-        stats = message.stats or {}
-        error = stats.get("error")
-        if message.role == "assistant" and stats.get("decode_tokens_per_s") and not streaming:
-            self.footer.setText(reply_footer(message))
-            self.footer.setToolTip(stats.get("chat_template_fallback") or "")
+        record = message.record
+        stats = record.stats if record is not None else None
+        if message.role == "assistant" and stats is not None and stats.decode_tokens_per_s and not streaming:
+            self.footer.setText(reply_footer(stats, message.model))
+            self.footer.setToolTip(stats.chat_template_fallback)
             self.footer.show()
-        elif error and message.state == st.FAILED:
-            self.footer.setText(error)
+        elif record is not None and record.error and message.state == st.FAILED:
+            self.footer.setText(record.error)
             self.footer.show()
         else:
             self.footer.hide()
