@@ -6,7 +6,7 @@ import time
 from collections import deque
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPalette, QPen
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPaintEvent, QPalette, QPen, QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from app.metrics import figures
@@ -20,7 +20,7 @@ DEFAULT_WIDTH = 300  # the panel's width in a new window: every figure fits besi
 class Sparkline(QWidget):
     """The last 60 s of decode speed; the line is drawn from samples, nothing is interpolated."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.samples: deque[tuple[float, float]] = deque()
         self.setMinimumHeight(56)
@@ -33,7 +33,7 @@ class Sparkline(QWidget):
             self.samples.popleft()
         self.update()
 
-    def paintEvent(self, _event) -> None:
+    def paintEvent(self, _event: QPaintEvent) -> None:
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         rect = QRectF(self.rect()).adjusted(1, 4, -1, -2)
@@ -67,7 +67,7 @@ class FigureRow(QWidget):
 
     GAP = 8
 
-    def __init__(self, name: str, value: str, free_text: bool = False, parent=None):
+    def __init__(self, name: str, value: str, free_text: bool = False, parent: QWidget | None = None):
         super().__init__(parent)
         self.name = QLabel(name, self)
         self.name.setObjectName("metricsName")
@@ -108,7 +108,7 @@ class FigureRow(QWidget):
     def minimumSizeHint(self) -> QSize:
         return QSize(self.name.minimumSizeHint().width(), self.name.sizeHint().height())
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._arrange()
 
@@ -127,7 +127,7 @@ class MetricsPanel(QFrame):
     """The decode speed, its sparkline, and the turn's figures in sections: this reply, speculative
     decoding (only for a reply that drafted), memory. Each row is a label and a value with its unit."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("metricsPanel")
         self.setAccessibleName(self.tr("Metrics"))

@@ -43,7 +43,10 @@ class RemoteChatLink(QObject):
         self.model: RemoteModel | None = None
         self._ids = itertools.count(1)
 
-    def call(self, method: str, params: Any = None, on_result=None, on_error=None, timeout_ms: int | None = None) -> RemoteCall:
+    def call(
+        self, method: str, params: Any = None, on_result: Callable[[ChatGenerateResult], None] | None = None,
+        on_error: Callable[[RpcError], None] | None = None, timeout_ms: int | None = None,
+    ) -> RemoteCall:
         call = RemoteCall(f"remote-{next(self._ids)}", method, on_result, on_error)
         if method != "chat.generate":
             self._fail(call, RpcError(ErrorCode.METHOD_NOT_FOUND, f"a remote endpoint does not do {method}"))

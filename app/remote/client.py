@@ -232,6 +232,7 @@ def shared_network() -> QNetworkAccessManager:
     tests/remote caught that when a short-lived client owned them.
     """
     app = QCoreApplication.instance()
+    assert app is not None, "the remote client needs the application object"
     network = app.findChild(QNetworkAccessManager, "lokal-remote-network")
     if network is None:
         network = QNetworkAccessManager(app)
@@ -267,8 +268,8 @@ class RemoteClient(QObject):
             return
         self.sig_models.emit(endpoint, ids)
 
-    def chat(self, endpoint: Endpoint, key: str, model: str, messages: list[dict], max_tokens: int | None = None, temperature: float | None = None, top_p: float | None = None, seed: int | None = None) -> RemoteReply:
-        body = {"model": model, "messages": messages, "stream": True, "stream_options": {"include_usage": True}}
+    def chat(self, endpoint: Endpoint, key: str, model: str, messages: list[dict[str, str]], max_tokens: int | None = None, temperature: float | None = None, top_p: float | None = None, seed: int | None = None) -> RemoteReply:
+        body: dict[str, Any] = {"model": model, "messages": messages, "stream": True, "stream_options": {"include_usage": True}}
         for name, value in (("max_tokens", max_tokens), ("temperature", temperature), ("top_p", top_p), ("seed", seed)):
             if value is not None:
                 body[name] = value

@@ -10,6 +10,8 @@ statusBar.
 
 from __future__ import annotations
 
+import functools
+
 from app.remote.endpoint_model import RemoteModel
 from app.remote.mode import RemoteMode
 from app.remote.widgets import AddEndpointDialog, KeyStorageQuestion
@@ -39,7 +41,7 @@ class RemoteFeature:
     def _build_section(self, section: MenuSection) -> None:
         section.add_heading(Remote.tr("Remote"))
         for model in self.mode.models.models:
-            section.add_model(model.label, self.mode.chosen == model, lambda m=model: self.choose(m), tooltip=model.endpoint.base_url)
+            section.add_model(model.label, self.mode.chosen == model, functools.partial(self.choose, model), tooltip=model.endpoint.base_url)
         section.add_action(Remote.tr("Add remote endpoint…"), self.open_add_dialog)
 
     def _on_model_chosen(self, section_id: str) -> None:
