@@ -37,7 +37,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Concatenate, ParamSpec, TypeVar
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
@@ -88,6 +88,8 @@ SCHEMA_VERSION = len(MIGRATIONS)
 BUSY_TIMEOUT_S = 2.0
 
 log = logging.getLogger("lokal.storage")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class SchemaTooNew(RuntimeError):
@@ -209,11 +211,11 @@ def _check_header(path: Path) -> None:
         raise DatabaseDamaged("file is not a database (its first bytes are not SQLite's header)")
 
 
-def _guarded(method):
+def _guarded(method: Callable[Concatenate[Store, P], R]) -> Callable[Concatenate[Store, P], R]:
     """sqlite3 errors leave a Store method as StoreUnavailable, which says what happened in words."""
 
     @functools.wraps(method)
-    def guarded(self, *args, **kwargs):
+    def guarded(self: Store, *args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.Error as exc:
