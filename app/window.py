@@ -742,7 +742,7 @@ class MainWindow(QMainWindow):
                 self.poller.start()
             return
         last = next((m for m in reversed(self.chat.messages.messages) if m.role == "assistant"), None)
-        self.metrics_panel.show_conversation(last.stats if last is not None else None)
+        self.metrics_panel.show_conversation(last.record if last is not None else None)
         if self.chat.local_replies and self.session.loaded is not None:
             self.poller.poll_once()  # its context and the memory now
 
@@ -760,7 +760,7 @@ class MainWindow(QMainWindow):
         self._update_actions()
 
     def _on_reply_finished(self, message) -> None:
-        self.metrics_panel.on_turn_finished(message.stats)
+        self.metrics_panel.on_turn_finished(message.record)
         if self.chat.local_replies:
             self.poller.poll_once()  # context and KV figures after the turn
 

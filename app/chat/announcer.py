@@ -10,10 +10,15 @@ announced when it ends. sig_announced says what was announced (tests count it).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent
 from PySide6.QtWidgets import QWidget
+
+if TYPE_CHECKING:
+    from app.chat.controller import ChatController
+    from app.storage.store import Message
 
 ANNOUNCE_MS = 2_000
 SENTENCE_END = re.compile(r"[.!?…:;。！？]['\")\]]*\s|\n\n")
@@ -28,7 +33,7 @@ def complete_sentences(text: str) -> int:
 class ReplyAnnouncer(QObject):
     sig_announced = Signal(str)
 
-    def __init__(self, chat, speaker: QWidget, parent: QObject | None = None):
+    def __init__(self, chat: ChatController, speaker: QWidget, parent: QObject | None = None):
         """`chat`: the ChatController (the reply streaming in the open conversation, sig_generating_changed,
         sig_reply_finished); `speaker`: the widget that announces."""
         super().__init__(parent)
@@ -58,7 +63,7 @@ class ReplyAnnouncer(QObject):
             self._announce(reply.text[done:upto])
             self._announced[reply.message_id] = upto
 
-    def _on_reply_finished(self, message) -> None:
+    def _on_reply_finished(self, message: Message) -> None:
         done = self._announced.pop(message.id, 0)
         current = self.chat.current
         if current is not None and message.conversation_id == current.id:  # not a reply finishing out of sight

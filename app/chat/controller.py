@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Any, Callable, Protocol, TypeVar
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 
 from app.chat import export, history
 from app.chat.conversation_model import ConversationListModel
@@ -32,8 +33,9 @@ from app.chat.message_model import MessageListModel
 from app.models.session import ModelChoice, ModelSession
 from app.runtime_link import Call, RuntimeLink
 from app.storage import store as st
-from app.storage.store import Conversation, Store, StoreUnavailable
-from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, RpcError
+from app.storage.reply_record import ReplyRecord
+from app.storage.store import Conversation, Message, Store, StoreUnavailable
+from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, Role, RpcError
 
 FLUSH_MS = 50
 CHECKPOINT_MS = 1_000  # the issue allows 2 s; half of it leaves room for a busy event loop
@@ -44,6 +46,20 @@ EXPORT_SUFFIX = {"md": ".md", "json": ".json"}
 
 log = logging.getLogger("lokal.chat")
 T = TypeVar("T")
+
+
+class ReplyLink(Protocol):
+    """Where replies come from: the runtime link, or a remote endpoint's (app/remote/chat_link.py); see the module docstring."""
+
+    @property
+    def sig_delta(self) -> SignalInstance: ...
+
+    def call(
+        self, method: str, params: Any = None, on_result: Callable[[ChatGenerateResult], None] | None = None,
+        on_error: Callable[[RpcError], None] | None = None, timeout_ms: int | None = None,
+    ) -> Any: ...
+
+    def cancel(self, call: Any) -> None: ...
 
 
 @dataclass
@@ -57,11 +73,11 @@ class ConversationSettings:
     seed: int | None = None
 
     @classmethod
-    def from_dict(cls, data: dict) -> "ConversationSettings":
+    def from_dict(cls, data: dict[str, Any]) -> "ConversationSettings":
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in (data or {}).items() if k in known})
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 
@@ -88,7 +104,7 @@ class ChatController(QObject):
         super().__init__(parent)
         self.store = store
         self.runtime_link = link
-        self.link = link  # where replies come from now (set_reply_link)
+        self.link: ReplyLink = link  # where replies come from now (set_reply_link)
         self.reply_model_name = ""  # the model named on replies that do not come from the runtime
         self.models = models
         self.conversations = ConversationListModel(self)
@@ -96,7 +112,7 @@ class ChatController(QObject):
         self.current: Conversation | None = None
         self.replies: dict[str, Reply] = {}  # by conversation: the reply streaming in it
         self.default_settings = ConversationSettings()
-        self.model_sampling: dict = {}  # the loaded model's recommended sampling, for new conversations (new_settings)
+        self.model_sampling: dict[str, Any] = {}  # the loaded model's recommended sampling, for new conversations (new_settings)
         self._flush_timer = QTimer(self)
         self._flush_timer.setInterval(FLUSH_MS)
         self._flush_timer.timeout.connect(self._on_flush)
@@ -141,7 +157,7 @@ class ChatController(QObject):
         """Replies come from the window's runtime and its loaded model."""
         return self.link is self.runtime_link
 
-    def set_reply_link(self, link=None, model_name: str = "") -> bool:
+    def set_reply_link(self, link: ReplyLink | None = None, model_name: str = "") -> bool:
         """Take replies from `link`, whose model is `model_name` (None: the runtime's again); refused while a reply streams."""
         if self.any_generating:
             return False
@@ -169,7 +185,7 @@ class ChatController(QObject):
     def any_generating(self) -> bool:
         return bool(self.replies)
 
-    def reply_for_call(self, request_id) -> Reply | None:
+    def reply_for_call(self, request_id: int | str) -> Reply | None:
         return next((r for r in self.replies.values() if r.call is not None and r.call.id == request_id), None)
 
     def untitled(self) -> set[str]:
@@ -217,6 +233,12 @@ class ChatController(QObject):
             return 0
         self.messages.prepend(earlier)
         return len(earlier)
+
+    def _on_screen(self) -> Conversation:
+        """The conversation on screen, where the caller made sure there is one."""
+        if self.current is None:
+            raise RuntimeError("no conversation is open")
+        return self.current
 
     def conversation(self, conversation_id: str | None = None) -> Conversation | None:
         """The conversation `conversation_id`, or the current one when None; None if there is none (or it cannot be read now)."""
@@ -273,7 +295,7 @@ class ChatController(QObject):
         if deleted is not None:
             self.sig_deleted.emit(deleted)
 
-    def undo_delete(self, deleted) -> None:
+    def undo_delete(self, deleted: tuple[Conversation, list[Message]]) -> None:
         conv, messages = deleted
         if self._done(lambda: self.store.restore_conversation(conv, messages)):
             self._refresh_conversation(conv.id)
@@ -292,7 +314,7 @@ class ChatController(QObject):
     def set_settings(self, system_prompt: str, settings: ConversationSettings) -> None:
         if self.current is None and self.new_conversation() is None:
             return
-        conversation_id = self.current.id
+        conversation_id = self._on_screen().id
         if self._done(lambda: self.store.update_conversation(conversation_id, system_prompt=system_prompt, settings=settings.to_dict())):
             self._refresh_conversation(conversation_id)
 
@@ -313,7 +335,7 @@ class ChatController(QObject):
             return False
         if self.current is None and self.new_conversation() is None:
             return False
-        conv = self.current
+        conv = self._on_screen()
         msg = self._stored(lambda: self.store.add_message(conv.id, "user", text))
         if msg is None:
             return False
@@ -363,7 +385,7 @@ class ChatController(QObject):
 
     def _history(self, settings: "ConversationSettings") -> list[ChatMessage]:
         """The system prompt and the part of the conversation that can reach the model (app/chat/history.py)."""
-        conv = self.current
+        conv = self._on_screen()
         limit = history.most_kept(self._context_size(settings)) if self.local_replies else history.REMOTE_LIMIT
         count = self._stored(lambda: self.store.message_count(conv.id))
         start = history.send_from(count, limit) if count is not None else 0
@@ -371,14 +393,15 @@ class ChatController(QObject):
         if shown and shown[0].position <= start:
             turns = [(m.role, m.content, m.state) for m in shown if m.position >= start]  # all of it is on screen already
         else:
-            turns = self._stored(lambda: self.store.turns(conv.id, since=start))
-            if turns is None:
-                turns = [(m.role, m.content, m.state) for m in shown]  # the database refuses reads now: what is on screen
+            stored = self._stored(lambda: self.store.turns(conv.id, since=start))
+            # The database refuses reads now: what is on screen.
+            turns = stored if stored is not None else [(m.role, m.content, m.state) for m in shown]
         if start > 0:
             first_user = next((i for i, (role, _content, _state) in enumerate(turns) if role == "user"), len(turns) - 1)
             turns = turns[first_user:]  # what is sent opens with a user turn, as the runtime's own cuts do
         out = [ChatMessage("system", conv.system_prompt)] if conv.system_prompt.strip() else []
-        out += [ChatMessage(role, content) for role, content, state in turns if not (role == "assistant" and state == st.FAILED and not content)]
+        # The messages table's CHECK constraint keeps its roles to the protocol's.
+        out += [ChatMessage(typing.cast(Role, role), content) for role, content, state in turns if not (role == "assistant" and state == st.FAILED and not content)]
         return out
 
     def _context_size(self, settings: "ConversationSettings") -> int:
@@ -389,7 +412,7 @@ class ChatController(QObject):
         return settings.n_ctx or ModelChoice.n_ctx
 
     def _start_reply(self) -> None:
-        conv = self.current
+        conv = self._on_screen()
         settings = ConversationSettings.from_dict(conv.settings)
         if self.local_replies:
             self.models.ensure_context(settings.n_ctx)
@@ -424,7 +447,7 @@ class ChatController(QObject):
         self._checkpoint_timer.start()
         self.sig_generating_changed.emit(True)
 
-    def _on_delta(self, request_id, text: str) -> None:
+    def _on_delta(self, request_id: int | str, text: str) -> None:
         reply = self.reply_for_call(request_id)
         if reply is not None:
             reply.pending += text
@@ -463,19 +486,18 @@ class ChatController(QObject):
         if not self._in_progress(reply):
             return
         state = st.STOPPED if outcome.finish_reason == "cancelled" else st.COMPLETE
-        stats = {**dataclasses.asdict(outcome.stats), "finish_reason": outcome.finish_reason}
-        self._end_reply(reply, state, stats, text=outcome.text)
+        self._end_reply(reply, state, ReplyRecord(outcome.stats, outcome.finish_reason), text=outcome.text)
 
     def _on_reply_error(self, reply: Reply, error: RpcError) -> None:
         if not self._in_progress(reply):
             return
         if error.code == ErrorCode.RUNTIME_DIED:
-            self._end_reply(reply, st.INTERRUPTED, {"error": "the runtime stopped during this reply"})
+            self._end_reply(reply, st.INTERRUPTED, ReplyRecord(error="the runtime stopped during this reply"))
         else:
-            self._end_reply(reply, st.FAILED, {"error": error.message})
+            self._end_reply(reply, st.FAILED, ReplyRecord(error=error.message))
             self.sig_error.emit(error.message)
 
-    def _end_reply(self, reply: Reply, state: str, stats: dict | None, text: str | None = None) -> None:
+    def _end_reply(self, reply: Reply, state: str, record: ReplyRecord | None, text: str | None = None) -> None:
         if not self._in_progress(reply):
             return
         self._flush(reply)
@@ -484,11 +506,11 @@ class ChatController(QObject):
             self._flush_timer.stop()
             self._checkpoint_timer.stop()
         final = text if text is not None else reply.text
-        self.store.update_message(reply.message_id, content=final, state=state, stats=stats)  # kept and retried if refused
+        self.store.update_message(reply.message_id, content=final, state=state, record=record)  # kept and retried if refused
         self._stored(lambda: self.store.update_conversation(reply.conversation_id, touch=True))
         row = self._visible_row(reply)
         if row >= 0:
-            self.messages.update(row, content=final, state=state, stats=stats)
+            self.messages.update(row, content=final, state=state, record=record)
         self._refresh_conversation(reply.conversation_id)
         finished = self._stored(lambda: self.store.message(reply.message_id))
         if self.current is not None and self.current.id == reply.conversation_id:  # the conversation on screen

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
 from app.storage.store import Conversation
 
@@ -15,14 +15,14 @@ IdRole = Qt.ItemDataRole.UserRole + 3
 
 
 class ConversationListModel(QAbstractListModel):
-    def __init__(self, parent=None):
+    def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._items: list[Conversation] = []
 
-    def rowCount(self, parent=QModelIndex()) -> int:
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._items)
 
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._items):
             return None
         conv = self._items[index.row()]
@@ -74,7 +74,7 @@ class ConversationListModel(QAbstractListModel):
 class ConversationFilterModel(QSortFilterProxyModel):
     """Newest first, filtered by a case-insensitive piece of the title."""
 
-    def __init__(self, source: ConversationListModel, parent=None):
+    def __init__(self, source: ConversationListModel, parent: QObject | None = None):
         super().__init__(parent)
         self.setSourceModel(source)
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from app.chat.words import speaker_name, state_word
 from app.storage import store as st
+from app.storage.reply_record import stored_form
 from app.storage.store import Conversation, Message
 from app.ui.language import Context
 from runtime.private_files import user_umask
@@ -40,7 +41,7 @@ def to_json(conv: Conversation, messages: list[Message]) -> str:
         "system_prompt": conv.system_prompt,
         "settings": conv.settings,
         "messages": [
-            {"role": m.role, "content": m.content, "state": m.state, "created_at": m.created_at, "model": m.model, "stats": m.stats}
+            {"role": m.role, "content": m.content, "state": m.state, "created_at": m.created_at, "model": m.model, "stats": stored_form(m.record) if m.record is not None else None}
             for m in messages
         ],
     }

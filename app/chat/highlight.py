@@ -7,6 +7,7 @@ import html
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
@@ -20,7 +21,7 @@ def _formatter(dark: bool) -> HtmlFormatter:
 
 
 @functools.cache
-def _lexer(language: str):
+def _lexer(language: str) -> Lexer | None:
     try:
         return get_lexer_by_name(language) if language else None
     except ClassNotFound:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from app.storage.store import Message
 
@@ -13,18 +13,18 @@ MessageRole = Qt.ItemDataRole.UserRole + 10
 ContentRole = Qt.ItemDataRole.UserRole + 11
 StateRole = Qt.ItemDataRole.UserRole + 12
 SpeakerRole = Qt.ItemDataRole.UserRole + 13
-StatsRole = Qt.ItemDataRole.UserRole + 14
+RecordRole = Qt.ItemDataRole.UserRole + 14  # the reply's ReplyRecord (figures, finish reason, error)
 
 
 class MessageListModel(QAbstractListModel):
-    def __init__(self, parent=None):
+    def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._items: list[Message] = []
 
-    def rowCount(self, parent=QModelIndex()) -> int:
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._items)
 
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._items):
             return None
         msg = self._items[index.row()]
@@ -36,8 +36,8 @@ class MessageListModel(QAbstractListModel):
             return msg.state
         if role == SpeakerRole:
             return msg.role
-        if role == StatsRole:
-            return msg.stats
+        if role == RecordRole:
+            return msg.record
         return None
 
     @property
@@ -74,7 +74,7 @@ class MessageListModel(QAbstractListModel):
         self._items[row].content += text
         self.dataChanged.emit(self.index(row), self.index(row), [ContentRole])
 
-    def update(self, row: int, **fields) -> None:
+    def update(self, row: int, **fields: Any) -> None:
         msg = self._items[row]
         for name, value in fields.items():
             setattr(msg, name, value)

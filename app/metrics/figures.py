@@ -1,24 +1,22 @@
 """Turning the runtime's figures into labelled rows, each with its unit; no widgets here, so it is easy to test.
 
-`metrics` is the latest runtime.metrics result (MetricsResult); `stats` a turn's GenerationStats as
-the dict a message stores (with finish_reason).
+`metrics` is the latest runtime.metrics result (MetricsResult); `stats` a turn's GenerationStats (a
+stored reply's comes from its ReplyRecord, app/storage/reply_record.py).
 
 Every GenerationStats field has its place in STAT_ROWS: the row that shows it, with a human label
-and a unit. A field the runtime adds without a place here is not shown under its raw key; it fails
-tests/app/metrics/test_metrics_panel.py instead, so whoever adds a figure also says how to show it.
+and a unit. A field the runtime adds without a place here fails tests/app/metrics/test_metrics_panel.py,
+so whoever adds a figure also says how to show it.
 Labels and units go through Qt's translation system (context "Metrics").
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
 from app.ui.language import Context
-from runtime.protocol import MetricsResult, OffloadReport
+from runtime.protocol import FinishReason, GenerationStats, MetricsResult, OffloadReport
 
 Metrics = Context("Metrics")
-log = logging.getLogger("lokal.metrics")
 
 # Sections of the panel, in order.
 REPLY, SPECULATION, MEMORY = "reply", "speculation", "memory"
@@ -34,7 +32,7 @@ def section_title(section: str) -> str:
 
 # Where each GenerationStats field is shown: the key of its row (or, for the first few, what shows it
 # instead). A new field needs an entry here, and the row that renders it below.
-STAT_ROWS = {
+STAT_ROWS: dict[str, str] = {
     "prompt_tokens": "prompt",
     "prompt_tokens_reused": "reuse",
     "prompt_tokens_evaluated": "reuse",
@@ -60,9 +58,6 @@ STAT_ROWS = {
     "speedup": "speedup",
     "chat_template_fallback": "template",
 }
-# Set by the window with the reply, not by the runtime.
-STORED_ALONGSIDE = {"finish_reason", "error"}
-
 # Rows whose value is a sentence from the runtime rather than a figure (they wrap).
 FREE_TEXT_ROWS = {"speculation_notice", "template"}
 
@@ -147,55 +142,55 @@ def restore_source_words(source: str) -> str:
     return {"ram": Metrics.tr("memory"), "disk": Metrics.tr("disk")}.get(source, Metrics.tr("cache"))
 
 
-def restored_from_cache(stats: dict) -> list[Row]:
+def restored_from_cache(stats: GenerationStats) -> list[Row]:
     """'1,820 tokens (disk, 38 ms)' and 'Time saved ≈ 20.1 s'; nothing when this turn restored nothing."""
-    restored = stats.get("prompt_tokens_restored") or 0
+    restored = stats.prompt_tokens_restored
     if not restored:
         return []
     value = Metrics.tr("{tokens} ({source}, {time})").format(
-        tokens=tokens(restored), source=restore_source_words(stats.get("kv_restore_source") or ""), time=seconds(stats.get("kv_restore_ms") or 0)
+        tokens=tokens(restored), source=restore_source_words(stats.kv_restore_source), time=seconds(stats.kv_restore_ms)
     )
     out = [Row("restored", Metrics.tr("Restored from cache"), value)]
-    saved = stats.get("kv_restore_saved_ms")
+    saved = stats.kv_restore_saved_ms
     if saved:
         out.append(Row("restore_saved", Metrics.tr("Time saved by the cache"), "≈ " + seconds(saved)))
     return out
 
 
-def restored_note(stats: dict) -> str:
+def restored_note(stats: GenerationStats) -> str:
     """The short form for a reply's footer: 'restored from cache, saved ≈ 20.1 s'."""
-    if not stats.get("prompt_tokens_restored"):
+    if not stats.prompt_tokens_restored:
         return ""
-    saved = stats.get("kv_restore_saved_ms") or 0
+    saved = stats.kv_restore_saved_ms
     if saved:
         return Metrics.tr("restored from cache, saved ≈ {time}").format(time=seconds(saved))
     return Metrics.tr("restored from cache")
 
 
-def drafted(stats: dict) -> bool:
+def drafted(stats: GenerationStats) -> bool:
     """The reply drafted tokens: only then do the speculation rows mean anything."""
-    return bool(stats.get("draft_tokens"))
+    return stats.draft_tokens > 0
 
 
-def speculation_rows(stats: dict, draft_model: str = "") -> list[Row]:
+def speculation_rows(stats: GenerationStats, draft_model: str = "") -> list[Row]:
     """`draft_model`: the file name of the draft model loaded with the target ("" for none)."""
     rows = []
-    notice = stats.get("speculation_notice")
+    notice = stats.speculation_notice
     if notice:  # speculation was switched off, and why (e.g. a model that cannot rewind its cache)
         rows.append(Row("speculation_notice", Metrics.tr("Speculation off"), notice, SPECULATION))
     if not drafted(stats):
         return rows
-    if stats.get("speedup"):
-        rows.append(Row("speedup", Metrics.tr("Speed-up"), speedup_words(stats["speedup"]), SPECULATION))
-    rows.append(Row("mode", Metrics.tr("Mode"), mode_words(stats.get("speculation", "")), SPECULATION))
-    if draft_model and stats.get("speculation") in ("auto", "draft", "both"):  # the modes that draft with it
+    if stats.speedup:
+        rows.append(Row("speedup", Metrics.tr("Speed-up"), speedup_words(stats.speedup), SPECULATION))
+    rows.append(Row("mode", Metrics.tr("Mode"), mode_words(stats.speculation), SPECULATION))
+    if draft_model and stats.speculation in ("auto", "draft", "both"):  # the modes that draft with it
         rows.append(Row("draft_model", Metrics.tr("Draft model"), draft_model, SPECULATION))
     accepted = Metrics.tr("{accepted} of {drafted} drafted ({rate})").format(
-        accepted=number(stats.get("draft_tokens_accepted", 0)), drafted=number(stats["draft_tokens"]), rate=percent(stats.get("acceptance_rate", 0))
+        accepted=number(stats.draft_tokens_accepted), drafted=number(stats.draft_tokens), rate=percent(stats.acceptance_rate)
     )
     rows.append(Row("accepted", Metrics.tr("Accepted"), accepted, SPECULATION))
-    rows.append(Row("per_draft", Metrics.tr("Accepted per draft"), tokens_per(stats.get("mean_accepted_length", 0)), SPECULATION))
-    per_pass = Metrics.tr("{tokens} in %Ln pass(es)", None, stats.get("target_passes", 0)).format(tokens=tokens_per(stats.get("tokens_per_target_pass", 0)))
+    rows.append(Row("per_draft", Metrics.tr("Accepted per draft"), tokens_per(stats.mean_accepted_length), SPECULATION))
+    per_pass = Metrics.tr("{tokens} in %Ln pass(es)", None, stats.target_passes).format(tokens=tokens_per(stats.tokens_per_target_pass))
     rows.append(Row("per_pass", Metrics.tr("Per model pass"), per_pass, SPECULATION))
     return rows
 
@@ -208,40 +203,33 @@ def template_fallback_note() -> str:
     return Metrics.tr("this model's chat template failed; using ChatML")
 
 
-def template_note(stats: dict) -> str:
+def template_note(stats: GenerationStats) -> str:
     """For a reply's footer: said whenever the reply was not prompted with the model's own template."""
-    return template_fallback_note() if stats.get("chat_template_fallback") else ""
+    return template_fallback_note() if stats.chat_template_fallback else ""
 
 
-def rows(metrics: MetricsResult | None, stats: dict | None, draft_model: str = "") -> list[Row]:
-    """The panel's rows from the latest runtime.metrics result and the turn's GenerationStats (and the name of
-    the draft model loaded with the target, if any)."""
-    stats = stats or {}
+def rows(metrics: MetricsResult | None, stats: GenerationStats | None, draft_model: str = "") -> list[Row]:
+    """The panel's rows from the latest runtime.metrics result and the turn's GenerationStats (None: no reply
+    figures yet), and the name of the draft model loaded with the target, if any."""
     out: list[Row] = []
-    if stats:
-        ttft, prefill = stats.get("ttft_ms"), stats.get("prefill_tokens_per_s")
+    if stats is not None:
+        ttft, prefill = stats.ttft_ms, stats.prefill_tokens_per_s
         out.append(Row("ttft", fixed_label("ttft"), seconds(ttft) if ttft else "…"))
         out.append(Row("prefill", fixed_label("prefill"), speed(prefill) if prefill else "…"))
-        if stats.get("prompt_tokens"):
-            out.append(Row("prompt", fixed_label("prompt"), tokens(stats["prompt_tokens"])))
-        reuse = Metrics.tr("{reused} / {evaluated}").format(
-            reused=number(stats.get("prompt_tokens_reused", 0)), evaluated=tokens(stats.get("prompt_tokens_evaluated", 0))
-        )
+        if stats.prompt_tokens:
+            out.append(Row("prompt", fixed_label("prompt"), tokens(stats.prompt_tokens)))
+        reuse = Metrics.tr("{reused} / {evaluated}").format(reused=number(stats.prompt_tokens_reused), evaluated=tokens(stats.prompt_tokens_evaluated))
         out.append(Row("reuse", fixed_label("reuse"), reuse))
         out += restored_from_cache(stats)
-        out.append(Row("completion", fixed_label("completion"), tokens(stats.get("completion_tokens", 0))))
-        total_ms = stats.get("total_ms")
-        if total_ms:
-            out.append(Row("total", fixed_label("total"), Metrics.tr("{seconds} s").format(seconds=number(total_ms / 1000, 2))))
-        if stats.get("chat_template_fallback"):  # the error itself is in the reply's footer tooltip
+        out.append(Row("completion", fixed_label("completion"), tokens(stats.completion_tokens)))
+        if stats.total_ms:
+            out.append(Row("total", fixed_label("total"), Metrics.tr("{seconds} s").format(seconds=number(stats.total_ms / 1000, 2))))
+        if stats.chat_template_fallback:  # the error itself is in the reply's footer tooltip
             out.append(Row("template", Metrics.tr("Chat template"), template_fallback_note()))
-        dropped = stats.get("context_dropped_messages")
+        dropped = stats.context_dropped_messages
         if dropped:
             out.append(Row("dropped", Metrics.tr("Left out (context full)"), Metrics.tr("%Ln earlier message(s)", None, dropped)))
         out += speculation_rows(stats, draft_model)
-        unknown = sorted(set(stats) - set(STAT_ROWS) - STORED_ALONGSIDE)
-        if unknown:
-            log.debug("figures without a row in app/metrics/figures.py: %s", unknown)
     if metrics is not None:
         if metrics.n_ctx:
             used = metrics.kv_tokens_used
@@ -249,7 +237,7 @@ def rows(metrics: MetricsResult | None, stats: dict | None, draft_model: str = "
             value = Metrics.tr("{used} / {total}").format(used=number(used), total=tokens(metrics.n_ctx))
             out.append(Row("context", fixed_label("context"), value, MEMORY))
         out.append(Row("kv", fixed_label("kv"), mb(metrics.kv_bytes_used), MEMORY))
-    rss = (metrics.rss_bytes if metrics is not None else 0) or stats.get("rss_bytes")
+    rss = (metrics.rss_bytes if metrics is not None else 0) or (stats.rss_bytes if stats is not None else 0)
     if rss:
         out.append(Row("rss", fixed_label("rss"), mb(rss), MEMORY))
     offload = offload_row(metrics.offload if metrics is not None else None)
@@ -277,9 +265,9 @@ def offload_row(report: OffloadReport | None) -> Row | None:
     return Row("offload", Metrics.tr("GPU offload"), value, MEMORY)
 
 
-def finish_words(reason: str) -> str:
+def finish_words(reason: FinishReason | None) -> str:
     """Why the last reply ended, in words: 'Last reply: reached the token limit'."""
-    words = {
+    words: dict[str | None, str] = {
         "stop": Metrics.tr("Last reply: complete"),
         "length": Metrics.tr("Last reply: reached the token limit"),
         "cancelled": Metrics.tr("Last reply: stopped"),

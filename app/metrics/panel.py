@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections import deque
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPalette, QPen
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPaintEvent, QPalette, QPen, QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from app.metrics import figures
-from runtime.protocol import MetricsResult
+from app.storage.reply_record import ReplyRecord
+from runtime.protocol import GenerationStats, MetricsResult
 
 WINDOW_S = 60.0
 DEFAULT_WIDTH = 300  # the panel's width in a new window: every figure fits beside its label (only free text wraps)
@@ -20,7 +20,7 @@ DEFAULT_WIDTH = 300  # the panel's width in a new window: every figure fits besi
 class Sparkline(QWidget):
     """The last 60 s of decode speed; the line is drawn from samples, nothing is interpolated."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.samples: deque[tuple[float, float]] = deque()
         self.setMinimumHeight(56)
@@ -33,7 +33,7 @@ class Sparkline(QWidget):
             self.samples.popleft()
         self.update()
 
-    def paintEvent(self, _event) -> None:
+    def paintEvent(self, _event: QPaintEvent) -> None:
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         rect = QRectF(self.rect()).adjusted(1, 4, -1, -2)
@@ -67,7 +67,7 @@ class FigureRow(QWidget):
 
     GAP = 8
 
-    def __init__(self, name: str, value: str, free_text: bool = False, parent=None):
+    def __init__(self, name: str, value: str, free_text: bool = False, parent: QWidget | None = None):
         super().__init__(parent)
         self.name = QLabel(name, self)
         self.name.setObjectName("metricsName")
@@ -108,7 +108,7 @@ class FigureRow(QWidget):
     def minimumSizeHint(self) -> QSize:
         return QSize(self.name.minimumSizeHint().width(), self.name.sizeHint().height())
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._arrange()
 
@@ -127,13 +127,13 @@ class MetricsPanel(QFrame):
     """The decode speed, its sparkline, and the turn's figures in sections: this reply, speculative
     decoding (only for a reply that drafted), memory. Each row is a label and a value with its unit."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("metricsPanel")
         self.setAccessibleName(self.tr("Metrics"))
         self.setAccessibleDescription(self.tr("Speed and memory figures of the latest reply, as the runtime measured them"))
         self.metrics: MetricsResult | None = None
-        self.stats: dict = {}  # the turn's GenerationStats, as a message stores them
+        self.stats: GenerationStats | None = None  # the turn's figures (None: none yet)
         self.draft_model = ""  # the draft model loaded with the target (its file name), shown with the speculation figures
         self.updates = 0
         layout = QVBoxLayout(self)
@@ -194,27 +194,26 @@ class MetricsPanel(QFrame):
         self.metrics = metrics
         live = metrics.generation
         if live is not None:
-            self.stats = dataclasses.asdict(live)
+            self.stats = live
             if live.completion_tokens > 1:
                 self.sparkline.add(live.decode_tokens_per_s)
             self.state.setText(self.tr("Streaming…"))
         self._render()
 
     def on_turn_started(self) -> None:
-        self.stats = {}
+        self.stats = None
         self.state.setText(self.tr("Waiting for the first token…"))
         self._render()
 
-    def on_turn_finished(self, stats: dict | None, metrics: MetricsResult | None = None) -> None:
+    def on_turn_finished(self, record: ReplyRecord | None, metrics: MetricsResult | None = None) -> None:
         """The turn's final figures, as the runtime returned them with the reply; they stay until the next turn."""
-        if stats:
-            self.stats = dict(stats)
-            speed = stats.get("decode_tokens_per_s")
-            if speed:
-                self.sparkline.add(speed)
+        if record is not None and record.stats is not None:
+            self.stats = record.stats
+            if record.stats.decode_tokens_per_s:
+                self.sparkline.add(record.stats.decode_tokens_per_s)
         if metrics:
             self.metrics = metrics
-        self.state.setText(figures.finish_words((stats or {}).get("finish_reason", "")))
+        self.state.setText(figures.finish_words(record.finish_reason if record is not None else None))
         self._render()
 
     def set_draft_model(self, name: str) -> None:
@@ -223,16 +222,16 @@ class MetricsPanel(QFrame):
             self.draft_model = name
             self._render()
 
-    def show_conversation(self, stats: dict | None) -> None:
-        """Another conversation is on screen, with no reply streaming: its last reply's stored figures (none yet:
+    def show_conversation(self, record: ReplyRecord | None) -> None:
+        """Another conversation is on screen, with no reply streaming: its last reply's stored record (none yet:
         dashes). The runtime figures stay until a sample for this conversation replaces them."""
-        self.stats = dict(stats or {})
-        self.state.setText(figures.finish_words(self.stats.get("finish_reason", "")) if stats else self.tr("No reply yet"))
+        self.stats = record.stats if record is not None else None
+        self.state.setText(figures.finish_words(record.finish_reason) if record is not None else self.tr("No reply yet"))
         self._render()
 
     def _render(self) -> None:
         self.updates += 1
-        speed = self.stats.get("decode_tokens_per_s")
+        speed = self.stats.decode_tokens_per_s if self.stats is not None else 0.0
         self.speed.setText(figures.speed(speed) if speed else "—")
         found = {row.key: row for row in figures.rows(self.metrics, self.stats, self.draft_model)}
         fixed = [figures.Row(key, figures.fixed_label(key), "—", section) for section, key in figures.FIXED_ROWS]

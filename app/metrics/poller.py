@@ -14,7 +14,7 @@ from typing import Callable
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.runtime_link import RuntimeLink
-from runtime.protocol import MetricsParams, MetricsResult
+from runtime.protocol import MetricsParams, MetricsResult, RpcError
 
 INTERVAL_MS = 250  # four samples a second: the panel must move at least twice a second
 
@@ -54,5 +54,5 @@ class MetricsPoller(QObject):
         if asked == self.conversation():  # else the user has moved on: the figures are another conversation's
             self.sig_sample.emit(metrics)
 
-    def _on_error(self, _error) -> None:
+    def _on_error(self, _error: RpcError) -> None:
         self._in_flight = False

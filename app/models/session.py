@@ -10,7 +10,7 @@ from typing import Callable, Optional
 from PySide6.QtCore import QObject, Signal
 
 from app.runtime_link import RuntimeLink
-from runtime.protocol import ErrorCode, KvType, MetricsResult, ModelLoadParams, ModelLoadResult, RpcError
+from runtime.protocol import ErrorCode, KvType, MetricsResult, ModelLoadParams, ModelLoadResult, RpcError, SpeculationMode
 
 LOAD_TIMEOUT_MS = 10 * 60_000
 
@@ -48,7 +48,7 @@ class ModelSession(QObject):
         self._name_of = name_of or (lambda info: info.name)
         self.loading: ModelChoice | None = None
         self.preparing = 0  # loads whose settings are being worked out (app/models/loader.py), not sent yet
-        self.speculation = "auto"  # the model's speculation setting: its replies ask for it (a per-reply setting, no reload)
+        self.speculation: SpeculationMode = "auto"  # the model's speculation setting: its replies ask for it (a per-reply setting, no reload)
         self.context_fit: Callable[[int], int] | None = None  # the most of a context size that fits (app/models/loader.py)
         self._previous: ModelChoice | None = None
         self._verifying = False

@@ -3,18 +3,24 @@ background (a QProcess) if it is not there yet.
 
 The fetch is `lokal fetch-model --json` run through this same executable (the frozen
 app runs itself; from source, `python -m app`), so it works where there is no Python
-and no pip. Its JSON lines arrive through readyRead and become signals.
+and no pip. Its lines are the protocol's fetch_model.* notifications
+(runtime/protocol.py FETCH_NOTIFICATIONS): they arrive through readyRead, are
+decoded once into their dataclasses, and become signals.
 """
 
 from __future__ import annotations
 
-import json
+import logging
 import os
 import sys
 
 from PySide6.QtCore import QObject, QProcess, Signal
 
+from runtime import protocol
 from runtime.models import wheels
+from runtime.protocol import ModelFetchDone, ModelFetchFailed, ModelFetchProgress, ModelFetchStatus, RpcError
+
+log = logging.getLogger("lokal.models")
 
 
 def starter_path() -> str | None:
@@ -27,6 +33,21 @@ def first_model(chosen: str | None) -> str | None:
     if chosen and os.path.exists(chosen):
         return chosen
     return starter_path()
+
+
+FetchEvent = ModelFetchStatus | ModelFetchProgress | ModelFetchDone | ModelFetchFailed
+
+
+def fetch_event(line: bytes) -> FetchEvent:
+    """One line of the fetch's output as its notification; RpcError naming what is wrong with it otherwise."""
+    message = protocol.parse_line(line)
+    if not isinstance(message, protocol.Notification):
+        raise RpcError(protocol.ErrorCode.INVALID_REQUEST, "expected a fetch_model.* notification")
+    kind = protocol.FETCH_NOTIFICATIONS.get(message.method)
+    if kind is None:
+        raise RpcError(protocol.ErrorCode.METHOD_NOT_FOUND, f"unknown notification {message.method!r}")
+    event: FetchEvent = protocol.decode(kind, message.params, message.method)
+    return event
 
 
 def fetch_command(key: str) -> list[str]:
@@ -46,7 +67,7 @@ class StarterFetch(QObject):
     sig_done = Signal(str)  # path
     sig_failed = Signal(str)
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.process: QProcess | None = None
         self._buffer = b""
@@ -78,23 +99,26 @@ class StarterFetch(QObject):
         self._buffer += self._started().readAllStandardOutput().data()
         *lines, self._buffer = self._buffer.split(b"\n")
         for line in lines:
-            try:
-                event = json.loads(line)
-            except ValueError:
+            if not line.strip():
                 continue
-            if "progress" in event:
-                done, total = event["progress"]["done"], event["progress"]["total"]
+            try:
+                event = fetch_event(line)
+            except RpcError as exc:  # not the fetch's own words: said in the log, and the fetch goes on
+                log.warning("the model fetch wrote a line that is not its notification (%s): %r", exc.message, line[:200])
+                continue
+            if isinstance(event, ModelFetchProgress):
+                done, total = event.done, event.total
                 self.sig_progress.emit(done / total if total else 0.0)
                 self.sig_status.emit(self.tr("Fetching the starter model: {done} of {total} MB").format(done=round(done / 1e6), total=round(total / 1e6)))
-            elif "path" in event:
-                self._path = event["path"]
-            elif "error" in event:
-                self._error = event["error"]
+            elif isinstance(event, ModelFetchDone):
+                self._path = event.path
+            elif isinstance(event, ModelFetchFailed):
+                self._error = event.message
 
     def _on_stderr(self) -> None:
         self._stderr = (self._stderr + self._started().readAllStandardError().data())[-2000:]
 
-    def _on_finished(self, code: int, _status) -> None:
+    def _on_finished(self, code: int, _status: QProcess.ExitStatus) -> None:
         self._on_stdout()
         if code == 0 and self._path:
             self.sig_done.emit(self._path)

@@ -43,7 +43,10 @@ class RemoteChatLink(QObject):
         self.model: RemoteModel | None = None
         self._ids = itertools.count(1)
 
-    def call(self, method: str, params: Any = None, on_result=None, on_error=None, timeout_ms: int | None = None) -> RemoteCall:
+    def call(
+        self, method: str, params: Any = None, on_result: Callable[[ChatGenerateResult], None] | None = None,
+        on_error: Callable[[RpcError], None] | None = None, timeout_ms: int | None = None,
+    ) -> RemoteCall:
         call = RemoteCall(f"remote-{next(self._ids)}", method, on_result, on_error)
         if method != "chat.generate":
             self._fail(call, RpcError(ErrorCode.METHOD_NOT_FOUND, f"a remote endpoint does not do {method}"))
@@ -56,7 +59,7 @@ class RemoteChatLink(QObject):
         reply = self.client.chat(self.model.endpoint, self.key_for(self.model), self.model.model_id, messages, max_tokens=params.max_tokens, temperature=params.temperature, top_p=params.top_p, seed=params.seed)
         call.reply = reply
         reply.sig_delta.connect(lambda text, c=call: self.sig_delta.emit(c.id, text))
-        reply.sig_finished.connect(lambda text, figures, c=call, p=params: self._on_finished(c, p, text, figures))
+        reply.sig_finished.connect(lambda text, reason, stats, c=call, p=params: self._on_finished(c, p, text, reason, stats))
         reply.sig_failed.connect(lambda message, c=call: self._fail(c, RpcError(ErrorCode.REMOTE_FAILED, f"{self.model.endpoint.name if self.model else 'remote'}: {message}")))
         return call
 
@@ -64,19 +67,15 @@ class RemoteChatLink(QObject):
         if not call.done and call.reply is not None:
             call.reply.cancel()
 
-    def _on_finished(self, call: RemoteCall, params: ChatGenerateParams, text: str, figures: dict) -> None:
+    def _on_finished(self, call: RemoteCall, params: ChatGenerateParams, text: str, reason: str, stats: GenerationStats) -> None:
         if call.done:
             return
-        call.done = True
-        reason = figures.get("finish_reason", "stop")
         if reason not in typing.get_args(FinishReason):
-            call.done = False
             self._fail(call, RpcError(ErrorCode.REMOTE_FAILED, f"the endpoint ended the reply with finish_reason {reason!r}"))
             return
-        # RemoteReply.figures() names GenerationStats fields only, those it measured.
-        stats = GenerationStats(**{k: v for k, v in figures.items() if k != "finish_reason"})
+        call.done = True
         if call.on_result is not None:
-            call.on_result(ChatGenerateResult(call.id, params.conversation_id, text, reason, stats))
+            call.on_result(ChatGenerateResult(call.id, params.conversation_id, text, typing.cast(FinishReason, reason), stats))
 
     def _fail(self, call: RemoteCall, error: RpcError) -> None:
         if call.done:

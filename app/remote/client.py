@@ -1,10 +1,12 @@
 """An OpenAI-compatible client for the window, on QNetworkAccessManager: no thread, never a blocking call.
 
-readyRead -> server-sent events -> sig_delta; the reply's figures are what a
-client can measure itself: time to first token from its own clock, tokens from
-the server's `usage` (asked for with stream_options.include_usage), tokens/s
-from both. They carry the names of the runtime's GenerationStats, so the
-metrics panel shows a remote reply the way it shows a local one.
+readyRead -> server-sent events -> StreamChunk (read from the event's JSON once,
+in parse_chunk) -> sig_delta; the reply's figures are what a client can measure
+itself: time to first token from its own clock, tokens from the server's `usage`
+(asked for with stream_options.include_usage), tokens/s from both. They are a
+GenerationStats, so the metrics panel shows a remote reply the way it shows a
+local one (a figure the client cannot measure stays 0, which the panel shows as
+not known).
 
 Redirects are followed only within the endpoint's own origin (scheme, host and
 port). Qt's default follows them to any host with every header set here: the
@@ -18,11 +20,14 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QObject, QUrl, Signal
 from PySide6.QtNetwork import QNetworkAccessManager, QNetworkReply, QNetworkRequest
 
 from app.remote.endpoint_model import Endpoint
+from runtime.protocol import GenerationStats
 
 MODELS_TIMEOUT_MS = 15_000
 CHAT_TIMEOUT_MS = 10 * 60_000  # a transfer that says nothing for this long is given up
@@ -74,11 +79,65 @@ class EventStream:
         return events
 
 
+@dataclass
+class Usage:
+    """An OpenAI server's `usage` (the last chunk, with stream_options.include_usage); None: a count it did not send."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached_tokens: int | None = None  # prompt_tokens_details.cached_tokens: the prompt's prefix the server kept
+
+
+@dataclass
+class StreamChunk:
+    """One event of an OpenAI chat completion stream, as this client uses it."""
+
+    text: str = ""
+    finish_reason: str | None = None  # checked against the protocol's FinishReason by the chat link
+    usage: Usage | None = None
+    error: str | None = None  # the server's words: an error event, or an event that is not a chunk
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def parse_chunk(data: str) -> StreamChunk:
+    """The event's JSON as a StreamChunk: read here once; what is missing or of another type is left out."""
+    try:
+        event = json.loads(data)
+    except ValueError:
+        return StreamChunk(error=f"the server sent something that is not JSON: {data[:80]!r}")
+    if not isinstance(event, dict):
+        return StreamChunk(error=f"the server sent an event that is not an object: {data[:80]!r}")
+    if "error" in event:
+        error = event["error"]
+        return StreamChunk(error=str(_object(error).get("message", error)))
+    chunk = StreamChunk()
+    usage = _object(event.get("usage"))
+    if usage:
+        details = _object(usage.get("prompt_tokens_details"))
+        chunk.usage = Usage(_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")), _count(details.get("cached_tokens")))
+    choices = event.get("choices")
+    for choice in choices if isinstance(choices, list) else []:
+        choice = _object(choice)
+        text = _object(choice.get("delta")).get("content")
+        chunk.text += text if isinstance(text, str) else ""
+        reason = choice.get("finish_reason")
+        if isinstance(reason, str) and reason:
+            chunk.finish_reason = reason
+    return chunk
+
+
 class RemoteReply(QObject):
     """One streamed chat reply from a remote endpoint."""
 
     sig_delta = Signal(str)
-    sig_finished = Signal(str, dict)  # the whole text, the figures (finish_reason among them)
+    sig_finished = Signal(str, str, object)  # the whole text, the finish reason the server gave, the GenerationStats measured
     sig_failed = Signal(str)
 
     def __init__(self, reply: QNetworkReply, parent: QObject | None = None):
@@ -88,7 +147,7 @@ class RemoteReply(QObject):
         self._sent_at = time.perf_counter()
         self._first_at: float | None = None
         self._last_at: float | None = None
-        self._usage: dict | None = None
+        self._usage: Usage | None = None
         self._finish_reason = "stop"
         self._error: str | None = None
         self._cancelled = False
@@ -111,28 +170,21 @@ class RemoteReply(QObject):
     def _on_event(self, data: str) -> None:
         if data == "[DONE]":
             return
-        try:
-            event = json.loads(data)
-        except ValueError:
-            self._error = f"the server sent something that is not JSON: {data[:80]!r}"
+        chunk = parse_chunk(data)
+        if chunk.error is not None:
+            self._error = chunk.error
             return
-        if "error" in event:
-            error = event["error"]
-            self._error = error.get("message", str(error)) if isinstance(error, dict) else str(error)
-            return
-        if event.get("usage"):
-            self._usage = event["usage"]
-        for choice in event.get("choices") or []:
-            text = (choice.get("delta") or {}).get("content") or ""
-            if text:
-                now = time.perf_counter()
-                if self._first_at is None:
-                    self._first_at = now
-                self._last_at = now
-                self.text += text
-                self.sig_delta.emit(text)
-            if choice.get("finish_reason"):
-                self._finish_reason = choice["finish_reason"]
+        if chunk.usage is not None:
+            self._usage = chunk.usage
+        if chunk.text:
+            now = time.perf_counter()
+            if self._first_at is None:
+                self._first_at = now
+            self._last_at = now
+            self.text += chunk.text
+            self.sig_delta.emit(chunk.text)
+        if chunk.finish_reason is not None:
+            self._finish_reason = chunk.finish_reason
 
     def _on_finished(self) -> None:
         if self._done:
@@ -140,36 +192,35 @@ class RemoteReply(QObject):
         self._done = True
         reply = self._reply
         if self._cancelled:
-            self.sig_finished.emit(self.text, {**self.figures(), "finish_reason": "cancelled"})
+            self.sig_finished.emit(self.text, "cancelled", self.stats())
         elif reply.error() != QNetworkReply.NetworkError.NoError:
             self.sig_failed.emit(error_message(reply, bytes(reply.readAll().data())))
         elif self._error is not None:
             self.sig_failed.emit(self._error)
         else:
             self._on_ready_read()  # anything that came with the end
-            self.sig_finished.emit(self.text, {**self.figures(), "finish_reason": self._finish_reason})
+            self.sig_finished.emit(self.text, self._finish_reason, self.stats())
         reply.deleteLater()
 
-    def figures(self) -> dict:
-        """What the client measured; a figure it could not measure is left out, never guessed."""
+    def stats(self) -> GenerationStats:
+        """What the client measured; a figure it could not measure stays 0 (not known), never guessed."""
         now = time.perf_counter()
-        out: dict = {"total_ms": (now - self._sent_at) * 1000}
+        stats = GenerationStats(total_ms=(now - self._sent_at) * 1000)
         if self._first_at is not None:
-            out["ttft_ms"] = (self._first_at - self._sent_at) * 1000
-        usage = self._usage or {}
-        if isinstance(usage.get("completion_tokens"), int):
-            out["completion_tokens"] = usage["completion_tokens"]
+            stats.ttft_ms = (self._first_at - self._sent_at) * 1000
+        usage = self._usage or Usage()
+        if usage.completion_tokens is not None:
+            stats.completion_tokens = usage.completion_tokens
             span = (self._last_at or now) - (self._first_at or now)
-            if usage["completion_tokens"] > 1 and span > 0:
-                out["decode_tokens_per_s"] = (usage["completion_tokens"] - 1) / span
-        if isinstance(usage.get("prompt_tokens"), int):
-            out["prompt_tokens"] = usage["prompt_tokens"]
-        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
-        if isinstance(cached, int):
-            out["prompt_tokens_reused"] = cached
-            if isinstance(usage.get("prompt_tokens"), int):
-                out["prompt_tokens_evaluated"] = usage["prompt_tokens"] - cached
-        return out
+            if usage.completion_tokens > 1 and span > 0:
+                stats.decode_tokens_per_s = (usage.completion_tokens - 1) / span
+        if usage.prompt_tokens is not None:
+            stats.prompt_tokens = usage.prompt_tokens
+        if usage.cached_tokens is not None:
+            stats.prompt_tokens_reused = usage.cached_tokens
+            if usage.prompt_tokens is not None:
+                stats.prompt_tokens_evaluated = usage.prompt_tokens - usage.cached_tokens
+        return stats
 
 
 def shared_network() -> QNetworkAccessManager:
@@ -181,6 +232,7 @@ def shared_network() -> QNetworkAccessManager:
     tests/remote caught that when a short-lived client owned them.
     """
     app = QCoreApplication.instance()
+    assert app is not None, "the remote client needs the application object"
     network = app.findChild(QNetworkAccessManager, "lokal-remote-network")
     if network is None:
         network = QNetworkAccessManager(app)
@@ -216,8 +268,8 @@ class RemoteClient(QObject):
             return
         self.sig_models.emit(endpoint, ids)
 
-    def chat(self, endpoint: Endpoint, key: str, model: str, messages: list[dict], max_tokens: int | None = None, temperature: float | None = None, top_p: float | None = None, seed: int | None = None) -> RemoteReply:
-        body = {"model": model, "messages": messages, "stream": True, "stream_options": {"include_usage": True}}
+    def chat(self, endpoint: Endpoint, key: str, model: str, messages: list[dict[str, str]], max_tokens: int | None = None, temperature: float | None = None, top_p: float | None = None, seed: int | None = None) -> RemoteReply:
+        body: dict[str, Any] = {"model": model, "messages": messages, "stream": True, "stream_options": {"include_usage": True}}
         for name, value in (("max_tokens", max_tokens), ("temperature", temperature), ("top_p", top_p), ("seed", seed)):
             if value is not None:
                 body[name] = value

@@ -10,7 +10,9 @@ statusBar.
 
 from __future__ import annotations
 
-from app.remote.endpoint_model import RemoteModel
+import functools
+
+from app.remote.endpoint_model import Endpoint, RemoteModel
 from app.remote.mode import RemoteMode
 from app.remote.widgets import AddEndpointDialog, KeyStorageQuestion
 from app.ui.language import Context
@@ -39,7 +41,7 @@ class RemoteFeature:
     def _build_section(self, section: MenuSection) -> None:
         section.add_heading(Remote.tr("Remote"))
         for model in self.mode.models.models:
-            section.add_model(model.label, self.mode.chosen == model, lambda m=model: self.choose(m), tooltip=model.endpoint.base_url)
+            section.add_model(model.label, self.mode.chosen == model, functools.partial(self.choose, model), tooltip=model.endpoint.base_url)
         section.add_action(Remote.tr("Add remote endpoint…"), self.open_add_dialog)
 
     def _on_model_chosen(self, section_id: str) -> None:
@@ -53,14 +55,14 @@ class RemoteFeature:
         return dialog
 
     # ---- where the key is kept --------------------------------------------------
-    def _on_key_not_stored(self, endpoint, problem: str) -> None:
+    def _on_key_not_stored(self, endpoint: Endpoint, problem: str) -> None:
         endpoints = self.mode.endpoints
         question = KeyStorageQuestion(endpoint.name, problem, str(endpoints.keys.file), self.window)
         question.sig_answered.connect(lambda in_file: self._on_key_storage_chosen(endpoint, in_file))
         self.key_question = question
         question.open()
 
-    def _on_key_storage_chosen(self, endpoint, in_file: bool) -> None:
+    def _on_key_storage_chosen(self, endpoint: Endpoint, in_file: bool) -> None:
         if in_file:
             self.mode.endpoints.store_key_in_file(endpoint)
             self.window.statusBar().showMessage(Remote.tr("The key for {name} is stored in {file}").format(name=endpoint.name, file=self.mode.endpoints.keys.file), 5000)

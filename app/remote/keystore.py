@@ -14,6 +14,7 @@ import json
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 from runtime.paths import config_dir
 
@@ -23,7 +24,7 @@ SERVICE = "lokal-remote-endpoint"
 KEY_FILE = "remote-keys.json"
 
 
-def _usable_keyring():
+def _usable_keyring() -> tuple[Any, str | None]:
     """(the keyring module, None), or (None, why there is none worth the name)."""
     try:
         import keyring
@@ -42,6 +43,8 @@ def _usable_keyring():
 class KeyStore:
     def __init__(self, file: Path | None = None, use_keyring: bool = True):
         self.file = file or config_dir() / KEY_FILE
+        self._keyring: Any  # the keyring module, None when there is none worth the name (_no_keyring says why)
+        self._no_keyring: str | None
         self._keyring, self._no_keyring = _usable_keyring() if use_keyring else (None, "the keyring is turned off")
         self._session: dict[str, str] = {}  # keys the person chose not to store (or not yet): until Lokal quits
         self.read_problem: str | None = None  # the last failure to read the keyring, for the window to say
@@ -76,7 +79,7 @@ class KeyStore:
         if self._keyring is not None:
             try:
                 key = self._keyring.get_password(SERVICE, endpoint_id)
-                if key:
+                if isinstance(key, str) and key:
                     return key
             except Exception as exc:
                 log.warning("keyring read failed: %s", exc)

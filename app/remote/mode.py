@@ -56,7 +56,7 @@ class RemoteMode(QObject):
         self.chat_link.model = model
         self.sig_chosen.emit(model)
 
-    def _on_models(self, endpoint: Endpoint, ids: list) -> None:
+    def _on_models(self, endpoint: Endpoint, ids: list[str]) -> None:
         self.models.set_models(endpoint, [str(i) for i in ids])
         self.sig_models_changed.emit()
 

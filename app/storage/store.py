@@ -37,11 +37,12 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, cast
+from typing import Any, Callable, Concatenate, ParamSpec, TypeVar, cast
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from app.ui.language import Context
+from app.storage.reply_record import ReplyRecord, from_stored, to_stored
 from runtime.paths import data_dir
 from runtime.private_files import create_private_file, tighten_file
 
@@ -87,6 +88,8 @@ SCHEMA_VERSION = len(MIGRATIONS)
 BUSY_TIMEOUT_S = 2.0
 
 log = logging.getLogger("lokal.storage")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class SchemaTooNew(RuntimeError):
@@ -209,11 +212,11 @@ def _check_header(path: Path) -> None:
         raise DatabaseDamaged("file is not a database (its first bytes are not SQLite's header)")
 
 
-def _guarded(method):
+def _guarded(method: Callable[Concatenate[Store, P], R]) -> Callable[Concatenate[Store, P], R]:
     """sqlite3 errors leave a Store method as StoreUnavailable, which says what happened in words."""
 
     @functools.wraps(method)
-    def guarded(self, *args, **kwargs):
+    def guarded(self: Store, *args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.Error as exc:
@@ -244,9 +247,23 @@ class Message:
     role: str
     content: str
     state: str = COMPLETE
-    stats: dict[str, Any] | None = None
+    record: ReplyRecord | None = None  # a reply's figures, finish reason or error (the `stats` column: reply_record.py)
     created_at: float = 0.0
     model: str = ""
+
+
+@dataclass
+class _PendingUpdate:
+    """A message update the database has not taken yet: the newest value of each field (None: unchanged)."""
+
+    content: str | None = None
+    state: str | None = None
+    record: ReplyRecord | None = None
+
+    def merge(self, content: str | None, state: str | None, record: ReplyRecord | None) -> None:
+        self.content = content if content is not None else self.content
+        self.state = state if state is not None else self.state
+        self.record = record if record is not None else self.record
 
 
 class Store:
@@ -254,7 +271,7 @@ class Store:
         """Open (or create) the database; raises sqlite3.Error or SchemaTooNew with the connection closed again."""
         self.path = Path(path) if path is not None else default_path()
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self._deferred: dict[int, dict[str, Any]] = {}  # message id -> the fields an update could not write yet
+        self._deferred: dict[int, _PendingUpdate] = {}  # message id -> the fields an update could not write yet
         self.problem: StoreUnavailable | None = None  # why writes fail now; None while they work
         self._problem_listeners: list[Callable[[StoreUnavailable | None], None]] = []
         _check_header(self.path)
@@ -357,7 +374,7 @@ class Store:
             for m in messages:
                 self._db.execute(
                     "INSERT INTO messages (id, conversation_id, position, role, content, state, stats, created_at, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (m.id, m.conversation_id, m.position, m.role, m.content, m.state, json.dumps(m.stats) if m.stats is not None else None, m.created_at, m.model),
+                    (m.id, m.conversation_id, m.position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model),
                 )
 
     # ---- messages ------------------------------------------------------------
@@ -382,8 +399,8 @@ class Store:
         out = []
         for message_id, role, content, state in rows:
             deferred = self._deferred.get(message_id)
-            if deferred:
-                content, state = deferred.get("content", content), deferred.get("state", state)
+            if deferred is not None:
+                content, state = deferred.content if deferred.content is not None else content, deferred.state or state
             out.append((role, content, state))
         return out
 
@@ -411,12 +428,11 @@ class Store:
         assert cur.lastrowid is not None  # an INSERT's row
         return Message(cur.lastrowid, conversation_id, position, role, content, state, None, now, model)
 
-    def update_message(self, message_id: int, *, content: str | None = None, state: str | None = None, stats: dict | None = None) -> None:
-        """Set a message's fields. If the database refuses the write, it is kept and retried: see retry_deferred."""
-        fields = {k: v for k, v in (("content", content), ("state", state), ("stats", stats)) if v is not None}
-        if not fields:
+    def update_message(self, message_id: int, *, content: str | None = None, state: str | None = None, record: ReplyRecord | None = None) -> None:
+        """Set a message's fields (None: left as it is). If the database refuses the write, it is kept and retried: see retry_deferred."""
+        if content is None and state is None and record is None:
             return
-        self._deferred.setdefault(message_id, {}).update(fields)
+        self._deferred.setdefault(message_id, _PendingUpdate()).merge(content, state, record)
         self.retry_deferred()
 
     @property
@@ -431,11 +447,10 @@ class Store:
             return True
         try:
             with self._synchronous("NORMAL" if self._only_streaming_text() else "FULL"), self._transaction():
-                for message_id, fields in self._deferred.items():
-                    stats = fields.get("stats")
+                for message_id, pending in self._deferred.items():
                     self._db.execute(
                         "UPDATE messages SET content = COALESCE(?, content), state = COALESCE(?, state), stats = COALESCE(?, stats) WHERE id = ?",
-                        (fields.get("content"), fields.get("state"), json.dumps(stats) if stats is not None else None, message_id),
+                        (pending.content, pending.state, to_stored(pending.record), message_id),
                     )
         except sqlite3.Error as exc:
             problem = StoreUnavailable(fault_kind(exc), self.path, str(exc))
@@ -448,8 +463,8 @@ class Store:
 
     def _only_streaming_text(self) -> bool:
         """Whether the kept updates are streaming checkpoints only: new text of replies still marked streaming."""
-        for message_id, fields in self._deferred.items():
-            if set(fields) != {"content"}:
+        for message_id, pending in self._deferred.items():
+            if pending.state is not None or pending.record is not None:
                 return False
             row = self._db.execute("SELECT state FROM messages WHERE id = ?", (message_id,)).fetchone()
             if row is None or row["state"] != STREAMING:
@@ -477,10 +492,11 @@ class Store:
                 listener(problem)
 
     def _with_deferred(self, message: Message) -> Message:
-        fields = self._deferred.get(message.id)
-        if fields:
-            for name, value in fields.items():
-                setattr(message, name, value)
+        pending = self._deferred.get(message.id)
+        if pending is not None:
+            message.content = pending.content if pending.content is not None else message.content
+            message.state = pending.state or message.state
+            message.record = pending.record or message.record
         return message
 
     @_guarded
@@ -588,5 +604,5 @@ def _conversation(row: sqlite3.Row) -> Conversation:
 def _message(row: sqlite3.Row) -> Message:
     return Message(
         row["id"], row["conversation_id"], row["position"], row["role"], row["content"], row["state"],
-        json.loads(row["stats"]) if row["stats"] else None, row["created_at"], row["model"],
+        from_stored(row["stats"], row["id"]), row["created_at"], row["model"],
     )

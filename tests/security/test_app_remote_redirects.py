@@ -87,7 +87,7 @@ def test_a_redirect_to_another_origin_carries_neither_the_key_nor_the_conversati
     client.list_models(target, KEY)
     qtbot.waitUntil(lambda: len(outcomes) == 1, timeout=30_000)
     reply = client.chat(target, KEY, "here", [{"role": "user", "content": SECRET_WORDS}])
-    reply.sig_finished.connect(lambda text, _figures: outcomes.append(("chat", text)))
+    reply.sig_finished.connect(lambda text, _reason, _stats: outcomes.append(("chat", text)))
     reply.sig_failed.connect(lambda message: outcomes.append(("chat failed", message)))
     qtbot.waitUntil(lambda: len(outcomes) == 2, timeout=30_000)
 

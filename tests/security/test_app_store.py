@@ -15,7 +15,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.storage import store as st
 from app.storage.startup import open_store_or_ask
+from app.storage.reply_record import ReplyRecord
 from app.storage.store import Store, open_or_set_aside, proven_damaged
+from runtime.protocol import GenerationStats
 
 # A folder name a URI would misread: %41 decodes to "A", "?" starts a query, "#" a fragment.
 AWKWARD = "data%41?x#y"
@@ -87,7 +89,7 @@ def test_a_reply_streams_with_cheap_checkpoints_and_ends_with_a_synced_commit(tm
         store._db.set_trace_callback(statements.append)
         store.update_message(reply.id, content="Once upon")  # a streaming checkpoint
         checkpoint, statements[:] = list(statements), []
-        store.update_message(reply.id, content="Once upon a time.", state="complete", stats={"ttft_ms": 1.0})  # its end
+        store.update_message(reply.id, content="Once upon a time.", state="complete", record=ReplyRecord(GenerationStats(ttft_ms=1.0), "stop"))  # its end
         end = list(statements)
         store._db.set_trace_callback(None)
         assert checkpoint.index("PRAGMA synchronous=NORMAL") < checkpoint.index("COMMIT") < checkpoint.index("PRAGMA synchronous=FULL")

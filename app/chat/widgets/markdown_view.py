@@ -15,7 +15,7 @@ and only with a scheme app/chat/links.py allows.
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QCursor, QDesktopServices, QGuiApplication, QImage, QTextCharFormat, QTextCursor, QTextDocument, QTextOption
+from PySide6.QtGui import QCursor, QDesktopServices, QGuiApplication, QImage, QResizeEvent, QTextCharFormat, QTextCursor, QTextDocument, QTextOption
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QTextBrowser, QToolButton, QToolTip, QVBoxLayout, QWidget
 
 from app.chat import highlight, links, markdown
@@ -38,7 +38,7 @@ class AutoHeightBrowser(QTextBrowser):
 
     sig_link_refused = Signal(str)
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
@@ -56,7 +56,7 @@ class AutoHeightBrowser(QTextBrowser):
         self.document().setMarkdown(markdown, REPLY_MARKDOWN)
         self._images_to_text()
 
-    def loadResource(self, kind: int, name: QUrl):
+    def loadResource(self, kind: int, name: QUrl | str) -> object:
         """Nothing from disk or the network: an empty image, an empty text.
 
         Qt's own fallback reads the file (or decodes the data: URL) when this answers nothing, so it
@@ -93,12 +93,12 @@ class AutoHeightBrowser(QTextBrowser):
         QToolTip.showText(QCursor.pos(), links.not_opened(target), self)
         self.sig_link_refused.emit(target)
 
-    def _fit(self, *_args) -> None:
+    def _fit(self, *_args: object) -> None:
         height = int(self.document().size().height()) + 2
         if height != self.height():
             self.setFixedHeight(height)
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.document().setTextWidth(self.viewport().width())
         self._fit()
@@ -110,7 +110,7 @@ class AutoHeightBrowser(QTextBrowser):
 class CodeBlock(QFrame):
     sig_copied = Signal(str)
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("codeBlock")
         self.code = ""
@@ -162,14 +162,14 @@ class CodeBlock(QFrame):
 class MarkdownView(QWidget):
     sig_link_refused = Signal(str)  # a link in the text that was clicked and not opened (see AutoHeightBrowser)
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.text = ""
         self._name = ""  # what a screen reader calls each part ("Your message", "Message from Assistant")
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(8)
-        self._parts: list[tuple[str, QWidget, str]] = []  # kind, widget, the text it shows
+        self._parts: list[tuple[str, CodeBlock | AutoHeightBrowser, str]] = []  # kind, widget, the text it shows
 
     def set_accessible_name(self, name: str) -> None:
         if name != self._name:
@@ -186,7 +186,7 @@ class MarkdownView(QWidget):
 
     @property
     def code_blocks(self) -> list[CodeBlock]:
-        return [w for kind, w, _t in self._parts if kind == "code"]
+        return [w for _kind, w, _t in self._parts if isinstance(w, CodeBlock)]
 
     def set_markdown(self, text: str) -> None:
         if text == self.text:
@@ -206,12 +206,12 @@ class MarkdownView(QWidget):
                 if segment.kind == "code":
                     widget = CodeBlock()
                 else:
-                    widget = AutoHeightBrowser()
-                    widget.sig_link_refused.connect(self.sig_link_refused)
+                    browser = widget = AutoHeightBrowser()
+                    browser.sig_link_refused.connect(self.sig_link_refused)
                 self._name_part(widget)
                 self._layout.addWidget(widget)
                 self._parts.append((segment.kind, widget, ""))
-            if segment.kind == "code":
+            if isinstance(widget, CodeBlock):
                 widget.set_code(segment.text, segment.language)
             else:
                 widget.setMarkdown(segment.text)  # AutoHeightBrowser's: no HTML, nothing fetched

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QToolButton, QVBoxLayout, QWidget,
@@ -24,7 +24,9 @@ from app.chat.widgets.composer import ComposerEdit
 from app.chat.widgets.markdown_view import MarkdownView
 from app.metrics import figures
 from app.storage import store as st
+from app.storage.store import Message
 from app.ui import icons
+from runtime.protocol import GenerationStats
 
 MAX_WIDTH = 860
 FIRST_MESSAGE_INDEX = 2  # in the column: Show earlier messages, the empty hint, then the messages
@@ -34,11 +36,10 @@ SHOWN_AT_ONCE = 6
 FILL_BUDGET_MS = 12
 
 
-def reply_footer(message) -> str:
+def reply_footer(stats: GenerationStats, model: str) -> str:
     """'25 tokens · 57.0 tok/s · SmolLM2 135M · restored from cache'."""
-    stats = message.stats or {}
     parts = [
-        figures.tokens(stats.get("completion_tokens", 0)), figures.speed(stats["decode_tokens_per_s"]), message.model,
+        figures.tokens(stats.completion_tokens), figures.speed(stats.decode_tokens_per_s), model,
         figures.restored_note(stats), figures.template_note(stats),
     ]
     return " · ".join(p for p in parts if p)
@@ -50,7 +51,7 @@ class InlineEditor(QFrame):
     sig_submit = Signal(str)
     sig_cancel = Signal()
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("inlineEditor")
         layout = QVBoxLayout(self)
@@ -96,7 +97,7 @@ class InlineEditor(QFrame):
         if self.text().strip():
             self.sig_submit.emit(self.text())
 
-    def _fit(self, *_args) -> None:
+    def _fit(self, *_args: object) -> None:
         lines = min(max(int(self.edit.document().size().height()), 2), 14)
         self.edit.setFixedHeight(lines * self.edit.fontMetrics().lineSpacing() + 14)
 
@@ -107,9 +108,9 @@ class MessageWidget(QFrame):
     sig_edit = Signal(object)
     sig_edit_submitted = Signal(object, str)  # self, the new text
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.message = None
+        self.message: Message | None = None
         self.editor: InlineEditor | None = None
         outer = QVBoxLayout(self)
         outer.setContentsMargins(14, 10, 14, 8)
@@ -179,14 +180,15 @@ class MessageWidget(QFrame):
     def stop_editing(self) -> None:
         if self.editor is None:
             return
-        had_focus = self.editor.isAncestorOf(QGuiApplication.focusObject()) if isinstance(QGuiApplication.focusObject(), QWidget) else False
+        focus = QGuiApplication.focusObject()
+        had_focus = self.editor.isAncestorOf(focus) if isinstance(focus, QWidget) else False
         self.editor.hide()
         self.body.show()
         self.buttons["edit"].setVisible(self.message is not None and self.message.role == "user")
         if had_focus:
             self.buttons["edit"].setFocus(Qt.FocusReason.OtherFocusReason)
 
-    def show_message(self, message, is_last: bool, generating: bool) -> None:
+    def show_message(self, message: Message, is_last: bool, generating: bool) -> None:
         self.message = message
         self._focusables = None  # its text may bring code blocks (with their Copy buttons) or take them away
         user = message.role == "user"
@@ -205,14 +207,14 @@ class MessageWidget(QFrame):
         badge = state_badge(message.state)
         self.badge.setVisible(bool(badge))
         self.badge.setText(badge)
-        stats = message.stats or {}
-        error = stats.get("error")
-        if message.role == "assistant" and stats.get("decode_tokens_per_s") and not streaming:
-            self.footer.setText(reply_footer(message))
-            self.footer.setToolTip(stats.get("chat_template_fallback") or "")
+        record = message.record
+        stats = record.stats if record is not None else None
+        if message.role == "assistant" and stats is not None and stats.decode_tokens_per_s and not streaming:
+            self.footer.setText(reply_footer(stats, message.model))
+            self.footer.setToolTip(stats.chat_template_fallback)
             self.footer.show()
-        elif error and message.state == st.FAILED:
-            self.footer.setText(error)
+        elif record is not None and record.error and message.state == st.FAILED:
+            self.footer.setText(record.error)
             self.footer.show()
         else:
             self.footer.hide()
@@ -221,6 +223,8 @@ class MessageWidget(QFrame):
     def show_actions(self, is_last: bool, generating: bool) -> None:
         """The buttons this message offers now (Edit and Regenerate wait while a reply streams)."""
         message = self.message
+        if message is None:
+            return
         self.buttons["edit"].setVisible(message.role == "user" and not generating and not self.editing)
         self.buttons["regenerate"].setVisible(message.role == "assistant" and is_last and not generating)
         self.buttons["copy"].setVisible(message.state != st.STREAMING)
@@ -233,7 +237,7 @@ class ChatView(QScrollArea):
     sig_focus_order_changed = Signal()  # messages came or went: the window puts them back in its Tab order
     sig_show_earlier = Signal()  # a long conversation shows its newest messages: the user asks for older ones
 
-    def __init__(self, model: MessageListModel, parent=None):
+    def __init__(self, model: MessageListModel, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("chatScroll")
         self.model = model
@@ -328,7 +332,7 @@ class ChatView(QScrollArea):
         else:
             self.sig_focus_order_changed.emit()  # once all are there, not at every few
 
-    def _on_rows_inserted(self, _parent, first: int, last: int) -> None:
+    def _on_rows_inserted(self, _parent: QModelIndex, first: int, last: int) -> None:
         if last < self.model.rowCount() - 1 and first <= self._unbuilt:
             self._unbuilt += last - first + 1  # older messages shown above: built a few at a time, newest first
             self._fill()
@@ -345,7 +349,7 @@ class ChatView(QScrollArea):
         self._show_chrome()
         self.sig_focus_order_changed.emit()
 
-    def _on_rows_removed(self, _parent, first: int, last: int) -> None:
+    def _on_rows_removed(self, _parent: QModelIndex, first: int, last: int) -> None:
         unbuilt_gone = max(0, min(last + 1, self._unbuilt) - first)
         built = slice(max(first, self._unbuilt) - self._unbuilt, max(0, last + 1 - self._unbuilt))
         for widget in self.widgets[built]:
@@ -357,7 +361,7 @@ class ChatView(QScrollArea):
         self._show_chrome()
         self.sig_focus_order_changed.emit()
 
-    def _on_data_changed(self, top_left, bottom_right, _roles=()) -> None:
+    def _on_data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, _roles: object = ()) -> None:
         for row in range(top_left.row(), bottom_right.row() + 1):
             self._show_row(row)
 
@@ -372,7 +376,7 @@ class ChatView(QScrollArea):
 
     def focusables(self) -> list[QWidget]:
         """The widgets Tab visits in the messages, top to bottom (buttons, text, code, an open editor)."""
-        out = [self.earlier] if self.earlier.isVisibleTo(self) else []
+        out: list[QWidget] = [self.earlier] if self.earlier.isVisibleTo(self) else []
         for widget in self.widgets:
             out += widget.focusables()
         return out
@@ -403,6 +407,8 @@ class ChatView(QScrollArea):
             widget.stop_editing()
 
     def _on_copy(self, widget: MessageWidget) -> None:
+        if widget.message is None:
+            return
         QGuiApplication.clipboard().setText(widget.message.content)
         self.sig_copied.emit(widget.message.content)
 

@@ -6,9 +6,9 @@ scrolls sideways, however narrow the sidebar is made.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPoint, QSize, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QSize, Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView, QLineEdit, QListView, QMenu, QPushButton, QStyledItemDelegate, QVBoxLayout, QWidget,
+    QAbstractItemView, QLineEdit, QListView, QMenu, QPushButton, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget,
 )
 
 from app.chat.conversation_model import ConversationFilterModel, IdRole
@@ -19,7 +19,7 @@ class TitleDelegate(QStyledItemDelegate):
     """Rows as wide as the list, never wider: the view then has nothing to scroll sideways, and the
     style elides each title to the row (QListView sizes rows by their text otherwise)."""
 
-    def sizeHint(self, option, index) -> QSize:
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         hint = super().sizeHint(option, index)
         return QSize(1, hint.height())
 
@@ -31,7 +31,7 @@ class Sidebar(QWidget):
     sig_delete = Signal(str)
     sig_export = Signal(str, str)  # id, "md" | "json"
 
-    def __init__(self, proxy: ConversationFilterModel, parent=None):
+    def __init__(self, proxy: ConversationFilterModel, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("sidebar")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)

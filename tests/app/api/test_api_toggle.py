@@ -85,7 +85,7 @@ def test_the_toggle_serves_from_the_windows_own_runtime_with_caches_kept_apart(q
     assert third.usage.prompt_tokens_details.cached_tokens >= second.usage.prompt_tokens
     with qtbot.waitSignal(window.chat.sig_reply_finished, timeout=120_000) as signal:
         window.chat.send("Another one?")
-    assert signal.args[0].stats["prompt_tokens_reused"] >= first.stats["prompt_tokens"] + first.stats["completion_tokens"]
+    assert signal.args[0].record.stats.prompt_tokens_reused >= first.record.stats.prompt_tokens + first.record.stats.completion_tokens
 
     with qtbot.waitSignal(server.sig_state_changed, timeout=30_000, check_params_cb=lambda s: s == STOPPED):
         panel.toggle.click()
@@ -105,7 +105,7 @@ def test_a_window_reply_streams_beside_the_api_reply(qtbot, window):
     assert next(chunks).choices[0].text
     assert "API" not in window.statusBar().currentMessage()
     # The window's figures are its own reply's, never the API's.
-    assert window.metrics_panel.stats.get("completion_tokens") == signal.args[0].stats["completion_tokens"]
+    assert window.metrics_panel.stats.completion_tokens == signal.args[0].record.stats.completion_tokens
     stream.close()
 
 

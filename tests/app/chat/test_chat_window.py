@@ -43,10 +43,10 @@ def test_send_streams_the_reply_in_batches_and_stores_it(qtbot, window, store_pa
     assert [m.role for m in msgs] == ["user", "assistant"]
     reply = msgs[1]
     assert reply.content.strip() and reply.state == st.COMPLETE
-    assert reply.stats["completion_tokens"] > 0 and reply.stats["finish_reason"] in ("stop", "length")
+    assert reply.record.stats.completion_tokens > 0 and reply.record.finish_reason in ("stop", "length")
     # Streamed: the text arrived in more than one batch, but fewer batches than tokens.
     streamed = [r for r in content_updates if r == [ContentRole]]
-    assert 1 <= len(streamed) <= reply.stats["completion_tokens"]
+    assert 1 <= len(streamed) <= reply.record.stats.completion_tokens
     # The widget shows it, and the store has it.
     assert window.chat_view.widgets[1].body.text == reply.content
     assert db_rows(store_path, "SELECT role, content, state FROM messages ORDER BY position") == [
@@ -75,8 +75,8 @@ def test_escape_stops_the_reply_and_keeps_the_partial_text(qtbot, window, store_
     qtbot.keyClick(window.composer.edit, Qt.Key.Key_Escape)
     wait_reply(qtbot, window, timeout=10_000)
     reply = window.chat.messages.messages[-1]
-    assert reply.state == st.STOPPED and reply.stats["finish_reason"] == "cancelled"
-    assert reply.content and reply.stats["completion_tokens"] < LONG.max_tokens
+    assert reply.state == st.STOPPED and reply.record.finish_reason == "cancelled"
+    assert reply.content and reply.record.stats.completion_tokens < LONG.max_tokens
     assert window.chat_view.widgets[-1].badge.isVisible()
     assert db_rows(store_path, "SELECT content, state FROM messages WHERE role = 'assistant'") == [(reply.content, "stopped")]
 
@@ -93,7 +93,7 @@ def test_regenerate_replaces_the_last_reply(qtbot, window, store_path):
     assert len(msgs) == 2 and msgs[-1].id != first.id
     assert msgs[-1].content == first.content  # greedy: the same prompt gives the same reply
     # Nothing but the cache's last token was evaluated again: the runtime reused the prompt.
-    assert msgs[-1].stats["prompt_tokens_evaluated"] == 1
+    assert msgs[-1].record.stats.prompt_tokens_evaluated == 1
     assert [r[0] for r in db_rows(store_path, "SELECT id FROM messages ORDER BY position")] == [msgs[0].id, msgs[1].id]
 
 
@@ -130,10 +130,10 @@ def test_metrics_panel_updates_twice_a_second_while_streaming_and_keeps_the_fina
     reply = window.chat.messages.messages[-1]
     panel = window.metrics_panel
     # The final figures are the reply's own, as the runtime measured them.
-    assert panel.speed.text() == figures.speed(reply.stats["decode_tokens_per_s"])
-    assert panel.value_of("ttft") == figures.seconds(reply.stats["ttft_ms"])
-    evaluated = reply.stats["prompt_tokens_evaluated"]
-    assert panel.value_of("reuse") == f"{reply.stats['prompt_tokens_reused']:,} / {evaluated:,} token{'' if evaluated == 1 else 's'}"
+    assert panel.speed.text() == figures.speed(reply.record.stats.decode_tokens_per_s)
+    assert panel.value_of("ttft") == figures.seconds(reply.record.stats.ttft_ms)
+    evaluated = reply.record.stats.prompt_tokens_evaluated
+    assert panel.value_of("reuse") == f"{reply.record.stats.prompt_tokens_reused:,} / {evaluated:,} token{'' if evaluated == 1 else 's'}"
     qtbot.waitUntil(lambda: (panel.value_of("context") or "").endswith(" / 2,048 tokens"), timeout=5_000)
     assert not panel.value_of("context").startswith("0 ")
     assert panel.value_of("kv").endswith("MB") and panel.value_of("rss").endswith("MB")
@@ -203,7 +203,7 @@ def test_settings_are_per_conversation_and_remembered(qtbot, window, store_path)
     window.chat.send("Hello")
     wait_reply(qtbot, window)
     reply = window.chat.messages.messages[-1]
-    assert reply.stats["completion_tokens"] <= 7
+    assert reply.record.stats.completion_tokens <= 7
     other = window.chat.new_conversation()
     assert window.chat.settings().max_tokens == window.chat.default_settings.max_tokens
     window.chat.open(conv.id)

@@ -25,10 +25,10 @@ def test_a_restored_turn_shows_restored_from_cache_and_the_time_saved(qtbot, sta
     try:
         second.chat.send("And which one is green?")
         wait_reply(qtbot, second)
-        stats = second.chat.messages.messages[-1].stats
-        assert stats["kv_restore_source"] == "disk" and stats["prompt_tokens_restored"] > 0 and stats["kv_restore_saved_ms"] > 0
+        stats = second.chat.messages.messages[-1].record.stats
+        assert stats.kv_restore_source == "disk" and stats.prompt_tokens_restored > 0 and stats.kv_restore_saved_ms > 0
         panel = second.metrics_panel
-        assert panel.value_of("restored").startswith(f"{stats['prompt_tokens_restored']:,} tokens (disk, ")
+        assert panel.value_of("restored").startswith(f"{stats.prompt_tokens_restored:,} tokens (disk, ")
         assert panel.value_of("restore_saved").startswith("≈ ")
         assert panel.value_of("accepted") is None and not panel.section_visible("speculation")  # it did not draft: no column of zeros
         footer = second.chat_view.widgets[-1].footer.text()

@@ -44,17 +44,17 @@ def test_while_two_replies_stream_the_panel_shows_the_one_on_screen(qtbot, windo
     window.chat.stop()
     wait_reply(qtbot, window, timeout=30_000)
 
-    older_stats = window.store.messages(older.id)[-1].stats
-    newer_stats = window.store.messages(newer.id)[-1].stats
-    assert older_stats["prompt_tokens"] != newer_stats["prompt_tokens"]
-    assert {prompt for prompt, _shown in seen} == {older_stats["prompt_tokens"]}, "the runtime gave another conversation's figures"
-    assert {shown for _prompt, shown in seen} == {figures.tokens(older_stats["prompt_tokens"])}
+    older_stats = window.store.messages(older.id)[-1].record.stats
+    newer_stats = window.store.messages(newer.id)[-1].record.stats
+    assert older_stats.prompt_tokens != newer_stats.prompt_tokens
+    assert {prompt for prompt, _shown in seen} == {older_stats.prompt_tokens}, "the runtime gave another conversation's figures"
+    assert {shown for _prompt, shown in seen} == {figures.tokens(older_stats.prompt_tokens)}
 
     # Between conversations with no reply streaming: each one's own last figures, not the last reply's.
     window.chat.open(older.id)
-    assert window.metrics_panel.value_of("prompt") == figures.tokens(older_stats["prompt_tokens"])
+    assert window.metrics_panel.value_of("prompt") == figures.tokens(older_stats.prompt_tokens)
     window.chat.open(newer.id)
-    assert window.metrics_panel.value_of("prompt") == figures.tokens(newer_stats["prompt_tokens"])
+    assert window.metrics_panel.value_of("prompt") == figures.tokens(newer_stats.prompt_tokens)
     empty = window.chat.new_conversation()
     assert window.metrics_panel.value_of("prompt") == "—" and window.metrics_panel.speed.text() == "—"
     assert empty.id == window.chat.current.id

@@ -73,8 +73,8 @@ def test_the_draft_model_menu_loads_a_compatible_model_with_the_target_and_greys
         window.chat.new_conversation()
         window.chat.send("Count from one to twenty in words.")
         wait_reply(qtbot, window)
-        stats = window.chat.messages.messages[-1].stats
-        assert stats["speculation"] == "draft" and stats["draft_tokens"] > 0
+        stats = window.chat.messages.messages[-1].record.stats
+        assert stats.speculation == "draft" and stats.draft_tokens > 0
         assert window.metrics_panel.section_visible(figures.SPECULATION)
         assert window.metrics_panel.value_of("draft_model") == twin.name
     finally:

@@ -136,7 +136,7 @@ def test_a_change_that_needs_a_reload_asks_and_never_cuts_a_running_reply_off(qt
         next(b for b in question.buttons() if b.text() == "Reload now").click()
         qtbot.waitUntil(lambda: window.session.loaded.n_seq == 3 and not window.session.busy, timeout=240_000)
         reply = window.store.messages(window.chat.current.id)[-1]
-        assert reply.state == st.COMPLETE and reply.stats["finish_reason"] in ("stop", "length"), "the reply ran to its end"
+        assert reply.state == st.COMPLETE and reply.record.finish_reason in ("stop", "length"), "the reply ran to its end"
     finally:
         window.shutdown()
 

@@ -66,11 +66,11 @@ def test_remote_models_appear_in_the_model_menu_and_chat_streams_through_them(qt
         assert window.chat.send("Name a fruit.")
     message = signal.args[0]
     assert message.content == expected.choices[0].message.content
-    assert message.stats["completion_tokens"] == expected.usage.completion_tokens
-    assert message.stats["ttft_ms"] > 0 and message.stats["finish_reason"] == expected.choices[0].finish_reason
+    assert message.record.stats.completion_tokens == expected.usage.completion_tokens
+    assert message.record.stats.ttft_ms > 0 and message.record.finish_reason == expected.choices[0].finish_reason
     # The metrics panel's rows come from these figures, as for a local reply.
-    shown = {row.key: row.value for row in figures.rows(None, message.stats)}
-    assert shown["ttft"] == figures.seconds(message.stats["ttft_ms"]) and shown["completion"] == f"{expected.usage.completion_tokens} tokens"
+    shown = {row.key: row.value for row in figures.rows(None, message.record.stats)}
+    assert shown["ttft"] == figures.seconds(message.record.stats.ttft_ms) and shown["completion"] == f"{expected.usage.completion_tokens} tokens"
     # Saved like any reply: the store has it.
     saved = window.store.messages(window.chat.current.id)
     assert [m.role for m in saved] == ["user", "assistant"] and saved[-1].content == message.content
@@ -129,7 +129,7 @@ def test_a_remote_model_never_reloads_the_local_one_and_choosing_a_local_one_rou
         window.chat.send("Name a fruit.")
     assert window.chat.link is hook.mode.chat_link and window.session.loaded.n_ctx == 2048
     # Answered remotely: the remote model's name, and no prefill speed (a client cannot measure it: 0, not a guess).
-    assert signal.args[0].model == MODEL_NAME and signal.args[0].stats["prefill_tokens_per_s"] == 0
+    assert signal.args[0].model == MODEL_NAME and signal.args[0].record.stats.prefill_tokens_per_s == 0
 
     qtbot.waitUntil(lambda: local_action(window, starter_model) is not None, timeout=30_000)
     local_action(window, starter_model).trigger()
@@ -138,5 +138,5 @@ def test_a_remote_model_never_reloads_the_local_one_and_choosing_a_local_one_rou
     with qtbot.waitSignal(window.chat.sig_reply_finished, timeout=120_000) as signal:
         window.chat.send("Hi")
     # A local reply carries the runtime's own figures, which a remote one cannot have.
-    assert signal.args[0].stats["prefill_tokens_per_s"] > 0, signal.args[0]
+    assert signal.args[0].record.stats.prefill_tokens_per_s > 0, signal.args[0]
     assert signal.args[0].model != MODEL_NAME

@@ -224,9 +224,9 @@ def test_a_streaming_reply_is_announced_politely_in_sentences_not_per_token(qtbo
     window.chat.send("Tell me three facts about the moon, one sentence each.")
     wait_reply(qtbot, window)
     reply = window.chat.messages.messages[-1]
-    assert reply.stats["completion_tokens"] >= 20, "the reply must be long enough for this test to mean anything"
+    assert reply.record.stats.completion_tokens >= 20, "the reply must be long enough for this test to mean anything"
     assert announced, "nothing was announced"
-    assert len(announced) < len(deltas) and len(announced) <= reply.stats["completion_tokens"] / 4
+    assert len(announced) < len(deltas) and len(announced) <= reply.record.stats.completion_tokens / 4
     assert " ".join(announced) == " ".join(reply.content.split())  # all of it, once, in order
     assert window.announcer.politeness == QAccessible.AnnouncementPoliteness.Polite
 

@@ -44,7 +44,7 @@ def test_the_event_loop_never_stalls_over_50_ms(qtbot, store_path, starter_model
         wait_reply(qtbot, window)
         stream_ms, stream_wall = probe.longest_own_ms, probe.longest_ms
         reply = window.chat.messages.messages[-1]
-        assert reply.stats["completion_tokens"] >= 8
+        assert reply.record.stats.completion_tokens >= 8
 
         probe.reset()
         window.session.load(ModelChoice(str(starter_model), n_ctx=2048))
@@ -107,8 +107,8 @@ def test_a_hundred_thousand_turn_conversation_opens_and_takes_a_message_without_
         wait_reply(qtbot, window)
         send_ms, send_wall = probe.longest_own_ms, probe.longest_ms
         reply = window.chat.messages.messages[-1]
-        assert reply.state == "complete", reply.stats
-        assert reply.stats["context_dropped_messages"] > 0 and reply.stats["completion_tokens"] > 0, reply.stats
+        assert reply.state == "complete", reply.record
+        assert reply.record.stats.context_dropped_messages > 0 and reply.record.stats.completion_tokens > 0, reply.record
 
         probe.reset()
         assert window.chat_view.earlier.isVisible()
