@@ -33,7 +33,7 @@ from app.models.session import ModelChoice, ModelSession
 from app.runtime_link import Call, RuntimeLink
 from app.storage import store as st
 from app.storage.store import Conversation, Store, StoreUnavailable
-from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, RpcError
+from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, RpcError, SpeculationMode
 
 FLUSH_MS = 50
 CHECKPOINT_MS = 1_000  # the issue allows 2 s; half of it leaves room for a busy event loop
@@ -55,6 +55,7 @@ class ConversationSettings:
     max_tokens: int = 512
     n_ctx: int | None = None  # None: the model's load settings (Model ▸ Load settings…) decide
     seed: int | None = None
+    speculation: SpeculationMode | None = None  # None: the model's load settings decide (Model ▸ Load settings…)
 
     @classmethod
     def from_dict(cls, data: dict) -> "ConversationSettings":
@@ -404,7 +405,8 @@ class ChatController(QObject):
             seed=settings.seed,
         )
         if self.local_replies:
-            params.speculation = self.models.speculation  # the model's setting, as `lokal chat` and the benchmarks run it
+            # The conversation's own setting, else the model's, as `lokal chat` and the benchmarks run it.
+            params.speculation = settings.speculation or self.models.speculation
         model_name = self.models.display_name if self.local_replies else self.reply_model_name
         msg = self._stored(lambda: self.store.add_message(conv.id, "assistant", "", state=st.STREAMING, model=model_name))
         if msg is None:

@@ -11,11 +11,12 @@ Labels and units go through Qt's translation system (context "Metrics").
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 
 from app.ui.language import Context
-from runtime.protocol import MetricsResult, OffloadReport
+from runtime.protocol import GenerationStats, MetricsResult, OffloadReport
 
 Metrics = Context("Metrics")
 log = logging.getLogger("lokal.metrics")
@@ -59,6 +60,10 @@ STAT_ROWS = {
     "tokens_per_target_pass": "per_pass",
     "speedup": "speedup",
     "chat_template_fallback": "template",
+    "lookup_draft_tokens": "by_lookup",
+    "lookup_draft_tokens_accepted": "by_lookup",
+    "model_draft_tokens": "by_model",
+    "model_draft_tokens_accepted": "by_model",
 }
 # Set by the window with the reply, not by the runtime.
 STORED_ALONGSIDE = {"finish_reason", "error"}
@@ -194,10 +199,32 @@ def speculation_rows(stats: dict, draft_model: str = "") -> list[Row]:
         accepted=number(stats.get("draft_tokens_accepted", 0)), drafted=number(stats["draft_tokens"]), rate=percent(stats.get("acceptance_rate", 0))
     )
     rows.append(Row("accepted", Metrics.tr("Accepted"), accepted, SPECULATION))
+    rows += drafter_rows(_typed(stats))
     rows.append(Row("per_draft", Metrics.tr("Accepted per draft"), tokens_per(stats.get("mean_accepted_length", 0)), SPECULATION))
     per_pass = Metrics.tr("{tokens} in %Ln pass(es)", None, stats.get("target_passes", 0)).format(tokens=tokens_per(stats.get("tokens_per_target_pass", 0)))
     rows.append(Row("per_pass", Metrics.tr("Per model pass"), per_pass, SPECULATION))
     return rows
+
+
+def drafter_rows(stats: GenerationStats) -> list[Row]:
+    """Each drafter's part of "Accepted", side by side, for those that drafted this turn: 'By prompt lookup:
+    12 of 20 (60 %)', 'By the draft model: 30 of 34 (88 %)'."""
+    out = []
+    for key, label, drafted_n, accepted_n in (
+        ("by_lookup", Metrics.tr("By prompt lookup"), stats.lookup_draft_tokens, stats.lookup_draft_tokens_accepted),
+        ("by_model", Metrics.tr("By the draft model"), stats.model_draft_tokens, stats.model_draft_tokens_accepted),
+    ):
+        if drafted_n:
+            value = Metrics.tr("{accepted} of {drafted} ({rate})").format(
+                accepted=number(accepted_n), drafted=number(drafted_n), rate=percent(accepted_n / drafted_n))
+            out.append(Row(key, label, value, SPECULATION))
+    return out
+
+
+def _typed(stats: dict) -> GenerationStats:
+    """The stored dict as GenerationStats (its known fields), for the rows that read typed figures."""
+    known = {f.name for f in dataclasses.fields(GenerationStats)}
+    return GenerationStats(**{k: v for k, v in stats.items() if k in known})
 
 
 def tokens_per(mean: float) -> str:

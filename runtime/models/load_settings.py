@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from runtime.models.identity import file_identity
-from runtime.protocol import KvType, ModelLoadParams, SpeculationMode
+from runtime.protocol import KvType, ModelLoadParams, SpeculationMode, SplitMode
 
 FILE_NAME = "model-settings.json"
 VERSION = 1
@@ -59,6 +59,9 @@ class LoadSettings:
     speculation: SpeculationMode = "auto"
     n_seq: int = 4  # conversations held in the context at once
     n_threads: Optional[int] = None  # None: the runtime's choice
+    # With more than one GPU device (ModelLoadParams.split_mode, main_gpu): llama.cpp's defaults.
+    split_mode: SplitMode = "layer"
+    main_gpu: int = 0
 
     def changed_from(self, other: "LoadSettings") -> list[str]:
         """The fields that differ from `other`'s (each needs a reload but `speculation`, which applies per reply)."""
@@ -90,6 +93,11 @@ def check(settings: LoadSettings, where: str = "settings") -> LoadSettings:
             raise SettingsError(f"{where}.{name}: {getattr(settings, name)!r} is not one of {', '.join(typing.get_args(KvType))}")
     if settings.speculation not in typing.get_args(SpeculationMode):
         raise SettingsError(f"{where}.speculation: {settings.speculation!r} is not one of {', '.join(typing.get_args(SpeculationMode))}")
+    if settings.split_mode not in typing.get_args(SplitMode):
+        raise SettingsError(f"{where}.split_mode: {settings.split_mode!r} is not one of {', '.join(typing.get_args(SplitMode))}")
+    main_gpu = settings.main_gpu
+    if not isinstance(main_gpu, int) or isinstance(main_gpu, bool) or main_gpu < 0:
+        raise SettingsError(f"{where}.main_gpu: {main_gpu!r} is not a GPU device's index (0 for the first)")
     if not isinstance(settings.draft, str) or not settings.draft:
         raise SettingsError(f"{where}.draft: {settings.draft!r} is not auto, none or a file's path")
     return settings
@@ -202,7 +210,8 @@ def load_params(path: str, settings: LoadSettings, draft_path: Optional[str] = N
             header = read_file_header(path)
         n_ctx = default_context(header, chosen.type_k, chosen.type_v)
     fields: dict[str, Any] = dict(path=path, n_ctx=n_ctx, type_k=chosen.type_k, type_v=chosen.type_v,
-                                  n_threads=chosen.n_threads, n_seq=chosen.n_seq, draft_path=draft_path)
+                                  n_threads=chosen.n_threads, n_seq=chosen.n_seq, draft_path=draft_path,
+                                  split_mode=chosen.split_mode, main_gpu=chosen.main_gpu)
     layers = offload_layers(chosen.gpu_offload)
     if layers is not None:
         fields["n_gpu_layers"] = layers  # auto: ModelLoadParams' own default (as many layers as fit, once the runtime offloads by itself)
