@@ -150,6 +150,7 @@ def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[st
     choice = ModelChoice(
         path=path, n_ctx=params.n_ctx, n_gpu_layers=load_settings.offload_layers(settings.gpu_offload), type_k=params.type_k,
         type_v=params.type_v, n_threads=params.n_threads, n_seq=params.n_seq, draft_path=params.draft_path, model_n_ctx=model_n_ctx,
+        split_mode=params.split_mode, main_gpu=params.main_gpu,
     )
     return Prepared(choice, settings, options, auto.path if auto is not None else None, capped_from, load_settings.sampling_defaults(header), header,
                     sorted(candidates))

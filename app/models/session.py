@@ -9,7 +9,7 @@ from typing import Callable, Optional
 from PySide6.QtCore import QObject, Signal
 
 from app.runtime_link import RuntimeLink
-from runtime.protocol import ErrorCode, MetricsResult, ModelLoadParams, ModelLoadResult, RpcError
+from runtime.protocol import ErrorCode, KvType, MetricsResult, ModelLoadParams, ModelLoadResult, RpcError, SpeculationMode, SplitMode
 
 LOAD_TIMEOUT_MS = 10 * 60_000
 
@@ -21,19 +21,19 @@ class ModelChoice:
     path: str
     n_ctx: int = 4096
     n_gpu_layers: Optional[int] = None  # None: Auto, as many layers on the GPU as fit (ModelLoadParams.n_gpu_layers)
-    type_k: str = "f16"
-    type_v: str = "f16"
+    type_k: KvType = "f16"
+    type_v: KvType = "f16"
     n_threads: Optional[int] = None
     n_seq: int = 4
     draft_path: Optional[str] = None
     model_n_ctx: Optional[int] = None  # the context the model's load settings give, for a conversation that sets none
+    split_mode: SplitMode = "layer"  # with several GPU devices (ModelLoadParams.split_mode, main_gpu)
+    main_gpu: int = 0
 
     def params(self) -> ModelLoadParams:
-        fields = dict(path=self.path, n_ctx=self.n_ctx, type_k=self.type_k, type_v=self.type_v, n_threads=self.n_threads,
-                      n_seq=self.n_seq, draft_path=self.draft_path)
-        if self.n_gpu_layers is not None:
-            fields["n_gpu_layers"] = self.n_gpu_layers
-        return ModelLoadParams(**fields)
+        return ModelLoadParams(path=self.path, n_ctx=self.n_ctx, n_gpu_layers=self.n_gpu_layers, type_k=self.type_k, type_v=self.type_v,
+                               n_threads=self.n_threads, n_seq=self.n_seq, draft_path=self.draft_path, split_mode=self.split_mode,
+                               main_gpu=self.main_gpu)
 
 
 class ModelSession(QObject):
@@ -50,7 +50,7 @@ class ModelSession(QObject):
         self._name_of = name_of or (lambda info: info.name)
         self.loading: ModelChoice | None = None
         self.preparing = 0  # loads whose settings are being worked out (app/models/loader.py), not sent yet
-        self.speculation = "auto"  # the model's speculation setting: its replies ask for it (a per-reply setting, no reload)
+        self.speculation: SpeculationMode = "auto"  # the model's speculation setting: its replies ask for it (a per-reply setting, no reload)
         self.context_fit: Callable[[int], int] | None = None  # the most of a context size that fits (app/models/loader.py)
         self._previous: ModelChoice | None = None
         self._verifying = False

@@ -45,6 +45,11 @@ def test_the_defaults_are_llama_cpps_and_a_load_carries_them_to_llama_cpp(config
     flagged = load_settings.load_params(str(starter_model), stored, header=header, n_ctx=512, split_mode="none", main_gpu=0)
     assert (flagged.split_mode, flagged.main_gpu) == ("none", 0)
     assert load_settings.read_for(starter_model).split_mode == "row"
+    # The window's load (app/models/loader.py works it out from the stored settings) carries them too.
+    from app.models.loader import prepare
+
+    window_load = prepare(str(starter_model), None, [(str(starter_model), starter_model.stat().st_size)], []).choice.params()
+    assert (window_load.split_mode, window_load.main_gpu) == ("row", 1)
 
     # What the runtime's engine hands llama.cpp (on this machine's CPU, a split over GPU devices changes nothing).
     settings = EngineSettings(path=str(starter_model), n_ctx=256, n_gpu_layers=0, type_k="f16", type_v="f16", flash_attn=None, n_threads=1,
