@@ -6,7 +6,9 @@ signals and forwards clicks; the runtime does the work."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+import typing
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -26,7 +28,7 @@ from PySide6.QtWidgets import (
 from app.catalog.table_model import PayloadRole, QuantModel, RepoModel
 from app.catalog.service import CatalogService
 from app.ui.accessibility import described
-from runtime.protocol import CatalogEntry, HubQuantsResult, HubRepo
+from runtime.protocol import CatalogEntry, DownloadInfo, DraftCheckResult, HubQuantsResult, HubRepo, KvType
 
 
 class ModelBrowserDialog(QDialog):
@@ -134,7 +136,7 @@ class ModelBrowserDialog(QDialog):
         self.repos.set_rows(repos)
         self.status.setText(self.tr("%n model(s) found for “{query}”", "", len(repos)).format(query=query) if repos else self.tr("no GGUF models found for “{query}”").format(query=query))
 
-    def _on_repo_selected(self, current, _previous) -> None:
+    def _on_repo_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid():
             return
         item = self.repos.row(current.row())
@@ -156,13 +158,15 @@ class ModelBrowserDialog(QDialog):
         self._set_download_enabled(False)
         self._request_quants()
 
-    def _on_fit_settings_changed(self, *_args) -> None:
+    def _on_fit_settings_changed(self, *_args: object) -> None:
         if self._repo:
             self._request_quants()
 
     def _request_quants(self) -> None:
+        if self._repo is None:
+            return
         self.status.setText(self.tr("Reading {repo}: files, and one GGUF header for the fit check…").format(repo=self._repo))
-        self.service.quants(self._repo, self.n_ctx.value(), self.kv_type.currentText(), draft_repo=self._draft)
+        self.service.quants(self._repo, self.n_ctx.value(), typing.cast(KvType, self.kv_type.currentText()), draft_repo=self._draft)
 
     def _on_quants(self, result: HubQuantsResult) -> None:
         if result.repo != self._repo:
@@ -177,7 +181,7 @@ class ModelBrowserDialog(QDialog):
         if preferred is not None:
             self.level_view.selectRow(preferred)
 
-    def _on_level_selected(self, current, _previous) -> None:
+    def _on_level_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         level = self.levels.data(self.levels.index(current.row(), 0), PayloadRole) if current.isValid() else None
         self._set_download_enabled(level is not None and not level.problem and not level.downloaded)
 
@@ -203,11 +207,11 @@ class ModelBrowserDialog(QDialog):
         self.sig_download_requested.emit(self._repo, level.name)
         self._set_download_enabled(False)
 
-    def _on_download_update(self, info) -> None:
+    def _on_download_update(self, info: DownloadInfo) -> None:
         if info.repo == self._repo and info.state == "done":
             self._request_quants()  # its "downloaded" mark
 
-    def _on_draft_check(self, target: str, draft: str, result) -> None:
+    def _on_draft_check(self, target: str, draft: str, result: DraftCheckResult) -> None:
         if target != self._repo:
             return
         if result.compatible:
@@ -220,7 +224,7 @@ class ModelBrowserDialog(QDialog):
         self.status.setText(f"{what}: {message}")
 
 
-def _table(model) -> QTableView:
+def _table(model: QAbstractItemModel) -> QTableView:
     view = QTableView()
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

@@ -12,6 +12,8 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, Signal
 
+from app.runtime_link import RuntimeLink
+
 from runtime.protocol import (
     DownloadIdParams,
     DownloadInfo,
@@ -24,6 +26,7 @@ from runtime.protocol import (
     HubQuantsResult,
     HubSearchParams,
     HubSearchResult,
+    KvType,
     ModelRef,
     RpcError,
 )
@@ -51,7 +54,7 @@ class CatalogService(QObject):
     sig_error = Signal(str, str)  # what was being done, the runtime's message
     sig_pair_downloaded = Signal(object, object)  # a model and its draft, both downloaded: their snapshot paths (list[str] each)
 
-    def __init__(self, link, parent: QObject | None = None):
+    def __init__(self, link: RuntimeLink, parent: QObject | None = None):
         super().__init__(parent)
         self.link = link
         self._quants_repo: str | None = None
@@ -71,7 +74,7 @@ class CatalogService(QObject):
             self._error(self.tr("Search for “{query}”").format(query=query)), SEARCH_TIMEOUT_MS,
         )
 
-    def quants(self, repo: str, n_ctx: int = 4096, kv_type: str = "f16", draft_repo: str | None = None) -> None:
+    def quants(self, repo: str, n_ctx: int = 4096, kv_type: KvType = "f16", draft_repo: str | None = None) -> None:
         """The repository's levels with their fit; with `draft_repo`, each fit counts that draft partner too
         (downloaded and loaded with the level: "Download with its draft model")."""
         self._quants_repo = repo
@@ -156,5 +159,5 @@ class CatalogService(QObject):
         if isinstance(params, DownloadInfo):  # download.progress
             self.sig_download.emit(params)
 
-    def _error(self, what: str):
+    def _error(self, what: str) -> Callable[[RpcError], None]:
         return lambda error: self.sig_error.emit(what, error.message if isinstance(error, RpcError) else str(error))

@@ -20,13 +20,15 @@ from app.catalog import pairing
 from app.catalog.browser import ModelBrowserDialog
 from app.catalog.downloads_panel import DownloadsPanel
 from app.catalog.service import CatalogService
+from app.runtime_link import RuntimeLink
+from runtime.protocol import DownloadInfo
 
 
 class CatalogUi(QObject):
     sig_model_downloaded = Signal(list)  # the snapshot paths of a finished download
     sig_paired = Signal(str, str)  # a model downloaded with its draft: the model's file, the draft's (stored as its draft model)
 
-    def __init__(self, link, window: QWidget):
+    def __init__(self, link: RuntimeLink, window: QWidget):
         super().__init__(window)
         self.window = window
         self.service = CatalogService(link, self)
@@ -54,7 +56,7 @@ class CatalogUi(QObject):
         self.dock.show()
         return self.dock
 
-    def _on_download(self, info) -> None:
+    def _on_download(self, info: DownloadInfo) -> None:
         if info.state == "done" and info.id not in self._announced:
             self._announced.add(info.id)
             self.sig_model_downloaded.emit(list(info.paths))

@@ -12,6 +12,7 @@ import typing
 from typing import Sequence
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from app.ui.accessibility import describe_buttons
@@ -64,7 +65,7 @@ class LoadSettingsDialog(QDialog):
             self.draft.addItem(os.path.basename(option.path), option.path)
             index = self.draft.count() - 1
             if not option.compatible:
-                self.draft.model().item(index).setEnabled(False)
+                typing.cast(QStandardItemModel, self.draft.model()).item(index).setEnabled(False)
                 self.draft.setItemData(index, "; ".join(option.reasons), Qt.ItemDataRole.ToolTipRole)  # why it cannot draft
         chosen = self.draft.findData(settings.draft)
         if chosen < 0:  # a file that is not on the list (any more): keep it, named by its path

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -94,8 +95,8 @@ class ModelSession(QObject):
         self.link.call(
             "model.load",
             params,
-            on_result=lambda result, c=choice: self._on_loaded(c, result),
-            on_error=lambda error, c=choice: self._on_load_failed(c, error),
+            on_result=functools.partial(self._on_loaded, choice),
+            on_error=functools.partial(self._on_load_failed, choice),
             timeout_ms=LOAD_TIMEOUT_MS,
             first=first,
         )
@@ -123,7 +124,7 @@ class ModelSession(QObject):
         previous = self._previous
         self.wanted = previous
         self._verifying = True
-        self.link.call("runtime.metrics", None, on_result=lambda m, p=previous: self._after_failure(m, p), on_error=lambda _e: self._end_verify(), timeout_ms=10_000)
+        self.link.call("runtime.metrics", None, on_result=functools.partial(self._after_failure, previous=previous), on_error=lambda _e: self._end_verify(), timeout_ms=10_000)
 
     def _after_failure(self, metrics: MetricsResult, previous: ModelChoice | None) -> None:
         self._verifying = False
@@ -140,7 +141,7 @@ class ModelSession(QObject):
         self.loading = None
         self._verifying = False
 
-    def _on_runtime_ready(self, _info) -> None:
+    def _on_runtime_ready(self, _info: object) -> None:
         if self.wanted is not None and self.loaded is None and self.loading is None:
             # Ahead of any reply the user asked for while the runtime restarted: it needs the model.
             self._send_load(self.wanted, first=True)

@@ -40,7 +40,7 @@ def summarize(header: GGUFHeader) -> GGUFSummary:
     )
 
 
-def _int_or_none(value) -> int | None:
+def _int_or_none(value: object) -> int | None:
     return int(value) if isinstance(value, int) else None
 
 

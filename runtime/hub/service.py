@@ -47,7 +47,7 @@ class HubService:
     def __init__(self, notify: Callable[[str, Any], None], cache_dir: Path | None = None):
         self._notify = notify
         self._cache_dir = cache_dir
-        self._downloads = None
+        self._downloads: DownloadManager | None = None
 
     @property
     def downloads(self) -> DownloadManager:

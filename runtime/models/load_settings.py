@@ -22,10 +22,13 @@ import threading
 import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from runtime.models.identity import file_identity
-from runtime.protocol import KvType, ModelLoadParams, SpeculationMode, SplitMode
+from runtime.protocol import Device, KvType, ModelLoadParams, SpeculationMode, SplitMode
+
+if TYPE_CHECKING:
+    from runtime.gguf.reader import GGUFHeader
 
 FILE_NAME = "model-settings.json"
 VERSION = 1
@@ -132,12 +135,12 @@ def read(identity: str) -> LoadSettings:
     return check(LoadSettings(**{k: v for k, v in stored.items() if k in known}), where)
 
 
-def read_for(path: str | os.PathLike) -> LoadSettings:
+def read_for(path: str | os.PathLike[str]) -> LoadSettings:
     """The stored settings of the model file at `path`."""
     return read(file_identity(path))
 
 
-def write(path: str | os.PathLike, settings: LoadSettings) -> None:
+def write(path: str | os.PathLike[str], settings: LoadSettings) -> None:
     """Store `settings` for the model file at `path` (by its identity); the only writer of the file."""
     check(settings)
     identity = file_identity(path)
@@ -165,7 +168,7 @@ def offload_layers(gpu_offload: str) -> Optional[int]:
     raise SettingsError(f"gpu_offload: {gpu_offload!r} is not auto, all, off or a number of layers")
 
 
-def default_context(header, type_k: str = "f16", type_v: str = "f16", ram_available: int | None = None, devices=()) -> int:
+def default_context(header: GGUFHeader, type_k: str = "f16", type_v: str = "f16", ram_available: int | None = None, devices: Sequence[Device] = ()) -> int:
     """The model's trained context, capped by what fits this machine's memory (the fit model.load applies,
     runtime/engine/memory.py), never below MIN_DEFAULT_CONTEXT where that fits."""
     from runtime.engine import memory
@@ -181,7 +184,7 @@ def default_context(header, type_k: str = "f16", type_v: str = "f16", ram_availa
     return floor  # the floor, fitting or not: a load that does not fit then says why
 
 
-def sampling_defaults(header) -> dict[str, float | int]:
+def sampling_defaults(header: GGUFHeader) -> dict[str, float | int]:
     """The sampling settings the model's file recommends (general.sampling.*), by request field; {} if none."""
     found: dict[str, float | int] = {}
     for key, field in SAMPLING_KEYS.items():
@@ -192,7 +195,7 @@ def sampling_defaults(header) -> dict[str, float | int]:
 
 
 
-def load_params(path: str, settings: LoadSettings, draft_path: Optional[str] = None, header=None, **overrides: Any) -> ModelLoadParams:
+def load_params(path: str, settings: LoadSettings, draft_path: Optional[str] = None, header: GGUFHeader | None = None, **overrides: Any) -> ModelLoadParams:
     """The model.load request for the file at `path` with `settings`; `overrides` (a command-line flag, a
     conversation's own context) replace a setting for this load only, and None means "not given".
     `draft_path` is the draft model already chosen for settings.draft (runtime/models/drafts.py resolves auto)."""

@@ -98,7 +98,7 @@ class SpeculativeDecoder:
 
 
 class SpeculativeStepper:
-    def __init__(self, decoder: SpeculativeDecoder, model, sampler: Sampler, sink: TokenSink):
+    def __init__(self, decoder: SpeculativeDecoder, model: LlamaModel, sampler: Sampler, sink: TokenSink):
         self.drafting = decoder.drafting
         self.costs = decoder.costs
         self.verify_singly = decoder.verify_singly

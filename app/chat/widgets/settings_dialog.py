@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QPlainTextEdit, QSpinBox, QVBoxLayout
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QPlainTextEdit, QSpinBox, QVBoxLayout, QWidget
 
 from app.chat.controller import ConversationSettings
 from app.ui.accessibility import describe_buttons
@@ -11,7 +11,7 @@ MODEL_DEFAULT = 0  # the context spin box's value for "the model's setting"
 
 
 class ConversationSettingsDialog(QDialog):
-    def __init__(self, system_prompt: str, settings: ConversationSettings, parent=None):
+    def __init__(self, system_prompt: str, settings: ConversationSettings, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle(self.tr("Conversation settings"))
         self.setMinimumWidth(460)
