@@ -32,7 +32,7 @@ def cell(model, row, col, role=Qt.ItemDataRole.DisplayRole):
     return model.data(model.index(row, col), role)
 
 
-def test_browse_search_see_fit_badges_and_download_with_pause_and_resume(qtbot, service, hub):
+def test_browse_search_see_fit_badges_and_download_with_pause_and_resume(qtbot, service, hub, english):
     dialog = ModelBrowserDialog(service)
     panel = DownloadsPanel(service)
     qtbot.addWidget(dialog)
