@@ -219,6 +219,9 @@ class ModelBrowserDialog(QDialog):
             self.download_with_draft_button.setVisible(draft == self._draft)
         else:
             self.draft_label.setText(self.tr("Draft partner {draft} does not match: {reasons}").format(draft=draft, reasons="; ".join(result.reasons)))
+            if draft == self._draft:  # never loaded with it: the fit is the model's alone
+                self._draft = None
+                self._request_quants()
 
     def _on_error(self, what: str, message: str) -> None:
         self.status.setText(f"{what}: {message}")

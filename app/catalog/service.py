@@ -57,7 +57,7 @@ class CatalogService(QObject):
     def __init__(self, link: RuntimeLink, parent: QObject | None = None):
         super().__init__(parent)
         self.link = link
-        self._quants_repo: str | None = None
+        self._quants_asked = 0  # hub.quants requests sent: only the newest one's answer is shown
         self._pairs: list[PairDownload] = []  # downloads of a model with its draft, until both are done
         self._done: dict[str, list[str]] = {}  # the snapshot paths of every download seen done, by id
         link.sig_notification.connect(self._on_notification)
@@ -77,11 +77,12 @@ class CatalogService(QObject):
     def quants(self, repo: str, n_ctx: int = 4096, kv_type: KvType = "f16", draft_repo: str | None = None) -> None:
         """The repository's levels with their fit; with `draft_repo`, each fit counts that draft partner too
         (downloaded and loaded with the level: "Download with its draft model")."""
-        self._quants_repo = repo
+        self._quants_asked += 1
+        asked = self._quants_asked
         draft = ModelRef(repo=draft_repo) if draft_repo else None
 
         def done(quants: HubQuantsResult) -> None:
-            if quants.repo == self._quants_repo:  # an answer for a repository no longer shown is dropped
+            if asked == self._quants_asked:  # an older request's answer (another repository, context or draft partner) is dropped
                 self.sig_quants.emit(quants)
 
         self.link.call("hub.quants", HubQuantsParams(repo, n_ctx=n_ctx, type_k=kv_type, type_v=kv_type, draft=draft), done, self._error(self.tr("Levels of {repo}").format(repo=repo)), QUANTS_TIMEOUT_MS)

@@ -99,3 +99,26 @@ def test_download_with_its_draft_model_pairs_them_and_the_window_loads_and_shows
         assert panel.label_of("by_model") == "By the draft model" and panel.value_of("by_lookup") is None
     finally:
         window.shutdown()
+
+
+def test_a_pair_that_cannot_be_stored_is_said_naming_why(qtbot, tmp_path, monkeypatch, starter_model):
+    """Both downloads are done and kept; only the pairing fails, and the browser's status line says why."""
+    from PySide6.QtWidgets import QMainWindow
+
+    from app.catalog.ui import CatalogUi
+    from app.runtime_link.link import RuntimeLink
+
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / load_settings.FILE_NAME).write_text("{not json", encoding="utf-8")
+    monkeypatch.setenv("LOKAL_CONFIG_DIR", str(config))
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    ui = CatalogUi(RuntimeLink(auto_restart=False), window)  # never started: pairing asks nothing of the runtime
+    twin = twin_of(starter_model, tmp_path / TWIN_FILE)
+    for target, said in (([str(starter_model)], f"{load_settings.FILE_NAME}: cannot be read as settings"),
+                         ([str(tmp_path / "README.md")], "no GGUF file among README.md")):
+        with qtbot.waitSignal(ui.service.sig_error, timeout=5_000) as error, qtbot.assertNotEmitted(ui.sig_paired):
+            ui.service.sig_pair_downloaded.emit(target, [str(twin)])
+        assert error.args[0] == "Pairing the model with its draft" and said in error.args[1], error.args
+    assert (config / load_settings.FILE_NAME).read_text(encoding="utf-8") == "{not json", "nothing the user set is rewritten"
