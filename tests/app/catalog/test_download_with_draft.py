@@ -122,3 +122,17 @@ def test_a_pair_that_cannot_be_stored_is_said_naming_why(qtbot, tmp_path, monkey
             ui.service.sig_pair_downloaded.emit(target, [str(twin)])
         assert error.args[0] == "Pairing the model with its draft" and said in error.args[1], error.args
     assert (config / load_settings.FILE_NAME).read_text(encoding="utf-8") == "{not json", "nothing the user set is rewritten"
+
+
+def test_the_conversation_settings_offer_the_models_speculation_mode_or_one_of_its_own(qtbot, english):
+    from app.chat.widgets.settings_dialog import ConversationSettingsDialog
+
+    dialog = ConversationSettingsDialog("", ConversationSettings())
+    qtbot.addWidget(dialog)
+    assert dialog.speculation.currentText() == "The model's setting" and dialog.result_settings()[1].speculation is None
+    dialog.speculation.setCurrentIndex(dialog.speculation.findData("draft"))
+    assert dialog.result_settings()[1].speculation == "draft"
+    again = ConversationSettingsDialog("", ConversationSettings(speculation="off"))
+    qtbot.addWidget(again)
+    assert again.speculation.currentData() == "off"
+    assert ConversationSettings.from_dict(ConversationSettings(speculation="lookup").to_dict()).speculation == "lookup"  # stored with the conversation
