@@ -23,7 +23,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
-PROTOCOL_VERSION = "1.4"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group. 1.2: llama.cpp's samplers, grammar/json_schema, tools; chat template errors. 1.3: chat.generate in the batch lane (several in flight, one per conversation); n_seq; MetricsResult.api_requests. 1.4: runtime.metrics takes MetricsParams.conversation_id (the panel follows the conversation on screen); ModelLoadParams.n_gpu_layers None (Auto, the default); ModelLoadResult.offload, MetricsResult.offload, InitializeResult.gpu_backends, Device.backend and id
+PROTOCOL_VERSION = "1.5"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group. 1.2: llama.cpp's samplers, grammar/json_schema, tools; chat template errors. 1.3: chat.generate in the batch lane (several in flight, one per conversation); n_seq; MetricsResult.api_requests. 1.4: runtime.metrics takes MetricsParams.conversation_id (the panel follows the conversation on screen); ModelLoadParams.n_gpu_layers None (Auto, the default); ModelLoadResult.offload, MetricsResult.offload, InitializeResult.gpu_backends, Device.backend and id. 1.5: ModelLoadParams.split_mode and main_gpu; GenerationStats per drafter (lookup_*, model_*); HubQuantsParams.draft (the fit counts the draft partner too)
 
 
 def major(version: str) -> str:
@@ -105,6 +105,9 @@ FinishReason = Literal["stop", "length", "cancelled", "tool_calls"]
 ToolChoice = Literal["auto", "none", "required"]
 KvType = Literal["f16", "q8_0", "q4_0"]
 SpeculationMode = Literal["off", "auto", "lookup", "draft", "both"]
+# How a model spreads over several GPU devices (llama.cpp's --split-mode): none uses main_gpu alone, layer
+# (llama.cpp's default) puts whole layers on each device, row splits each layer's rows too.
+SplitMode = Literal["none", "layer", "row"]
 
 
 @dataclass
@@ -169,6 +172,11 @@ class ModelLoadParams:
     # Conversations held in the context at once (each may grow to n_ctx): replies decoded together, and recent
     # conversations kept warm. Fewer are loaded if that many do not fit in memory (ModelLoadResult.n_seq).
     n_seq: int = 4
+    # With more than one GPU device: how the model spreads over them, and the device (index among the GPU
+    # devices, InitializeResult.gpu_devices) that holds the whole model with split_mode "none" (and the
+    # intermediate results otherwise). llama.cpp's defaults; one GPU device or none: they change nothing.
+    split_mode: SplitMode = "layer"
+    main_gpu: int = 0
 
 
 @dataclass
@@ -344,6 +352,11 @@ class GenerationStats:
     target_passes: int = 0  # target forward passes while decoding
     tokens_per_target_pass: float = 0.0
     speedup: float = 0.0  # decode rate / the plain decode rate measured on this machine (0: not measured yet)
+    # The same drafted / accepted tokens per drafter: prompt lookup's, and the draft model's (their sums are the above).
+    lookup_draft_tokens: int = 0
+    lookup_draft_tokens_accepted: int = 0
+    model_draft_tokens: int = 0
+    model_draft_tokens_accepted: int = 0
 
 
 @dataclass
@@ -478,6 +491,9 @@ class HubQuantsParams:
     type_k: KvType = "f16"
     type_v: KvType = "f16"
     read_header: bool = True  # read one file's GGUF header over HTTP ranges for the fit labels
+    # A draft model to be downloaded and loaded with each level (a catalog entry's draft partner): its header is
+    # read too, and each level's fit counts both models (MemoryFit.detail says so).
+    draft: Optional[ModelRef] = None
 
 
 @dataclass

@@ -1,12 +1,14 @@
 """The model browser dialog: the curated catalog or a search, a repository's quantization levels
-with size and fit badges, its draft partner, and a download button. It only renders CatalogService's
+with size and fit badges, its draft partner, and a download button (and, for a repository with a
+compatible draft partner, one that downloads the level with its draft model and pairs them, the fit
+counting both). It only renders CatalogService's
 signals and forwards clicks; the runtime does the work."""
 
 from __future__ import annotations
 
 import typing
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -26,11 +28,11 @@ from PySide6.QtWidgets import (
 from app.catalog.table_model import PayloadRole, QuantModel, RepoModel
 from app.catalog.service import CatalogService
 from app.ui.accessibility import described
-from runtime.protocol import CatalogEntry, HubQuantsResult, HubRepo, KvType
+from runtime.protocol import CatalogEntry, DownloadInfo, DraftCheckResult, HubQuantsResult, HubRepo, KvType
 
 
 class ModelBrowserDialog(QDialog):
-    sig_download_requested = Signal(str, str)  # repo, quant
+    sig_download_requested = Signal(str, str)  # repo, quant (also when its draft model comes with it)
 
     def __init__(self, service: CatalogService, parent: QWidget | None = None):
         super().__init__(parent)
@@ -39,6 +41,7 @@ class ModelBrowserDialog(QDialog):
         self.service = service
         self._catalog: list[CatalogEntry] = []
         self._repo: str | None = None
+        self._draft: str | None = None  # the shown repository's draft partner (a catalog entry's), once found compatible
 
         self.search_edit = QLineEdit(placeholderText=self.tr("Search Hugging Face for GGUF models (empty: the curated catalog)"))
         described(self.search_edit, self.tr("Search"), self.tr("Words to search Hugging Face for; empty shows the curated catalog"))
@@ -60,6 +63,9 @@ class ModelBrowserDialog(QDialog):
         self.status.setWordWrap(True)
         self.download_button = QPushButton(self.tr("Download"))
         self.download_button.setAccessibleDescription(self.tr("Download the chosen quantization level into the Hugging Face cache"))
+        self.download_with_draft_button = QPushButton(self.tr("Download with its draft model"))
+        self.download_with_draft_button.setAccessibleDescription(self.tr("Download the chosen level and its draft partner, and load them together"))
+        self.download_with_draft_button.setVisible(False)
         described(self.repo_view, self.tr("Models"), self.tr("Models to choose from; the arrow keys move, the levels of the chosen one show on the right"))
         described(self.level_view, self.tr("Quantization levels"), self.tr("Each level's size and whether it fits this machine"))
         described(self.n_ctx, self.tr("Context"), self.tr("The context size the fit check assumes"))
@@ -82,7 +88,11 @@ class ModelBrowserDialog(QDialog):
         right_layout.addLayout(fit_row)
         right_layout.addWidget(self.level_view)
         right_layout.addWidget(self.draft_label)
-        right_layout.addWidget(self.download_button, alignment=Qt.AlignmentFlag.AlignRight)
+        download_row = QHBoxLayout()
+        download_row.addStretch(1)
+        download_row.addWidget(self.download_with_draft_button)
+        download_row.addWidget(self.download_button)
+        right_layout.addLayout(download_row)
         splitter = QSplitter()
         splitter.addWidget(self.repo_view)
         splitter.addWidget(right)
@@ -98,6 +108,7 @@ class ModelBrowserDialog(QDialog):
         self.n_ctx.editingFinished.connect(self._on_fit_settings_changed)
         self.kv_type.currentTextChanged.connect(self._on_fit_settings_changed)
         self.download_button.clicked.connect(self._on_download)
+        self.download_with_draft_button.clicked.connect(self._on_download_with_draft)
         service.sig_catalog.connect(self._on_catalog)
         service.sig_search_results.connect(self._on_search_results)
         service.sig_quants.connect(self._on_quants)
@@ -126,7 +137,7 @@ class ModelBrowserDialog(QDialog):
         self.repos.set_rows(repos)
         self.status.setText(self.tr("%n model(s) found for “{query}”", "", len(repos)).format(query=query) if repos else self.tr("no GGUF models found for “{query}”").format(query=query))
 
-    def _on_repo_selected(self, current, _previous) -> None:
+    def _on_repo_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid():
             return
         item = self.repos.row(current.row())
@@ -138,21 +149,25 @@ class ModelBrowserDialog(QDialog):
     def show_repo(self, repo: str, draft: str | None = None) -> None:
         """Show one repository's levels (also for a window that opens the browser on a given model)."""
         self._repo = repo
+        self._draft = draft  # offered for download once its check says it is compatible
+        self.download_with_draft_button.setVisible(False)
         self.draft_label.setText(self.tr("Draft partner for faster replies: {draft} (checking its tokenizer…)").format(draft=draft) if draft else "")
         self.repo_label.setText(repo)
         if draft:
             self.service.draft_check(repo, draft)
         self.levels.set_rows([])
-        self.download_button.setEnabled(False)
-        self._request_quants(repo)
+        self._set_download_enabled(False)
+        self._request_quants()
 
-    def _on_fit_settings_changed(self, *_args) -> None:
+    def _on_fit_settings_changed(self, *_args: object) -> None:
         if self._repo:
-            self._request_quants(self._repo)
+            self._request_quants()
 
-    def _request_quants(self, repo: str) -> None:
-        self.status.setText(self.tr("Reading {repo}: files, and one GGUF header for the fit check…").format(repo=repo))
-        self.service.quants(repo, self.n_ctx.value(), self.kv_type.currentData())
+    def _request_quants(self) -> None:
+        if self._repo is None:
+            return
+        self.status.setText(self.tr("Reading {repo}: files, and one GGUF header for the fit check…").format(repo=self._repo))
+        self.service.quants(self._repo, self.n_ctx.value(), typing.cast(KvType, self.kv_type.currentText()), draft_repo=self._draft)
 
     def _on_quants(self, result: HubQuantsResult) -> None:
         if result.repo != self._repo:
@@ -167,9 +182,13 @@ class ModelBrowserDialog(QDialog):
         if preferred is not None:
             self.level_view.selectRow(preferred)
 
-    def _on_level_selected(self, current, _previous) -> None:
+    def _on_level_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         level = self.levels.data(self.levels.index(current.row(), 0), PayloadRole) if current.isValid() else None
-        self.download_button.setEnabled(level is not None and not level.problem and not level.downloaded)
+        self._set_download_enabled(level is not None and not level.problem and not level.downloaded)
+
+    def _set_download_enabled(self, enabled: bool) -> None:
+        self.download_button.setEnabled(enabled)
+        self.download_with_draft_button.setEnabled(enabled)
 
     def _on_download(self) -> None:
         index = self.level_view.currentIndex()
@@ -178,25 +197,38 @@ class ModelBrowserDialog(QDialog):
         level = self.levels.row(index.row())
         self.service.start_download(self._repo, level.name)
         self.sig_download_requested.emit(self._repo, level.name)
-        self.download_button.setEnabled(False)
+        self._set_download_enabled(False)
 
-    def _on_download_update(self, info) -> None:
+    def _on_download_with_draft(self) -> None:
+        index = self.level_view.currentIndex()
+        if not index.isValid() or self._repo is None or self._draft is None:
+            return
+        level = self.levels.row(index.row())
+        self.service.start_download_with_draft(self._repo, level.name, self._draft)
+        self.sig_download_requested.emit(self._repo, level.name)
+        self._set_download_enabled(False)
+
+    def _on_download_update(self, info: DownloadInfo) -> None:
         if info.repo == self._repo and info.state == "done":
-            self._request_quants(info.repo)  # its "downloaded" mark
+            self._request_quants()  # its "downloaded" mark
 
-    def _on_draft_check(self, target: str, draft: str, result) -> None:
+    def _on_draft_check(self, target: str, draft: str, result: DraftCheckResult) -> None:
         if target != self._repo:
             return
         if result.compatible:
             self.draft_label.setText(self.tr("Draft partner for faster replies: {draft} (same tokenizer: compatible)").format(draft=draft))
+            self.download_with_draft_button.setVisible(draft == self._draft)
         else:
             self.draft_label.setText(self.tr("Draft partner {draft} does not match: {reasons}").format(draft=draft, reasons="; ".join(result.reasons)))
+            if draft == self._draft:  # never loaded with it: the fit is the model's alone
+                self._draft = None
+                self._request_quants()
 
     def _on_error(self, what: str, message: str) -> None:
         self.status.setText(f"{what}: {message}")
 
 
-def _table(model) -> QTableView:
+def _table(model: QAbstractItemModel) -> QTableView:
     view = QTableView()
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

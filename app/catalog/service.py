@@ -7,7 +7,12 @@ replies arrive on the GUI thread as callbacks.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 from PySide6.QtCore import QObject, Signal
+
+from app.runtime_link import RuntimeLink
 
 from runtime.protocol import (
     DownloadIdParams,
@@ -30,6 +35,16 @@ QUANTS_TIMEOUT_MS = 120_000
 SEARCH_TIMEOUT_MS = 60_000
 
 
+@dataclass
+class PairDownload:
+    """A model's download and its draft partner's, known by id once download.start answers."""
+
+    repo: str
+    draft_repo: str
+    target_id: str = ""
+    draft_id: str = ""
+
+
 class CatalogService(QObject):
     sig_catalog = Signal(object)  # list[CatalogEntry]
     sig_search_results = Signal(str, object)  # query, list[HubRepo]
@@ -37,12 +52,16 @@ class CatalogService(QObject):
     sig_download = Signal(object)  # DownloadInfo, on every progress notification and reply
     sig_draft_check = Signal(str, str, object)  # target repo, draft repo, DraftCheckResult
     sig_error = Signal(str, str)  # what was being done, the runtime's message
+    sig_pair_downloaded = Signal(object, object)  # a model and its draft, both downloaded: their snapshot paths (list[str] each)
 
-    def __init__(self, link, parent: QObject | None = None):
+    def __init__(self, link: RuntimeLink, parent: QObject | None = None):
         super().__init__(parent)
         self.link = link
-        self._quants_repo: str | None = None
+        self._quants_asked = 0  # hub.quants requests sent: only the newest one's answer is shown
+        self._pairs: list[PairDownload] = []  # downloads of a model with its draft, until both are done
+        self._done: dict[str, list[str]] = {}  # the snapshot paths of every download seen done, by id
         link.sig_notification.connect(self._on_notification)
+        self.sig_download.connect(self._on_download_seen)
 
     # ---- requests ----------------------------------------------------------------
     def load_catalog(self) -> None:
@@ -55,14 +74,18 @@ class CatalogService(QObject):
             self._error(self.tr("Search for “{query}”").format(query=query)), SEARCH_TIMEOUT_MS,
         )
 
-    def quants(self, repo: str, n_ctx: int = 4096, kv_type: KvType = "f16") -> None:
-        self._quants_repo = repo
+    def quants(self, repo: str, n_ctx: int = 4096, kv_type: KvType = "f16", draft_repo: str | None = None) -> None:
+        """The repository's levels with their fit; with `draft_repo`, each fit counts that draft partner too
+        (downloaded and loaded with the level: "Download with its draft model")."""
+        self._quants_asked += 1
+        asked = self._quants_asked
+        draft = ModelRef(repo=draft_repo) if draft_repo else None
 
         def done(quants: HubQuantsResult) -> None:
-            if quants.repo == self._quants_repo:  # an answer for a repository no longer shown is dropped
+            if asked == self._quants_asked:  # an older request's answer (another repository, context or draft partner) is dropped
                 self.sig_quants.emit(quants)
 
-        self.link.call("hub.quants", HubQuantsParams(repo, n_ctx=n_ctx, type_k=kv_type, type_v=kv_type), done, self._error(self.tr("Levels of {repo}").format(repo=repo)), QUANTS_TIMEOUT_MS)
+        self.link.call("hub.quants", HubQuantsParams(repo, n_ctx=n_ctx, type_k=kv_type, type_v=kv_type, draft=draft), done, self._error(self.tr("Levels of {repo}").format(repo=repo)), QUANTS_TIMEOUT_MS)
 
     def draft_check(self, target_repo: str, draft_repo: str) -> None:
         """Whether `draft_repo` can draft for `target_repo`, from both GGUF headers (nothing is downloaded)."""
@@ -75,6 +98,23 @@ class CatalogService(QObject):
 
     def start_download(self, repo: str, quant: str | None) -> None:
         self.link.call("download.start", DownloadStartParams(repo, quant), self._on_download_reply, self._error(self.tr("Download of {repo}").format(repo=repo)), QUANTS_TIMEOUT_MS)
+
+    def start_download_with_draft(self, repo: str, quant: str | None, draft_repo: str) -> None:
+        """Download a level and its repository's draft partner (the partner's recommended level, as the fit counted
+        it), one download each; sig_pair_downloaded once both are done, to pair them."""
+        pair = PairDownload(repo, draft_repo)
+        self._pairs.append(pair)
+
+        def started(role: str) -> Callable[[DownloadInfo], None]:
+            def done(info: DownloadInfo) -> None:
+                setattr(pair, role, info.id)
+                self._on_download_reply(info)
+                self._pair_if_done()
+            return done
+
+        for role, which, level in (("target_id", repo, quant), ("draft_id", draft_repo, None)):
+            self.link.call("download.start", DownloadStartParams(which, level), started(role),
+                           self._error(self.tr("Download of {repo}").format(repo=which)), QUANTS_TIMEOUT_MS)
 
     def pause(self, download_id: str) -> None:
         self.link.call("download.pause", DownloadIdParams(download_id), self._on_download_reply, self._error(self.tr("Pause")))
@@ -105,9 +145,20 @@ class CatalogService(QObject):
     def _on_download_reply(self, info: DownloadInfo) -> None:
         self.sig_download.emit(info)
 
+    def _on_download_seen(self, info: DownloadInfo) -> None:
+        if info.state == "done" and info.id not in self._done:
+            self._done[info.id] = list(info.paths)
+            self._pair_if_done()
+
+    def _pair_if_done(self) -> None:
+        # By id, from whichever came first: a small file's "done" notification can arrive before download.start's reply.
+        for pair in [p for p in self._pairs if p.target_id in self._done and p.draft_id in self._done]:
+            self._pairs.remove(pair)
+            self.sig_pair_downloaded.emit(self._done[pair.target_id], self._done[pair.draft_id])
+
     def _on_notification(self, _method: str, params: object) -> None:
         if isinstance(params, DownloadInfo):  # download.progress
             self.sig_download.emit(params)
 
-    def _error(self, what: str):
+    def _error(self, what: str) -> Callable[[RpcError], None]:
         return lambda error: self.sig_error.emit(what, error.message if isinstance(error, RpcError) else str(error))

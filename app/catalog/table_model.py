@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
 from app.formatting import human_size
@@ -45,9 +45,9 @@ def _texts(*texts: object) -> tuple[str, ...]:
 
 
 class _Table(QAbstractTableModel):
-    headers: tuple[str, ...] = ()
+    headers: tuple[object, ...] = ()  # QT_TRANSLATE_NOOP's, translated when shown
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.rows: list[Any] = []
 
@@ -59,7 +59,7 @@ class _Table(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return Catalog.tr(self.headers[section]) if self.headers[section] else ""
+            return Catalog.tr(str(self.headers[section])) if self.headers[section] else ""
         return None
 
     def set_rows(self, rows: list[Any]) -> None:

@@ -35,7 +35,7 @@ from app.runtime_link import Call, RuntimeLink
 from app.storage import store as st
 from app.storage.reply_record import ReplyRecord
 from app.storage.store import Conversation, Message, Store, StoreUnavailable
-from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, Role, RpcError
+from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, Role, RpcError, SpeculationMode
 
 FLUSH_MS = 50
 CHECKPOINT_MS = 1_000  # the issue allows 2 s; half of it leaves room for a busy event loop
@@ -71,6 +71,7 @@ class ConversationSettings:
     max_tokens: int = 512
     n_ctx: int | None = None  # None: the model's load settings (Model ▸ Load settings…) decide
     seed: int | None = None
+    speculation: SpeculationMode | None = None  # None: the model's load settings decide (Model ▸ Load settings…)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ConversationSettings":
@@ -427,7 +428,8 @@ class ChatController(QObject):
             seed=settings.seed,
         )
         if self.local_replies:
-            params.speculation = self.models.speculation  # the model's setting, as `lokal chat` and the benchmarks run it
+            # The conversation's own setting, else the model's, as `lokal chat` and the benchmarks run it.
+            params.speculation = settings.speculation or self.models.speculation
         model_name = self.models.display_name if self.local_replies else self.reply_model_name
         msg = self._stored(lambda: self.store.add_message(conv.id, "assistant", "", state=st.STREAMING, model=model_name))
         if msg is None:

@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"lokal: cannot get the starter model: {exc}", file=sys.stderr)
         return EXIT_ERROR
     try:
-        load, settings = stored_load(path, draft=args.draft, gpu_offload=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.threads)
+        load, settings = stored_load(path, draft=args.draft, gpu_offload=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.threads, split_mode=args.split_mode, main_gpu=args.main_gpu)
         sampling = {**DEFAULT_SAMPLING, **load_settings.sampling_defaults(read_file_header(path))}
     except (SettingsError, GGUFError, OSError) as exc:
         print(f"lokal: {exc}", file=sys.stderr)

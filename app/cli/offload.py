@@ -27,6 +27,11 @@ def gpu_layers(text: str) -> str:
 
 def add_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n-gpu-layers", type=gpu_layers, default=None, metavar="auto|all|off|N", help=HELP)
+    # Passed on as given: the load settings' check names a bad value as it names a bad stored one.
+    parser.add_argument("--split-mode", default=None, metavar="none|layer|row",
+                        help="with several GPU devices: whole layers on each (layer), rows of each layer too (row), or main-gpu alone (none) (default: the model's load settings, else layer)")
+    parser.add_argument("--main-gpu", type=int, default=None, metavar="N",
+                        help="with several GPU devices: the one (0 for the first) that holds the model with --split-mode none, and the intermediate results otherwise (default: the model's load settings, else 0)")
 
 
 def describe(report: OffloadReport | None) -> str:

@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         path = args.model or _starter_model()
         keys.load_or_create()
         # The model's stored load settings (the window's too), a flag in place of a stored value for this run.
-        load, _settings = stored_load(path, draft=args.draft, gpu_offload=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.n_threads, n_seq=args.parallel)
+        load, _settings = stored_load(path, draft=args.draft, gpu_offload=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.n_threads, n_seq=args.parallel, split_mode=args.split_mode, main_gpu=args.main_gpu)
     except Exception as exc:
         say(str(exc))
         return EXIT_ERROR

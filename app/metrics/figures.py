@@ -57,6 +57,10 @@ STAT_ROWS: dict[str, str] = {
     "tokens_per_target_pass": "per_pass",
     "speedup": "speedup",
     "chat_template_fallback": "template",
+    "lookup_draft_tokens": "by_lookup",
+    "lookup_draft_tokens_accepted": "by_lookup",
+    "model_draft_tokens": "by_model",
+    "model_draft_tokens_accepted": "by_model",
 }
 # Rows whose value is a sentence from the runtime rather than a figure (they wrap).
 FREE_TEXT_ROWS = {"speculation_notice", "template"}
@@ -189,10 +193,26 @@ def speculation_rows(stats: GenerationStats, draft_model: str = "") -> list[Row]
         accepted=number(stats.draft_tokens_accepted), drafted=number(stats.draft_tokens), rate=percent(stats.acceptance_rate)
     )
     rows.append(Row("accepted", Metrics.tr("Accepted"), accepted, SPECULATION))
+    rows += drafter_rows(stats)
     rows.append(Row("per_draft", Metrics.tr("Accepted per draft"), tokens_per(stats.mean_accepted_length), SPECULATION))
     per_pass = Metrics.tr("{tokens} in %Ln pass(es)", None, stats.target_passes).format(tokens=tokens_per(stats.tokens_per_target_pass))
     rows.append(Row("per_pass", Metrics.tr("Per model pass"), per_pass, SPECULATION))
     return rows
+
+
+def drafter_rows(stats: GenerationStats) -> list[Row]:
+    """Each drafter's part of "Accepted", side by side, for those that drafted this turn: 'By prompt lookup:
+    12 of 20 (60 %)', 'By the draft model: 30 of 34 (88 %)'."""
+    out = []
+    for key, label, drafted_n, accepted_n in (
+        ("by_lookup", Metrics.tr("By prompt lookup"), stats.lookup_draft_tokens, stats.lookup_draft_tokens_accepted),
+        ("by_model", Metrics.tr("By the draft model"), stats.model_draft_tokens, stats.model_draft_tokens_accepted),
+    ):
+        if drafted_n:
+            value = Metrics.tr("{accepted} of {drafted} ({rate})").format(
+                accepted=number(accepted_n), drafted=number(drafted_n), rate=percent(accepted_n / drafted_n))
+            out.append(Row(key, label, value, SPECULATION))
+    return out
 
 
 def tokens_per(mean: float) -> str:

@@ -2,13 +2,14 @@
 
 Only renders and returns a LoadSettings; the window's controller stores it and reloads. The GPU
 offload control says so when this build has no GPU device, rather than offering a choice that does
-nothing.
+nothing; the split across GPU devices (split_mode, main_gpu) is offered only where there are several.
 """
 
 from __future__ import annotations
 
 import os
 import typing
+from typing import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItemModel
@@ -17,14 +18,15 @@ from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout,
 from app.ui.accessibility import describe_buttons
 from runtime.models.drafts import DraftOption
 from runtime.models.load_settings import LoadSettings
-from runtime.protocol import KvType
+from runtime.protocol import KvType, SplitMode
 
 AUTOMATIC = 0  # the spin boxes' value for "automatic" (context: the model's trained context as far as memory allows; threads: the runtime's choice)
 
 
 class LoadSettingsDialog(QDialog):
     def __init__(self, file_name: str, settings: LoadSettings, default_n_ctx: int | None, draft_options: list[DraftOption],
-                 has_gpu: bool, parent: QWidget | None = None):
+                 has_gpu: bool, parent: QWidget | None = None, gpu_names: Sequence[str] = ()):
+        """`gpu_names`: the GPU devices' names, in llama.cpp's order (main_gpu is an index into them)."""
         super().__init__(parent)
         self.setWindowTitle(self.tr("Load settings of {file}").format(file=file_name))
         self.setMinimumWidth(480)
@@ -83,7 +85,30 @@ class LoadSettingsDialog(QDialog):
         self.threads = QSpinBox(minimum=AUTOMATIC, maximum=512, value=settings.n_threads or AUTOMATIC)
         self.threads.setSpecialValueText(self.tr("Automatic"))
 
+        self.split_mode = QComboBox(self)  # parented: only one of these and the note goes in the form
+        for mode, text in (("layer", self.tr("Whole layers on each device")), ("row", self.tr("Rows of each layer across devices")),
+                           ("none", self.tr("One device only (the main one)"))):
+            self.split_mode.addItem(text, mode)
+        self.split_mode.setCurrentIndex(self.split_mode.findData(settings.split_mode))
+        self.main_gpu = QComboBox(self)
+        for index, name in enumerate(gpu_names):
+            self.main_gpu.addItem(f"{index}: {name}", index)
+        if self.main_gpu.findData(settings.main_gpu) < 0:  # a device that is not here (any more): kept, as it is stored
+            self.main_gpu.addItem(self.tr("{index}: not on this machine").format(index=settings.main_gpu), settings.main_gpu)
+        self.main_gpu.setCurrentIndex(self.main_gpu.findData(settings.main_gpu))
+        several = len(gpu_names) > 1
+        self.split_note = QLabel(self.tr("Splitting a model across GPU devices needs more than one; this machine has {n}.").format(n=len(gpu_names)), self)
+        self.split_note.setWordWrap(True)
+
         form.addRow(self.tr("GPU offload"), offload_row)
+        if several:
+            form.addRow(self.tr("Across GPU devices"), self.split_mode)
+            form.addRow(self.tr("Main GPU device"), self.main_gpu)
+        else:
+            form.addRow(self.tr("Across GPU devices"), self.split_note)
+        self.split_mode.setVisible(several)
+        self.main_gpu.setVisible(several)
+        self.split_note.setVisible(not several)
         form.addRow(self.tr("Context length (tokens)"), self.n_ctx)
         form.addRow(self.tr("KV cache type"), self.kv_type)
         form.addRow(self.tr("Draft model"), self.draft)
@@ -92,7 +117,8 @@ class LoadSettingsDialog(QDialog):
         form.addRow(self.tr("CPU threads"), self.threads)
         for label, field in ((self.tr("GPU offload"), self.offload), (self.tr("Context length"), self.n_ctx), (self.tr("KV cache type"), self.kv_type),
                              (self.tr("Draft model"), self.draft), (self.tr("Speculative decoding"), self.speculation),
-                             (self.tr("Parallel replies"), self.n_seq), (self.tr("CPU threads"), self.threads)):
+                             (self.tr("Parallel replies"), self.n_seq), (self.tr("CPU threads"), self.threads),
+                             (self.tr("Across GPU devices"), self.split_mode), (self.tr("Main GPU device"), self.main_gpu)):
             field.setAccessibleName(label)
         layout.addLayout(form)
         buttons = describe_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel))
@@ -114,4 +140,6 @@ class LoadSettingsDialog(QDialog):
             speculation=self.speculation.currentData(),
             n_seq=self.n_seq.value(),
             n_threads=self.threads.value() or None,
+            split_mode=typing.cast(SplitMode, self.split_mode.currentData()),
+            main_gpu=int(self.main_gpu.currentData()),
         )

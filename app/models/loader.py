@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.models.local_model import LocalModels
 from app.models.session import ModelChoice, ModelSession
-from runtime.gguf.reader import GGUFError
+from runtime.gguf.reader import GGUFError, GGUFHeader
 from runtime.models import drafts, load_settings
 from runtime.models.drafts import DraftOption
 from runtime.models.load_settings import LoadSettings
@@ -38,9 +38,9 @@ class Prepared:
     drafts: list[DraftOption] = field(default_factory=list)
     auto_draft: Optional[str] = None  # what "auto" picks for this model
     capped_from: Optional[int] = None  # the conversation's context, when it did not fit (choice.n_ctx is what does)
-    sampling: dict = field(default_factory=dict)  # the model file's recommended sampling (general.sampling.*)
-    header: object = None  # the model's GGUF header (runtime/gguf/reader.py), for the fit of another context size
-    candidates: list = field(default_factory=list)  # the (path, size) of the files on disk it was worked out with, sorted
+    sampling: dict[str, float | int] = field(default_factory=dict)  # the model file's recommended sampling (general.sampling.*)
+    header: GGUFHeader | None = None  # the model's GGUF header (runtime/gguf/reader.py), for the fit of another context size
+    candidates: list[tuple[str, int]] = field(default_factory=list)  # the (path, size) of the files on disk it was worked out with, sorted
 
 
 class ModelLoader(QObject):
@@ -85,7 +85,7 @@ class ModelLoader(QObject):
     def stop(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
-    def _work(self, ticket: int, path: str, conversation_n_ctx, candidates, same_file) -> None:
+    def _work(self, ticket: int, path: str, conversation_n_ctx: int | None, candidates: list[tuple[str, int]], same_file: list[str]) -> None:
         outcome: Prepared | Exception
         try:
             outcome = prepare(path, conversation_n_ctx, candidates, same_file)
@@ -96,7 +96,7 @@ class ModelLoader(QObject):
         except RuntimeError:
             pass  # the window closed meanwhile: nobody waits for this load any more
 
-    def _on_done(self, ticket: int, path: str, outcome) -> None:
+    def _on_done(self, ticket: int, path: str, outcome: Prepared | Exception) -> None:
         self.session.preparing -= 1
         if ticket != self._ticket:
             return  # a newer load replaced this one
@@ -151,16 +151,17 @@ def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[st
     choice = ModelChoice(
         path=path, n_ctx=params.n_ctx, n_gpu_layers=load_settings.offload_layers(settings.gpu_offload), type_k=params.type_k,
         type_v=params.type_v, n_threads=params.n_threads, n_seq=params.n_seq, draft_path=params.draft_path, model_n_ctx=model_n_ctx,
+        split_mode=params.split_mode, main_gpu=params.main_gpu,
     )
     return Prepared(choice, settings, options, auto.path if auto is not None else None, capped_from, load_settings.sampling_defaults(header), header,
                     sorted(candidates))
 
 
 HEADERS_KEPT = 64  # a vocabulary's tokens are a few MB per header
-_headers: dict[tuple[str, int, int], object] = {}  # parsed GGUF headers by (real path, size, mtime): the worker thread's own
+_headers: dict[tuple[str, int, int], GGUFHeader] = {}  # parsed GGUF headers by (real path, size, mtime): the worker thread's own
 
 
-def header_of(path: str):
+def header_of(path: str) -> GGUFHeader:
     """The file's GGUF header, parsed once per version of the file: parsing is CPU work in this process (the
     GUI's), so a list read again (every scan) costs nothing."""
     from runtime.gguf.reader import read_file_header
@@ -175,7 +176,7 @@ def header_of(path: str):
     return header
 
 
-def fitting_context(header, n_ctx: int, settings: LoadSettings) -> int:
+def fitting_context(header: GGUFHeader, n_ctx: int, settings: LoadSettings) -> int:
     """`n_ctx` if the model fits memory with it (the fit model.load applies), else the model's own default
     (its trained context as far as memory allows): never the most memory could just hold, which would
     leave nothing for the rest of the machine."""

@@ -10,7 +10,7 @@ from typing import Callable, Optional
 from PySide6.QtCore import QObject, Signal
 
 from app.runtime_link import RuntimeLink
-from runtime.protocol import ErrorCode, KvType, MetricsResult, ModelLoadParams, ModelLoadResult, RpcError, SpeculationMode
+from runtime.protocol import ErrorCode, KvType, MetricsResult, ModelLoadParams, ModelLoadResult, RpcError, SpeculationMode, SplitMode
 
 LOAD_TIMEOUT_MS = 10 * 60_000
 
@@ -28,10 +28,13 @@ class ModelChoice:
     n_seq: int = 4
     draft_path: Optional[str] = None
     model_n_ctx: Optional[int] = None  # the context the model's load settings give, for a conversation that sets none
+    split_mode: SplitMode = "layer"  # with several GPU devices (ModelLoadParams.split_mode, main_gpu)
+    main_gpu: int = 0
 
     def params(self) -> ModelLoadParams:
         return ModelLoadParams(path=self.path, n_ctx=self.n_ctx, n_gpu_layers=self.n_gpu_layers, type_k=self.type_k, type_v=self.type_v,
-                               n_threads=self.n_threads, n_seq=self.n_seq, draft_path=self.draft_path)
+                               n_threads=self.n_threads, n_seq=self.n_seq, draft_path=self.draft_path, split_mode=self.split_mode,
+                               main_gpu=self.main_gpu)
 
 
 class ModelSession(QObject):
@@ -121,7 +124,7 @@ class ModelSession(QObject):
         previous = self._previous
         self.wanted = previous
         self._verifying = True
-        self.link.call("runtime.metrics", None, on_result=lambda m: self._after_failure(m, previous), on_error=lambda _e: self._end_verify(), timeout_ms=10_000)
+        self.link.call("runtime.metrics", None, on_result=functools.partial(self._after_failure, previous=previous), on_error=lambda _e: self._end_verify(), timeout_ms=10_000)
 
     def _after_failure(self, metrics: MetricsResult, previous: ModelChoice | None) -> None:
         self._verifying = False
@@ -138,7 +141,7 @@ class ModelSession(QObject):
         self.loading = None
         self._verifying = False
 
-    def _on_runtime_ready(self, _info) -> None:
+    def _on_runtime_ready(self, _info: object) -> None:
         if self.wanted is not None and self.loaded is None and self.loading is None:
             # Ahead of any reply the user asked for while the runtime restarted: it needs the model.
             self._send_load(self.wanted, first=True)

@@ -46,6 +46,7 @@ from runtime.protocol import (
     ChatGenerateResult,
     Device,
     ErrorCode,
+    GPU_DEVICE_TYPES,
     GenerationStats,
     KvClearResult,
     KvStoreInfo,
@@ -132,6 +133,16 @@ def sequences_that_fit(header: GGUFHeader, params: ModelLoadParams, n_batch: int
     raise AssertionError("unreachable: n_seq >= 1")
 
 
+def check_main_gpu(main_gpu: int, devices: list[Device]) -> None:
+    """INVALID_PARAMS unless `main_gpu` is one of the GPU devices (index 0 is always allowed: on a machine with
+    no GPU device it changes nothing), naming the devices there are; llama.cpp itself would only fail the load."""
+    gpus = [d for d in devices if d.type in GPU_DEVICE_TYPES]
+    if main_gpu == 0 or 0 < main_gpu < len(gpus):
+        return
+    there = ", ".join(f"{i}: {d.id or d.name}" for i, d in enumerate(gpus)) or "none"
+    raise RpcError(ErrorCode.INVALID_PARAMS, f"params.main_gpu: {main_gpu} is not a GPU device's index here (GPU devices: {there})", {"main_gpu": main_gpu})
+
+
 def check_draft_file(params: ModelLoadParams, target: GGUFHeader) -> GGUFHeader:
     """The draft model's header, once it is known to draft for `target`; INVALID_MODEL saying why not."""
     path = os.path.abspath(os.path.expanduser(params.draft_path))
@@ -206,6 +217,8 @@ class Engine:
             raise RpcError(ErrorCode.INVALID_PARAMS, "params.n_seq: must be at least 1")
         if params.n_gpu_layers is not None and params.n_gpu_layers < -1:
             raise RpcError(ErrorCode.INVALID_PARAMS, "params.n_gpu_layers: must be null (auto), -1 (all), 0 (CPU only) or a number of layers")
+        devices = list_devices()
+        check_main_gpu(params.main_gpu, devices)
         settings = LoadSettings(
             path=path,
             n_ctx=params.n_ctx,
@@ -214,8 +227,9 @@ class Engine:
             type_v=params.type_v,
             flash_attn=params.flash_attn,
             n_threads=params.n_threads or default_threads(),
+            split_mode=params.split_mode,
+            main_gpu=params.main_gpu,
         )
-        devices = list_devices()
         n_seq, plan = sequences_that_fit(header, params, settings.n_batch, devices)
         settings = dataclasses.replace(settings, n_seq=n_seq, n_gpu_layers=plan.layers)
         draft_header = check_draft_file(params, header) if params.draft_path else None

@@ -61,6 +61,11 @@ class LoadSettings:
     n_batch: int = 512
     swa_full: bool = True  # rewinding past a sliding window silently corrupts output otherwise
     n_seq: int = 1  # sequences held at once (conversations decoded together, or kept warm)
+    split_mode: str = "layer"  # over several GPU devices (protocol.SplitMode): llama.cpp's default
+    main_gpu: int = 0
+
+
+SPLIT_MODES = {"none": llama_cpp.LLAMA_SPLIT_MODE_NONE, "layer": llama_cpp.LLAMA_SPLIT_MODE_LAYER, "row": llama_cpp.LLAMA_SPLIT_MODE_ROW}
 
 
 def default_threads() -> int:
@@ -160,6 +165,8 @@ class LlamaModel:
 
         model_params = llama_cpp.llama_model_default_params()
         model_params.n_gpu_layers = settings.n_gpu_layers if settings.n_gpu_layers >= 0 else 0x7FFFFFFF
+        model_params.split_mode = SPLIT_MODES[settings.split_mode]
+        model_params.main_gpu = settings.main_gpu
         if on_progress is not None:
             # The callback object must outlive the load: keep a reference.
             self._progress_cb = llama_cpp.llama_progress_callback(lambda p, _data: bool(on_progress(float(p))))

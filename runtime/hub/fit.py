@@ -8,6 +8,8 @@ memory.fit_verdict's, the same verdict `model.load` applies before it loads.
 
 from __future__ import annotations
 
+import dataclasses
+
 from runtime.engine.memory import MemoryEstimate, estimate_load, fit_verdict
 from runtime.gguf.reader import GGUFHeader
 from runtime.protocol import Device, GGUFSummary, MemoryFit
@@ -38,7 +40,7 @@ def summarize(header: GGUFHeader) -> GGUFSummary:
     )
 
 
-def _int_or_none(value) -> int | None:
+def _int_or_none(value: object) -> int | None:
     return int(value) if isinstance(value, int) else None
 
 
@@ -49,6 +51,11 @@ def estimate_for_size(header: GGUFHeader, file_size: int, n_shards: int, n_ctx: 
     base = estimate_load(header, n_ctx, type_k, type_v)
     weights = max(file_size - n_shards * header.header_size, 0)
     return MemoryEstimate(weights, base.kv_cache, base.compute, base.resident_overhead, base.prefill_workspace)
+
+
+def together(target: MemoryEstimate, draft: MemoryEstimate) -> MemoryEstimate:
+    """What a target and its draft model need loaded together: each its weights, KV cache and buffers."""
+    return MemoryEstimate(*(a + b for a, b in zip(dataclasses.astuple(target), dataclasses.astuple(draft))))
 
 
 def judge(estimate: MemoryEstimate, devices: list[Device], ram_available: int) -> MemoryFit:

@@ -108,6 +108,7 @@ class HubService:
             result.header = fit.summarize(header)
             result.header_file = probe.first.path
             result.header_bytes_fetched = stream.fetched
+        draft, draft_problem = self._draft_for_fit(params)
         devices = list_devices()
         ram = available_ram()
         result.ram_available = ram
@@ -121,9 +122,25 @@ class HubService:
                     estimate = estimate_load(header, params.n_ctx, params.type_k, params.type_v)
                 else:
                     estimate = fit.estimate_for_size(header, lv.size, len(lv.files), params.n_ctx, params.type_k, params.type_v)
+                if draft is not None:  # downloaded and loaded with it: the two must fit together
+                    estimate = fit.together(estimate, estimate_load(draft, params.n_ctx, params.type_k, params.type_v))
                 level.fit = fit.judge(estimate, devices, ram)
+                if draft is not None:
+                    level.fit.detail += f"; with the draft model {draft.name or 'partner'} counted in"
+                elif draft_problem:
+                    level.fit.detail += f"; without the draft model, whose size is unknown: {draft_problem}"
             result.levels.append(level)
         return result
+
+    def _draft_for_fit(self, params: HubQuantsParams) -> tuple[GGUFHeader | None, str]:
+        """The header of the draft model the levels are judged with (None if none is asked), or why it cannot be
+        read: the levels are still listed and judged alone, saying so, rather than failing for the partner."""
+        if params.draft is None or not params.read_header:
+            return None, ""
+        try:
+            return self._header_of(params.draft), ""
+        except RpcError as exc:
+            return None, exc.message
 
     def _downloaded_blobs(self, repo: str) -> set[str]:
         blobs = repo_folder(self._cache_dir or hf.cache_dir(), repo) / "blobs"

@@ -22,10 +22,13 @@ import threading
 import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from runtime.models.identity import file_identity
-from runtime.protocol import KvType, ModelLoadParams, SpeculationMode
+from runtime.protocol import Device, KvType, ModelLoadParams, SpeculationMode, SplitMode
+
+if TYPE_CHECKING:
+    from runtime.gguf.reader import GGUFHeader
 
 FILE_NAME = "model-settings.json"
 VERSION = 1
@@ -59,6 +62,9 @@ class LoadSettings:
     speculation: SpeculationMode = "auto"
     n_seq: int = 4  # conversations held in the context at once
     n_threads: Optional[int] = None  # None: the runtime's choice
+    # With more than one GPU device (ModelLoadParams.split_mode, main_gpu): llama.cpp's defaults.
+    split_mode: SplitMode = "layer"
+    main_gpu: int = 0
 
     def changed_from(self, other: "LoadSettings") -> list[str]:
         """The fields that differ from `other`'s (each needs a reload but `speculation`, which applies per reply)."""
@@ -90,6 +96,11 @@ def check(settings: LoadSettings, where: str = "settings") -> LoadSettings:
             raise SettingsError(f"{where}.{name}: {getattr(settings, name)!r} is not one of {', '.join(typing.get_args(KvType))}")
     if settings.speculation not in typing.get_args(SpeculationMode):
         raise SettingsError(f"{where}.speculation: {settings.speculation!r} is not one of {', '.join(typing.get_args(SpeculationMode))}")
+    if settings.split_mode not in typing.get_args(SplitMode):
+        raise SettingsError(f"{where}.split_mode: {settings.split_mode!r} is not one of {', '.join(typing.get_args(SplitMode))}")
+    main_gpu = settings.main_gpu
+    if not isinstance(main_gpu, int) or isinstance(main_gpu, bool) or main_gpu < 0:
+        raise SettingsError(f"{where}.main_gpu: {main_gpu!r} is not a GPU device's index (0 for the first)")
     if not isinstance(settings.draft, str) or not settings.draft:
         raise SettingsError(f"{where}.draft: {settings.draft!r} is not auto, none or a file's path")
     return settings
@@ -124,12 +135,12 @@ def read(identity: str) -> LoadSettings:
     return check(LoadSettings(**{k: v for k, v in stored.items() if k in known}), where)
 
 
-def read_for(path: str | os.PathLike) -> LoadSettings:
+def read_for(path: str | os.PathLike[str]) -> LoadSettings:
     """The stored settings of the model file at `path`."""
     return read(file_identity(path))
 
 
-def write(path: str | os.PathLike, settings: LoadSettings) -> None:
+def write(path: str | os.PathLike[str], settings: LoadSettings) -> None:
     """Store `settings` for the model file at `path` (by its identity); the only writer of the file."""
     check(settings)
     identity = file_identity(path)
@@ -157,7 +168,7 @@ def offload_layers(gpu_offload: str) -> Optional[int]:
     raise SettingsError(f"gpu_offload: {gpu_offload!r} is not auto, all, off or a number of layers")
 
 
-def default_context(header, type_k: str = "f16", type_v: str = "f16", ram_available: int | None = None, devices=()) -> int:
+def default_context(header: GGUFHeader, type_k: str = "f16", type_v: str = "f16", ram_available: int | None = None, devices: Sequence[Device] = ()) -> int:
     """The model's trained context, capped by what fits this machine's memory (the fit model.load applies,
     runtime/engine/memory.py), never below MIN_DEFAULT_CONTEXT where that fits."""
     from runtime.engine import memory
@@ -173,7 +184,7 @@ def default_context(header, type_k: str = "f16", type_v: str = "f16", ram_availa
     return floor  # the floor, fitting or not: a load that does not fit then says why
 
 
-def sampling_defaults(header) -> dict[str, float | int]:
+def sampling_defaults(header: GGUFHeader) -> dict[str, float | int]:
     """The sampling settings the model's file recommends (general.sampling.*), by request field; {} if none."""
     found: dict[str, float | int] = {}
     for key, field in SAMPLING_KEYS.items():
@@ -184,7 +195,7 @@ def sampling_defaults(header) -> dict[str, float | int]:
 
 
 
-def load_params(path: str, settings: LoadSettings, draft_path: Optional[str] = None, header=None, **overrides: Any) -> ModelLoadParams:
+def load_params(path: str, settings: LoadSettings, draft_path: Optional[str] = None, header: GGUFHeader | None = None, **overrides: Any) -> ModelLoadParams:
     """The model.load request for the file at `path` with `settings`; `overrides` (a command-line flag, a
     conversation's own context) replace a setting for this load only, and None means "not given".
     `draft_path` is the draft model already chosen for settings.draft (runtime/models/drafts.py resolves auto)."""
@@ -202,7 +213,8 @@ def load_params(path: str, settings: LoadSettings, draft_path: Optional[str] = N
             header = read_file_header(path)
         n_ctx = default_context(header, chosen.type_k, chosen.type_v)
     fields: dict[str, Any] = dict(path=path, n_ctx=n_ctx, type_k=chosen.type_k, type_v=chosen.type_v,
-                                  n_threads=chosen.n_threads, n_seq=chosen.n_seq, draft_path=draft_path)
+                                  n_threads=chosen.n_threads, n_seq=chosen.n_seq, draft_path=draft_path,
+                                  split_mode=chosen.split_mode, main_gpu=chosen.main_gpu)
     layers = offload_layers(chosen.gpu_offload)
     if layers is not None:
         fields["n_gpu_layers"] = layers  # auto: ModelLoadParams' own default (as many layers as fit, once the runtime offloads by itself)

@@ -98,7 +98,7 @@ class SpeculativeDecoder:
 
 
 class SpeculativeStepper:
-    def __init__(self, decoder: SpeculativeDecoder, model, sampler: Sampler, sink: TokenSink):
+    def __init__(self, decoder: SpeculativeDecoder, model: LlamaModel, sampler: Sampler, sink: TokenSink):
         self.drafting = decoder.drafting
         self.costs = decoder.costs
         self.verify_singly = decoder.verify_singly
@@ -169,6 +169,7 @@ class SpeculativeStepper:
             figures.drafted += len(draft.tokens)
             figures.accepted += accepted
             figures.drafts += 1
+            (figures.by_model if draft.match is None else figures.by_lookup).add(len(draft.tokens), accepted)
         self.drafting.score_shadow(emitted)
         for i, token in enumerate(emitted):
             if not self.sink.accept(token):
@@ -206,6 +207,18 @@ class SpeculativeStepper:
         return emitted
 
 
+class _Counts:
+    """One drafter's drafted and accepted tokens this turn."""
+
+    def __init__(self) -> None:
+        self.drafted = 0
+        self.accepted = 0
+
+    def add(self, drafted: int, accepted: int) -> None:
+        self.drafted += drafted
+        self.accepted += accepted
+
+
 class _Figures:
     """The turn's speculation figures, written into GenerationStats as they change (read live by runtime.metrics)."""
 
@@ -217,6 +230,8 @@ class _Figures:
         self.drafted = 0
         self.accepted = 0
         self.drafts = 0
+        self.by_lookup = _Counts()  # the same, per drafter
+        self.by_model = _Counts()
 
     def publish(self) -> None:
         s = self.stats
@@ -224,6 +239,8 @@ class _Figures:
         s.draft_tokens_accepted = self.accepted
         s.acceptance_rate = self.accepted / self.drafted if self.drafted else 0.0
         s.mean_accepted_length = self.accepted / self.drafts if self.drafts else 0.0
+        s.lookup_draft_tokens, s.lookup_draft_tokens_accepted = self.by_lookup.drafted, self.by_lookup.accepted
+        s.model_draft_tokens, s.model_draft_tokens_accepted = self.by_model.drafted, self.by_model.accepted
         s.target_passes = self.passes
         s.tokens_per_target_pass = self.emitted / self.passes if self.passes else 0.0
         plain = self.costs.plain_step

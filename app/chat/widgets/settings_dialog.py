@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QPlainTextEdit, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QPlainTextEdit, QSpinBox, QVBoxLayout, QWidget
 
 from app.chat.controller import ConversationSettings
 from app.ui.accessibility import describe_buttons
@@ -33,6 +33,14 @@ class ConversationSettingsDialog(QDialog):
         self.n_ctx = QSpinBox(minimum=MODEL_DEFAULT, maximum=131072, singleStep=512, value=settings.n_ctx or MODEL_DEFAULT)
         self.n_ctx.setSpecialValueText(self.tr("The model's setting"))
         self.n_ctx.setToolTip(self.tr("Changing it reloads the model with the new context size"))
+        self.speculation = QComboBox()
+        for mode, text in ((None, self.tr("The model's setting")), ("auto", self.tr("Auto")), ("lookup", self.tr("Prompt lookup")),
+                           ("draft", self.tr("Draft model")), ("both", self.tr("Prompt lookup and draft model")), ("off", self.tr("Off"))):
+            self.speculation.addItem(text, mode)
+        self.speculation.setCurrentIndex(max(0, self.speculation.findData(settings.speculation)))
+        self.speculation.setToolTip(self.tr("Speculative decoding for this conversation's replies; the draft modes need a draft model loaded"))
+        self.speculation.setAccessibleName(self.tr("Speculative decoding"))
+        self.speculation.setAccessibleDescription(self.speculation.toolTip())
         self.temperature.setAccessibleDescription(self.tr("0 always picks the likeliest word; higher values vary more"))
         self.top_p.setAccessibleDescription(self.tr("Pick only among the likeliest words that together make up this share"))
         self.min_p.setAccessibleDescription(self.min_p.toolTip())
@@ -46,6 +54,7 @@ class ConversationSettingsDialog(QDialog):
         form.addRow(self.tr("Repeat penalty"), self.repeat_penalty)
         form.addRow(self.tr("Max tokens per reply"), self.max_tokens)
         form.addRow(self.tr("Context size (tokens)"), self.n_ctx)
+        form.addRow(self.tr("Speculative decoding"), self.speculation)
         layout.addLayout(form)
         buttons = describe_buttons(QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel))
         buttons.accepted.connect(self.accept)
@@ -62,4 +71,5 @@ class ConversationSettingsDialog(QDialog):
             max_tokens=self.max_tokens.value(),
             n_ctx=self.n_ctx.value() if self.n_ctx.value() != MODEL_DEFAULT else None,
             seed=self._seed,
+            speculation=self.speculation.currentData(),
         )

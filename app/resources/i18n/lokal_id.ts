@@ -305,6 +305,14 @@
         <source>Downloads</source>
         <translation>Unduhan</translation>
     </message>
+    <message>
+        <source>Pairing the model with its draft</source>
+        <translation>Memasangkan model dengan model drafnya</translation>
+    </message>
+    <message>
+        <source>{model} will load with its draft model {draft}</source>
+        <translation>{model} akan dimuat bersama model drafnya {draft}</translation>
+    </message>
 </context>
 <context>
     <name>ChatController</name>
@@ -505,6 +513,34 @@ terakhir aktif {time}</translation>
     <message>
         <source>Changing it reloads the model with the new context size</source>
         <translation>Mengubahnya akan memuat ulang model dengan ukuran konteks yang baru</translation>
+    </message>
+    <message>
+        <source>Auto</source>
+        <translation>Otomatis</translation>
+    </message>
+    <message>
+        <source>Prompt lookup</source>
+        <translation>Pencarian di prompt</translation>
+    </message>
+    <message>
+        <source>Draft model</source>
+        <translation>Model draf</translation>
+    </message>
+    <message>
+        <source>Prompt lookup and draft model</source>
+        <translation>Pencarian di prompt dan model draf</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>Mati</translation>
+    </message>
+    <message>
+        <source>Speculative decoding for this conversation&apos;s replies; the draft modes need a draft model loaded</source>
+        <translation>Dekode spekulatif untuk balasan percakapan ini; mode draf memerlukan model draf yang dimuat</translation>
+    </message>
+    <message>
+        <source>Speculative decoding</source>
+        <translation>Dekode spekulatif</translation>
     </message>
     <message>
         <source>0 always picks the likeliest word; higher values vary more</source>
@@ -836,8 +872,36 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Percakapan yang dapat menulis balasan bersamaan</translation>
     </message>
     <message>
+        <source>Whole layers on each device</source>
+        <translation>Lapisan utuh di setiap perangkat</translation>
+    </message>
+    <message>
+        <source>Rows of each layer across devices</source>
+        <translation>Baris setiap lapisan dibagi ke semua perangkat</translation>
+    </message>
+    <message>
+        <source>One device only (the main one)</source>
+        <translation>Satu perangkat saja (yang utama)</translation>
+    </message>
+    <message>
+        <source>{index}: not on this machine</source>
+        <translation>{index}: tidak ada di mesin ini</translation>
+    </message>
+    <message>
+        <source>Splitting a model across GPU devices needs more than one; this machine has {n}.</source>
+        <translation>Membagi model ke beberapa perangkat GPU memerlukan lebih dari satu; mesin ini punya {n}.</translation>
+    </message>
+    <message>
         <source>GPU offload</source>
         <translation>Offload ke GPU</translation>
+    </message>
+    <message>
+        <source>Across GPU devices</source>
+        <translation>Di beberapa perangkat GPU</translation>
+    </message>
+    <message>
+        <source>Main GPU device</source>
+        <translation>Perangkat GPU utama</translation>
     </message>
     <message>
         <source>Context length (tokens)</source>
@@ -1554,6 +1618,18 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
         <translation>Per lintasan model</translation>
     </message>
     <message>
+        <source>By prompt lookup</source>
+        <translation>Oleh pencarian di prompt</translation>
+    </message>
+    <message>
+        <source>By the draft model</source>
+        <translation>Oleh model draf</translation>
+    </message>
+    <message>
+        <source>{accepted} of {drafted} ({rate})</source>
+        <translation>{accepted} dari {drafted} ({rate})</translation>
+    </message>
+    <message>
         <source>{mean} tokens</source>
         <translation>{mean} token</translation>
     </message>
@@ -1696,6 +1772,14 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
     <message>
         <source>Download the chosen quantization level into the Hugging Face cache</source>
         <translation>Unduh tingkat kuantisasi terpilih ke cache Hugging Face</translation>
+    </message>
+    <message>
+        <source>Download with its draft model</source>
+        <translation>Unduh bersama model drafnya</translation>
+    </message>
+    <message>
+        <source>Download the chosen level and its draft partner, and load them together</source>
+        <translation>Unduh level yang dipilih dan pasangan drafnya, lalu muat keduanya bersama</translation>
     </message>
     <message>
         <source>Models</source>

@@ -32,7 +32,7 @@ def cell(model, row, col, role=Qt.ItemDataRole.DisplayRole):
     return model.data(model.index(row, col), role)
 
 
-def test_browse_search_see_fit_badges_and_download_with_pause_and_resume(qtbot, service, hub):
+def test_browse_search_see_fit_badges_and_download_with_pause_and_resume(qtbot, service, hub, english):
     dialog = ModelBrowserDialog(service)
     panel = DownloadsPanel(service)
     qtbot.addWidget(dialog)
@@ -121,6 +121,11 @@ def test_the_draft_partner_is_checked_from_both_headers(qtbot, service, hub):
     dialog.show_repo(TARGET_REPO, draft=DRAFT_REPO)
     qtbot.waitUntil(lambda: "compatible" in dialog.draft_label.text(), timeout=60_000)
     assert "same tokenizer" in dialog.draft_label.text()
+    qtbot.waitUntil(lambda: dialog.levels.rowCount() == 1, timeout=60_000)
+    assert "with the draft model" in dialog.levels.row(0).fit.detail, "the fit counts the partner it would load with"
     dialog.show_repo(TARGET_REPO, draft=SMOL_REPO)
     qtbot.waitUntil(lambda: "does not match" in dialog.draft_label.text(), timeout=60_000)
     assert "the vocabularies differ in size" in dialog.draft_label.text()
+    # A partner that does not match is never loaded with it: the fit is asked again for the model alone.
+    qtbot.waitUntil(lambda: dialog.levels.rowCount() == 1 and "draft model" not in dialog.levels.row(0).fit.detail, timeout=60_000)
+    assert not dialog.download_with_draft_button.isVisibleTo(dialog)

@@ -9,8 +9,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.chat.controller import ConversationSettings
 from app.metrics import figures
-from gguf_files import TINY_VOCABULARY, tokenizer_metadata, write_llama
-from runtime.gguf.reader import read_file_header
+from gguf_files import TINY_VOCABULARY, tokenizer_metadata, twin_of, write_llama
 from runtime.models import load_settings
 from window_helpers import open_window, wait_loaded, wait_reply
 
@@ -28,18 +27,6 @@ def models_on_disk(tmp_path, monkeypatch, starter_model):
     monkeypatch.setenv("LOKAL_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("LOKAL_DATA_DIR", str(tmp_path / "data"))  # no files other tests added: these are all the models on disk
     return twin, stranger
-
-
-def twin_of(model, target):
-    """A copy of `model` that is another file to Lokal (its identity hashes the first MiB, where the header's
-    name is: one letter of it changes), and that llama.cpp loads exactly as the original."""
-    data = bytearray(model.read_bytes())
-    name = read_file_header(model).name.encode()
-    at = data.find(name, data.find(b"general.name"))
-    assert 0 < at < 1 << 20
-    data[at] = ord(chr(data[at]).swapcase()) if chr(data[at]).isalpha() else ord("X")
-    target.write_bytes(bytes(data))
-    return target
 
 
 def draft_entries(window) -> dict[str, object]:

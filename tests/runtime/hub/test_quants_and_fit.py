@@ -85,6 +85,21 @@ def test_quants_label_each_level_with_its_fit(hub, starter_model):
     assert by_name["F32"].fit.label == "too_big" and "too big" in by_name["F32"].fit.detail
 
 
+def test_with_its_draft_partner_each_level_fits_with_both_models_counted(hub):
+    """"Download with its draft model" loads the two together: the fit the browser shows counts both."""
+    service = HubService(lambda *_: None)
+    alone = service.quants(HubQuantsParams(TARGET_REPO, n_ctx=2048)).levels[0].fit
+    paired = service.quants(HubQuantsParams(TARGET_REPO, n_ctx=2048, draft=ModelRef(repo=DRAFT_REPO))).levels[0].fit
+    draft = service.draft_check(DraftCheckParams(target=ModelRef(repo=TARGET_REPO), draft=ModelRef(repo=DRAFT_REPO))).draft
+    assert paired.weights == alone.weights + draft.tensor_bytes
+    assert paired.kv_cache == alone.kv_cache + draft.kv_bytes_per_token * 2048
+    assert paired.ram_needed > alone.ram_needed and "with the draft model Tiny Coder 0.5B Instruct counted in" in paired.detail
+
+    # A partner that cannot be read leaves the levels listed and judged alone, saying why.
+    lost = service.quants(HubQuantsParams(TARGET_REPO, n_ctx=2048, draft=ModelRef(repo="lokal-test/nope"))).levels[0].fit
+    assert lost.weights == alone.weights and "without the draft model" in lost.detail and "lokal-test/nope" in lost.detail
+
+
 def test_quantized_kv_cache_shrinks_the_estimate(hub):
     service = HubService(lambda *_: None)
     f16 = service.quants(HubQuantsParams(SMOL_REPO, n_ctx=8192)).levels[0].fit

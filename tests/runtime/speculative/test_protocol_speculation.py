@@ -48,6 +48,13 @@ def test_every_mode_gives_the_plain_reply_and_reports_its_figures(exact_runtime)
         assert s.draft_tokens > 0 and 0 <= s.draft_tokens_accepted <= s.draft_tokens
         assert s.acceptance_rate == pytest.approx(s.draft_tokens_accepted / s.draft_tokens)
         assert s.target_passes > 0 and s.tokens_per_target_pass >= 1.0
+        # Per drafter: their sums are the figures above, and a drafter the mode leaves out drafts nothing.
+        assert (s.lookup_draft_tokens + s.model_draft_tokens, s.lookup_draft_tokens_accepted + s.model_draft_tokens_accepted) == (s.draft_tokens, s.draft_tokens_accepted)
+        if mode == "lookup":
+            assert s.lookup_draft_tokens > 0 and s.model_draft_tokens == 0
+        if mode == "draft":
+            assert s.model_draft_tokens > 0 and s.lookup_draft_tokens == 0
+        assert s.model_draft_tokens_accepted <= s.model_draft_tokens and s.lookup_draft_tokens_accepted <= s.lookup_draft_tokens
 
 
 def test_live_figures_in_runtime_metrics(exact_runtime):
