@@ -10,6 +10,7 @@ import pytest
 from runtime.kvstore import state_file
 from runtime.kvstore.state_file import StateFileError
 from runtime.kvstore.store import KvStore
+from waiting import wait_until
 
 TAG = {"model": "m1", "n_ctx": 512, "type_k": "f16", "type_v": "f16", "swa_full": True, "flash_attn": None, "llama_cpp": "x"}
 
@@ -207,9 +208,7 @@ def test_a_write_under_way_when_clear_starts_is_gone_when_clear_returns(tmp_path
     cleared = []
     clearing = threading.Thread(target=lambda: cleared.append(store.clear()))
     clearing.start()
-    deadline = time.monotonic() + 30
-    while store.info()["entries"] and time.monotonic() < deadline:  # clear has moved the epoch
-        time.sleep(0.005)
+    wait_until(lambda: not store.info()["entries"], 30, "clear moving the epoch", interval=0.005)
     go.set()
     clearing.join(60)
     assert cleared and store.info()["pending_writes"] == 0
