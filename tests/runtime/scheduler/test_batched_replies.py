@@ -201,24 +201,38 @@ def test_when_both_owners_ask_neither_holds_every_slot(starter_model):
 
 
 @pytest.mark.parametrize("second_comes", ["while its prompt is rendered", "moments later"])
-def test_prompts_sent_together_are_read_in_one_batch(model, second_comes):
+def test_prompts_sent_together_are_read_in_one_batch(model, second_comes, monkeypatch):
     # Each request's prompt is rendered on its own thread (engine.py) before it is submitted; four API
     # clients at once had the first prompt read alone while the other three were still being rendered.
     rendering = second_comes == "while its prompt is rendered"
     scheduler = Scheduler(model, gather_s=60, quiet_s=0 if rendering else 2.0)
+    # The engine thread holds the lock from here until it waits for more replies or has admitted the
+    # first one: a second submit that gets in after this event shows which of the two it did.
+    deciding = threading.Event()
+    real_gather = scheduler._gather_a_new_wave
+
+    def gather() -> None:
+        if scheduler._waiting:
+            deciding.set()
+        real_gather()
+
+    monkeypatch.setattr(scheduler, "_gather_a_new_wave", gather)
+    batches = []
+    real_decode_slices = model.decode_slices
+    monkeypatch.setattr(model, "decode_slices", lambda slices, **kw: (batches.append(sorted(s.seq.seq_id for s in slices)), real_decode_slices(slices, **kw))[1])
     try:
         empty_slots(scheduler)
         first = reply_for(model, 0, max_tokens=1)
         with scheduler.arriving() if rendering else contextlib.nullcontext():
             scheduler.submit(first)
-            assert not first.done.wait(0.3), "the first prompt was read alone, before the second came"
+            assert deciding.wait(30), "the engine never took up the first reply"
             second = reply_for(model, 1, max_tokens=1)
             scheduler.submit(second)
         for reply in (first, second):
             assert reply.done.wait(120) and reply.error is None, reply.error
     finally:
         scheduler.close()
-    assert first.admitted >= second.submitted
+    assert batches[0] == sorted([first.seq_id, second.seq_id]), "the first prompt was read alone, before the second came"
 
 
 def test_a_reply_waits_for_others_no_longer_than_the_bound(model):
