@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from app.formatting import MB
 from app.ui.language import Context
 from runtime.protocol import MetricsResult, OffloadReport
 
@@ -107,7 +108,7 @@ def tokens(n: int) -> str:
 
 
 def mb(n: float) -> str:
-    return Metrics.tr("{size} MB").format(size=number(n / 2**20, 1))
+    return Metrics.tr("{size} MB").format(size=number(n / MB, 1))
 
 
 def seconds(ms: float) -> str:
