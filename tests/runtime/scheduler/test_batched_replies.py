@@ -17,6 +17,7 @@ from runtime.engine.generation import GenerationRequest, decode_plain
 from runtime.engine.llama_model import LlamaModel, LoadSettings
 from runtime.engine.sampling import SamplingConfig
 from runtime.gguf.reader import read_file_header
+from runtime.job_slot import API, PROTOCOL
 from runtime.scheduler.scheduler import ScheduledReply, Scheduler
 from waiting import wait_until
 
@@ -181,14 +182,14 @@ def test_when_both_owners_ask_neither_holds_every_slot(starter_model):
     scheduler = Scheduler(llama)
     ask = lambda owner, conversation, i, n: ScheduledReply(GenerationRequest(prompt=chat(llama, PROMPTS[i]), max_tokens=n, sampling=GREEDY), decode_plain, owner=owner, conversation_id=conversation)
     try:
-        first = ask("protocol", "w", 0, 4)
+        first = ask(PROTOCOL, "w", 0, 4)
         scheduler.submit(first)  # the window has asked: from now on it keeps a slot of its own
         assert first.done.wait(120)
-        api = [ask("api", f"api-{i}", i, 200) for i in range(3)]
+        api = [ask(API, f"api-{i}", i, 200) for i in range(3)]
         for reply in api:
             scheduler.submit(reply)
         assert api[0].done.wait(240)
-        late = ask("protocol", "w", 1, 4)
+        late = ask(PROTOCOL, "w", 1, 4)
         scheduler.submit(late)  # comes while API replies wait
         for reply in api + [late]:
             assert reply.done.wait(240) and reply.error is None
