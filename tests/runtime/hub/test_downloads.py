@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 import time
@@ -202,6 +203,28 @@ def test_several_downloads_at_once(hub, manager, tmp_path):
     assert manager.recorder.wait(a.id).state == "done"
     done_b = manager.recorder.wait(b.id)
     assert done_b.state == "done" and len(done_b.paths) == 2
+
+
+def test_a_saved_record_in_a_state_this_version_does_not_know_reads_back_paused(hub, tmp_path):
+    """A damaged (or newer) record: the download is listed as paused, resumable, rather than carrying a state the
+    protocol's DownloadState does not have (which the window could not decode)."""
+    recorder = Recorder()
+    first = DownloadManager(recorder, cache_dir=tmp_path / "hf", state_dir=tmp_path / "state")
+    hub.faults.stall_after[SMOL_FILE] = HALFWAY
+    info = first.start(DownloadStartParams(SMOL_REPO, "Q4_1"))
+    halfway(hub, recorder, info.id)
+    first.close()
+    hub.faults.stall_after.clear()
+    hub.release.set()
+    record = tmp_path / "state" / f"{info.id}.json"
+    record.write_text(json.dumps({**json.loads(record.read_text()), "state": "exploded"}))
+
+    second = DownloadManager(recorder, cache_dir=tmp_path / "hf", state_dir=tmp_path / "state")
+    try:
+        [saved] = second.list()
+        assert saved.id == info.id and saved.state == "paused"
+    finally:
+        second.close()
 
 
 def test_a_restarted_manager_resumes_an_interrupted_download(hub, tmp_path, starter_model):
