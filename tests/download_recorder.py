@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 import time
 
+from waiting import wait_until
+
 TERMINAL = ("done", "failed", "cancelled", "paused")
 
 
@@ -13,28 +15,24 @@ class Recorder:
 
     def __init__(self):
         self.updates = []
-        self.cond = threading.Condition()
+        self._lock = threading.Lock()
 
     def __call__(self, info):
-        with self.cond:
+        with self._lock:
             self.updates.append((time.monotonic(), info))
-            self.cond.notify_all()
 
     def wait(self, download_id, states=TERMINAL, timeout=60):
-        return self.wait_until(lambda info: info.id == download_id and info.state in states, f"no {states} update for {download_id}", timeout)
+        return self.wait_until(lambda info: info.id == download_id and info.state in states, f"a {states} update for {download_id}", timeout)
 
-    def wait_until(self, condition, what="the condition never held", timeout=60):
+    def wait_until(self, condition, what="the condition", timeout=60):
         """The first update for which `condition(info)` holds, waiting for it (bounded)."""
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while True:
-                for _t, info in self.updates:
-                    if condition(info):
-                        return info
-                left = deadline - time.monotonic()
-                assert left > 0, f"{what}; last: {self.updates[-1:]}"
-                self.cond.wait(left)
+
+        def found():
+            with self._lock:
+                return next((info for _t, info in self.updates if condition(info)), None)
+
+        return wait_until(found, timeout, lambda: f"{what} (last update: {self.updates[-1:]})")
 
     def clear(self):
-        with self.cond:
+        with self._lock:
             self.updates.clear()

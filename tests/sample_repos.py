@@ -4,10 +4,10 @@ model, a sparse giant, and a header-only target/draft pair that shares one token
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 from fake_hub import FakeFile, FakeHub, FakeRepo
+from waiting import wait_until
 
 SMOL_REPO = "lokal-test/SmolLM2-135M-Instruct-GGUF"
 SMOL_FILE = "SmolLM2-135M-Instruct-Q4_1.gguf"
@@ -45,31 +45,28 @@ class Notes:
 
     def __init__(self):
         self.items: list[tuple[str, dict]] = []
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
 
     def __call__(self, method: str, params: dict) -> None:
-        with self._cond:
+        with self._lock:
             self.items.append((method, params))
-            self._cond.notify_all()
 
     def __iter__(self):
-        with self._cond:
+        with self._lock:
             return iter(list(self.items))
 
     def clear(self) -> None:
-        with self._cond:
+        with self._lock:
             self.items.clear()
 
     def wait_until(self, condition, what: str, timeout: float = 120) -> tuple[str, dict]:
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                found = next((item for item in self.items if condition(*item)), None)
-                if found is not None:
-                    return found
-                left = deadline - time.monotonic()
-                assert left > 0, f"{what}; last: {self.items[-1:]}"
-                self._cond.wait(left)
+        """The first notification (method, params) for which `condition(method, params)` holds."""
+
+        def found() -> tuple[str, dict] | None:
+            with self._lock:
+                return next((item for item in self.items if condition(*item)), None)
+
+        return wait_until(found, timeout, lambda: f"{what} (last notification: {self.items[-1:]})")
 
 
 def hub_env(server: FakeHub, tmp_path: Path, token: str | None = None) -> dict[str, str]:

@@ -8,11 +8,12 @@ import queue
 import subprocess
 import sys
 import threading
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import http.client
+
+from waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL_NAME = "SmolLM2-135M-Instruct.Q4_1"
@@ -56,15 +57,18 @@ class Served:
             self.events.put(event)
 
     def wait_event(self, name: str, timeout: float, **match) -> dict:
-        deadline = time.monotonic() + timeout
-        while True:
-            remaining = deadline - time.monotonic()
-            try:
-                event = self.events.get(timeout=max(remaining, 0.01))
-            except queue.Empty:
-                raise AssertionError(f"no {name!r} event from lokal serve in {timeout}s; stderr:\n{''.join(self.stderr[-30:])}") from None
-            if event["event"] == name and all(event.get(k) == v for k, v in match.items()):
-                return event
+        """The next `name` event whose fields match; the events before it are consumed."""
+
+        def next_match() -> dict | None:
+            while True:
+                try:
+                    event = self.events.get_nowait()
+                except queue.Empty:
+                    return None
+                if event["event"] == name and all(event.get(k) == v for k, v in match.items()):
+                    return event
+
+        return wait_until(next_match, timeout, lambda: f"a {name!r} event from lokal serve; stderr:\n{''.join(self.stderr[-30:])}")
 
     def wait_ready(self, timeout: float = 120) -> None:
         self.wait_event("state", timeout, state="ready")
@@ -106,14 +110,13 @@ class Served:
 
     def wait_health(self, timeout: float = 30, **match) -> dict:
         """Poll /health until it matches (tests only: the window listens to events instead)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            health = self.health()
-            if all(health.get(k) == v for k, v in match.items()):
-                return health
-            if time.monotonic() > deadline:
-                raise AssertionError(f"/health never matched {match}: {health}")
-            time.sleep(0.05)
+        last: list[dict] = []
+
+        def matching() -> dict | None:
+            last[:] = [self.health()]
+            return last[0] if all(last[0].get(k) == v for k, v in match.items()) else None
+
+        return wait_until(matching, timeout, lambda: f"/health matching {match} (last: {last})", interval=0.05)
 
     def close(self) -> int:
         if self.process.poll() is None:

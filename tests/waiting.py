@@ -12,8 +12,16 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
+# What a wait is for, as a text or as a function that gives it when the wait fails (so it can show the
+# last state seen: the last notification, the process's stderr).
+What = str | Callable[[], str]
 
-def wait_until(condition: Callable[[], T], timeout: float = 30.0, what: str = "the condition", interval: float = 0.01) -> T:
+
+def _failed(what: What, timeout: float) -> AssertionError:
+    return AssertionError(f"{what() if callable(what) else what} did not happen within {timeout:g} s")
+
+
+def wait_until(condition: Callable[[], T], timeout: float = 30.0, what: What = "the condition", interval: float = 0.01) -> T:
     """Return `condition()`'s first truthy value; raise AssertionError naming `what` after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while True:
@@ -21,11 +29,11 @@ def wait_until(condition: Callable[[], T], timeout: float = 30.0, what: str = "t
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"{what} did not happen within {timeout:g} s")
+            raise _failed(what, timeout)
         time.sleep(interval)
 
 
-def qt_wait_until(condition: Callable[[], T], timeout: float = 30.0, what: str = "the condition") -> T:
+def qt_wait_until(condition: Callable[[], T], timeout: float = 30.0, what: What = "the condition") -> T:
     """`wait_until` for code that needs Qt's event loop to run meanwhile (signals, queued calls, timers)."""
     from PySide6.QtCore import QEventLoop, QTimer
 
@@ -42,5 +50,5 @@ def qt_wait_until(condition: Callable[[], T], timeout: float = 30.0, what: str =
     finally:
         timer.stop()
     if not value:
-        raise AssertionError(f"{what} did not happen within {timeout:g} s")
+        raise _failed(what, timeout)
     return value

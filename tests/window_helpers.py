@@ -3,27 +3,11 @@
 from __future__ import annotations
 
 from app.chat.controller import ConversationSettings
+from waiting import qt_wait_until
 
 LOAD_MS = 90_000
 REPLY_MS = 240_000
 N_CTX = 2048
-
-
-def wait_for(condition, timeout_ms: int) -> bool:
-    """Run Qt's event loop until `condition()` holds or `timeout_ms` passed (for fixtures that have no qtbot)."""
-    import time
-
-    from PySide6.QtCore import QEventLoop, QTimer
-
-    deadline = time.monotonic() + timeout_ms / 1000
-    loop = QEventLoop()
-    timer = QTimer()
-    timer.timeout.connect(lambda: (condition() or time.monotonic() > deadline) and loop.quit())
-    timer.start(10)
-    if not condition():
-        loop.exec()
-    timer.stop()
-    return condition()
 
 
 def open_shared_window(store_path, starter_model, settings: ConversationSettings | None = None):
@@ -34,9 +18,11 @@ def open_shared_window(store_path, starter_model, settings: ConversationSettings
     window.chat.default_settings = settings or ConversationSettings(temperature=0.0, max_tokens=8, n_ctx=N_CTX, seed=1)
     window.show()
     window.load_model(str(starter_model))
-    if not wait_for(lambda: window.session.loaded is not None and not window.session.busy and not window.link.jobs, LOAD_MS):
+    try:
+        qt_wait_until(lambda: window.session.loaded is not None and not window.session.busy and not window.link.jobs, LOAD_MS / 1000, "the starter model loading in the shared window")
+    except AssertionError:
         window.shutdown()
-        raise AssertionError("the starter model did not load in the shared window")
+        raise
     return window
 
 

@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         args.loaded = client.load_model(load)
         if not args.json:
             print(f"lokal: {offload.describe(args.loaded.offload)}", file=sys.stderr)
-        conversation = Conversation(client, args)
+        conversation = TerminalChat(client, args)
         if args.prompt is not None:
             conversation.turn(args.prompt)
         else:
@@ -110,7 +110,10 @@ def run(args: argparse.Namespace) -> int:
         client.close()
 
 
-class Conversation:
+class TerminalChat:
+    """One chat typed in the terminal: its messages so far, sent to the runtime turn by turn (never stored;
+    a stored conversation is app.storage's Conversation)."""
+
     def __init__(self, client: RuntimeClient, args: argparse.Namespace):
         self.client = client
         self.args = args

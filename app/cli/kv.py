@@ -7,6 +7,7 @@ import dataclasses
 import json
 import sys
 
+from app.formatting import GIB, MIB
 from runtime.client import RuntimeClient, RuntimeDied
 from runtime.protocol import KvStoreInfoParams, RpcError
 
@@ -25,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
             if args.action == "clear":
                 cleared = client.request("kv.clear", timeout=120)
                 result = cleared
-                text = f"removed {cleared.removed_files} saved states, freed {cleared.freed_bytes / 2**20:.1f} MiB"
+                text = f"removed {cleared.removed_files} saved states, freed {cleared.freed_bytes / MIB:.1f} MiB"
             else:
                 info = client.request("kv.store_info", KvStoreInfoParams(wait_for_writes=False), timeout=60)
                 result = info
@@ -34,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
                 else:
                     text = (
                         f"{info.entries} saved states in {info.path}: "
-                        f"{info.disk_bytes / 2**20:.1f} MiB of {info.disk_budget_bytes / 2**30:.1f} GiB on disk"
+                        f"{info.disk_bytes / MIB:.1f} MiB of {info.disk_budget_bytes / GIB:.1f} GiB on disk"
                     )
     except (RpcError, RuntimeDied) as exc:
         print(f"lokal: {exc}", file=sys.stderr)

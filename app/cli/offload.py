@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from app.formatting import GIB
 from runtime.protocol import OffloadReport
 
 HELP = "layers to offload to the GPU: auto (as many as fit its free memory), all, off, or a number (default: the model's load settings, else auto)"
@@ -40,6 +41,6 @@ def describe(report: OffloadReport | None) -> str:
         return "GPU offload: not reported by this runtime"
     if not report.layers:
         return f"0/{report.layers_total} layers on the GPU: {report.reason}"
-    where = ", ".join(f"{d.name} ({d.memory_used / 2**30:.1f} GiB used, {d.memory_free / 2**30:.1f} GiB free)" for d in report.devices)
+    where = ", ".join(f"{d.name} ({d.memory_used / GIB:.1f} GiB used, {d.memory_free / GIB:.1f} GiB free)" for d in report.devices)
     line = f"{report.layers}/{report.layers_total} layers on {where or 'the GPU'}"
     return f"{line}; {report.reason}" if report.stepped_down_from else line

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.formatting import MB
 from app.ui.language import Context
 from runtime.protocol import FinishReason, GenerationStats, MetricsResult, OffloadReport
 
@@ -106,7 +107,7 @@ def tokens(n: int) -> str:
 
 
 def mb(n: float) -> str:
-    return Metrics.tr("{size} MB").format(size=number(n / 2**20, 1))
+    return Metrics.tr("{size} MB").format(size=number(n / MB, 1))
 
 
 def seconds(ms: float) -> str:

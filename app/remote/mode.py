@@ -45,13 +45,6 @@ class RemoteMode(QObject):
         self.client.list_models(endpoint, self.endpoints.key_for(endpoint))
         return endpoint
 
-    def remove_endpoint(self, endpoint_id: str) -> None:
-        if self.chosen is not None and self.chosen.endpoint.id == endpoint_id:
-            self.choose(None)
-        self.endpoints.remove(endpoint_id)
-        self.models.drop_endpoint(endpoint_id)
-        self.sig_models_changed.emit()
-
     def choose(self, model: RemoteModel | None) -> None:
         self.chat_link.model = model
         self.sig_chosen.emit(model)

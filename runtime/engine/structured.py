@@ -20,7 +20,6 @@ memory. Both are refused with the limit they passed.
 from __future__ import annotations
 
 import copy
-import json
 import re
 from typing import Any
 
@@ -173,13 +172,6 @@ def schema_grammar(schema: Any) -> str:
     except GrammarError as exc:
         raise SchemaError(f"its grammar would be too large: {exc}") from None
     return grammar
-
-
-def check_json(text: str, schema: dict[str, Any]) -> Any:
-    """The parsed document if `text` is JSON that validates against `schema`; raises otherwise."""
-    document = json.loads(text)
-    jsonschema.validate(document, schema)
-    return document
 
 
 def _check_enforceable(node: Any, path: str) -> None:

@@ -46,7 +46,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, get_args
 
 import httpx2
 from filelock import FileLock, Timeout
@@ -71,7 +71,8 @@ TIMEOUT = httpx2.Timeout(30.0, connect=10.0)
 # While a file arrives, the floor of free space (runtime/disk_space.py) is checked again after this many bytes:
 # something else may be filling the disk meanwhile.
 FLOOR_CHECK_BYTES = 16 << 20
-ACTIVE = ("queued", "waiting", "running", "verifying")
+ACTIVE: tuple[DownloadState, ...] = ("queued", "waiting", "running", "verifying")
+STATES: tuple[DownloadState, ...] = get_args(DownloadState)
 # A file lock has no portable "released" notification: a waiting download tries again this often (a pause
 # or cancel wakes it at once).
 LOCK_RETRY_S = 0.25
@@ -110,7 +111,7 @@ class Download:
         self.quant: str = record.get("quant", "")
         self.files = [PlannedFile(**f) for f in record["files"]]
         _check_names(self.repo, self.revision, self.commit, self.files)  # a saved record is read back through the same check
-        self.state: DownloadState = record.get("state", "paused")
+        self.state: DownloadState = next((s for s in STATES if s == record.get("state")), "paused")  # an unknown one (a damaged record) resumes paused
         self.error: str | None = record.get("error")
         self.error_code: int | None = record.get("error_code")
         self.paths: list[str] = record.get("paths", [])

@@ -27,6 +27,7 @@ from runtime import paths
 from runtime.engine.llama_model import LlamaModel
 from runtime.engine.llama_model import Sequence as Seq
 from runtime.engine.token_alignment import align, common_prefix
+from runtime.job_slot import PROTOCOL
 from runtime.kvstore import seq_state
 from runtime.kvstore.store import DEFAULT_DISK_BUDGET, DEFAULT_RAM_BUDGET, KvStore
 from runtime.models.identity import file_identity
@@ -90,7 +91,7 @@ class SavedStates:
         """The tag of states saved for `owner`: caches of the protocol client and of the API never serve each other."""
         return None if self._tag is None else {**self._tag, "owner": owner}
 
-    def restore(self, model: LlamaModel | Seq, prompt: Sequence[int], stats: GenerationStats, owner: str = "protocol") -> list[int] | None:
+    def restore(self, model: LlamaModel | Seq, prompt: Sequence[int], stats: GenerationStats, owner: str = PROTOCOL) -> list[int] | None:
         """Swap in the saved state (of this owner) that shares the most with `prompt`, if it beats what the sequence holds.
 
         Returns the prompt spelled with the restored state's ids where they spell the
@@ -130,7 +131,7 @@ class SavedStates:
             self._prefill_ms_per_token = 1000.0 / stats.prefill_tokens_per_s
 
     # ---- after the reply was sent ------------------------------------------
-    def save(self, model: LlamaModel | Seq, conversation_id: str, owner: str = "protocol") -> None:
+    def save(self, model: LlamaModel | Seq, conversation_id: str, owner: str = PROTOCOL) -> None:
         """Copy the sequence's cache out (on the engine thread) and hand it to the store, which writes it in the background."""
         tag = self._owned(owner)
         if self.store is None or tag is None or len(model.tokens) < self.min_tokens:

@@ -49,6 +49,7 @@ from runtime.engine.generation import Decoder, GenerationOutcome, GenerationRequ
 from runtime.engine.llama_model import LlamaModel, Slice
 from runtime.engine.llama_model import Sequence as Seq
 from runtime.engine.token_alignment import align, common_prefix
+from runtime.job_slot import PROTOCOL
 from runtime.protocol import GenerationStats, RpcError
 
 log = logging.getLogger("lokal.scheduler")
@@ -65,7 +66,7 @@ class ScheduledReply:
 
     request: GenerationRequest
     decoder: Decoder
-    owner: str = "protocol"  # whose caches it may reuse (runtime/job_slot.py's PROTOCOL or API)
+    owner: str = PROTOCOL  # whose caches it may reuse (PROTOCOL or API)
     conversation_id: str = ""
     stats: GenerationStats = field(default_factory=GenerationStats)
     # On the engine thread, once the reply is over and its waiter has the outcome: the tokens every next turn

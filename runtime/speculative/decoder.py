@@ -23,7 +23,7 @@ from runtime.speculative.acceptance import Proposal, judge
 from runtime.speculative.adaptive import Controller
 from runtime.speculative.costs import CostModel
 from runtime.speculative.draft_model import DraftModel
-from runtime.speculative.lookup import Match, NgramIndex
+from runtime.speculative.lookup import NgramIndex, NgramMatch
 
 
 @dataclass
@@ -48,7 +48,7 @@ class Drafting:
 
     def propose(self, history: list[int], room: int, sampling: SamplingConfig, draft_sampler: Sampler | None, batch: BatchSoFar) -> Draft | None:
         self.shadow = None
-        match: Match | None = None
+        match: NgramMatch | None = None
         if self.lookup is not None:
             match = self.lookup.match(min(room, self.controller.k_max_lookup))
             if match is not None:

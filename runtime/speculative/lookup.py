@@ -22,7 +22,9 @@ LENGTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
 
 
 @dataclass(frozen=True)
-class Match:
+class NgramMatch:
+    """An earlier occurrence of the history's last `n` tokens, and the tokens that followed it there (a draft)."""
+
     n: int  # length of the matched suffix: longer matches are accepted more often
     continuation: list[int]
     start: int  # where the continuation starts in the history
@@ -64,7 +66,7 @@ class NgramIndex:
                     table[tuple(tokens[end - n : end])] = end
         self._indexed = max(self._indexed, len(tokens) - 1)
 
-    def match(self, limit: int) -> Match | None:
+    def match(self, limit: int) -> NgramMatch | None:
         """The continuation (at most `limit` tokens) of the longest suffix seen before, most recent occurrence."""
         if limit <= 0 or len(self.tokens) < 2:
             return None
@@ -75,7 +77,7 @@ class NgramIndex:
                 continue
             end = self._ends[n].get(tuple(tokens[-n:]))
             if end is not None:
-                return Match(n, self._up_to_an_end(tokens[end : end + limit]), end)
+                return NgramMatch(n, self._up_to_an_end(tokens[end : end + limit]), end)
         return None
 
     def _up_to_an_end(self, continuation: list[int]) -> list[int]:

@@ -78,10 +78,6 @@ class Speculation:
             state = self._sequences[seq_id] = SequenceDrafting(controller, draft, self.target.is_end_of_generation)
         return state
 
-    @property
-    def controller(self) -> Controller:
-        return self.for_sequence(0).controller
-
     def decoder_for(self, mode: str) -> Decoder:
         """The decoder for one reply with this `speculation` setting; INVALID_PARAMS for a mode that cannot run."""
         if mode in ("draft", "both") and self.draft_llama is None:

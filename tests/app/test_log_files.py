@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import psutil
@@ -14,17 +13,10 @@ from PySide6.QtCore import QObject, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 
 from runtime.paths import log_dir
+from waiting import wait_until
 from window_helpers import open_window
 
 START_S = 180
-
-
-def wait_for(condition, timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
-        time.sleep(0.2)
 
 
 def text(path: Path) -> str:
@@ -38,12 +30,12 @@ def test_the_log_folder_holds_both_processes_logs_and_native_crash_stacks(tmp_pa
     logs = tmp_path / "lokal_log_dir"
     window = subprocess.Popen([sys.executable, "-m", "app"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: "window shown" in text(logs / "window.log"), START_S, "the window's log")
-        wait_for(lambda: "runtime started" in text(logs / "runtime.log"), START_S, "the runtime's log")
+        wait_until(lambda: "window shown" in text(logs / "window.log"), START_S, "\"window shown\" in window.log")
+        wait_until(lambda: "runtime started" in text(logs / "runtime.log"), START_S, "\"runtime started\" in runtime.log")
         runtime_pid = next(child.pid for child in psutil.Process(window.pid).children(recursive=True) if "runtime" in " ".join(child.cmdline()))
 
         os.kill(runtime_pid, signal.SIGSEGV)  # a native crash in the runtime (as llama.cpp's would be)
-        wait_for(lambda: "Segmentation fault" in text(logs / "runtime-crash.log"), 30, "the runtime's crash stack")
+        wait_until(lambda: "Segmentation fault" in text(logs / "runtime-crash.log"), 30, "the runtime's crash stack in runtime-crash.log")
         assert "File " in text(logs / "runtime-crash.log")  # the Python frames of the crashed process
 
         os.kill(window.pid, signal.SIGSEGV)  # and one in the window

@@ -6,8 +6,6 @@ the damage check reading exactly the file it names, wherever the data folder is,
 from __future__ import annotations
 
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
@@ -18,6 +16,7 @@ from app.storage.startup import open_store_or_ask
 from app.storage.reply_record import ReplyRecord
 from app.storage.store import Store, open_or_set_aside, proven_damaged
 from runtime.protocol import GenerationStats
+from store_lock import LockHolder
 
 # A folder name a URI would misread: %41 decodes to "A", "?" starts a query, "#" a fragment.
 AWKWARD = "data%41?x#y"
@@ -100,15 +99,6 @@ def test_a_reply_streams_with_cheap_checkpoints_and_ends_with_a_synced_commit(tm
         store.close()
 
 
-HOLD_LOCK = (
-    "import sqlite3, sys\n"
-    "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-    "db.execute('BEGIN EXCLUSIVE')\n"
-    "print('locked', flush=True)\n"
-    "sys.stdin.read()\n"
-)
-
-
 def test_the_store_opens_on_a_worker_while_the_window_thread_keeps_running_its_events(qtbot, tmp_path, monkeypatch):
     """Another process holds the database's write lock; only an event on the window's thread releases it.
 
@@ -118,14 +108,12 @@ def test_the_store_opens_on_a_worker_while_the_window_thread_keeps_running_its_e
     path = tmp_path / "conversations.sqlite3"
     write_conversation(path)
     monkeypatch.setattr(st, "BUSY_TIMEOUT_S", 30.0)  # the open waits this long for the lock: the event below ends the wait
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert holder.stdout.readline().strip() == "locked"
+    holder = LockHolder(path)
     ran: list[str] = []
 
     def release() -> None:
         ran.append("an event ran while the store opened")
-        holder.stdin.close()
-        holder.wait(timeout=30)
+        holder.release()
 
     def quit_a_dialog() -> None:
         box = QApplication.activeModalWidget()
@@ -140,9 +128,7 @@ def test_the_store_opens_on_a_worker_while_the_window_thread_keeps_running_its_e
         opened = open_store_or_ask(path)
     finally:
         dialogs.stop()
-        if holder.poll() is None:
-            holder.stdin.close()
-            holder.wait(timeout=30)
+        holder.release()
     assert opened is not None, "the open waited on the window's thread, and the lock was never released"
     store, notice = opened
     assert ran and notice is None

@@ -11,7 +11,6 @@ import signal
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ import pytest
 from app.storage.store import Store
 from runtime.client import RuntimeClient
 from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfoParams, ModelLoadParams
+from waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 DIRS = ("LOKAL_DATA_DIR", "LOKAL_CONFIG_DIR", "LOKAL_CACHE_DIR", "LOKAL_LOG_DIR")
@@ -83,14 +83,6 @@ def read(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
 
-def wait_for(condition, timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
-        time.sleep(0.2)
-
-
 def test_the_window_and_its_runtime_leave_only_private_files_and_tighten_old_ones(tmp_path):
     env, dirs = lokal_env(tmp_path)
     planted = plant_old_files(dirs)
@@ -99,8 +91,8 @@ def test_the_window_and_its_runtime_leave_only_private_files_and_tighten_old_one
         [sys.executable, "-m", "app"], env=env, umask=USUAL_UMASK, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
     try:
-        wait_for(lambda: "window shown" in read(logs / "window.log"), START_S, "the window")
-        wait_for(lambda: "runtime started" in read(logs / "runtime.log"), START_S, "its runtime")
+        wait_until(lambda: "window shown" in read(logs / "window.log"), START_S, "\"window shown\" in window.log")
+        wait_until(lambda: "runtime started" in read(logs / "runtime.log"), START_S, "\"runtime started\" in runtime.log")
         window.send_signal(signal.SIGTERM)  # closes the window the normal way: the runtime shuts down too
         window.wait(60)
     finally:

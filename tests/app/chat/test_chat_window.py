@@ -144,9 +144,10 @@ def test_a_streaming_reply_is_checkpointed_to_disk(qtbot, window, store_path):
     window.chat.default_settings = LONG
     window.chat.send("Write a very long essay about mountains.")
     qtbot.waitUntil(lambda: len(window.chat.messages.messages[-1].content) > 0, timeout=60_000)
-    qtbot.wait(2_100)
+    stored = lambda: db_rows(store_path, "SELECT content, state FROM messages WHERE role = 'assistant'")
+    qtbot.waitUntil(lambda: any(content for content, _state in stored()), timeout=2_100)  # checkpointed at least every 2 s while it streams
     assert window.chat.generating, "the reply should still be streaming for this test to mean anything"
-    ((content, state),) = db_rows(store_path, "SELECT content, state FROM messages WHERE role = 'assistant'")
+    ((content, state),) = stored()
     assert state == "streaming" and content
     assert window.chat.messages.messages[-1].content.startswith(content)
     window.chat.stop()

@@ -6,13 +6,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import openai
 import psutil
 import pytest
 
 from serve_process import MODEL_NAME, ROOT, Served
+from waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -24,20 +24,13 @@ def test_refuses_a_network_address_without_allow_network(host):
     assert "--allow-network" in run.stderr
 
 
-def wait_for(predicate, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
 def test_allow_network_binds_every_interface_with_a_warning(starter_model):
     # 0.0.0.0 includes loopback: the test reaches it on 127.0.0.1 only.
     server = Served("--allow-network", "--n-threads", "1", model=str(starter_model))
     try:
         listening = next(e for e in server.all_events if e["event"] == "listening")
         assert listening["host"] == "0.0.0.0" and server.url.startswith("http://0.0.0.0:")
-        wait_for(lambda: any("WARNING: listening on 0.0.0.0" in line for line in server.stderr))
+        wait_until(lambda: any("WARNING: listening on 0.0.0.0" in line for line in server.stderr), 10, "the warning on stderr")
         server.wait_ready()
         assert server.health()["status"] == "ready"
         assert server.http("GET", "/v1/models", key=None).status == 401  # the key is still needed

@@ -6,13 +6,14 @@ import dataclasses
 import re
 import typing
 
+from app.formatting import MB
 from app.metrics import figures
 from app.metrics.panel import MetricsPanel
 from app.storage.reply_record import ReplyRecord
 from runtime.protocol import Device, DeviceUse, FinishReason, GenerationStats, MetricsResult, OffloadReport
 
-METRICS = MetricsResult(rss_bytes=3 * 2**20, model_id="m", n_ctx=2048, kv_tokens_used=512, kv_bytes_used=2**21,
-                        devices=[Device(name="GPU0", type="gpu", memory_total=2**30, memory_free=2**29)])
+METRICS = MetricsResult(rss_bytes=3 * MB, model_id="m", n_ctx=2048, kv_tokens_used=512, kv_bytes_used=2 * MB,
+                        devices=[Device(name="GPU0", type="gpu", memory_total=1000 * MB, memory_free=500 * MB)])
 
 
 def every_stat_set(**overrides) -> GenerationStats:
@@ -68,7 +69,7 @@ def test_memory_and_reply_rows_say_their_units(english):
     assert rows["completion"].value == "1 token" and rows["total"].value == "2.50 s"
     assert rows["context"].value == "512 / 2,048 tokens"
     assert rows["kv"].value == "2.0 MB" and rows["rss"].value == "3.0 MB"
-    assert rows["gpu:GPU0"].value == "512.0 MB of 1,024.0 MB" and rows["gpu:GPU0"].label == "GPU memory (GPU0)"
+    assert rows["gpu:GPU0"].value == "500.0 MB of 1,000.0 MB" and rows["gpu:GPU0"].label == "GPU memory (GPU0)"
     assert "dropped" not in rows  # shown only once messages were left out
 
 
@@ -147,4 +148,4 @@ def test_the_offload_row_says_how_many_layers_are_on_which_device(qtbot, english
     qtbot.addWidget(panel)
     panel.on_turn_finished(None, dataclasses.replace(METRICS, offload=on_gpu))
     assert panel.value_of("offload") == "28/28 layers on Apple M2 GPU" and panel.label_of("offload") == "GPU offload"
-    assert panel.value_of("gpu:GPU0") == "512.0 MB of 1,024.0 MB"  # and the device's memory beside it
+    assert panel.value_of("gpu:GPU0") == "500.0 MB of 1,000.0 MB"  # and the device's memory beside it

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,15 +17,7 @@ import pytest
 from app.storage import store as st
 from app.storage.store import SchemaTooNew, Store, StoreUnavailable, open_or_set_aside
 from mounts import fill, remount, tmpfs
-
-HOLD_LOCK = (
-    "import sqlite3, sys\n"
-    "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-    "db.execute('BEGIN EXCLUSIVE')\n"
-    "print('locked', flush=True)\n"
-    "sys.stdin.read()\n"
-)
-
+from store_lock import LockHolder
 
 def write_conversation(path: Path, turns: int = 3) -> dict[int, str]:
     """A conversation of `turns` exchanges; returns message id -> content."""
@@ -53,18 +43,6 @@ def readable(path: Path) -> dict[int, str]:
 
 def files_of(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
-
-
-class LockHolder:
-    """Another process with the database in BEGIN EXCLUSIVE until release()."""
-
-    def __init__(self, path: Path):
-        self.process = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        assert self.process.stdout.readline().strip() == "locked"
-
-    def release(self) -> None:
-        self.process.stdin.close()
-        self.process.wait(timeout=30)
 
 
 def test_a_lock_held_longer_than_the_busy_timeout_moves_nothing_and_opens_once_released(tmp_path):

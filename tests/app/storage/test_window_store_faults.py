@@ -11,7 +11,8 @@ from app.chat.controller import ConversationSettings
 from app.storage import store as st
 from app.storage.startup import open_store_or_ask
 from mounts import fill, tmpfs
-from test_store_faults import LockHolder, files_of, readable, write_conversation
+from store_lock import LockHolder
+from test_store_faults import files_of, readable, write_conversation
 from window_helpers import open_window, wait_reply
 
 

@@ -7,6 +7,7 @@ import openai
 import pytest
 
 from serve_process import MODEL_NAME, Served
+from waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -36,10 +37,7 @@ def test_two_streams_at_once_a_third_waits_and_a_fourth_gets_429(parallel):
     for t in threads:
         t.start()
     parallel.wait_health(running=True)
-    deadline = time.monotonic() + 120
-    while not (arrivals[0] and arrivals[1]):  # both have started streaming
-        assert time.monotonic() < deadline, "the two replies never streamed together"
-        threads[0].join(0.05)
+    wait_until(lambda: arrivals[0] and arrivals[1], 120, "the two replies streaming together")
     # A third waits in the queue (of 1) behind the two; a fourth is refused.
     waiter = {}
     third = threading.Thread(target=lambda: waiter.update(reply=client.completions.create(model=MODEL_NAME, prompt="The sky is", max_tokens=4, temperature=0.0)))

@@ -13,6 +13,7 @@ import threading
 import pytest
 
 from sample_repos import SMOL_FILE, SMOL_REPO, hub_env
+from waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -22,7 +23,6 @@ class StderrWatch:
 
     def __init__(self, process: subprocess.Popen):
         self.text = ""
-        self._changed = threading.Condition()
         # The watch owns the pipe from here on: communicate() would otherwise read stderr too and race this
         # thread for its last lines.
         self._stream, process.stderr = process.stderr, None
@@ -31,15 +31,12 @@ class StderrWatch:
 
     def _read(self, fd: int) -> None:
         while chunk := os.read(fd, 4096):
-            with self._changed:
-                self.text += chunk.decode(errors="replace")
-                self._changed.notify_all()
-        with self._changed:
-            self._changed.notify_all()
+            self.text += chunk.decode(errors="replace")
 
     def wait_for(self, needle: str, timeout: float) -> bool:
-        with self._changed:
-            return self._changed.wait_for(lambda: needle in self.text or not self._thread.is_alive(), timeout) and needle in self.text
+        """Whether `needle` appeared before the stream ended (bounded: an AssertionError after `timeout`)."""
+        wait_until(lambda: needle in self.text or not self._thread.is_alive(), timeout, lambda: f"{needle!r} on stderr, or its end (so far: {self.text[-2000:]})")
+        return needle in self.text
 
     def rest(self) -> str:
         self._thread.join(timeout=30)

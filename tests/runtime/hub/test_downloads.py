@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 import time
@@ -143,7 +144,7 @@ def test_stalled_server_cancel_takes_effect_at_once_and_removes_the_partial_file
     assert hub.stalled.wait(30)
     # Stalled: progress keeps coming (with the speed falling), at least twice at the stalled offset.
     stalled = lambda: [i for _t, i in manager.recorder.updates if i.state == "running" and i.bytes_done == 10_000_000]
-    manager.recorder.wait_until(lambda _info: len(stalled()) >= 2, "fewer than two progress updates while stalled")
+    manager.recorder.wait_until(lambda _info: len(stalled()) >= 2, "two progress updates while stalled")
     started = time.monotonic()
     cancelled = manager.cancel(info.id)
     assert time.monotonic() - started < 3
@@ -157,7 +158,7 @@ def test_stalled_server_cancel_takes_effect_at_once_and_removes_the_partial_file
 def halfway(hub, recorder, download_id, offset=HALFWAY):
     """The hub holds the file at `offset` until released: wait until the downloader has those bytes."""
     assert hub.stalled.wait(30)
-    recorder.wait_until(lambda i: i.id == download_id and i.bytes_done >= offset, f"{download_id} never got {offset} bytes")
+    recorder.wait_until(lambda i: i.id == download_id and i.bytes_done >= offset, f"{download_id} getting {offset} bytes")
 
 
 def test_pause_and_resume_continue_from_the_bytes_on_disk(hub, manager, starter_model):
@@ -198,10 +199,32 @@ def test_several_downloads_at_once(hub, manager, tmp_path):
     b = manager.start(DownloadStartParams(SMOL_REPO, "Q8_0"))  # two shards
     # Both under way at once: each reports bytes before either is done.
     partly_done = lambda: {i.id for _t, i in manager.recorder.updates if i.state == "running" and 0 < i.bytes_done < i.bytes_total}
-    manager.recorder.wait_until(lambda _info: partly_done() == {a.id, b.id}, "the two downloads never ran at the same time")
+    manager.recorder.wait_until(lambda _info: partly_done() == {a.id, b.id}, "the two downloads running at the same time")
     assert manager.recorder.wait(a.id).state == "done"
     done_b = manager.recorder.wait(b.id)
     assert done_b.state == "done" and len(done_b.paths) == 2
+
+
+def test_a_saved_record_in_a_state_this_version_does_not_know_reads_back_paused(hub, tmp_path):
+    """A damaged (or newer) record: the download is listed as paused, resumable, rather than carrying a state the
+    protocol's DownloadState does not have (which the window could not decode)."""
+    recorder = Recorder()
+    first = DownloadManager(recorder, cache_dir=tmp_path / "hf", state_dir=tmp_path / "state")
+    hub.faults.stall_after[SMOL_FILE] = HALFWAY
+    info = first.start(DownloadStartParams(SMOL_REPO, "Q4_1"))
+    halfway(hub, recorder, info.id)
+    first.close()
+    hub.faults.stall_after.clear()
+    hub.release.set()
+    record = tmp_path / "state" / f"{info.id}.json"
+    record.write_text(json.dumps({**json.loads(record.read_text()), "state": "exploded"}))
+
+    second = DownloadManager(recorder, cache_dir=tmp_path / "hf", state_dir=tmp_path / "state")
+    try:
+        [saved] = second.list()
+        assert saved.id == info.id and saved.state == "paused"
+    finally:
+        second.close()
 
 
 def test_a_restarted_manager_resumes_an_interrupted_download(hub, tmp_path, starter_model):

@@ -16,6 +16,7 @@ import pytest
 from runtime.client import RuntimeClient
 from runtime.protocol import DownloadInfo, DownloadStartParams, decode
 from sample_repos import SMOL_FILE, SMOL_REPO, hub_env
+from waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -35,21 +36,19 @@ class Downloads:
 
     def __init__(self):
         self.seen: list[DownloadInfo] = []
-        self._changed = threading.Condition()
+        self._lock = threading.Lock()
 
     def __call__(self, method, params):
         if method == "download.progress":
-            with self._changed:
+            with self._lock:
                 self.seen.append(decode(DownloadInfo, params, "params"))
-                self._changed.notify_all()
 
     def wait(self, download_id: str, after: int = 0, timeout: float = 120, states=("done", "failed", "cancelled", "paused")) -> DownloadInfo:
         def terminal():
-            return next((d for d in self.seen[after:] if d.id == download_id and d.state in states), None)
+            with self._lock:
+                return next((d for d in self.seen[after:] if d.id == download_id and d.state in states), None)
 
-        with self._changed:
-            assert self._changed.wait_for(terminal, timeout), f"download {download_id} never finished: {self.seen[-1:]}"
-            return terminal()
+        return wait_until(terminal, timeout, lambda: f"download {download_id} reaching {states} (last: {self.seen[-1:]})")
 
 
 def test_without_symlinks_the_blob_is_moved_rm_frees_it_and_it_can_be_pulled_again(hub, tmp_path, starter_model):

@@ -32,8 +32,8 @@ def progress_of(download_id, condition):
     return lambda method, data: method == "download.progress" and data.get("id") == download_id and condition(decode(DownloadInfo, data, "params"))
 
 
-def wait_for(client, download_id, states=("done", "failed", "cancelled", "paused"), timeout=120):
-    _method, data = client.notes.wait_until(progress_of(download_id, lambda info: info.state in states), f"download {download_id} never reached {states}", timeout)
+def wait_for_download(client, download_id, states=("done", "failed", "cancelled", "paused"), timeout=120):
+    _method, data = client.notes.wait_until(progress_of(download_id, lambda info: info.state in states), f"download {download_id} reaching {states}", timeout)
     return decode(DownloadInfo, data, "params")
 
 
@@ -61,7 +61,7 @@ def test_download_streams_progress_and_leaves_the_engine_slot_free(hub_runtime, 
     # While it downloads, the engine loads a model: no BUSY.
     loaded = hub_runtime.load_model(ModelLoadParams(path=str(starter_model), n_ctx=512), timeout=120)
     assert loaded.architecture == "llama"
-    done = wait_for(hub_runtime, info.id)
+    done = wait_for_download(hub_runtime, info.id)
     assert done.state == "done", done.error
     progress = [d for m, d in hub_runtime.notes if m == "download.progress" and d["id"] == info.id and d["state"] == "running"]
     assert len(progress) >= 4 and any(d["speed"] > 0 and d["eta_s"] for d in progress)
@@ -88,7 +88,7 @@ def test_a_download_interrupted_by_a_runtime_restart_resumes(hub, tmp_path):
     first = RuntimeClient(env=env, on_notification=notes)
     first.initialize("pytest-restart")
     info = first.request("download.start", DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
-    notes.wait_until(progress_of(info.id, lambda i: i.bytes_done > 0), "no bytes arrived before the restart")
+    notes.wait_until(progress_of(info.id, lambda i: i.bytes_done > 0), "bytes arriving before the restart")
     first.close()  # shutdown pauses the download and keeps its bytes
     hub.faults.rate = None
 
@@ -100,7 +100,7 @@ def test_a_download_interrupted_by_a_runtime_restart_resumes(hub, tmp_path):
         assert saved.id == info.id and saved.state == "paused" and 0 < saved.bytes_done < saved.bytes_total
         notes.clear()
         second.request("download.resume", DownloadIdParams(info.id), timeout=30)
-        done = wait_for(second, info.id, ("done", "failed"))
+        done = wait_for_download(second, info.id, ("done", "failed"))
         assert done.state == "done", done.error
         assert hub.ranges_for(SMOL_FILE)[-1] == f"bytes={saved.bytes_done}-"
     finally:
@@ -131,7 +131,7 @@ def test_download_of_an_unknown_quant(hub_runtime):
 
 def test_download_of_a_gated_repository_without_a_token(hub_runtime):
     info = hub_runtime.request("download.start", DownloadStartParams(GATED_REPO), timeout=60)
-    failed = wait_for(hub_runtime, info.id)
+    failed = wait_for_download(hub_runtime, info.id)
     assert failed.error_code == ErrorCode.AUTH_REQUIRED and "hf auth login" in failed.error
     still_serving(hub_runtime)
 

@@ -2,7 +2,6 @@
 
 import os
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from runtime.kvstore import state_file
 from runtime.kvstore.state_file import StateFileError
 from runtime.kvstore.store import KvStore
+from waiting import wait_until
 
 TAG = {"model": "m1", "n_ctx": 512, "type_k": "f16", "type_v": "f16", "swa_full": True, "flash_attn": None, "llama_cpp": "x"}
 
@@ -197,6 +197,30 @@ def hold_writes(monkeypatch) -> tuple[threading.Event, threading.Event]:
     return entered, go
 
 
+class ContendedLock:
+    """A store's lock, wrapped: `contended` is set once a thread had to wait for it."""
+
+    def __init__(self, lock) -> None:
+        self._lock = lock
+        self.contended = threading.Event()
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        if self._lock.acquire(False):
+            return True
+        if not blocking:
+            return False
+        self.contended.set()
+        return self._lock.acquire(True, timeout)
+
+    def release(self) -> None:
+        self._lock.release()
+
+    __enter__ = acquire
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
 def test_a_write_under_way_when_clear_starts_is_gone_when_clear_returns(tmp_path, monkeypatch):
     """The window's "Clear all" right after a reply: the reply's state was being written (seen once in the Qt
     repeat runs as a .kvs file still there after the dialog said 0)."""
@@ -207,9 +231,7 @@ def test_a_write_under_way_when_clear_starts_is_gone_when_clear_returns(tmp_path
     cleared = []
     clearing = threading.Thread(target=lambda: cleared.append(store.clear()))
     clearing.start()
-    deadline = time.monotonic() + 30
-    while store.info()["entries"] and time.monotonic() < deadline:  # clear has moved the epoch
-        time.sleep(0.005)
+    wait_until(lambda: not store.info()["entries"], 30, "clear moving the epoch", interval=0.005)
     go.set()
     clearing.join(60)
     assert cleared and store.info()["pending_writes"] == 0
@@ -231,13 +253,14 @@ def test_clear_counts_a_saved_file_whose_next_state_lands_while_clear_reads_the_
 
     clearing = threading.current_thread()
     real_stat = type(tmp_path).stat
+    store._lock = lock = ContendedLock(store._lock)  # the same lock, told when the writer has to wait for it
 
     def stat_after_letting_the_write_go(path, *args, **kwargs):
         if threading.current_thread() is clearing and path.suffix == ".kvs" and not go.is_set():
             go.set()
-            deadline = time.monotonic() + 2  # time for the write to land (and, before the fix, remove the file)
-            while path.exists() and time.monotonic() < deadline:
-                time.sleep(0.01)
+            # The write goes as far as it can while clear reads the folder: it lands (and, before the fix,
+            # removes the file) or it waits for the lock clear holds.
+            wait_until(lambda: lock.contended.is_set() or not path.exists(), 30, "the write landing or waiting for clear's lock")
         return real_stat(path, *args, **kwargs)
 
     monkeypatch.setattr(type(tmp_path), "stat", stat_after_letting_the_write_go)

@@ -17,7 +17,9 @@ from runtime.engine.generation import GenerationRequest, decode_plain
 from runtime.engine.llama_model import LlamaModel, LoadSettings
 from runtime.engine.sampling import SamplingConfig
 from runtime.gguf.reader import read_file_header
+from runtime.job_slot import API, PROTOCOL
 from runtime.scheduler.scheduler import ScheduledReply, Scheduler
+from waiting import wait_until
 
 GREEDY = SamplingConfig(temperature=0.0, top_p=1.0, top_k=40, seed=0)
 PROMPTS = [
@@ -107,10 +109,7 @@ def test_cancelling_one_reply_leaves_the_others_streaming(model):
         replies = [reply_for(model, i, max_tokens=48, timeline=timeline, cancel=cancel if i == 1 else None) for i in range(3)]
         for reply in replies:
             scheduler.submit(reply)
-        deadline = time.monotonic() + 120
-        while not any(j == 1 for _t, j in timeline.events):  # the one to cancel has started streaming
-            assert time.monotonic() < deadline, "no text from reply 1"
-            replies[1].done.wait(0.01)
+        wait_until(lambda: any(j == 1 for _t, j in timeline.events), 120, "text from reply 1, the one to cancel")
         scheduler.cancel(replies[1])
         cancelled_at = time.perf_counter()
         for reply in replies:
@@ -183,14 +182,14 @@ def test_when_both_owners_ask_neither_holds_every_slot(starter_model):
     scheduler = Scheduler(llama)
     ask = lambda owner, conversation, i, n: ScheduledReply(GenerationRequest(prompt=chat(llama, PROMPTS[i]), max_tokens=n, sampling=GREEDY), decode_plain, owner=owner, conversation_id=conversation)
     try:
-        first = ask("protocol", "w", 0, 4)
+        first = ask(PROTOCOL, "w", 0, 4)
         scheduler.submit(first)  # the window has asked: from now on it keeps a slot of its own
         assert first.done.wait(120)
-        api = [ask("api", f"api-{i}", i, 200) for i in range(3)]
+        api = [ask(API, f"api-{i}", i, 200) for i in range(3)]
         for reply in api:
             scheduler.submit(reply)
         assert api[0].done.wait(240)
-        late = ask("protocol", "w", 1, 4)
+        late = ask(PROTOCOL, "w", 1, 4)
         scheduler.submit(late)  # comes while API replies wait
         for reply in api + [late]:
             assert reply.done.wait(240) and reply.error is None
@@ -203,24 +202,38 @@ def test_when_both_owners_ask_neither_holds_every_slot(starter_model):
 
 
 @pytest.mark.parametrize("second_comes", ["while its prompt is rendered", "moments later"])
-def test_prompts_sent_together_are_read_in_one_batch(model, second_comes):
+def test_prompts_sent_together_are_read_in_one_batch(model, second_comes, monkeypatch):
     # Each request's prompt is rendered on its own thread (engine.py) before it is submitted; four API
     # clients at once had the first prompt read alone while the other three were still being rendered.
     rendering = second_comes == "while its prompt is rendered"
     scheduler = Scheduler(model, gather_s=60, quiet_s=0 if rendering else 2.0)
+    # The engine thread holds the lock from here until it waits for more replies or has admitted the
+    # first one: a second submit that gets in after this event shows which of the two it did.
+    deciding = threading.Event()
+    real_gather = scheduler._gather_a_new_wave
+
+    def gather() -> None:
+        if scheduler._waiting:
+            deciding.set()
+        real_gather()
+
+    monkeypatch.setattr(scheduler, "_gather_a_new_wave", gather)
+    batches = []
+    real_decode_slices = model.decode_slices
+    monkeypatch.setattr(model, "decode_slices", lambda slices, **kw: (batches.append(sorted(s.seq.seq_id for s in slices)), real_decode_slices(slices, **kw))[1])
     try:
         empty_slots(scheduler)
         first = reply_for(model, 0, max_tokens=1)
         with scheduler.arriving() if rendering else contextlib.nullcontext():
             scheduler.submit(first)
-            assert not first.done.wait(0.3), "the first prompt was read alone, before the second came"
+            assert deciding.wait(30), "the engine never took up the first reply"
             second = reply_for(model, 1, max_tokens=1)
             scheduler.submit(second)
         for reply in (first, second):
             assert reply.done.wait(120) and reply.error is None, reply.error
     finally:
         scheduler.close()
-    assert first.admitted >= second.submitted
+    assert batches[0] == sorted([first.seq_id, second.seq_id]), "the first prompt was read alone, before the second came"
 
 
 def test_a_reply_waits_for_others_no_longer_than_the_bound(model):
