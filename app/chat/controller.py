@@ -10,7 +10,7 @@ restarts the process.
 
 Replies come from the runtime link, or from another reply link set with
 set_reply_link (a remote endpoint, app/remote): anything that answers
-call("chat.generate", ChatGenerateParams, on_result(ChatGenerateResult),
+call(methods.CHAT_GENERATE, ChatGenerateParams, on_result(ChatGenerateResult),
 on_error) with a call that has an `id`, cancel(call), and emits
 sig_delta(request_id, text). Only replies from the runtime need the local
 model (and its context size).
@@ -33,7 +33,7 @@ from app.models.session import ModelChoice, ModelSession
 from app.runtime_link import Call, RuntimeLink
 from app.storage import store as st
 from app.storage.store import Conversation, Store, StoreUnavailable
-from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, RpcError
+from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, RpcError, methods
 
 FLUSH_MS = 50
 CHECKPOINT_MS = 1_000  # the issue allows 2 s; half of it leaves room for a busy event loop
@@ -414,7 +414,7 @@ class ChatController(QObject):
         # (stopped for a closing window, a deleted conversation) has its late answer ignored.
         reply = self.replies[conv.id] = Reply(None, msg.id, conv.id)
         reply.call = self.link.call(
-            "chat.generate", params,
+            methods.CHAT_GENERATE, params,
             on_result=lambda outcome: self._on_reply_result(reply, outcome),
             on_error=lambda error: self._on_reply_error(reply, error),
         )

@@ -17,7 +17,8 @@ The package, one topic a module (everything is re-exported here, so
 - messages, one module an area: session (initialize, shutdown, devices), model,
   chat, metrics, kv, hub (Hugging Face and downloads), local_models, api;
 - codec: JSON data to the dataclasses and back;
-- methods: each method's params, result and lane, and the notifications;
+- methods: each method as a typed handle, Method[P, R] (`methods.CHAT_GENERATE`), and each
+  notification as a Topic[T];
 - framing: lines, requests, notifications and responses.
 """
 
@@ -94,6 +95,8 @@ from runtime.protocol.methods import (
     METHODS,
     Method,
     NOTIFICATIONS,
+    TOPICS,
+    Topic,
     decode_result,
     params_for,
 )
@@ -172,6 +175,8 @@ __all__ = [
     "ModelsRemoveParams",
     "ModelsRemoveResult",
     "NOTIFICATIONS",
+    "TOPICS",
+    "Topic",
     "Notification",
     "OffloadReport",
     "POOL",

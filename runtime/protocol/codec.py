@@ -8,9 +8,11 @@ import json
 import math
 import types
 import typing
-from typing import Any, Literal, Union
+from typing import Any, Literal, TypeVar, Union
 
 from runtime.protocol.errors import ErrorCode, RpcError
+
+T = TypeVar("T")
 
 _hints_cache: dict[type, dict[str, Any]] = {}
 
@@ -56,7 +58,7 @@ def _decode_value(tp: Any, value: Any, path: str) -> Any:
         if not isinstance(value, dict):
             raise _invalid(path, "object", value)
         return value
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return decode(tp, value, path)
     if tp is bool:
         if not isinstance(value, bool):
@@ -84,18 +86,18 @@ def _invalid(path: str, expected: str, value: Any) -> RpcError:
     return RpcError(ErrorCode.INVALID_PARAMS, f"{path}: expected {expected}, got {got}")
 
 
-def decode(cls: type, data: Any, path: str = "params") -> Any:
+def decode(cls: type[T], data: Any, path: str = "params") -> T:
     """Build dataclass `cls` from JSON data, or raise INVALID_PARAMS naming the bad field."""
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise _invalid(path, "object", data)
     hints = _hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]  # a dataclass: the message types are
     unknown = sorted(set(data) - set(fields))
     if unknown:
         raise RpcError(ErrorCode.INVALID_PARAMS, f"{path}: unknown field(s) {', '.join(unknown)}")
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     for name, f in fields.items():
         if name in data:
             kwargs[name] = _decode_value(hints[name], data[name], f"{path}.{name}")
@@ -110,15 +112,15 @@ def encode(obj: Any) -> Any:
 
 
 @functools.cache
-def _field_names(cls: type) -> tuple[str, ...] | None:
+def _field_names(cls: Any) -> tuple[str, ...] | None:
     return tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
 
 
-def _fields(obj: Any) -> dict:
+def _fields(obj: Any) -> dict[str, Any]:
     """json.dumps's `default`: a dataclass's fields. The lines are written straight from the dataclasses,
     so the C encoder does the work: the window encodes conversations of thousands of messages on its GUI
     thread, and dataclasses.asdict took 0.2 s for 3,400 of them."""
-    names = _field_names(type(obj))
+    names = _field_names(type(obj))  # type: ignore[arg-type]  # classes are hashable; mypy reads type[Any] as not
     if names is None:
         raise TypeError(f"{type(obj).__name__} is not JSON serializable")
     return {name: getattr(obj, name) for name in names}

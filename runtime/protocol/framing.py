@@ -14,7 +14,7 @@ RequestId = Union[int, str]
 
 @dataclass
 class Request:
-    id: RequestId
+    id: Optional[RequestId]  # null is an id JSON-RPC allows (and answers with null)
     method: str
     params: Any
 
@@ -35,13 +35,13 @@ class Response:
 Incoming = Union[Request, Notification, Response]
 
 
-def dump_line(message: dict) -> bytes:
+def dump_line(message: dict[str, Any]) -> bytes:
     """One line of JSON; dataclasses in it are written as their fields (_fields)."""
     return (json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=_fields) + "\n").encode("utf-8")
 
 
 def request_line(request_id: RequestId, method: str, params: Any = None) -> bytes:
-    message = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:
         message["params"] = params
     return dump_line(message)
@@ -51,7 +51,7 @@ def notification_line(method: str, params: Any) -> bytes:
     return dump_line({"jsonrpc": "2.0", "method": method, "params": params})
 
 
-def result_line(request_id: RequestId, result: Any) -> bytes:
+def result_line(request_id: Optional[RequestId], result: Any) -> bytes:
     return dump_line({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 

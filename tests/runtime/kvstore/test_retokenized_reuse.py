@@ -15,7 +15,7 @@ from contextlib import contextmanager
 import pytest
 
 from runtime.client import RuntimeClient
-from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfoParams, ModelLoadParams
+from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfoParams, ModelLoadParams, methods
 
 pytestmark = pytest.mark.slow
 
@@ -72,7 +72,7 @@ def test_a_code_reply_is_reused_whole_live_from_ram_and_from_disk(starter_model,
     with runtime_with_store(first_dir, starter_model) as client:
         reply = ask(client, [CODE_REQUEST], max_tokens=200)
         history = [CODE_REQUEST, ("assistant", reply.text), FOLLOW_UP]
-        client.request("kv.store_info", KvStoreInfoParams(wait_for_writes=True), timeout=60)
+        client.request(methods.KV_STORE_INFO, KvStoreInfoParams(wait_for_writes=True), timeout=60)
         shutil.copytree(first_dir / "kv", restart_dir / "kv")  # the store as it was after the reply
 
         live = ask(client, history, max_tokens=4)
@@ -84,7 +84,7 @@ def test_a_code_reply_is_reused_whole_live_from_ram_and_from_disk(starter_model,
         assert live.stats.prompt_tokens != canonical_prompt_length(starter_model, history), "the reply re-tokenizes to its own ids: pick another request"
 
         # The model loaded again: its cache is empty, the saved state is still in RAM.
-        client.request("model.unload", timeout=60)
+        client.request(methods.MODEL_UNLOAD, timeout=60)
         client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=N_CTX))
         from_ram = ask(client, history, max_tokens=4)
         assert from_ram.stats.kv_restore_source == "ram"
