@@ -319,7 +319,7 @@ class RuntimeServer:
             )
         import llama_cpp
 
-        from runtime.engine.devices import backend_name, gpu_backends, list_devices
+        from runtime.llama.devices import backend_name, gpu_backends, list_devices
 
         self._initialized = True
         return InitializeResult(

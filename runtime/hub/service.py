@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from runtime.dispatch import DispatchTable
-from runtime.engine.devices import list_devices
-from runtime.engine.memory import available_ram, estimate_load
+from runtime.llama.devices import list_devices
+from runtime.llama.memory import available_ram, estimate_load
 from runtime.gguf.reader import GGUFError, GGUFHeader, read_file_header
 from runtime.hub import catalog, fit, hf
 from runtime.hub.downloads import DownloadManager, repo_folder

@@ -60,7 +60,7 @@ class ChatGenerateParams:
     prompt: Optional[str] = None
     # Speculative decoding (runtime/speculative): auto = prompt lookup, plus the draft model if one is loaded.
     speculation: SpeculationMode = "auto"
-    # llama.cpp's samplers (runtime/engine/sampling.py), with llama-server's defaults: 1.0 / 0 turn one off.
+    # llama.cpp's samplers (runtime/llama/sampling.py), with llama-server's defaults: 1.0 / 0 turn one off.
     min_p: float = 0.05
     typical_p: float = 1.0
     repeat_penalty: float = 1.0

@@ -13,7 +13,7 @@ class ModelLoadParams:
     path: str
     n_ctx: int = 4096
     # Layers offloaded to the GPU device(s). None: Auto, as many as fit the devices' free memory with a margin
-    # for the desktop (runtime/engine/memory.py, offload_layers), stepping down if llama.cpp still cannot allocate
+    # for the desktop (runtime/llama/memory.py, offload_layers), stepping down if llama.cpp still cannot allocate
     # them. -1: all of them. 0: CPU only. N: N layers. llama.cpp counts the output layer as one more layer, so a
     # model of 30 blocks has 31 (ModelLoadResult.offload.layers_total). On a build without a GPU backend, or with
     # no GPU device, every choice runs on the CPU (and the result says so).

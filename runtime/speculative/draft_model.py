@@ -11,8 +11,8 @@ import time
 
 import numpy as np
 
-from runtime.engine.llama_model import LlamaModel
-from runtime.engine.sampling import Sampler, SamplingConfig
+from runtime.llama.llama_model import LlamaModel
+from runtime.llama.sampling import Sampler, SamplingConfig
 from runtime.speculative.acceptance import Proposal
 
 # Greedy drafting stops early when the draft model is unsure of its own next token: such tokens are rarely accepted.

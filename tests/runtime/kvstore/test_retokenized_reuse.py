@@ -47,7 +47,7 @@ def canonical_prompt_length(model_path, messages) -> int:
     """How many ids the rendered history tokenizes to, the reply's text tokenized afresh (as the runtime renders it)."""
     from runtime.engine.chat_template import ChatTemplate
     from runtime.engine.engine import tokenize_rendered
-    from runtime.engine.llama_model import LlamaModel, LoadSettings
+    from runtime.llama.llama_model import LlamaModel, LoadSettings
     from runtime.gguf.reader import read_file_header
 
     header = read_file_header(str(model_path))
@@ -106,7 +106,7 @@ def spell(ids):
 
 
 def test_align_spells_the_same_text_with_the_cached_ids():
-    from runtime.engine.token_alignment import align
+    from runtime.llama.token_alignment import align
 
     cached = [1, 3, 4, 5, 7]  # "<s>" "a" "b" "c" "<end>": how the model generated it
     prompt = [1, 2, 5, 7, 8]  # the same text tokenized afresh ("ab" "c"), then something new
@@ -116,7 +116,7 @@ def test_align_spells_the_same_text_with_the_cached_ids():
 
 
 def test_align_stops_where_the_text_changes_and_only_at_a_shared_boundary():
-    from runtime.engine.token_alignment import align
+    from runtime.llama.token_alignment import align
 
     # "<s>abc" cached as <s> a b c; the prompt says "<s>abd": the cached ids serve up to "ab".
     aligned = align([1, 3, 4, 5], [1, 2, 8], VOCAB.__getitem__)
