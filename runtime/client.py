@@ -269,7 +269,7 @@ class RuntimeClient:
         handler = None
         if on_text is not None:
             def handler(method: str, data: Any) -> None:
-                if method == "chat.delta" and data.get("request_id") == call.id:
+                if method == methods.CHAT_DELTA.name and data.get("request_id") == call.id:
                     on_text(data["text"])
             self.add_notification_handler(handler)
         self._send_call(call, protocol.params_for(methods.CHAT_GENERATE, params))
