@@ -75,7 +75,7 @@ def _make_check_class():
     from PySide6.QtCore import QObject, QTimer, Signal
 
     from app.ui import language
-    from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, ModelLoadParams, ModelLoadResult
+    from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, ModelLoadParams, ModelLoadResult, methods
 
     class RuntimeCheck(QObject):
         """Drives the window's runtime link: ready -> same executable -> model.load -> chat.generate."""
@@ -126,7 +126,7 @@ def _make_check_class():
                 self._fail(str(exc))
                 return
             self.started = time.perf_counter()
-            self.link.call("model.load", ModelLoadParams(path=str(self.model), n_ctx=512), self._on_loaded, self._on_error, self.timeout_ms)
+            self.link.call(methods.MODEL_LOAD, ModelLoadParams(path=str(self.model), n_ctx=512), self._on_loaded, self._on_error, self.timeout_ms)
 
         def _on_loaded(self, result: ModelLoadResult) -> None:
             self.loaded = time.perf_counter()
@@ -134,7 +134,7 @@ def _make_check_class():
             params = ChatGenerateParams(
                 conversation_id="self-test", messages=[ChatMessage("user", PROMPT)], max_tokens=TOKENS, temperature=0.0, seed=1
             )
-            self.link.call("chat.generate", params, self._on_generated, self._on_error, self.timeout_ms)
+            self.link.call(methods.CHAT_GENERATE, params, self._on_generated, self._on_error, self.timeout_ms)
 
         def _on_generated(self, reply: ChatGenerateResult) -> None:
             done = time.perf_counter()

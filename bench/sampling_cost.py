@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 
 from llama_cpp.llama_grammar import JSON_GBNF  # noqa: E402
 
-from runtime.engine.llama_model import LlamaModel, LoadSettings  # noqa: E402
-from runtime.engine.sampling import Sampler, SamplingConfig  # noqa: E402
+from runtime.llama.llama_model import LlamaModel, LoadSettings  # noqa: E402
+from runtime.llama.sampling import Sampler, SamplingConfig  # noqa: E402
 from runtime.gguf.reader import read_file_header  # noqa: E402
 from runtime.models import wheels  # noqa: E402
 from report import publish

@@ -5,7 +5,7 @@ with Python work: building the batch, sampling each sequence's next token,
 detokenizing, stop strings, metrics. llama-server does that work in C++, so this
 share is what Lokal can lose to it on concurrent streams (issue #15).
 
-This drives the scheduler's own step (runtime.engine.generation.decode_step) in
+This drives the scheduler's own step (runtime.llama.generation.decode_step) in
 process, like the scheduler's loop does, on N greedy replies of --tokens tokens to
 distinct prompts, and times every llama_decode call. It prints, for 1 stream and
 for N: wall seconds, seconds inside llama_decode, steps, the Python time per step
@@ -29,10 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runtime.engine import llama_model as llama_module  # noqa: E402
-from runtime.engine.generation import GenerationRequest, ReplyRun, decode_plain, decode_step  # noqa: E402
-from runtime.engine.llama_model import LlamaModel, LoadSettings  # noqa: E402
-from runtime.engine.sampling import SamplingConfig  # noqa: E402
+from runtime.llama import llama_model as llama_module  # noqa: E402
+from runtime.llama.generation import GenerationRequest, ReplyRun, decode_plain, decode_step  # noqa: E402
+from runtime.llama.llama_model import LlamaModel, LoadSettings  # noqa: E402
+from runtime.llama.sampling import SamplingConfig  # noqa: E402
 from runtime.gguf.reader import read_file_header  # noqa: E402
 from runtime.protocol import GenerationStats  # noqa: E402
 

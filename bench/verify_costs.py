@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import charts  # noqa: E402  (bench/charts.py)
-from runtime.engine.llama_model import LlamaModel, LoadSettings  # noqa: E402
+from runtime.llama.llama_model import LlamaModel, LoadSettings  # noqa: E402
 from runtime.gguf.reader import read_file_header  # noqa: E402
 from runtime.models import wheels  # noqa: E402
 from report import publish

@@ -6,10 +6,11 @@ requests and routes the replies and notifications that a reader thread parses.
 If the child exits, every waiting call fails with RuntimeDied, which says how
 it ended (exit code or signal) and the last lines it wrote to stderr.
 
-Requests take the method's params dataclass and give back its result dataclass
-(protocol.METHODS), decoded once where the answer arrives:
+Requests name their method by its typed handle (runtime.protocol.methods), take its
+params dataclass and give back its result dataclass, decoded once where the answer
+arrives; mypy knows both from the handle:
 
-    quants = client.request("hub.quants", HubQuantsParams("org/repo"))  # -> HubQuantsResult
+    quants = client.request(methods.HUB_QUANTS, HubQuantsParams("org/repo"))  # -> HubQuantsResult
 
 An error answer raises RpcError; one that carries the runtime's traceback
 (an internal error) is logged with it.
@@ -26,7 +27,7 @@ import subprocess
 import sys
 import threading
 from concurrent.futures import Future
-from typing import Any, Callable, Sequence
+from typing import IO, Any, Callable, Generic, Sequence, TypeVar
 
 from runtime import protocol
 from runtime.protocol import (
@@ -38,15 +39,20 @@ from runtime.protocol import (
     MetricsParams,
     MetricsResult,
     ModelLoadParams,
+    Method,
     ModelLoadResult,
     Notification,
+    RequestId,
     Response,
     RpcError,
+    methods,
 )
 
 log = logging.getLogger("lokal.client")
 
 NotificationHandler = Callable[[str, Any], None]
+P = TypeVar("P")
+R = TypeVar("R")
 
 
 def log_remote_traceback(logger: logging.Logger, method: str, error: RpcError) -> None:
@@ -86,15 +92,15 @@ class RuntimeDied(RuntimeError):
         super().__init__(message)
 
 
-class PendingCall:
+class PendingCall(Generic[R]):
     """A request on its way; result() waits for its answer, decoded into the method's result dataclass."""
 
     def __init__(self, request_id: int, method: str):
         self.id = request_id
         self.method = method
-        self.future: Future = Future()
+        self.future: Future[R] = Future()
 
-    def result(self, timeout: float | None = None) -> Any:
+    def result(self, timeout: float | None = None) -> R:
         return self.future.result(timeout)
 
 
@@ -102,12 +108,12 @@ class RuntimeClient:
     def __init__(
         self,
         command: Sequence[str] | None = None,
-        env: dict | None = None,
+        env: dict[str, str] | None = None,
         on_notification: NotificationHandler | None = None,
         stderr_lines: int = 40,
     ):
         self._ids = itertools.count(1)
-        self._pending: dict[int, PendingCall] = {}
+        self._pending: dict[RequestId, PendingCall[Any]] = {}
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
         self._handlers: list[NotificationHandler] = [on_notification] if on_notification else []
@@ -141,44 +147,52 @@ class RuntimeClient:
     def remove_notification_handler(self, handler: NotificationHandler) -> None:
         self._handlers.remove(handler)
 
+    def _pipe(self, pipe: IO[bytes] | None) -> IO[bytes]:
+        assert pipe is not None, "the runtime's pipes are made in __init__"
+        return pipe
+
     def send_raw(self, line: bytes) -> None:
         """Write bytes as they are (tests use it to send malformed input)."""
         with self._write_lock:
-            self.process.stdin.write(line)
-            self.process.stdin.flush()
+            stdin = self._pipe(self.process.stdin)
+            stdin.write(line)
+            stdin.flush()
 
-    def _register(self, method: str) -> PendingCall:
+    def _register(self, method: str) -> PendingCall[Any]:
         if self.died is not None:
             raise self.died
-        call = PendingCall(next(self._ids), method)
+        call: PendingCall[Any] = PendingCall(next(self._ids), method)
         with self._lock:
             self._pending[call.id] = call
         return call
 
-    def _send_call(self, call: PendingCall, params: Any) -> PendingCall:
+    def _send_call(self, call: PendingCall[R], params: Any) -> PendingCall[R]:
         try:
             self.send_raw(protocol.request_line(call.id, call.method, params))
         except (BrokenPipeError, OSError):
             self._wait_for_exit()
         return call
 
-    def start(self, method: str, params: Any = None) -> PendingCall:
+    def start(self, method: Method[P, R], params: P | None = None) -> PendingCall[R]:
         """Send `method` with its params dataclass (None: its defaults) without waiting for the answer."""
-        return self._send_call(self._register(method), protocol.params_for(method, params))
+        checked = protocol.params_for(method, params)
+        call: PendingCall[R] = self._register(method.name)
+        return self._send_call(call, checked)
 
-    def request(self, method: str, params: Any = None, timeout: float | None = None) -> Any:
+    def request(self, method: Method[P, R], params: P | None = None, timeout: float | None = None) -> R:
         """Send a request and wait for its result dataclass; raises RpcError or RuntimeDied."""
         return self.start(method, params).result(timeout)
 
     def request_unchecked(self, method: str, params: Any = None, timeout: float | None = None) -> Any:
-        """Send `params` as they are, e.g. a dict with a wrong field (tests of bad input); the result is still decoded."""
+        """Send `params` as they are to the method named `method`, e.g. a dict with a wrong field or a method
+        that does not exist (tests of bad input); the result of a known method is still decoded."""
         return self._send_call(self._register(method), params).result(timeout)
 
     def _read_stdout(self) -> None:
         # Whatever one line does, this thread must keep reading: it is the only one that completes calls,
         # and when it ends every pending call is failed (_wait_for_exit), never left waiting.
         try:
-            for line in self.process.stdout:
+            for line in self._pipe(self.process.stdout):
                 if not line.strip():
                     continue
                 try:
@@ -196,7 +210,7 @@ class RuntimeClient:
             return
         if isinstance(message, Response):
             with self._lock:
-                call = self._pending.pop(message.id, None)
+                call = self._pending.pop(message.id, None) if message.id is not None else None
             if call is None:
                 if message.error is not None:
                     self.unrouted_errors.append(message.error)
@@ -206,20 +220,21 @@ class RuntimeClient:
             for handler in list(self._handlers):
                 handler(message.method, message.params)
 
-    def _complete(self, call: PendingCall, response: Response) -> None:
+    def _complete(self, call: PendingCall[Any], response: Response) -> None:
         if response.error is not None:
             log_remote_traceback(log, call.method, response.error)
             call.future.set_exception(response.error)
             return
         try:
-            result = protocol.decode_result(call.method, response.result) if call.method in protocol.METHODS else response.result
+            method = methods.METHODS.get(call.method)
+            result = protocol.decode_result(method, response.result) if method is not None else response.result
         except Exception as exc:  # an RpcError naming the bad field, or a decoder's bug: the caller hears of it either way
             call.future.set_exception(exc)
             return
         call.future.set_result(result)
 
     def _read_stderr(self) -> None:
-        for line in self.process.stderr:
+        for line in self._pipe(self.process.stderr):
             self._stderr_tail.append(line.decode("utf-8", errors="replace").rstrip("\n"))
 
     def _wait_for_exit(self) -> None:
@@ -241,21 +256,23 @@ class RuntimeClient:
 
     # ---- typed helpers -------------------------------------------------------
     def initialize(self, client: str = "lokal-cli", timeout: float | None = 60) -> InitializeResult:
-        return self.request("initialize", InitializeParams(protocol.PROTOCOL_VERSION, client), timeout)
+        return self.request(methods.INITIALIZE, InitializeParams(protocol.PROTOCOL_VERSION, client), timeout)
 
     def load_model(self, params: ModelLoadParams, timeout: float | None = None) -> ModelLoadResult:
-        return self.request("model.load", params, timeout)
+        return self.request(methods.MODEL_LOAD, params, timeout)
 
-    def generate(self, params: ChatGenerateParams, on_text: Callable[[str], None] | None = None) -> tuple[PendingCall, Callable[[float | None], ChatGenerateResult]]:
+    def generate(
+        self, params: ChatGenerateParams, on_text: Callable[[str], None] | None = None
+    ) -> tuple[PendingCall[ChatGenerateResult], Callable[[float | None], ChatGenerateResult]]:
         """Start a reply; returns the call (its id is what chat.cancel takes) and a function that waits for the result."""
-        call = self._register("chat.generate")
+        call: PendingCall[ChatGenerateResult] = self._register(methods.CHAT_GENERATE.name)
         handler = None
         if on_text is not None:
             def handler(method: str, data: Any) -> None:
-                if method == "chat.delta" and data.get("request_id") == call.id:
+                if method == methods.CHAT_DELTA.name and data.get("request_id") == call.id:
                     on_text(data["text"])
             self.add_notification_handler(handler)
-        self._send_call(call, protocol.params_for("chat.generate", params))
+        self._send_call(call, protocol.params_for(methods.CHAT_GENERATE, params))
 
         def wait(timeout: float | None = None) -> ChatGenerateResult:
             try:
@@ -270,22 +287,22 @@ class RuntimeClient:
         _call, wait = self.generate(params, on_text)
         return wait(timeout)
 
-    def cancel(self, request_id: Any) -> bool:
-        return self.request("chat.cancel", ChatCancelParams(request_id), timeout=10).cancelled
+    def cancel(self, request_id: RequestId) -> bool:
+        return self.request(methods.CHAT_CANCEL, ChatCancelParams(request_id), timeout=10).cancelled
 
     def metrics(self, conversation_id: str | None = None) -> MetricsResult:
-        return self.request("runtime.metrics", MetricsParams(conversation_id), timeout=10)
+        return self.request(methods.RUNTIME_METRICS, MetricsParams(conversation_id), timeout=10)
 
     # ---- lifetime ------------------------------------------------------------
     def close(self, timeout: float = 10) -> int | None:
         """Ask the runtime to shut down; kill it if it does not go in time."""
         if self.process.poll() is None and self.died is None:
             try:
-                self.request("shutdown", timeout=timeout)
+                self.request(methods.SHUTDOWN, timeout=timeout)
             except Exception as exc:  # it may have died meanwhile; closing stdin and the kill below still end it
                 log.debug("shutdown request failed: %s", exc)
         try:
-            self.process.stdin.close()
+            self._pipe(self.process.stdin).close()
         except OSError:
             pass
         try:
@@ -297,5 +314,5 @@ class RuntimeClient:
     def __enter__(self) -> "RuntimeClient":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -1,6 +1,7 @@
 """The runtime process: JSON-RPC over stdin/stdout; replies decoded together, model loads alone.
 
-Each method's lane, declared in protocol.METHODS, says where it runs. The
+Each method's lane, declared with its handle in runtime.protocol.methods, says where it runs
+(its handler is in the one dispatch table, runtime/dispatch.py). The
 reader thread parses each line and answers at once what needs no engine time
 (initialize, chat.cancel, runtime.metrics, shutdown, ...), so a reply that is
 streaming never blocks them; what waits on the network or the disk runs on a
@@ -35,6 +36,7 @@ import traceback
 from typing import Any, BinaryIO, Callable
 
 from runtime import __version__, protocol
+from runtime.dispatch import DispatchTable, OnText
 from runtime.protocol import (
     ApiStartParams,
     ApiStartResult,
@@ -62,6 +64,7 @@ from runtime.protocol import (
     Response,
     RpcError,
     ShutdownResult,
+    methods,
 )
 from runtime.hub.service import HubService
 from runtime.job_slot import API, PROTOCOL, Job, JobSlot
@@ -92,19 +95,23 @@ class RuntimeServer:
         self._stopping = False
         self.hub = HubService(self.notify)
         self.models = ModelsService()
-        # Every method but the engine's jobs (_execute); which thread runs it is its lane in protocol.METHODS.
-        self._handlers: dict[str, Callable[[Any], Any]] = {
-            "initialize": self._initialize,
-            "chat.cancel": self._cancel,
-            "runtime.metrics": self._metrics,
-            "shutdown": self._shutdown,
-            "kv.store_info": lambda params: self.engine.kv_store_info(params.wait_for_writes),
-            "kv.clear": lambda _params: self.engine.kv_clear(),
-            "api.start": self._api_start,
-            "api.stop": self._api_stop,
-            **self.hub.handlers(),
-            **self.models.handlers(),
-        }
+        # Every method's handler; which thread runs it is its lane (runtime.protocol.methods).
+        self.dispatch = DispatchTable()
+        self.dispatch.handle(methods.INITIALIZE, self._initialize)
+        self.dispatch.handle(methods.CHAT_CANCEL, self._cancel)
+        self.dispatch.handle(methods.RUNTIME_METRICS, self._metrics)
+        self.dispatch.handle(methods.SHUTDOWN, self._shutdown)
+        self.dispatch.handle(methods.KV_STORE_INFO, lambda params: self.engine.kv_store_info(params.wait_for_writes))
+        self.dispatch.handle(methods.KV_CLEAR, lambda _params: self.engine.kv_clear())
+        self.dispatch.handle(methods.API_START, self._api_start)
+        self.dispatch.handle(methods.API_STOP, self._api_stop)
+        self.dispatch.handle_job(methods.MODEL_LOAD, self._load)
+        self.dispatch.handle_job(methods.MODEL_UNLOAD, self._unload)
+        self.dispatch.handle_job(methods.CHAT_GENERATE, self._generate)
+        self.hub.register(self.dispatch)
+        self.models.register(self.dispatch)
+        if self.dispatch.missing():
+            raise RuntimeError(f"no handler for {', '.join(self.dispatch.missing())}")
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="pool")
 
     # ---- output ------------------------------------------------------------
@@ -154,19 +161,19 @@ class RuntimeServer:
 
     def _handle_request(self, request: Request) -> None:
         try:
-            spec = protocol.METHODS.get(request.method)
+            spec = methods.METHODS.get(request.method)
             if spec is None:
-                raise RpcError(ErrorCode.METHOD_NOT_FOUND, f"unknown method {request.method!r}", {"known": sorted(protocol.METHODS)})
-            if not self._initialized and request.method not in ("initialize", "shutdown"):
+                raise RpcError(ErrorCode.METHOD_NOT_FOUND, f"unknown method {request.method!r}", {"known": sorted(methods.METHODS)})
+            if not self._initialized and spec not in (methods.INITIALIZE, methods.SHUTDOWN):
                 raise RpcError(ErrorCode.NOT_INITIALIZED, "call initialize first")
             params = protocol.decode(spec.params, request.params)
             if spec.lane in (Lane.ENGINE, Lane.BATCH):
                 self._start_job(request, params)
                 return
             if spec.lane is Lane.POOL:
-                self._pool.submit(self._run_in_pool, request, params)
+                self._pool.submit(self._run_in_pool, request, self.dispatch.handler(spec), params)
                 return
-            result = self._handlers[request.method](params)
+            result = self.dispatch.handler(spec)(params)
             self._send(protocol.result_line(request.id, result))
         except RpcError as exc:
             self._send(protocol.error_line(request.id, exc))
@@ -174,9 +181,9 @@ class RuntimeServer:
             log.exception("request %s failed", request.method)
             self._send(protocol.error_line(request.id, internal_error(exc)))
 
-    def _run_in_pool(self, request: Request, params: Any) -> None:
+    def _run_in_pool(self, request: Request, handler: Callable[[Any], Any], params: Any) -> None:
         try:
-            line = protocol.result_line(request.id, self._handlers[request.method](params))
+            line = protocol.result_line(request.id, handler(params))
         except RpcError as exc:
             line = protocol.error_line(request.id, exc)
         except Exception as exc:
@@ -244,16 +251,20 @@ class RuntimeServer:
         with self._job_threads_lock:
             self._job_threads.discard(threading.current_thread())
 
-    def _execute(self, job: Job, params: Any, on_text: Callable[[str], None] | None) -> Any:
-        if job.method == "model.load":
-            assert isinstance(params, ModelLoadParams)
-            return self.engine.load(params, lambda p: self.notify("model.progress", ModelProgress(params.path, p)), job.cancel)
-        if job.method == "model.unload":
-            return ModelUnloadResult(self.engine.unload())
-        if job.method == "chat.generate":
-            assert isinstance(params, ChatGenerateParams)
-            return self.engine.generate(params, job.cancel, on_text or (lambda _text: None), job.request_id, job.owner, lambda: self._say_waiting(job))
-        raise RpcError(ErrorCode.METHOD_NOT_FOUND, job.method)
+    def _execute(self, job: Job, params: Any, on_text: OnText | None) -> Any:
+        method = methods.METHODS.get(job.method)
+        if method is None:
+            raise RpcError(ErrorCode.METHOD_NOT_FOUND, job.method)
+        return self.dispatch.job_handler(method)(params, job, on_text)
+
+    def _load(self, params: ModelLoadParams, job: Job, _on_text: OnText | None) -> ModelLoadResult:
+        return self.engine.load(params, lambda p: self.notify("model.progress", ModelProgress(params.path, p)), job.cancel)
+
+    def _unload(self, _params: Empty, _job: Job, _on_text: OnText | None) -> ModelUnloadResult:
+        return ModelUnloadResult(self.engine.unload())
+
+    def _generate(self, params: ChatGenerateParams, job: Job, on_text: OnText | None) -> ChatGenerateResult:
+        return self.engine.generate(params, job.cancel, on_text or (lambda _text: None), job.request_id, job.owner, lambda: self._say_waiting(job))
 
     def _stop_jobs(self) -> None:
         for job in self.slot.jobs():
@@ -308,7 +319,7 @@ class RuntimeServer:
             )
         import llama_cpp
 
-        from runtime.engine.devices import backend_name, gpu_backends, list_devices
+        from runtime.llama.devices import backend_name, gpu_backends, list_devices
 
         self._initialized = True
         return InitializeResult(

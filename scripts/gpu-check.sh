@@ -57,7 +57,7 @@ if ! "$VENV/bin/python" -c 'import llama_cpp, runtime' 2>/dev/null; then
     "$VENV/bin/python" -m pip install --quiet --find-links "$WHEELS" "$ROOT"
 fi
 
-backends=$(PYTHONPATH=$ROOT "$VENV/bin/python" -c 'from runtime.engine.devices import gpu_backends; print(" ".join(gpu_backends()))')
+backends=$(PYTHONPATH=$ROOT "$VENV/bin/python" -c 'from runtime.llama.devices import gpu_backends; print(" ".join(gpu_backends()))')
 if [ "$backends" != "cuda" ]; then
     say "the build in $VENV has GPU backends '$backends', not cuda: remove $WHEELS and $VENV and run again"
     exit 1

@@ -17,7 +17,7 @@ import logging
 from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtWidgets import QMenu, QMessageBox, QPushButton, QSystemTrayIcon
 
-from runtime.protocol import MetricsResult
+from runtime.protocol import MetricsResult, methods
 
 log = logging.getLogger("lokal.api")
 
@@ -51,7 +51,7 @@ class CloseWhileServing(QObject):
         if not self._asking:
             self._asking = True
             # How many requests the API is answering decides what the question says: ask the runtime first.
-            self.window.link.call("runtime.metrics", None, on_result=self._ask, on_error=lambda _error: self._ask(None), timeout_ms=ASK_TIMEOUT_MS)
+            self.window.link.call(methods.RUNTIME_METRICS, None, on_result=self._ask, on_error=lambda _error: self._ask(None), timeout_ms=ASK_TIMEOUT_MS)
         return False
 
     def _ask(self, metrics: MetricsResult | None) -> None:

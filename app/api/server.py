@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.runtime_link import RuntimeLink
 from runtime.api import keys
-from runtime.protocol import ApiStartParams, ApiStartResult, ErrorCode, RpcError
+from runtime.protocol import ApiStartParams, ApiStartResult, ErrorCode, RpcError, methods
 
 STOPPED, STARTING, READY, FAILED = "stopped", "starting", "ready", "failed"
 DEFAULT_PORT = 8080
@@ -57,12 +57,12 @@ class ApiServer(QObject):
             return
         self.wanted = False
         self.url = ""
-        self.link.call("api.stop", None, on_result=lambda _r: self._set_state(STOPPED), on_error=lambda _e: self._set_state(STOPPED), timeout_ms=CALL_TIMEOUT_MS)
+        self.link.call(methods.API_STOP, None, on_result=lambda _r: self._set_state(STOPPED), on_error=lambda _e: self._set_state(STOPPED), timeout_ms=CALL_TIMEOUT_MS)
 
     def _send_start(self) -> None:
         self._set_state(STARTING)
         params = ApiStartParams(port=self.port, key_file=str(keys.key_path()))
-        self.link.call("api.start", params, on_result=self._on_started, on_error=self._on_start_failed, timeout_ms=CALL_TIMEOUT_MS)
+        self.link.call(methods.API_START, params, on_result=self._on_started, on_error=self._on_start_failed, timeout_ms=CALL_TIMEOUT_MS)
 
     def _on_started(self, started: ApiStartResult) -> None:
         if not self.wanted:

@@ -29,6 +29,7 @@ from runtime.protocol import (
     KvType,
     ModelRef,
     RpcError,
+    methods,
 )
 
 QUANTS_TIMEOUT_MS = 120_000
@@ -65,11 +66,11 @@ class CatalogService(QObject):
 
     # ---- requests ----------------------------------------------------------------
     def load_catalog(self) -> None:
-        self.link.call("hub.catalog", None, self._on_catalog, self._error(self.tr("The catalog")))
+        self.link.call(methods.HUB_CATALOG, None, self._on_catalog, self._error(self.tr("The catalog")))
 
     def search(self, query: str, limit: int = 30) -> None:
         self.link.call(
-            "hub.search", HubSearchParams(query, limit),
+            methods.HUB_SEARCH, HubSearchParams(query, limit),
             lambda r: self._on_search(query, r),
             self._error(self.tr("Search for “{query}”").format(query=query)), SEARCH_TIMEOUT_MS,
         )
@@ -85,19 +86,19 @@ class CatalogService(QObject):
             if asked == self._quants_asked:  # an older request's answer (another repository, context or draft partner) is dropped
                 self.sig_quants.emit(quants)
 
-        self.link.call("hub.quants", HubQuantsParams(repo, n_ctx=n_ctx, type_k=kv_type, type_v=kv_type, draft=draft), done, self._error(self.tr("Levels of {repo}").format(repo=repo)), QUANTS_TIMEOUT_MS)
+        self.link.call(methods.HUB_QUANTS, HubQuantsParams(repo, n_ctx=n_ctx, type_k=kv_type, type_v=kv_type, draft=draft), done, self._error(self.tr("Levels of {repo}").format(repo=repo)), QUANTS_TIMEOUT_MS)
 
     def draft_check(self, target_repo: str, draft_repo: str) -> None:
         """Whether `draft_repo` can draft for `target_repo`, from both GGUF headers (nothing is downloaded)."""
         params = DraftCheckParams(target=ModelRef(repo=target_repo), draft=ModelRef(repo=draft_repo))
         self.link.call(
-            "hub.draft_check", params,
+            methods.HUB_DRAFT_CHECK, params,
             lambda r: self._on_draft_check(target_repo, draft_repo, r),
             self._error(self.tr("Draft check of {repo}").format(repo=draft_repo)), QUANTS_TIMEOUT_MS,
         )
 
     def start_download(self, repo: str, quant: str | None) -> None:
-        self.link.call("download.start", DownloadStartParams(repo, quant), self._on_download_reply, self._error(self.tr("Download of {repo}").format(repo=repo)), QUANTS_TIMEOUT_MS)
+        self.link.call(methods.DOWNLOAD_START, DownloadStartParams(repo, quant), self._on_download_reply, self._error(self.tr("Download of {repo}").format(repo=repo)), QUANTS_TIMEOUT_MS)
 
     def start_download_with_draft(self, repo: str, quant: str | None, draft_repo: str) -> None:
         """Download a level and its repository's draft partner (the partner's recommended level, as the fit counted
@@ -113,24 +114,24 @@ class CatalogService(QObject):
             return done
 
         for role, which, level in (("target_id", repo, quant), ("draft_id", draft_repo, None)):
-            self.link.call("download.start", DownloadStartParams(which, level), started(role),
+            self.link.call(methods.DOWNLOAD_START, DownloadStartParams(which, level), started(role),
                            self._error(self.tr("Download of {repo}").format(repo=which)), QUANTS_TIMEOUT_MS)
 
     def pause(self, download_id: str) -> None:
-        self.link.call("download.pause", DownloadIdParams(download_id), self._on_download_reply, self._error(self.tr("Pause")))
+        self.link.call(methods.DOWNLOAD_PAUSE, DownloadIdParams(download_id), self._on_download_reply, self._error(self.tr("Pause")))
 
     def resume(self, download_id: str) -> None:
-        self.link.call("download.resume", DownloadIdParams(download_id), self._on_download_reply, self._error(self.tr("Resume")))
+        self.link.call(methods.DOWNLOAD_RESUME, DownloadIdParams(download_id), self._on_download_reply, self._error(self.tr("Resume")))
 
     def cancel(self, download_id: str) -> None:
-        self.link.call("download.cancel", DownloadIdParams(download_id), self._on_download_reply, self._error(self.tr("Cancel")))
+        self.link.call(methods.DOWNLOAD_CANCEL, DownloadIdParams(download_id), self._on_download_reply, self._error(self.tr("Cancel")))
 
     def refresh_downloads(self) -> None:
         def done(result: DownloadListResult) -> None:
             for info in result.downloads:
                 self.sig_download.emit(info)
 
-        self.link.call("download.list", None, done, self._error(self.tr("Downloads")))
+        self.link.call(methods.DOWNLOAD_LIST, None, done, self._error(self.tr("Downloads")))
 
     # ---- replies -------------------------------------------------------------------
     def _on_catalog(self, result: HubCatalogResult) -> None:

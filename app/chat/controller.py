@@ -10,7 +10,7 @@ restarts the process.
 
 Replies come from the runtime link, or from another reply link set with
 set_reply_link (a remote endpoint, app/remote): anything that answers
-call("chat.generate", ChatGenerateParams, on_result(ChatGenerateResult),
+call(methods.CHAT_GENERATE, ChatGenerateParams, on_result(ChatGenerateResult),
 on_error) with a call that has an `id`, cancel(call), and emits
 sig_delta(request_id, text). Only replies from the runtime need the local
 model (and its context size).
@@ -35,7 +35,8 @@ from app.runtime_link import Call, RuntimeLink
 from app.storage import store as st
 from app.storage.reply_record import ReplyRecord
 from app.storage.store import Conversation, Message, Store, StoreUnavailable
-from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, Role, RpcError, SpeculationMode
+from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, Role, RpcError, SpeculationMode, methods
+from runtime.protocol.methods import Method
 
 FLUSH_MS = 50
 CHECKPOINT_MS = 1_000  # the issue allows 2 s; half of it leaves room for a busy event loop
@@ -48,6 +49,13 @@ log = logging.getLogger("lokal.chat")
 T = TypeVar("T")
 
 
+class ReplyCall(Protocol):
+    """A request a ReplyLink took: its id, which the link's deltas name."""
+
+    @property
+    def id(self) -> int | str: ...
+
+
 class ReplyLink(Protocol):
     """Where replies come from: the runtime link, or a remote endpoint's (app/remote/chat_link.py); see the module docstring."""
 
@@ -55,9 +63,10 @@ class ReplyLink(Protocol):
     def sig_delta(self) -> SignalInstance: ...
 
     def call(
-        self, method: str, params: Any = None, on_result: Callable[[ChatGenerateResult], None] | None = None,
+        self, method: Method[ChatGenerateParams, ChatGenerateResult], params: ChatGenerateParams | None = None,
+        on_result: Callable[[ChatGenerateResult], None] | None = None,
         on_error: Callable[[RpcError], None] | None = None, timeout_ms: int | None = None,
-    ) -> Any: ...
+    ) -> ReplyCall: ...
 
     def cancel(self, call: Any) -> None: ...
 
@@ -84,7 +93,7 @@ class ConversationSettings:
 
 @dataclass
 class Reply:
-    call: Call | None  # None only while the link takes the request
+    call: ReplyCall | None  # None only while the link takes the request
     message_id: int
     conversation_id: str
     pending: str = ""
@@ -439,7 +448,7 @@ class ChatController(QObject):
         # (stopped for a closing window, a deleted conversation) has its late answer ignored.
         reply = self.replies[conv.id] = Reply(None, msg.id, conv.id)
         reply.call = self.link.call(
-            "chat.generate", params,
+            methods.CHAT_GENERATE, params,
             on_result=lambda outcome: self._on_reply_result(reply, outcome),
             on_error=lambda error: self._on_reply_error(reply, error),
         )

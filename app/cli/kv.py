@@ -9,7 +9,7 @@ import sys
 
 from app.formatting import GIB, MIB
 from runtime.client import RuntimeClient, RuntimeDied
-from runtime.protocol import KvStoreInfoParams, RpcError
+from runtime.protocol import KvClearResult, KvStoreInfo, KvStoreInfoParams, RpcError, methods
 
 
 def add_parser(sub) -> None:
@@ -23,12 +23,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         with RuntimeClient() as client:
             client.initialize("lokal-kv")
+            result: KvClearResult | KvStoreInfo
             if args.action == "clear":
-                cleared = client.request("kv.clear", timeout=120)
+                cleared = client.request(methods.KV_CLEAR, timeout=120)
                 result = cleared
                 text = f"removed {cleared.removed_files} saved states, freed {cleared.freed_bytes / MIB:.1f} MiB"
             else:
-                info = client.request("kv.store_info", KvStoreInfoParams(wait_for_writes=False), timeout=60)
+                info = client.request(methods.KV_STORE_INFO, KvStoreInfoParams(wait_for_writes=False), timeout=60)
                 result = info
                 if not info.enabled:
                     text = "the KV store is off (LOKAL_KV_STORE)"

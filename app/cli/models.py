@@ -23,6 +23,7 @@ from runtime.protocol import (
     ModelsRemoveParams,
     RpcError,
     decode,
+    methods,
 )
 
 EXIT_ERROR = 1
@@ -95,7 +96,7 @@ def _dump(obj: Any) -> None:
 def run_search(args: argparse.Namespace) -> int:
     def work(client: RuntimeClient) -> int:
         if not args.query:
-            catalog = client.request("hub.catalog", timeout=30)
+            catalog = client.request(methods.HUB_CATALOG, timeout=30)
             if args.json:
                 _dump(catalog)
                 return 0
@@ -103,7 +104,7 @@ def run_search(args: argparse.Namespace) -> int:
                 draft = f"  (draft: {e.draft})" if e.draft else ""
                 print(f"{e.repo:<45} {e.params:>5}  {e.description}{draft}")
             return 0
-        result = client.request("hub.search", HubSearchParams(args.query, args.limit), timeout=60)
+        result = client.request(methods.HUB_SEARCH, HubSearchParams(args.query, args.limit), timeout=60)
         if args.json:
             _dump(result)
             return 0
@@ -122,7 +123,7 @@ def run_search(args: argparse.Namespace) -> int:
 def run_quants(args: argparse.Namespace) -> int:
     def work(client: RuntimeClient) -> int:
         params = HubQuantsParams(args.repo, args.revision, args.n_ctx, args.kv_type, args.kv_type)
-        result = client.request("hub.quants", params, timeout=120)
+        result = client.request(methods.HUB_QUANTS, params, timeout=120)
         if args.json:
             _dump(result)
             return 0
@@ -180,7 +181,7 @@ def run_pull(args: argparse.Namespace) -> int:
     bar = _ProgressBar()
 
     def on_notification(method: str, data: Any) -> None:
-        if method != "download.progress":
+        if method != methods.DOWNLOAD_PROGRESS.name:
             return
         info = decode(DownloadInfo, data, "params")
         if info.id != pull.id:
@@ -195,7 +196,7 @@ def run_pull(args: argparse.Namespace) -> int:
 
     def work(client: RuntimeClient) -> int:
         client.add_notification_handler(on_notification)
-        info = client.request("download.start", DownloadStartParams(repo, quant, revision=args.revision), timeout=120)
+        info = client.request(methods.DOWNLOAD_START, DownloadStartParams(repo, quant, revision=args.revision), timeout=120)
         pull.id = info.id
         bar.start(info)
         if info.state in ("done",):
@@ -206,7 +207,7 @@ def run_pull(args: argparse.Namespace) -> int:
                 if client.died is not None:
                     raise client.died
         except KeyboardInterrupt:
-            client.request("download.pause", DownloadIdParams(info.id), timeout=30)
+            client.request(methods.DOWNLOAD_PAUSE, DownloadIdParams(info.id), timeout=30)
             bar.close()
             print(f"paused; run `lokal pull {args.target}` again to resume", file=sys.stderr)
             return EXIT_INTERRUPTED
@@ -260,7 +261,7 @@ class _ProgressBar:
 
 def run_models(args: argparse.Namespace) -> int:
     def work(client: RuntimeClient) -> int:
-        result = client.request("models.list", timeout=60)
+        result = client.request(methods.MODELS_LIST, timeout=60)
         if args.json:
             _dump(result)
             return 0
@@ -291,13 +292,13 @@ def resolve_model(models: list, wanted: str):
 
 def run_rm(args: argparse.Namespace) -> int:
     def work(client: RuntimeClient) -> int:
-        models = client.request("models.list", timeout=60).models
+        models = client.request(methods.MODELS_LIST, timeout=60).models
         try:
             model = resolve_model(models, args.model)
         except LookupError as exc:
             print(f"lokal: {exc}", file=sys.stderr)
             return EXIT_ERROR
-        result = client.request("models.remove", ModelsRemoveParams(model.id, args.delete_file), timeout=60)
+        result = client.request(methods.MODELS_REMOVE, ModelsRemoveParams(model.id, args.delete_file), timeout=60)
         if model.source == "added" and not args.delete_file:
             print(f"removed {model.id} from the list; the file stays at {model.path} (`lokal rm --delete-file` deletes it)")
         else:

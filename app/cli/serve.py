@@ -155,15 +155,15 @@ class Supervisor:
 
     def _serve(self, client) -> int | None:
         """Serve until asked to stop (0), the model fails to load (EXIT_ERROR), or the runtime dies (None, or RuntimeDied)."""
-        from runtime.protocol import ApiStartParams, RpcError
+        from runtime.protocol import ApiStartParams, RpcError, methods
 
         self.serving = False
         client.initialize("lokal-serve")
         self._emit_state("loading")
         # The load goes first, so the API is never up without it: until it is done, requests get 503 "loading".
-        load = client.start("model.load", self.load)
+        load = client.start(methods.MODEL_LOAD, self.load)
         params = ApiStartParams(host=self.host, port=self.port, allow_network=self.args.allow_network, cors_origins=list(self.args.cors), max_queue=self.args.max_queue, max_body=self.args.max_body)
-        served = client.request("api.start", params, timeout=60)
+        served = client.request(methods.API_START, params, timeout=60)
         self.serving = True
         self.port = served.port  # a restart listens where clients already look, even after --port 0
         self.events.emit("listening", f"{served.url} (model {self.model}; the API key is in {served.key_file})", url=served.url, host=served.host, port=served.port, model=self.model, key_file=served.key_file)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from runtime.protocol import KvClearResult, KvStoreInfo, KvStoreInfoParams, RpcError
+from runtime.protocol import KvClearResult, KvStoreInfo, KvStoreInfoParams, RpcError, methods
 
 INFO_TIMEOUT_MS = 30_000
 CLEAR_TIMEOUT_MS = 120_000
@@ -24,10 +24,10 @@ class KvStore(QObject):
         self.info: KvStoreInfo | None = None
 
     def refresh(self) -> None:
-        self.link.call("kv.store_info", KvStoreInfoParams(wait_for_writes=False), self._on_info, self._on_error, timeout_ms=INFO_TIMEOUT_MS)
+        self.link.call(methods.KV_STORE_INFO, KvStoreInfoParams(wait_for_writes=False), self._on_info, self._on_error, timeout_ms=INFO_TIMEOUT_MS)
 
     def clear(self) -> None:
-        self.link.call("kv.clear", None, self._on_cleared, self._on_error, timeout_ms=CLEAR_TIMEOUT_MS)
+        self.link.call(methods.KV_CLEAR, None, self._on_cleared, self._on_error, timeout_ms=CLEAR_TIMEOUT_MS)
 
     def _on_info(self, info: KvStoreInfo) -> None:
         self.info = info

@@ -14,7 +14,7 @@ from typing import Callable
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.runtime_link import RuntimeLink
-from runtime.protocol import MetricsParams, MetricsResult, RpcError
+from runtime.protocol import MetricsParams, MetricsResult, RpcError, methods
 
 INTERVAL_MS = 250  # four samples a second: the panel must move at least twice a second
 
@@ -46,7 +46,7 @@ class MetricsPoller(QObject):
             return
         self._in_flight = True
         asked = self.conversation()
-        self.link.call("runtime.metrics", MetricsParams(asked), on_result=lambda metrics: self._on_result(asked, metrics),
+        self.link.call(methods.RUNTIME_METRICS, MetricsParams(asked), on_result=lambda metrics: self._on_result(asked, metrics),
                        on_error=self._on_error, timeout_ms=5_000)
 
     def _on_result(self, asked: str | None, metrics: MetricsResult) -> None:

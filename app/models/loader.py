@@ -180,7 +180,7 @@ def fitting_context(header: GGUFHeader, n_ctx: int, settings: LoadSettings) -> i
     """`n_ctx` if the model fits memory with it (the fit model.load applies), else the model's own default
     (its trained context as far as memory allows): never the most memory could just hold, which would
     leave nothing for the rest of the machine."""
-    from runtime.engine import memory
+    from runtime.llama import memory
 
     verdict = memory.fit_verdict(memory.estimate_load(header, n_ctx, settings.type_k, settings.type_v), [], memory.available_ram())
     if verdict.label != "too_big":

@@ -18,7 +18,7 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 
 from app.formatting import human_size
 from app.runtime_link import ConnectionState, RuntimeLink
-from runtime.protocol import LocalModel, ModelLoadResult, ModelsAddParams, ModelsListResult, RpcError
+from runtime.protocol import LocalModel, ModelLoadResult, ModelsAddParams, ModelsListResult, RpcError, methods
 
 log = logging.getLogger("lokal.models")
 
@@ -65,7 +65,7 @@ class LocalModels(QObject):
             return
         self._rescan = False
         self._asking = True
-        self.link.call("models.list", None, self._on_listed, self._on_failed, LIST_TIMEOUT_MS)
+        self.link.call(methods.MODELS_LIST, None, self._on_listed, self._on_failed, LIST_TIMEOUT_MS)
 
     def add_file(self, path: str) -> None:
         """A file the user picked or dropped: the runtime checks it is a whole GGUF model and remembers it; then the list is asked again."""
@@ -77,7 +77,7 @@ class LocalModels(QObject):
 
             self.link.sig_ready.connect(when_ready)
             return
-        self.link.call("models.add", ModelsAddParams(path), self._on_added, lambda error: self.sig_add_failed.emit(path, error.message))
+        self.link.call(methods.MODELS_ADD, ModelsAddParams(path), self._on_added, lambda error: self.sig_add_failed.emit(path, error.message))
 
     def _on_added(self, added: LocalModel) -> None:
         self.scan()

@@ -10,7 +10,7 @@ from typing import Callable, Optional
 from PySide6.QtCore import QObject, Signal
 
 from app.runtime_link import RuntimeLink
-from runtime.protocol import ErrorCode, KvType, MetricsResult, ModelLoadParams, ModelLoadResult, RpcError, SpeculationMode, SplitMode
+from runtime.protocol import ErrorCode, KvType, MetricsResult, ModelLoadParams, ModelLoadResult, RpcError, SpeculationMode, SplitMode, methods
 
 LOAD_TIMEOUT_MS = 10 * 60_000
 
@@ -93,10 +93,10 @@ class ModelSession(QObject):
         self.sig_loading.emit(choice.path)
         params = choice.params()
         self.link.call(
-            "model.load",
+            methods.MODEL_LOAD,
             params,
-            on_result=functools.partial(self._on_loaded, choice),
-            on_error=functools.partial(self._on_load_failed, choice),
+            on_result=lambda result: self._on_loaded(choice, result),
+            on_error=lambda error: self._on_load_failed(choice, error),
             timeout_ms=LOAD_TIMEOUT_MS,
             first=first,
         )
@@ -124,7 +124,7 @@ class ModelSession(QObject):
         previous = self._previous
         self.wanted = previous
         self._verifying = True
-        self.link.call("runtime.metrics", None, on_result=functools.partial(self._after_failure, previous=previous), on_error=lambda _e: self._end_verify(), timeout_ms=10_000)
+        self.link.call(methods.RUNTIME_METRICS, None, on_result=functools.partial(self._after_failure, previous=previous), on_error=lambda _e: self._end_verify(), timeout_ms=10_000)
 
     def _after_failure(self, metrics: MetricsResult, previous: ModelChoice | None) -> None:
         self._verifying = False

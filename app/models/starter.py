@@ -4,7 +4,7 @@ background (a QProcess) if it is not there yet.
 The fetch is `lokal fetch-model --json` run through this same executable (the frozen
 app runs itself; from source, `python -m app`), so it works where there is no Python
 and no pip. Its lines are the protocol's fetch_model.* notifications
-(runtime/protocol.py FETCH_NOTIFICATIONS): they arrive through readyRead, are
+(runtime/protocol/fetch.py): they arrive through readyRead, are
 decoded once into their dataclasses, and become signals.
 """
 

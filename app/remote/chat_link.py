@@ -1,6 +1,6 @@
 """RemoteChatLink: a remote model behind the same calls the chat uses on the runtime link.
 
-The window's ChatController speaks to its link with call("chat.generate",
+The window's ChatController speaks to its link with call(methods.CHAT_GENERATE,
 ChatGenerateParams, on_result, on_error), cancel(call) and the
 sig_delta(request_id, text) signal. This class answers exactly those for a
 model on an OpenAI-compatible endpoint, with the same ChatGenerateResult (its
@@ -20,11 +20,11 @@ from PySide6.QtCore import QObject, Signal
 from app.remote.client import RemoteClient, RemoteReply
 from app.remote.endpoint_model import RemoteModel
 from runtime import protocol
-from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ErrorCode, FinishReason, GenerationStats, RpcError
+from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ErrorCode, FinishReason, GenerationStats, Method, RpcError, methods
 
 
 class RemoteCall:
-    def __init__(self, request_id: str, method: str, on_result: Callable[[ChatGenerateResult], None] | None, on_error: Callable[[RpcError], None] | None):
+    def __init__(self, request_id: str, method: Method[Any, Any], on_result: Callable[[ChatGenerateResult], None] | None, on_error: Callable[[RpcError], None] | None):
         self.id = request_id
         self.method = method
         self.on_result = on_result
@@ -44,14 +44,19 @@ class RemoteChatLink(QObject):
         self._ids = itertools.count(1)
 
     def call(
-        self, method: str, params: Any = None, on_result: Callable[[ChatGenerateResult], None] | None = None,
-        on_error: Callable[[RpcError], None] | None = None, timeout_ms: int | None = None,
+        self,
+        method: Method[ChatGenerateParams, ChatGenerateResult],
+        params: ChatGenerateParams | None = None,
+        on_result: Callable[[ChatGenerateResult], None] | None = None,
+        on_error: Callable[[RpcError], None] | None = None,
+        timeout_ms: int | None = None,
     ) -> RemoteCall:
+        """RuntimeLink.call for the one method a remote endpoint answers; mypy refuses any other handle here."""
         call = RemoteCall(f"remote-{next(self._ids)}", method, on_result, on_error)
-        if method != "chat.generate":
-            self._fail(call, RpcError(ErrorCode.METHOD_NOT_FOUND, f"a remote endpoint does not do {method}"))
+        if method != methods.CHAT_GENERATE:
+            self._fail(call, RpcError(ErrorCode.METHOD_NOT_FOUND, f"a remote endpoint does not do {method.name}"))
             return call
-        params = protocol.params_for(method, params)
+        params = protocol.params_for(methods.CHAT_GENERATE, params)
         if self.model is None:
             self._fail(call, RpcError(ErrorCode.NO_MODEL_LOADED, "no remote model is chosen"))
             return call

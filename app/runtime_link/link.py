@@ -1,10 +1,11 @@
 """RuntimeLink: the runtime process driven through QProcess, with no thread and no blocking call.
 
 readyRead -> whole lines -> runtime.protocol.parse_line -> a response completes
-its Call, a notification becomes a signal. Calls take the method's params
-dataclass and their callbacks get its result dataclass (protocol.METHODS),
-decoded once here; notifications are decoded too (protocol.NOTIFICATIONS). Jobs
-(the engine and batch lanes of protocol.METHODS) are queued here, in the order
+its Call, a notification becomes a signal. Calls name their method by its typed
+handle (`link.call(methods.CHAT_GENERATE, params, on_result)`, runtime.protocol.methods):
+they take its params dataclass and their callbacks get its result dataclass,
+decoded once here, and mypy checks both against the handle; notifications are
+decoded too (protocol.TOPICS). Jobs (the engine and batch lanes) are queued here, in the order
 they were asked for, and sent only when the runtime takes them, because it
 refuses the others with BUSY: a model load or unload (engine lane) alone,
 replies (chat.generate, batch lane) several at once but one per conversation.
@@ -27,13 +28,26 @@ import itertools
 import logging
 import signal
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from runtime import protocol
 from runtime.client import log_remote_traceback, runtime_command
-from runtime.protocol import ChatCancelParams, ChatDelta, ErrorCode, InitializeParams, InitializeResult, Lane, ModelProgress, Notification, Response, RpcError
+from runtime.protocol import (
+    ChatCancelParams,
+    ChatDelta,
+    ErrorCode,
+    InitializeParams,
+    InitializeResult,
+    Lane,
+    Method,
+    ModelProgress,
+    Notification,
+    Response,
+    RpcError,
+    methods,
+)
 
 log = logging.getLogger("lokal.runtime_link")
 
@@ -49,6 +63,9 @@ LINE_SLICE_S = 0.008
 MAX_LINE_BYTES = 64 * 1024 * 1024
 STDERR_LINE_BYTES = 64 * 1024  # a longer stderr line is cut: only its start is shown in a crash report
 
+P = TypeVar("P")
+R = TypeVar("R")
+
 
 class ConnectionState(enum.Enum):
     STOPPED = "stopped"
@@ -59,24 +76,31 @@ class ConnectionState(enum.Enum):
     RESTARTING = "restarting"
 
 
-class Call:
+class Call(Generic[P, R]):
     """One request: its id, and what to do with its answer (called on the GUI thread)."""
 
-    def __init__(self, request_id: int, method: str, params: Any, on_result, on_error, timeout_ms: int | None):
+    def __init__(
+        self,
+        request_id: int,
+        method: Method[P, R],
+        params: P,
+        on_result: Callable[[R], None] | None,
+        on_error: Callable[[RpcError], None] | None,
+        timeout_ms: int | None,
+    ):
         self.id = request_id
         self.method = method
         self.params = params
-        self.on_result: Callable[[Any], None] | None = on_result
-        self.on_error: Callable[[RpcError], None] | None = on_error
+        self.on_result = on_result
+        self.on_error = on_error
         self.timeout_ms = timeout_ms
         self.timer: QTimer | None = None
         self.sent = False
         self.done = False
 
     @property
-    def lane(self) -> Lane | None:
-        spec = protocol.METHODS.get(self.method)
-        return spec.lane if spec is not None else None
+    def lane(self) -> Lane:
+        return self.method.lane
 
     @property
     def is_engine_job(self) -> bool:
@@ -85,10 +109,10 @@ class Call:
 
     @property
     def conversation_id(self) -> str | None:
-        params = self.params
-        return params.get("conversation_id") if isinstance(params, dict) else getattr(params, "conversation_id", None)
+        conversation_id = getattr(self.params, "conversation_id", None)
+        return conversation_id if isinstance(conversation_id, str) else None
 
-    def may_run_beside(self, other: "Call") -> bool:
+    def may_run_beside(self, other: Call[Any, Any]) -> bool:
         """Whether the runtime takes this job while `other` runs (runtime/server.py's BUSY rule)."""
         return self.lane is Lane.BATCH and other.lane is Lane.BATCH and self.conversation_id != other.conversation_id
 
@@ -102,7 +126,7 @@ class RuntimeLink(QObject):
     sig_progress = Signal(str, float)  # model path, 0..1
     sig_queue_changed = Signal(int)  # engine jobs waiting for their turn
 
-    def __init__(self, command: Sequence[str] | None = None, env: dict | None = None, auto_restart: bool = True, parent: QObject | None = None):
+    def __init__(self, command: Sequence[str] | None = None, env: dict[str, str] | None = None, auto_restart: bool = True, parent: QObject | None = None):
         super().__init__(parent)
         self._command = list(command or runtime_command())
         self._env = env
@@ -111,9 +135,9 @@ class RuntimeLink(QObject):
         self.info: InitializeResult | None = None
         self.restarts = 0
         self._ids = itertools.count(1)
-        self._pending: dict[int, Call] = {}
-        self._queue: collections.deque[Call] = collections.deque()
-        self._jobs: list[Call] = []  # in flight
+        self._pending: dict[int, Call[Any, Any]] = {}
+        self._queue: collections.deque[Call[Any, Any]] = collections.deque()
+        self._jobs: list[Call[Any, Any]] = []  # in flight
         self._buffer = bytearray()
         self._scanned = 0  # how much of _buffer is known to hold no newline
         self.max_line_bytes = MAX_LINE_BYTES
@@ -126,7 +150,7 @@ class RuntimeLink(QObject):
         self._heartbeat = QTimer(self)
         self._heartbeat.setInterval(HEARTBEAT_MS)
         self._heartbeat.timeout.connect(self._on_heartbeat)
-        self._heartbeat_call: Call | None = None
+        self._heartbeat_call: Call[Any, Any] | None = None
 
     # ---- lifetime ------------------------------------------------------------
     @property
@@ -163,7 +187,7 @@ class RuntimeLink(QObject):
         self._process = process
         process.start(self._command[0], self._command[1:])
         # initialize goes first, straight to the process: it is never queued behind an engine job.
-        self._send_now(self._make_call("initialize", InitializeParams(protocol.PROTOCOL_VERSION, "lokal-app"), self._on_initialized, self._on_initialize_failed, INITIALIZE_TIMEOUT_MS))
+        self._send_now(self._make_call(methods.INITIALIZE, InitializeParams(protocol.PROTOCOL_VERSION, "lokal-app"), self._on_initialized, self._on_initialize_failed, INITIALIZE_TIMEOUT_MS))
 
     def close(self, timeout_ms: int = 5_000) -> None:
         """Shut the runtime down (it exits when its stdin closes); kill it if it lingers."""
@@ -178,7 +202,7 @@ class RuntimeLink(QObject):
         for process_signal in (process.finished, process.readyReadStandardOutput, process.readyReadStandardError, process.errorOccurred):
             process_signal.disconnect()
         if process.state() != QProcess.ProcessState.NotRunning:
-            process.write(protocol.request_line(0, "shutdown"))
+            process.write(protocol.request_line(0, methods.SHUTDOWN.name))
             process.closeWriteChannel()
             if not process.waitForFinished(timeout_ms):
                 process.kill()
@@ -194,14 +218,15 @@ class RuntimeLink(QObject):
     # ---- requests ------------------------------------------------------------
     def call(
         self,
-        method: str,
-        params: Any = None,
-        on_result: Callable[[Any], None] | None = None,
+        method: Method[P, R],
+        params: P | None = None,
+        on_result: Callable[[R], None] | None = None,
         on_error: Callable[[RpcError], None] | None = None,
         timeout_ms: int | None = None,
         first: bool = False,
-    ) -> Call:
-        """Send `method` with its params dataclass (None: its defaults); engine jobs wait for their turn, `first` jumps the queue.
+    ) -> Call[P, R]:
+        """Send `method` (a handle of runtime.protocol.methods) with its params dataclass (None: its defaults);
+        engine jobs wait for their turn, `first` jumps the queue.
 
         Exactly one of the callbacks runs, later, on this thread: on_result with the method's result dataclass, or on_error.
         """
@@ -219,7 +244,7 @@ class RuntimeLink(QObject):
             QTimer.singleShot(0, lambda: self._finish(call, error=RpcError(ErrorCode.RUNTIME_DIED, f"the runtime is {self.state.value}")))
         return call
 
-    def cancel(self, call: Call) -> None:
+    def cancel(self, call: Call[Any, Any]) -> None:
         """Stop a job: drop it if it still waits in the queue, else ask the runtime to cancel it."""
         if call.done:
             return
@@ -229,21 +254,28 @@ class RuntimeLink(QObject):
             self._finish(call, error=RpcError(ErrorCode.UNKNOWN_REQUEST, "cancelled before it started"))
             return
         if call.sent:
-            self.call("chat.cancel", ChatCancelParams(call.id), timeout_ms=10_000)
+            self.call(methods.CHAT_CANCEL, ChatCancelParams(call.id), timeout_ms=10_000)
 
     @property
     def queued(self) -> int:
         return len(self._queue)
 
     @property
-    def jobs(self) -> list[Call]:
+    def jobs(self) -> list[Call[Any, Any]]:
         """The jobs the runtime has now."""
         return list(self._jobs)
 
-    def _make_call(self, method, params, on_result, on_error, timeout_ms) -> Call:
+    def _make_call(
+        self,
+        method: Method[P, R],
+        params: P,
+        on_result: Callable[[R], None] | None,
+        on_error: Callable[[RpcError], None] | None,
+        timeout_ms: int | None,
+    ) -> Call[P, R]:
         return Call(next(self._ids), method, params, on_result, on_error, timeout_ms)
 
-    def _send_now(self, call: Call) -> None:
+    def _send_now(self, call: Call[Any, Any]) -> None:
         if self._process is None:
             self._finish(call, error=RpcError(ErrorCode.RUNTIME_DIED, "the runtime is not running"))
             return
@@ -254,14 +286,14 @@ class RuntimeLink(QObject):
             call.timer.setSingleShot(True)
             call.timer.timeout.connect(lambda c=call: self._on_call_timeout(c))
             call.timer.start(call.timeout_ms)
-        self._process.write(protocol.request_line(call.id, call.method, call.params))
+        self._process.write(protocol.request_line(call.id, call.method.name, call.params))
 
     def _pump(self) -> None:
         """Send every queued job the runtime takes now, in order; none jumps a queued load, nor its conversation's earlier reply."""
         if not self._queue or self.state not in (ConnectionState.READY, ConnectionState.BUSY):
             return
         sent = False
-        ahead: list[Call] = []
+        ahead: list[Call[Any, Any]] = []
         for call in list(self._queue):
             if all(call.may_run_beside(other) for other in self._jobs + ahead):
                 self._queue.remove(call)
@@ -274,7 +306,7 @@ class RuntimeLink(QObject):
             self.sig_queue_changed.emit(len(self._queue))
             self._set_state(ConnectionState.BUSY)
 
-    def _finish(self, call: Call, result: Any = None, error: RpcError | None = None) -> None:
+    def _finish(self, call: Call[Any, Any], result: Any = None, error: RpcError | None = None) -> None:
         if call.done:
             return
         call.done = True
@@ -302,7 +334,7 @@ class RuntimeLink(QObject):
             self._finish(call, error=error)
         self._heartbeat_call = None
 
-    def _on_call_timeout(self, call: Call) -> None:
+    def _on_call_timeout(self, call: Call[Any, Any]) -> None:
         if call is self._heartbeat_call:
             # The runtime answers metrics at once even mid-reply: silence this long means it hangs.
             self._stderr.append("[lokal] the runtime stopped answering; killing it")
@@ -310,7 +342,7 @@ class RuntimeLink(QObject):
             return
         if call.is_engine_job:
             self.cancel(call)
-        self._finish(call, error=RpcError(ErrorCode.REQUEST_TIMEOUT, f"{call.method} got no answer within {call.timeout_ms / 1000:.0f} s"))
+        self._finish(call, error=RpcError(ErrorCode.REQUEST_TIMEOUT, f"{call.method.name} got no answer within {(call.timeout_ms or 0) / 1000:.0f} s"))
 
     # ---- process output --------------------------------------------------------
     def _on_stdout(self) -> None:
@@ -320,7 +352,7 @@ class RuntimeLink(QObject):
             return
         if process is not self._process or process is None:
             return
-        self._buffer += bytes(process.readAllStandardOutput())
+        self._buffer += process.readAllStandardOutput().data()
         self._drain()
 
     def _drain(self) -> None:
@@ -360,13 +392,13 @@ class RuntimeLink(QObject):
             self._stderr.append(f"[unparseable line from runtime] {line[:200]!r}")
             return
         if isinstance(message, Response):
-            call = self._pending.get(message.id) if message.id is not None else None
+            call = self._pending.get(message.id) if isinstance(message.id, int) else None
             if call is None:
                 if message.error is not None:
                     self._stderr.append(f"[unrouted error from runtime] {message.error.message}")
                 return
             if message.error is not None:
-                log_remote_traceback(log, call.method, message.error)
+                log_remote_traceback(log, call.method.name, message.error)
                 self._finish(call, error=message.error)
                 return
             try:
@@ -376,11 +408,11 @@ class RuntimeLink(QObject):
                 return
             self._finish(call, result=result)
         elif isinstance(message, Notification):
-            kind = protocol.NOTIFICATIONS.get(message.method)
-            if kind is None:
+            topic = protocol.TOPICS.get(message.method)
+            if topic is None:
                 return  # from a newer runtime: nothing here knows what to do with it
             try:
-                params = protocol.decode(kind, message.params, "params")
+                params = protocol.decode(topic.params, message.params, "params")
             except RpcError as exc:
                 self._stderr.append(f"[malformed {message.method} from runtime] {exc.message}")
                 return
@@ -392,13 +424,13 @@ class RuntimeLink(QObject):
 
     def _on_stderr(self) -> None:
         process = self.sender()
-        if process is None:
+        if not isinstance(process, QProcess):
             return
-        self._stderr_buffer += bytes(process.readAllStandardError())
+        self._stderr_buffer += process.readAllStandardError().data()
         *lines, rest = self._stderr_buffer.split(b"\n")
         if len(rest) > STDERR_LINE_BYTES:  # an endless stderr line: its start is kept, the rest dropped
             lines.append(rest[:STDERR_LINE_BYTES] + " [cut]".encode())
-            rest = b""
+            rest = bytearray()
         self._stderr_buffer = bytearray(rest)
         for line in lines:
             self._stderr.append(line.decode("utf-8", errors="replace"))
@@ -425,7 +457,7 @@ class RuntimeLink(QObject):
     def _on_heartbeat(self) -> None:
         if self._heartbeat_call is not None and not self._heartbeat_call.done:
             return
-        self._heartbeat_call = self.call("runtime.metrics", None, on_error=lambda _e: None, timeout_ms=self.heartbeat_timeout_ms)
+        self._heartbeat_call = self.call(methods.RUNTIME_METRICS, None, on_error=lambda _e: None, timeout_ms=self.heartbeat_timeout_ms)
 
     # ---- unexpected exits --------------------------------------------------------
     def _on_process_error(self, error: QProcess.ProcessError) -> None:
@@ -472,7 +504,7 @@ class RuntimeLink(QObject):
             QTimer.singleShot(RESTART_DELAY_MS, self._restart)
 
     def _on_stderr_from(self, process: QProcess) -> None:
-        data = bytes(process.readAllStandardError())
+        data = process.readAllStandardError().data()
         if data:
             self._stderr_buffer += data
         for line in bytes(self._stderr_buffer).split(b"\n"):

@@ -26,7 +26,7 @@ import threading
 from typing import Callable, Sequence
 
 from runtime.engine.chat_template import RenderCancelled, cancelled_by
-from runtime.engine.llama_model import DecodeAborted, LlamaModel
+from runtime.llama.llama_model import DecodeAborted, LlamaModel
 from runtime.protocol import ChatMessage, ErrorCode, GenerationStats, RpcError
 
 REFILL_FRACTION = 0.75

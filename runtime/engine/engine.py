@@ -24,16 +24,16 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from runtime.engine import memory
+from runtime.llama import memory
 from runtime.engine.chat_template import ChatTemplate, TemplateError
 from runtime.engine.context_window import FitCancelled, fit_to_context, make_room_for_reply
-from runtime.engine.devices import list_devices
-from runtime.engine.generation import GenerationRequest, decode_plain
-from runtime.engine.llama_model import LlamaModel, LoadSettings, default_threads
+from runtime.llama.devices import list_devices
+from runtime.llama.generation import GenerationRequest, decode_plain
+from runtime.llama.llama_model import LlamaModel, LoadSettings, default_threads
 from runtime.engine.offload import ALL, AUTO, OFF, OffloadPlan, load_stepping_down, offload_report, plan_offload
-from runtime.engine.sampling import INT32_MAX, INT32_MIN, INT32_SETTINGS, Sampler, SamplerError, SamplingConfig
+from runtime.llama.sampling import INT32_MAX, INT32_MIN, INT32_SETTINGS, Sampler, SamplerError, SamplingConfig
 from runtime.engine.structured import GrammarError, SchemaError, check_grammar, schema_grammar
-from runtime.engine.token_alignment import align
+from runtime.llama.token_alignment import align
 from runtime.engine.tools import call_grammar, openai_tools, split_reply, template_messages, tool_format
 from runtime.gguf.model_file import check_model_file
 from runtime.gguf.reader import GGUFHeader

@@ -14,8 +14,8 @@ import logging
 from dataclasses import dataclass
 from typing import Callable, Sequence, TypeVar
 
-from runtime.engine import memory
-from runtime.engine.devices import forced_budget, gpu_backends, gpu_devices
+from runtime.llama import memory
+from runtime.llama.devices import forced_budget, gpu_backends, gpu_devices
 from runtime.gguf.reader import GGUFHeader
 from runtime.protocol import Device, DeviceUse, OffloadReport
 

@@ -1,7 +1,7 @@
 """Will this quantization fit on this machine? Decided from the GGUF header, before any download.
 
 Memory is weights + KV cache at the chosen context and KV type + the compute
-buffer (runtime/engine/memory.py: the KV term uses key_length and value_length
+buffer (runtime/llama/memory.py: the KV term uses key_length and value_length
 from the metadata, since head_dim is not always n_embd / n_head). The label is
 memory.fit_verdict's, the same verdict `model.load` applies before it loads.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from runtime.engine.memory import MemoryEstimate, estimate_load, fit_verdict
+from runtime.llama.memory import MemoryEstimate, estimate_load, fit_verdict
 from runtime.gguf.reader import GGUFHeader
 from runtime.protocol import Device, GGUFSummary, MemoryFit
 

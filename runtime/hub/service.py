@@ -3,7 +3,7 @@ compatibility and downloads (the models on disk are runtime/models/service.py's)
 
 None of these touch the engine, so none takes the engine's job slot. Those
 that wait on the network run on the server's small pool (their lane in
-protocol.METHODS), so the reader thread stays free for chat.cancel and
+runtime.protocol.methods), so the reader thread stays free for chat.cancel and
 metrics; downloads run on their own threads and report with
 `download.progress` notifications.
 """
@@ -13,8 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from runtime.engine.devices import list_devices
-from runtime.engine.memory import available_ram, estimate_load
+from runtime.dispatch import DispatchTable
+from runtime.llama.devices import list_devices
+from runtime.llama.memory import available_ram, estimate_load
 from runtime.gguf.reader import GGUFError, GGUFHeader, read_file_header
 from runtime.hub import catalog, fit, hf
 from runtime.hub.downloads import DownloadManager, repo_folder
@@ -37,6 +38,7 @@ from runtime.protocol import (
     ModelRef,
     QuantLevel,
     RpcError,
+    methods,
 )
 from runtime.speculative.compat import incompatibilities
 
@@ -55,18 +57,16 @@ class HubService:
             self._downloads = DownloadManager(lambda info: self._notify("download.progress", info), cache_dir=self._cache_dir)
         return self._downloads
 
-    def handlers(self) -> dict[str, Callable[[Any], Any]]:
-        return {
-            "hub.catalog": self.catalog,
-            "hub.search": self.search,
-            "hub.quants": self.quants,
-            "hub.draft_check": self.draft_check,
-            "download.start": lambda p: self.downloads.start(p),
-            "download.pause": lambda p: self.downloads.pause(p.id),
-            "download.resume": lambda p: self.downloads.resume(p.id),
-            "download.cancel": lambda p: self.downloads.cancel(p.id),
-            "download.list": lambda _p: DownloadListResult(self.downloads.list()),
-        }
+    def register(self, table: DispatchTable) -> None:
+        table.handle(methods.HUB_CATALOG, self.catalog)
+        table.handle(methods.HUB_SEARCH, self.search)
+        table.handle(methods.HUB_QUANTS, self.quants)
+        table.handle(methods.HUB_DRAFT_CHECK, self.draft_check)
+        table.handle(methods.DOWNLOAD_START, lambda p: self.downloads.start(p))
+        table.handle(methods.DOWNLOAD_PAUSE, lambda p: self.downloads.pause(p.id))
+        table.handle(methods.DOWNLOAD_RESUME, lambda p: self.downloads.resume(p.id))
+        table.handle(methods.DOWNLOAD_CANCEL, lambda p: self.downloads.cancel(p.id))
+        table.handle(methods.DOWNLOAD_LIST, lambda _p: DownloadListResult(self.downloads.list()))
 
     def close(self) -> None:
         if self._downloads is not None:

@@ -24,9 +24,9 @@ import numpy as np
 import xxhash
 
 from runtime import paths
-from runtime.engine.llama_model import LlamaModel
-from runtime.engine.llama_model import Sequence as Seq
-from runtime.engine.token_alignment import align, common_prefix
+from runtime.llama.llama_model import LlamaModel
+from runtime.llama.llama_model import KvSequence as Seq
+from runtime.llama.token_alignment import align, common_prefix
 from runtime.job_slot import PROTOCOL
 from runtime.kvstore import seq_state
 from runtime.kvstore.store import DEFAULT_DISK_BUDGET, DEFAULT_RAM_BUDGET, KvStore

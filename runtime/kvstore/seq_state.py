@@ -13,14 +13,14 @@ import ctypes
 import llama_cpp
 import numpy as np
 
-from runtime.engine.llama_model import LlamaModel, Sequence, as_sequence
+from runtime.llama.llama_model import KvSequence, LlamaModel, as_sequence
 
 
 def _ptr(buf: np.ndarray):
     return buf.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8))
 
 
-def copy_out(model: LlamaModel | Sequence) -> np.ndarray:
+def copy_out(model: LlamaModel | KvSequence) -> np.ndarray:
     """The bytes of the sequence's state (the KV of exactly its `tokens`)."""
     seq = as_sequence(model)
     ctx = seq.model.context.ctx
@@ -32,7 +32,7 @@ def copy_out(model: LlamaModel | Sequence) -> np.ndarray:
     return buf[:written]
 
 
-def copy_in(model: LlamaModel | Sequence, tokens: np.ndarray, state: np.ndarray) -> bool:
+def copy_in(model: LlamaModel | KvSequence, tokens: np.ndarray, state: np.ndarray) -> bool:
     """Replace the sequence's cache with a saved state; False (and an empty sequence) if llama.cpp refuses it.
 
     The sequence's `tokens` become exactly the restored ids, so the next decode starts

@@ -170,8 +170,8 @@ def offload_layers(gpu_offload: str) -> Optional[int]:
 
 def default_context(header: GGUFHeader, type_k: str = "f16", type_v: str = "f16", ram_available: int | None = None, devices: Sequence[Device] = ()) -> int:
     """The model's trained context, capped by what fits this machine's memory (the fit model.load applies,
-    runtime/engine/memory.py), never below MIN_DEFAULT_CONTEXT where that fits."""
-    from runtime.engine import memory
+    runtime/llama/memory.py), never below MIN_DEFAULT_CONTEXT where that fits."""
+    from runtime.llama import memory
 
     trained = header.context_length or NO_TRAINED_CONTEXT
     floor = min(trained, MIN_DEFAULT_CONTEXT)

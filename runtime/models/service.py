@@ -1,25 +1,26 @@
 """The runtime's `models.*` methods: the GGUF files on this machine (runtime/models/local.py).
 
 They read headers and walk folders, so they run on the server's pool (their
-lane in protocol.METHODS), never in the engine's job slot.
+lane in runtime.protocol.methods), never in the engine's job slot.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
-
+from runtime.dispatch import DispatchTable
 from runtime.models import local
 from runtime.models.identity import file_identity
-from runtime.protocol import Empty, LocalModel, ModelsAddParams, ModelsListResult, ModelsRemoveParams, ModelsRemoveResult
+from runtime.protocol import Empty, LocalModel, ModelsAddParams, ModelsListResult, ModelsRemoveParams, ModelsRemoveResult, methods
 
 
 class ModelsService:
     def __init__(self, cache_dir: Path | None = None):
         self._cache_dir = cache_dir  # the Hugging Face cache; None: huggingface_hub's own
 
-    def handlers(self) -> dict[str, Callable[[Any], Any]]:
-        return {"models.list": self.list, "models.add": self.add, "models.remove": self.remove}
+    def register(self, table: DispatchTable) -> None:
+        table.handle(methods.MODELS_LIST, self.list)
+        table.handle(methods.MODELS_ADD, self.add)
+        table.handle(methods.MODELS_REMOVE, self.remove)
 
     def list(self, _params: Empty) -> ModelsListResult:
         return ModelsListResult([with_identity(model) for model in local.list_models(self._cache_dir)])

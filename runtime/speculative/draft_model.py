@@ -11,8 +11,8 @@ import time
 
 import numpy as np
 
-from runtime.engine.llama_model import Sequence
-from runtime.engine.sampling import Sampler, SamplingConfig
+from runtime.llama.llama_model import KvSequence
+from runtime.llama.sampling import Sampler, SamplingConfig
 from runtime.speculative.acceptance import Proposal
 
 # Greedy drafting stops early when the draft model is unsure of its own next token: such tokens are rarely accepted.
@@ -22,7 +22,7 @@ CATCH_UP_TOKENS = 3
 
 
 class DraftModel:
-    def __init__(self, model: Sequence):
+    def __init__(self, model: KvSequence):
         self.model = model
         self._fresh = False  # the context's last logits belong to model.tokens[-1]
         # What the last draft cost, for the controller: (sync seconds, decode steps, seconds in those steps).

@@ -19,8 +19,8 @@ import logging
 import os
 from typing import Callable
 
-from runtime.engine.generation import Decoder, PlainStepper
-from runtime.engine.llama_model import LlamaModel, as_sequence
+from runtime.llama.generation import Decoder, PlainStepper
+from runtime.llama.llama_model import LlamaModel, as_sequence
 from runtime.protocol import ErrorCode, RpcError
 from runtime.speculative.adaptive import Controller
 from runtime.speculative.costs import CostModel, calibrate, head_share

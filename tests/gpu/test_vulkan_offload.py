@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.engine import memory
+from runtime.llama import memory
 from runtime.gguf.reader import read_file_header
 from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams
 from vulkan_helpers import start_vulkan_runtime, vulkan_command

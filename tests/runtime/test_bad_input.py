@@ -7,7 +7,7 @@ import pytest
 from bad_input import expect_error, still_serving
 from gguf_files import write_gguf
 from runtime.client import RuntimeClient, RuntimeDied
-from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, InitializeParams, ModelLoadParams, RpcError
+from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, InitializeParams, ModelLoadParams, RpcError, methods
 
 pytestmark = pytest.mark.slow
 
@@ -62,10 +62,10 @@ def test_generate_before_any_model_is_loaded(runtime):
 def test_requests_before_initialize_are_refused(starter_model):
     with RuntimeClient() as client:
         with pytest.raises(RpcError) as info:
-            client.request("runtime.metrics", timeout=30)
+            client.request(methods.RUNTIME_METRICS, timeout=30)
         assert info.value.code == ErrorCode.NOT_INITIALIZED
         with pytest.raises(RpcError) as info:
-            client.request("initialize", InitializeParams(protocol_version="2.0"), timeout=30)
+            client.request(methods.INITIALIZE, InitializeParams(protocol_version="2.0"), timeout=30)
         assert info.value.code == ErrorCode.VERSION_MISMATCH
         assert client.initialize().protocol_version.startswith("1.")
 
@@ -76,11 +76,11 @@ def test_a_second_reply_in_the_same_conversation_or_a_load_while_one_runs_is_ref
     call, wait = loaded_runtime.generate(params, lambda t: started.set())
     assert started.wait(60)
     with pytest.raises(RpcError) as info:
-        loaded_runtime.request("chat.generate", ChatGenerateParams("busy", [ChatMessage("user", "hi")]), timeout=30)
+        loaded_runtime.request(methods.CHAT_GENERATE, ChatGenerateParams("busy", [ChatMessage("user", "hi")]), timeout=30)
     assert info.value.code == ErrorCode.BUSY
     assert info.value.data["running_request_id"] == call.id
     with pytest.raises(RpcError) as info:
-        loaded_runtime.request("model.unload", timeout=30)
+        loaded_runtime.request(methods.MODEL_UNLOAD, timeout=30)
     assert info.value.code == ErrorCode.BUSY and info.value.data["running_request_id"] == call.id
     # Another conversation streams beside it.
     other = loaded_runtime.chat(ChatGenerateParams("other", [ChatMessage("user", "hi")], max_tokens=4, temperature=0), timeout=60)

@@ -1,5 +1,6 @@
 """The protocol module alone: validation of typed messages and framing."""
 
+import dataclasses
 import json
 
 import pytest
@@ -58,5 +59,5 @@ def test_lines_are_single_json_objects_with_raw_unicode():
 
 def test_every_method_has_typed_params_and_result():
     for name, method in protocol.METHODS.items():
-        assert protocol.dataclasses.is_dataclass(method.params), name
-        assert protocol.dataclasses.is_dataclass(method.result), name
+        assert dataclasses.is_dataclass(method.params), name
+        assert dataclasses.is_dataclass(method.result), name

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, KvStoreInfoParams, RpcError
+from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, KvStoreInfoParams, RpcError, methods
 
 pytestmark = pytest.mark.slow
 
@@ -58,7 +58,7 @@ def test_multi_turn_conversation_reuses_the_kv_cache(loaded_runtime):
 def test_the_next_turns_header_is_evaluated_while_the_user_reads(loaded_runtime):
     history = [("system", "You are terse."), ("user", "Name a fruit.")]
     first, _ = ask(loaded_runtime, history, conversation="header")
-    loaded_runtime.request("kv.store_info", KvStoreInfoParams(wait_for_writes=True), timeout=60)  # the reply's after-work has run
+    loaded_runtime.request(methods.KV_STORE_INFO, KvStoreInfoParams(wait_for_writes=True), timeout=60)  # the reply's after-work has run
     s1 = first.stats
 
     history += [("assistant", first.text), ("user", "Name a vegetable.")]

@@ -15,7 +15,7 @@ import pytest
 
 from bad_input import expect_error
 from serve_process import MODEL_NAME, serving
-from runtime.engine.sampling import INT32_SETTINGS, Sampler, SamplerError, SamplingConfig
+from runtime.llama.sampling import INT32_SETTINGS, Sampler, SamplerError, SamplingConfig
 from runtime.protocol import ErrorCode
 
 pytestmark = pytest.mark.slow

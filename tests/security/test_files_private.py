@@ -17,7 +17,7 @@ import pytest
 
 from app.storage.store import Store
 from runtime.client import RuntimeClient
-from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfoParams, ModelLoadParams
+from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfoParams, ModelLoadParams, methods
 from waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,7 +120,7 @@ def test_the_runtime_saves_kv_states_and_logs_privately(tmp_path, starter_model,
         client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=512))
         messages = [ChatMessage("system", "You answer in one short sentence."), ChatMessage("user", "What is the capital of France, and which river runs through it?")]
         client.chat(ChatGenerateParams("a", messages, max_tokens=8, temperature=0.0), timeout=180)
-        info = client.request("kv.store_info", KvStoreInfoParams(wait_for_writes=True), timeout=60)
+        info = client.request(methods.KV_STORE_INFO, KvStoreInfoParams(wait_for_writes=True), timeout=60)
         assert info.entries == 1 and info.disk_bytes > 0
     finally:
         client.close()

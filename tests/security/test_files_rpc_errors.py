@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from runtime.client import RuntimeClient
-from runtime.protocol import ErrorCode, RpcError, parse_line
+from runtime.protocol import ErrorCode, RpcError, methods, parse_line
 
 # Answers runtime.metrics with a malformed error (what the test names), and kv.info with a well-formed one.
 MALFORMED_RUNTIME = r"""
@@ -38,15 +38,15 @@ def test_a_malformed_error_reply_fails_its_call_and_the_reader_keeps_reading(tmp
     script.write_text(MALFORMED_RUNTIME)
     client = RuntimeClient([sys.executable, str(script), kind])
     try:
-        first = client.start("runtime.metrics")
-        second = client.start("runtime.metrics")
+        first = client.start(methods.RUNTIME_METRICS)
+        second = client.start(methods.RUNTIME_METRICS)
         for call in (first, second):
             with pytest.raises(RpcError) as caught:
                 call.result(timeout=30)  # before the fix: TimeoutError, the reader thread had died
             assert "malformed error reply" in caught.value.message or "boom" in caught.value.message
         # The reader is still alive: a later call gets its (well-formed) answer.
         with pytest.raises(RpcError, match="still here"):
-            client.request("kv.clear", timeout=30)
+            client.request(methods.KV_CLEAR, timeout=30)
     finally:
         client.close()
 

@@ -23,7 +23,7 @@ from gguf_files import (
     STRING, UINT32, UINT64, UINT8, array_claiming, entry, llama_claiming, nested_arrays, raw_header, tokenizer_metadata,
     typed, write_llama, TINY_VOCABULARY,
 )
-from runtime.engine.memory import estimate_load
+from runtime.llama.memory import estimate_load
 from runtime.gguf.reader import GGUFError, read_header
 from runtime.hub import fit
 from runtime.protocol import ErrorCode, HubQuantsParams, RpcError

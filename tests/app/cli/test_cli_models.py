@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from runtime.protocol import methods
 from sample_repos import SMOL_REPO, hub_env
 
 pytestmark = pytest.mark.slow
@@ -84,7 +85,7 @@ def test_rm_of_a_file_you_added_takes_it_off_the_list_and_deletes_it_only_when_a
     def add() -> str:
         with RuntimeClient(env={**os.environ, **hub_env(hub, tmp_path)}) as client:
             client.initialize("pytest")
-            return client.request("models.add", ModelsAddParams(str(own)), timeout=60).id
+            return client.request(methods.MODELS_ADD, ModelsAddParams(str(own)), timeout=60).id
 
     def listed() -> list[str]:
         return [m["id"] for m in json.loads(lokal("models", "--json").stdout)["models"]]
@@ -108,6 +109,6 @@ def test_models_remove_of_an_added_file_keeps_it_unless_asked(hub_runtime, tmp_p
 
     own = tmp_path / "kept.gguf"
     os.link(starter_model, own) if os.stat(starter_model).st_dev == os.stat(tmp_path).st_dev else own.write_bytes(starter_model.read_bytes())
-    added = hub_runtime.request("models.add", ModelsAddParams(str(own)), timeout=60)
-    hub_runtime.request("models.remove", ModelsRemoveParams(added.id), timeout=60)  # no delete_file: only off the list
+    added = hub_runtime.request(methods.MODELS_ADD, ModelsAddParams(str(own)), timeout=60)
+    hub_runtime.request(methods.MODELS_REMOVE, ModelsRemoveParams(added.id), timeout=60)  # no delete_file: only off the list
     assert own.exists()

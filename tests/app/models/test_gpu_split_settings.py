@@ -29,8 +29,8 @@ def config_dir(tmp_path, monkeypatch):
 def test_the_defaults_are_llama_cpps_and_a_load_carries_them_to_llama_cpp(config_dir, starter_model):
     import llama_cpp
 
-    from runtime.engine.llama_model import SPLIT_MODES, LlamaModel
-    from runtime.engine.llama_model import LoadSettings as EngineSettings
+    from runtime.llama.llama_model import SPLIT_MODES, LlamaModel
+    from runtime.llama.llama_model import LoadSettings as EngineSettings
 
     llama_defaults = llama_cpp.llama_model_default_params()
     assert SPLIT_MODES[LoadSettings().split_mode] == llama_defaults.split_mode and LoadSettings().main_gpu == llama_defaults.main_gpu

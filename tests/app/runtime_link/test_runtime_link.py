@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from app.runtime_link import ConnectionState, RuntimeLink
-from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, ModelLoadParams
+from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, ModelLoadParams, methods
 
 SILENT_RUNTIME = r"""
 import json, os, sys
@@ -61,10 +61,10 @@ def test_jobs_queue_on_the_client_instead_of_getting_busy_and_two_conversations_
     runtime.sig_delta.connect(lambda *_args: in_flight.append(sorted(call.conversation_id for call in runtime.jobs)))
     params = lambda conversation, text: ChatGenerateParams(conversation, [ChatMessage("user", text)], max_tokens=8, temperature=0.0)
     # Sent at once, before the runtime is even ready: the load alone, then the replies, one per conversation at a time.
-    runtime.call("model.load", ModelLoadParams(path=str(starter_model), n_ctx=512), on_result=results.append, on_error=errors.append)
-    runtime.call("chat.generate", params("q", "Hi"), on_result=results.append, on_error=errors.append)
-    runtime.call("chat.generate", params("q", "Hello"), on_result=results.append, on_error=errors.append)
-    runtime.call("chat.generate", params("r", "Good morning"), on_result=results.append, on_error=errors.append)
+    runtime.call(methods.MODEL_LOAD, ModelLoadParams(path=str(starter_model), n_ctx=512), on_result=results.append, on_error=errors.append)
+    runtime.call(methods.CHAT_GENERATE, params("q", "Hi"), on_result=results.append, on_error=errors.append)
+    runtime.call(methods.CHAT_GENERATE, params("q", "Hello"), on_result=results.append, on_error=errors.append)
+    runtime.call(methods.CHAT_GENERATE, params("r", "Good morning"), on_result=results.append, on_error=errors.append)
     assert runtime.queued == 4
     qtbot.waitUntil(lambda: len(results) + len(errors) == 4, timeout=240_000)
     assert errors == []  # no BUSY: the runtime never saw a job it refuses
@@ -92,7 +92,7 @@ def stand_in(qtbot, link, tmp_path, source: str, heartbeat: tuple[int, int] | No
 def test_a_request_that_gets_no_answer_times_out(qtbot, link, tmp_path):
     runtime = stand_in(qtbot, link, tmp_path, SILENT_RUNTIME)
     errors = []
-    runtime.call("runtime.metrics", None, on_result=lambda r: errors.append("answered?"), on_error=errors.append, timeout_ms=300)
+    runtime.call(methods.RUNTIME_METRICS, None, on_result=lambda r: errors.append("answered?"), on_error=errors.append, timeout_ms=300)
     qtbot.waitUntil(lambda: bool(errors), timeout=5_000)
     assert errors[0].code == ErrorCode.REQUEST_TIMEOUT and "runtime.metrics got no answer" in errors[0].message
 
@@ -111,7 +111,7 @@ def test_an_internal_error_reaches_the_caller_and_its_remote_traceback_is_logged
     runtime = stand_in(qtbot, link, tmp_path, FAULTY_RUNTIME)
     errors = []
     with caplog.at_level(logging.ERROR, logger="lokal.runtime_link"):
-        runtime.call("runtime.metrics", None, on_error=errors.append, timeout_ms=5_000)
+        runtime.call(methods.RUNTIME_METRICS, None, on_error=errors.append, timeout_ms=5_000)
         qtbot.waitUntil(lambda: bool(errors), timeout=5_000)
     assert errors[0].code == ErrorCode.INTERNAL_ERROR
     assert "runtime.metrics failed in the runtime" in caplog.text and "ZeroDivisionError" in caplog.text and 'File "engine.py"' in caplog.text
@@ -120,7 +120,7 @@ def test_an_internal_error_reaches_the_caller_and_its_remote_traceback_is_logged
 def test_a_result_that_does_not_match_its_dataclass_is_an_error_naming_the_field(qtbot, link, tmp_path):
     runtime = stand_in(qtbot, link, tmp_path, FAULTY_RUNTIME)
     results, errors = [], []
-    runtime.call("hub.catalog", None, on_result=results.append, on_error=errors.append, timeout_ms=5_000)
+    runtime.call(methods.HUB_CATALOG, None, on_result=results.append, on_error=errors.append, timeout_ms=5_000)
     qtbot.waitUntil(lambda: bool(results or errors), timeout=5_000)
     assert results == [] and errors[0].code == ErrorCode.INVALID_PARAMS and "result.entries" in errors[0].message
 
@@ -128,4 +128,4 @@ def test_a_result_that_does_not_match_its_dataclass_is_an_error_naming_the_field
 def test_params_must_be_the_methods_dataclass(link):
     runtime = link()
     with pytest.raises(TypeError, match="hub.quants takes HubQuantsParams"):
-        runtime.call("hub.quants", {"repo": "org/name"})
+        runtime.call(methods.HUB_QUANTS, {"repo": "org/name"})

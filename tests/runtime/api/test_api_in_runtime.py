@@ -7,7 +7,7 @@ import openai
 import pytest
 
 from runtime.client import RuntimeClient
-from runtime.protocol import ApiStartParams, ChatGenerateParams, ChatMessage, ErrorCode, KvStoreInfoParams, ModelLoadParams, RpcError
+from runtime.protocol import ApiStartParams, ChatGenerateParams, ChatMessage, ErrorCode, KvStoreInfoParams, ModelLoadParams, RpcError, methods
 from serve_process import MODEL_NAME
 
 pytestmark = pytest.mark.slow
@@ -20,7 +20,7 @@ class Api:
     """The API of one runtime process: where it listens and an openai client for it."""
 
     def __init__(self, client: RuntimeClient, **params):
-        self.started = client.request("api.start", ApiStartParams(port=0, **params), timeout=60)
+        self.started = client.request(methods.API_START, ApiStartParams(port=0, **params), timeout=60)
         self.url = self.started.url
         with open(self.started.key_file, encoding="utf-8") as f:
             self.key = f.read().strip()
@@ -49,19 +49,19 @@ def served(starter_model):
     client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=1024, n_threads=1))
     api = Api(client, max_queue=1)
     yield client, api
-    assert client.request("api.stop", timeout=30).stopped is True
+    assert client.request(methods.API_STOP, timeout=30).stopped is True
     client.close()
 
 
 def test_api_start_refuses_the_network_and_a_taken_port_and_answers_503_without_a_model(runtime):
     with pytest.raises(RpcError) as err:
-        runtime.request("api.start", ApiStartParams(host="0.0.0.0", port=0), timeout=30)
+        runtime.request(methods.API_START, ApiStartParams(host="0.0.0.0", port=0), timeout=30)
     assert err.value.code == ErrorCode.INVALID_PARAMS and "allow" in err.value.message
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         with pytest.raises(RpcError) as err:
-            runtime.request("api.start", ApiStartParams(port=taken.getsockname()[1]), timeout=30)
+            runtime.request(methods.API_START, ApiStartParams(port=taken.getsockname()[1]), timeout=30)
         assert err.value.code == ErrorCode.LISTEN_FAILED
     api = Api(runtime)
     assert api.started.host == "127.0.0.1" and api.started.model is None
@@ -69,7 +69,7 @@ def test_api_start_refuses_the_network_and_a_taken_port_and_answers_503_without_
     assert status == 503 and health["status"] == "no_model"
     status, body = api.status("/v1/chat/completions", {"model": MODEL_NAME, "messages": [{"role": "user", "content": "Hi"}]})
     assert status == 503 and body["error"]["code"] == "model_unavailable"
-    assert runtime.request("api.stop", timeout=30).stopped is True
+    assert runtime.request(methods.API_STOP, timeout=30).stopped is True
     with pytest.raises(ConnectionRefusedError):
         api.status()
 
@@ -79,7 +79,7 @@ def test_an_api_caller_never_gets_the_windows_cache_nor_the_reverse_and_its_own_
     system = "You are a careful assistant for a small bakery. You answer questions about opening hours, bread and cakes, politely and in one short sentence."
     window = [ChatMessage("system", system), ChatMessage("user", "Do you sell rye bread on Sundays?")]
     turn = client.chat(ChatGenerateParams("window-conversation", window, max_tokens=8, **GREEDY))
-    client.request("kv.store_info", KvStoreInfoParams(wait_for_writes=True), timeout=60)  # its state is saved too
+    client.request(methods.KV_STORE_INFO, KvStoreInfoParams(wait_for_writes=True), timeout=60)  # its state is saved too
     assert turn.stats.prompt_tokens >= 40
     # A caller who guesses the window conversation's prefix learns nothing from the cache: neither the live
     # sequence nor the saved state serves it.
@@ -93,7 +93,7 @@ def test_an_api_caller_never_gets_the_windows_cache_nor_the_reverse_and_its_own_
     # Nor the reverse: the window gets nothing of a conversation only the API had.
     api_only = [{"role": "system", "content": "You are a ferry timetable. You answer with departure times only, nothing else."}, {"role": "user", "content": "When does the first ferry leave on Saturdays?"}]
     api.openai().chat.completions.create(model=MODEL_NAME, messages=api_only, max_tokens=4, **GREEDY)
-    client.request("kv.store_info", KvStoreInfoParams(wait_for_writes=True), timeout=60)
+    client.request(methods.KV_STORE_INFO, KvStoreInfoParams(wait_for_writes=True), timeout=60)
     again = client.chat(ChatGenerateParams("window-copy-of-the-api", [ChatMessage(m["role"], m["content"]) for m in api_only], max_tokens=4, **GREEDY))
     assert again.stats.prompt_tokens_reused == 0 and again.stats.prompt_tokens_restored == 0
 
@@ -120,7 +120,7 @@ def one_sequence(starter_model):
     client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=1024, n_threads=1, n_seq=1))
     api = Api(client, max_queue=1)
     yield client, api
-    assert client.request("api.stop", timeout=30).stopped is True
+    assert client.request(methods.API_STOP, timeout=30).stopped is True
     client.close()
 
 
@@ -155,7 +155,7 @@ def test_a_model_load_behind_an_api_reply_makes_new_requests_503_until_it_is_don
     next(iter(stream))
     waiting, load_waits = [], threading.Event()
     client.add_notification_handler(lambda method, params: method == "job.waiting" and (waiting.append(params["request_id"]), load_waits.set()))
-    load = client.start("model.load", ModelLoadParams(path=str(starter_model), n_ctx=1024, n_threads=1))
+    load = client.start(methods.MODEL_LOAD, ModelLoadParams(path=str(starter_model), n_ctx=1024, n_threads=1))
     # The load waits for the API's reply (the runtime says so), so this is deterministic: the model is "loading" for new requests.
     assert load_waits.wait(30) and waiting == [load.id], waiting
     status, health = api.status()

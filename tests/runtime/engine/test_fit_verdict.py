@@ -1,11 +1,11 @@
-"""One fit verdict (runtime/engine/memory.py): the catalog's label and model.load's decision agree."""
+"""One fit verdict (runtime/llama/memory.py): the catalog's label and model.load's decision agree."""
 
 from __future__ import annotations
 
 import pytest
 
 from runtime.engine.engine import check_fits
-from runtime.engine.memory import estimate_load
+from runtime.llama.memory import estimate_load
 from runtime.gguf.reader import read_file_header
 from runtime.hub import fit
 from runtime.protocol import Device, ErrorCode, ModelLoadParams, RpcError

@@ -1,4 +1,4 @@
-"""Auto GPU offload as pure decisions (runtime/engine/memory.py, offload.py): per-layer costs from the GGUF
+"""Auto GPU offload as pure decisions (runtime/llama/memory.py, runtime/engine/offload.py): per-layer costs from the GGUF
 tensor table, the layer count for a memory budget, how llama.cpp splits layers over devices, and the
 step-down when llama.cpp still cannot allocate what Auto chose."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.engine import memory
+from runtime.llama import memory
 from runtime.engine.offload import load_stepping_down, offload_report, plan_offload
 from runtime.gguf.reader import read_file_header
 from runtime.protocol import Device

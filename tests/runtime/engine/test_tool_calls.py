@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from runtime.engine.sampling import Sampler, SamplingConfig
+from runtime.llama.sampling import Sampler, SamplingConfig
 from runtime.engine.tools import HERMES, LLAMA3, MISTRAL, ToolCallParser, call_grammar, split_reply, tool_format
 from runtime.protocol import ToolSpec
 
@@ -51,7 +51,7 @@ def test_the_format_comes_from_the_template():
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", [HERMES, LLAMA3, MISTRAL])
 def test_the_forcing_grammar_parses_in_llama_cpp_and_allows_only_calls(starter_model, fmt):
-    from runtime.engine.llama_model import LlamaModel, LoadSettings
+    from runtime.llama.llama_model import LlamaModel, LoadSettings
     from runtime.gguf.reader import read_file_header
 
     model = LlamaModel(LoadSettings(str(starter_model), 128, 0, "f16", "f16", None, 1), read_file_header(starter_model))

@@ -12,6 +12,7 @@ import threading
 
 import pytest
 
+from runtime.protocol import methods
 from sample_repos import SMOL_FILE, SMOL_REPO, hub_env
 from waiting import wait_until
 
@@ -93,12 +94,12 @@ def test_cancelling_the_waiting_download_leaves_the_other_process_s_file_alone(h
     try:
         first.initialize("pytest-first")
         second.initialize("pytest-second")
-        fetching = first.request("download.start", DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
+        fetching = first.request(methods.DOWNLOAD_START, DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
         assert hub.stalled.wait(60)
-        waiting = second.request("download.start", DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
+        waiting = second.request(methods.DOWNLOAD_START, DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
         second_notes.wait(waiting.id, states=("waiting",), timeout=30)
 
-        cancelled = second.request("download.cancel", DownloadIdParams(waiting.id), timeout=30)
+        cancelled = second.request(methods.DOWNLOAD_CANCEL, DownloadIdParams(waiting.id), timeout=30)
         assert cancelled.state == "cancelled"
         repo_dir = tmp_path / "hf_home" / "hub" / ("models--" + SMOL_REPO.replace("/", "--"))
         expected = hub.repos[SMOL_REPO].files[SMOL_FILE].sha256

@@ -10,7 +10,7 @@ import pytest
 
 from fake_hub import FakeFile, FakeRepo
 from runtime.hub import names
-from runtime.protocol import DownloadStartParams, ErrorCode, RpcError
+from runtime.protocol import DownloadStartParams, ErrorCode, RpcError, methods
 
 pytestmark = pytest.mark.slow
 
@@ -71,7 +71,7 @@ def test_a_hostile_name_is_refused_and_nothing_is_written_outside_the_cache(hub,
     before = everything_under(tmp_path)
 
     with pytest.raises(RpcError) as refused:
-        hub_runtime.request("download.start", params, timeout=60)
+        hub_runtime.request(methods.DOWNLOAD_START, params, timeout=60)
 
     error = refused.value
     assert error.code in (ErrorCode.HUB_ERROR, ErrorCode.INVALID_PARAMS), error
@@ -80,7 +80,7 @@ def test_a_hostile_name_is_refused_and_nothing_is_written_outside_the_cache(hub,
     assert not escaped, f"written outside the cache: {escaped}"
     assert not list(cache.rglob("*escaped*"))
     # Nothing was planned either, and the runtime goes on answering.
-    assert hub_runtime.request("download.list", timeout=30).downloads == []
+    assert hub_runtime.request(methods.DOWNLOAD_LIST, timeout=30).downloads == []
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from runtime.client import RuntimeClient
-from runtime.protocol import DownloadInfo, DownloadStartParams, decode
+from runtime.protocol import DownloadInfo, DownloadStartParams, decode, methods
 from sample_repos import SMOL_FILE, SMOL_REPO, hub_env
 from waiting import wait_until
 
@@ -57,7 +57,7 @@ def test_without_symlinks_the_blob_is_moved_rm_frees_it_and_it_can_be_pulled_aga
     client = RuntimeClient(command=[sys.executable, "-c", RUNTIME_WITHOUT_SYMLINKS], env=env, on_notification=downloads)
     try:
         client.initialize("pytest-no-symlinks")
-        started = client.request("download.start", DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
+        started = client.request(methods.DOWNLOAD_START, DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
         done = downloads.wait(started.id)
         assert done.state == "done", done.error
 
@@ -75,11 +75,11 @@ def test_without_symlinks_the_blob_is_moved_rm_frees_it_and_it_can_be_pulled_aga
         assert "98.4 MB freed" in removed.stdout
         assert not snapshot.exists() and not any(p.is_file() for d in ("blobs", "snapshots") for p in (repo_dir / d).rglob("*"))
 
-        listed = client.request("download.list", timeout=30).downloads
+        listed = client.request(methods.DOWNLOAD_LIST, timeout=30).downloads
         assert not [d for d in listed if d.repo == SMOL_REPO and d.state == "done"], listed
 
         before = len(downloads.seen)
-        again = client.request("download.start", DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
+        again = client.request(methods.DOWNLOAD_START, DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
         assert again.state != "done"  # not the old record: a new download
         done_again = downloads.wait(again.id, after=before)
         assert done_again.state == "done", done_again.error

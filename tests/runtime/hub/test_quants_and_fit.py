@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.engine.memory import estimate_load
+from runtime.llama.memory import estimate_load
 from runtime.gguf.reader import read_file_header
 from runtime.hub import fit
 from runtime.speculative.compat import incompatibilities

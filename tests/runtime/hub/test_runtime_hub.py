@@ -21,6 +21,7 @@ from runtime.protocol import (
     ModelsRemoveParams,
     ModelsRemoveResult,
     decode,
+    methods,
 )
 from sample_repos import DRAFT_REPO, GATED_REPO, SMOL_FILE, SMOL_REPO, TARGET_REPO, Notes, hub_env
 
@@ -38,17 +39,17 @@ def wait_for_download(client, download_id, states=("done", "failed", "cancelled"
 
 
 def test_catalog_search_and_quants(hub_runtime, hub):
-    catalog = hub_runtime.request("hub.catalog", timeout=30)
+    catalog = hub_runtime.request(methods.HUB_CATALOG, timeout=30)
     repos = {e.repo for e in catalog.entries}
     assert len(catalog.entries) >= 10 and all(r.count("/") == 1 for r in repos)
     drafts = [e.draft for e in catalog.entries if e.draft]
     assert drafts and set(drafts) <= repos  # every draft partner is itself in the catalog
 
-    found = hub_runtime.request("hub.search", HubSearchParams("lokal-test", limit=10), timeout=60)
+    found = hub_runtime.request(methods.HUB_SEARCH, HubSearchParams("lokal-test", limit=10), timeout=60)
     assert [r.id for r in found.repos] == [SMOL_REPO, TARGET_REPO, DRAFT_REPO, GATED_REPO]  # by downloads
     assert found.repos[-1].gated
 
-    quants = hub_runtime.request("hub.quants", HubQuantsParams(SMOL_REPO, n_ctx=2048), timeout=120)
+    quants = hub_runtime.request(methods.HUB_QUANTS, HubQuantsParams(SMOL_REPO, n_ctx=2048), timeout=120)
     assert [lv.name for lv in quants.levels] == ["Q4_1", "Q8_0", "F32"]
     assert [lv.fit.label for lv in quants.levels][-1] == "too_big"
     assert quants.levels[0].fit.label in ("ram", "gpu")
@@ -56,7 +57,7 @@ def test_catalog_search_and_quants(hub_runtime, hub):
 
 def test_download_streams_progress_and_leaves_the_engine_slot_free(hub_runtime, hub, starter_model):
     hub.faults.rate = 40e6  # about 2.5 s
-    info = hub_runtime.request("download.start", DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
+    info = hub_runtime.request(methods.DOWNLOAD_START, DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
     assert info.state == "running" and info.bytes_total == starter_model.stat().st_size
     # While it downloads, the engine loads a model: no BUSY.
     loaded = hub_runtime.load_model(ModelLoadParams(path=str(starter_model), n_ctx=512), timeout=120)
@@ -66,18 +67,18 @@ def test_download_streams_progress_and_leaves_the_engine_slot_free(hub_runtime, 
     progress = [d for m, d in hub_runtime.notes if m == "download.progress" and d["id"] == info.id and d["state"] == "running"]
     assert len(progress) >= 4 and any(d["speed"] > 0 and d["eta_s"] for d in progress)
 
-    listed = hub_runtime.request("download.list", timeout=30)
+    listed = hub_runtime.request(methods.DOWNLOAD_LIST, timeout=30)
     assert [d.state for d in listed.downloads] == ["done"]
-    models = hub_runtime.request("models.list", timeout=60).models
+    models = hub_runtime.request(methods.MODELS_LIST, timeout=60).models
     [ours] = [m for m in models if m.repo == SMOL_REPO]
     assert ours.path == done.paths[0] and ours.quantization == "Q4_1" and ours.source == "hf_cache"
     # The downloaded file is a model the runtime loads.
     assert hub_runtime.load_model(ModelLoadParams(path=ours.path, n_ctx=512), timeout=120).quantization == "Q4_1"
 
-    removed = hub_runtime.request("models.remove", ModelsRemoveParams(ours.id), timeout=60)
+    removed = hub_runtime.request(methods.MODELS_REMOVE, ModelsRemoveParams(ours.id), timeout=60)
     assert removed == ModelsRemoveResult(removed=True, freed_bytes=starter_model.stat().st_size)
     assert not os.path.exists(ours.path)
-    models = hub_runtime.request("models.list", timeout=60).models
+    models = hub_runtime.request(methods.MODELS_LIST, timeout=60).models
     assert not [m for m in models if m.repo == SMOL_REPO]
 
 
@@ -87,7 +88,7 @@ def test_a_download_interrupted_by_a_runtime_restart_resumes(hub, tmp_path):
     notes = Notes()
     first = RuntimeClient(env=env, on_notification=notes)
     first.initialize("pytest-restart")
-    info = first.request("download.start", DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
+    info = first.request(methods.DOWNLOAD_START, DownloadStartParams(SMOL_REPO, "Q4_1"), timeout=60)
     notes.wait_until(progress_of(info.id, lambda i: i.bytes_done > 0), "bytes arriving before the restart")
     first.close()  # shutdown pauses the download and keeps its bytes
     hub.faults.rate = None
@@ -96,10 +97,10 @@ def test_a_download_interrupted_by_a_runtime_restart_resumes(hub, tmp_path):
     second.notes = notes
     try:
         second.initialize("pytest-restart")
-        [saved] = second.request("download.list", timeout=30).downloads
+        [saved] = second.request(methods.DOWNLOAD_LIST, timeout=30).downloads
         assert saved.id == info.id and saved.state == "paused" and 0 < saved.bytes_done < saved.bytes_total
         notes.clear()
-        second.request("download.resume", DownloadIdParams(info.id), timeout=30)
+        second.request(methods.DOWNLOAD_RESUME, DownloadIdParams(info.id), timeout=30)
         done = wait_for_download(second, info.id, ("done", "failed"))
         assert done.state == "done", done.error
         assert hub.ranges_for(SMOL_FILE)[-1] == f"bytes={saved.bytes_done}-"
@@ -130,7 +131,7 @@ def test_download_of_an_unknown_quant(hub_runtime):
 
 
 def test_download_of_a_gated_repository_without_a_token(hub_runtime):
-    info = hub_runtime.request("download.start", DownloadStartParams(GATED_REPO), timeout=60)
+    info = hub_runtime.request(methods.DOWNLOAD_START, DownloadStartParams(GATED_REPO), timeout=60)
     failed = wait_for_download(hub_runtime, info.id)
     assert failed.error_code == ErrorCode.AUTH_REQUIRED and "hf auth login" in failed.error
     still_serving(hub_runtime)
@@ -170,11 +171,11 @@ def test_draft_check_with_a_missing_local_file(hub_runtime, tmp_path):
 def test_adding_a_real_model_lists_it_and_forgetting_keeps_the_file(hub_runtime, tmp_path, starter_model):
     copy = tmp_path / "my-model.gguf"
     os.link(starter_model, copy) if os.stat(starter_model).st_dev == os.stat(tmp_path).st_dev else copy.write_bytes(starter_model.read_bytes())
-    added = hub_runtime.request("models.add", ModelsAddParams(str(copy)), timeout=60)
+    added = hub_runtime.request(methods.MODELS_ADD, ModelsAddParams(str(copy)), timeout=60)
     assert added.source == "added" and added.quantization == "Q4_1" and added.context_length == 8192
-    models = hub_runtime.request("models.list", timeout=60).models
+    models = hub_runtime.request(methods.MODELS_LIST, timeout=60).models
     assert added.id in [m.id for m in models]
-    hub_runtime.request("models.remove", ModelsRemoveParams(added.id, delete_file=False), timeout=60)
+    hub_runtime.request(methods.MODELS_REMOVE, ModelsRemoveParams(added.id, delete_file=False), timeout=60)
     assert copy.exists()
-    models = hub_runtime.request("models.list", timeout=60).models
+    models = hub_runtime.request(methods.MODELS_LIST, timeout=60).models
     assert added.id not in [m.id for m in models]

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 import pytest
 
 from runtime.client import RuntimeClient
-from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfoParams, ModelLoadParams
+from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfoParams, ModelLoadParams, methods
 
 pytestmark = pytest.mark.slow
 
@@ -47,7 +47,7 @@ def canonical_prompt_length(model_path, messages) -> int:
     """How many ids the rendered history tokenizes to, the reply's text tokenized afresh (as the runtime renders it)."""
     from runtime.engine.chat_template import ChatTemplate
     from runtime.engine.engine import tokenize_rendered
-    from runtime.engine.llama_model import LlamaModel, LoadSettings
+    from runtime.llama.llama_model import LlamaModel, LoadSettings
     from runtime.gguf.reader import read_file_header
 
     header = read_file_header(str(model_path))
@@ -72,7 +72,7 @@ def test_a_code_reply_is_reused_whole_live_from_ram_and_from_disk(starter_model,
     with runtime_with_store(first_dir, starter_model) as client:
         reply = ask(client, [CODE_REQUEST], max_tokens=200)
         history = [CODE_REQUEST, ("assistant", reply.text), FOLLOW_UP]
-        client.request("kv.store_info", KvStoreInfoParams(wait_for_writes=True), timeout=60)
+        client.request(methods.KV_STORE_INFO, KvStoreInfoParams(wait_for_writes=True), timeout=60)
         shutil.copytree(first_dir / "kv", restart_dir / "kv")  # the store as it was after the reply
 
         live = ask(client, history, max_tokens=4)
@@ -84,7 +84,7 @@ def test_a_code_reply_is_reused_whole_live_from_ram_and_from_disk(starter_model,
         assert live.stats.prompt_tokens != canonical_prompt_length(starter_model, history), "the reply re-tokenizes to its own ids: pick another request"
 
         # The model loaded again: its cache is empty, the saved state is still in RAM.
-        client.request("model.unload", timeout=60)
+        client.request(methods.MODEL_UNLOAD, timeout=60)
         client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=N_CTX))
         from_ram = ask(client, history, max_tokens=4)
         assert from_ram.stats.kv_restore_source == "ram"
@@ -106,7 +106,7 @@ def spell(ids):
 
 
 def test_align_spells_the_same_text_with_the_cached_ids():
-    from runtime.engine.token_alignment import align
+    from runtime.llama.token_alignment import align
 
     cached = [1, 3, 4, 5, 7]  # "<s>" "a" "b" "c" "<end>": how the model generated it
     prompt = [1, 2, 5, 7, 8]  # the same text tokenized afresh ("ab" "c"), then something new
@@ -116,7 +116,7 @@ def test_align_spells_the_same_text_with_the_cached_ids():
 
 
 def test_align_stops_where_the_text_changes_and_only_at_a_shared_boundary():
-    from runtime.engine.token_alignment import align
+    from runtime.llama.token_alignment import align
 
     # "<s>abc" cached as <s> a b c; the prompt says "<s>abd": the cached ids serve up to "ab".
     aligned = align([1, 3, 4, 5], [1, 2, 8], VOCAB.__getitem__)

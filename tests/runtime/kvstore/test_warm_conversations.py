@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import pytest
 
 from runtime.client import RuntimeClient
-from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfoParams, ModelLoadParams
+from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfoParams, ModelLoadParams, methods
 
 pytestmark = pytest.mark.slow
 
@@ -37,7 +37,7 @@ def ask(client, messages, conversation="a", max_tokens=8):
 
 
 def store_info(client):
-    return client.request("kv.store_info", KvStoreInfoParams(wait_for_writes=True), timeout=60)
+    return client.request(methods.KV_STORE_INFO, KvStoreInfoParams(wait_for_writes=True), timeout=60)
 
 
 def test_restored_from_disk_after_a_restart_the_reply_is_byte_identical_to_the_warm_one(starter_model, tmp_path):
@@ -178,7 +178,7 @@ def test_store_size_is_visible_and_clearable(starter_model, tmp_path):
         info = store_info(client)
         assert info.enabled and info.path == str(tmp_path / "kv")
         assert info.entries == 1 and info.disk_bytes == sum(p.stat().st_size for p in (tmp_path / "kv").glob("*.kvs"))
-        cleared = client.request("kv.clear", timeout=30)
+        cleared = client.request(methods.KV_CLEAR, timeout=30)
         assert cleared.removed_files == 1 and cleared.freed_bytes == info.disk_bytes
         info = store_info(client)
         assert info.entries == 0 and info.disk_bytes == 0 and info.ram_bytes == 0

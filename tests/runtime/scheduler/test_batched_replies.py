@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-from runtime.engine.generation import GenerationRequest, decode_plain
-from runtime.engine.llama_model import LlamaModel, LoadSettings
-from runtime.engine.sampling import SamplingConfig
+from runtime.llama.generation import GenerationRequest, decode_plain
+from runtime.llama.llama_model import LlamaModel, LoadSettings
+from runtime.llama.sampling import SamplingConfig
 from runtime.gguf.reader import read_file_header
 from runtime.job_slot import API, PROTOCOL
 from runtime.scheduler.scheduler import ScheduledReply, Scheduler

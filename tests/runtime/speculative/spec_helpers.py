@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from runtime.engine.generation import Decoder, GenerationOutcome, GenerationRequest, decode_plain, generate
-from runtime.engine.llama_model import LlamaModel, LoadSettings
-from runtime.engine.sampling import SamplingConfig
+from runtime.llama.generation import Decoder, GenerationOutcome, GenerationRequest, decode_plain, generate
+from runtime.llama.llama_model import LlamaModel, LoadSettings
+from runtime.llama.sampling import SamplingConfig
 from runtime.gguf.reader import read_file_header
 
 GREEDY = SamplingConfig(temperature=0.0, top_p=1.0, top_k=40, seed=0)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from runtime.engine.sampling import Sampler, SamplingConfig
+from runtime.llama.sampling import Sampler, SamplingConfig
 from runtime.speculative.acceptance import judge
 
 N = 8000

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.engine.generation import BatchSoFar
+from runtime.llama.generation import BatchSoFar
 from runtime.speculative.adaptive import LOOKUP_PROBE_AFTER, MIN_GAIN, NEAR_GAIN, PROBE_FIRST, PROBE_MAX, Controller
 from runtime.speculative.copy_runs import CopyRuns
 from runtime.speculative.costs import CostModel
@@ -198,7 +198,7 @@ def test_a_reply_repeating_itself_drafts_less_than_a_copy_of_earlier_text_and_ea
 
 
 def test_a_match_continuing_the_reply_is_told_apart_from_one_continuing_the_prompt():
-    from runtime.engine.sampling import SamplingConfig
+    from runtime.llama.sampling import SamplingConfig
     from runtime.speculative.decoder import Drafting
     from runtime.speculative.lookup import NgramIndex
 

@@ -156,7 +156,7 @@ def test_a_reply_that_fills_the_context_goes_on_as_the_same_reply(starter_model,
     import threading
 
     from runtime.engine.context_window import make_room_for_reply
-    from runtime.engine.generation import GenerationRequest, decode_plain, generate
+    from runtime.llama.generation import GenerationRequest, decode_plain, generate
     from runtime.protocol import GenerationStats
     from spec_helpers import GREEDY
 

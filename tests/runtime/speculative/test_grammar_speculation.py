@@ -1,6 +1,6 @@
 """Speculative decoding under a grammar: drafts that do not fit are refused, and every reply validates.
 
-The draft model proposes without the grammar (runtime/engine/sampling.py:
+The draft model proposes without the grammar (runtime/llama/sampling.py:
 SamplingConfig.for_drafting), so many drafted tokens do not fit; with a fixed draft
 length every round drafts. The replies must still be JSON that validates, sampled
 and greedy, and the figures must show both accepted and refused drafts.
@@ -13,7 +13,7 @@ import json
 import jsonschema
 import pytest
 
-from runtime.engine.sampling import SamplingConfig
+from runtime.llama.sampling import SamplingConfig
 from runtime.engine.structured import schema_grammar
 from runtime.speculative.session import Speculation
 from spec_helpers import chat_prompt, load, run

@@ -27,7 +27,7 @@ from dataclasses import replace
 
 import pytest
 
-from runtime.engine.sampling import Sampler, SamplingConfig
+from runtime.llama.sampling import Sampler, SamplingConfig
 from runtime.speculative.session import Speculation
 from spec_helpers import chat_prompt, load, run
 

@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from runtime.engine.generation import DECODING, PREFILL_CHUNK_WHILE_STREAMING, PREFILLING, GenerationRequest, ReplyRun, decode_plain, decode_step
-from runtime.engine.llama_model import LlamaModel, LoadSettings
-from runtime.engine.sampling import SamplingConfig
+from runtime.llama.generation import DECODING, PREFILL_CHUNK_WHILE_STREAMING, PREFILLING, GenerationRequest, ReplyRun, decode_plain, decode_step
+from runtime.llama.llama_model import LlamaModel, LoadSettings
+from runtime.llama.sampling import SamplingConfig
 from runtime.gguf.reader import read_file_header
 from runtime.protocol import GenerationStats
 

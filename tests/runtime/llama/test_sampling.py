@@ -9,8 +9,8 @@ import llama_cpp
 import numpy as np
 import pytest
 
-from runtime.engine.llama_model import LlamaModel, LoadSettings
-from runtime.engine.sampling import TOKEN_DATA, Sampler, SamplerError, SamplingConfig
+from runtime.llama.llama_model import LlamaModel, LoadSettings
+from runtime.llama.sampling import TOKEN_DATA, Sampler, SamplerError, SamplingConfig
 from runtime.engine.structured import schema_grammar
 from runtime.gguf.reader import read_file_header
 from runtime.speculative.acceptance import judge

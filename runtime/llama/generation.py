@@ -15,10 +15,10 @@ from typing import Callable, Protocol, Sequence
 
 import psutil
 
-from runtime.engine.llama_model import DecodeAborted, DecodeError, LlamaModel, Slice, as_sequence
-from runtime.engine.sampling import Sampler, SamplingConfig
-from runtime.engine.text_stream import TextStream
-from runtime.engine.token_alignment import align
+from runtime.llama.llama_model import DecodeAborted, DecodeError, LlamaModel, Slice, as_sequence
+from runtime.llama.sampling import Sampler, SamplingConfig
+from runtime.llama.text_stream import TextStream
+from runtime.llama.token_alignment import align
 from runtime.protocol import ErrorCode, GenerationStats, RpcError
 
 # Prefill is split so a cancel is seen between chunks too; llama.cpp's abort callback covers the inside of one.

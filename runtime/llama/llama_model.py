@@ -2,7 +2,7 @@
 
 This is the only module that talks to llama.cpp's decode API. The context holds
 `n_seq` sequences in one unified KV cache (each may grow to `n_ctx` tokens, so
-the cache has n_seq x n_ctx cells); each `Sequence` keeps `tokens`, the exact
+the cache has n_seq x n_ctx cells); each `KvSequence` keeps `tokens`, the exact
 token ids whose keys and values it holds, so callers can reuse the longest
 common prefix and rewind. One llama_decode call can carry tokens of several
 sequences (`decode_slices`): each token carries its sequence's id, and each
@@ -30,7 +30,7 @@ import llama_cpp
 import llama_cpp._internals as internals
 from llama_cpp._logger import set_verbose
 
-from runtime.engine.token_alignment import common_prefix
+from runtime.llama.token_alignment import common_prefix
 from runtime.gguf.reader import GGUFHeader
 
 KV_TYPES = {"f16": llama_cpp.GGML_TYPE_F16, "q8_0": llama_cpp.GGML_TYPE_Q8_0, "q4_0": llama_cpp.GGML_TYPE_Q4_0}
@@ -82,7 +82,7 @@ def default_threads() -> int:
 class Slice:
     """One sequence's tokens in a batch; logits for every token (verification) or for the last one only."""
 
-    seq: "Sequence"
+    seq: "KvSequence"
     tokens: Seq[int]
     all_logits: bool = False
     # Tests: one llama_decode call per token, so every logit comes from the same kernels as in
@@ -91,7 +91,7 @@ class Slice:
     rows: list[int] = field(default_factory=list)  # filled by decode_slices: batch indices of its logits rows
 
 
-class Sequence:
+class KvSequence:
     """One sequence of the context's KV cache: the token ids it holds, and its logits rows from the last decode."""
 
     def __init__(self, model: "LlamaModel", seq_id: int):
@@ -126,7 +126,7 @@ class Sequence:
         llama_cpp.llama_memory_seq_rm(self.model.memory, self.seq_id, -1, -1)
         self.tokens.clear()
 
-    def share(self, donor: "Sequence", n: int) -> None:
+    def share(self, donor: "KvSequence", n: int) -> None:
         """Hold exactly the first n tokens of `donor`: the unified cache tags those cells with this sequence too,
         so nothing is computed or copied (each sequence's later tokens stay its own)."""
         self.clear()
@@ -152,7 +152,7 @@ class Sequence:
         return np.ctypeslib.as_array(ptr, shape=(self.model.n_vocab,))
 
 
-def as_sequence(model: "LlamaModel | Sequence") -> Sequence:
+def as_sequence(model: "LlamaModel | KvSequence") -> KvSequence:
     """A model stands for its sequence 0."""
     return model.sequences[0] if isinstance(model, LlamaModel) else model
 
@@ -203,7 +203,7 @@ class LlamaModel:
         self.one_sequence_per_decode = os.environ.get(BATCH_ENV, "").lower() == "single"
         # Told of every timed pass (tokens, seconds, logits rows): the speculative cost model (runtime/speculative/costs.py).
         self.pass_observer: Callable[[int, float, int], None] | None = None
-        self.sequences = [Sequence(self, i) for i in range(n_seq)]
+        self.sequences = [KvSequence(self, i) for i in range(n_seq)]
         self._pieces: dict[int, bytes] = {}
         self._special_pieces: dict[int, bytes] = {}
         self._piece_buf = ctypes.create_string_buffer(256)

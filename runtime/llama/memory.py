@@ -35,7 +35,7 @@ ACTIVATION_FLOATS_PER_EMBD = 12
 # prefill then touches activations that scale with the embedding and
 # feed-forward widths. Calibrated on measured RSS (runtime.metrics before/after
 # model.load and after a 1381-token prefill, n_ctx 2048, llama-cpp-python 0.3.36):
-# SmolLM2-135M Q4_1 and Qwen2.5-Coder-0.5B Q4_K_M; tests/runtime/engine/test_memory_estimate.py
+# SmolLM2-135M Q4_1 and Qwen2.5-Coder-0.5B Q4_K_M; tests/runtime/llama/test_memory_estimate.py
 # keeps the first within 10%.
 RESIDENT_BYTES_PER_VOCAB_TOKEN = 650
 PREFILL_FLOATS_PER_EMBD = 10

@@ -68,7 +68,7 @@ class SamplerError(ValueError):
 
 
 class Vocabulary(Protocol):
-    """What grammar and DRY need of a model: llama.cpp's vocab pointer and its size (runtime/engine/llama_model.py)."""
+    """What grammar and DRY need of a model: llama.cpp's vocab pointer and its size (runtime/llama/llama_model.py)."""
 
     vocab: object
     n_vocab: int

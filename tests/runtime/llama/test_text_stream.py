@@ -1,6 +1,6 @@
 """Streaming text never splits a UTF-8 character and never shows a stop string."""
 
-from runtime.engine.text_stream import TextStream
+from runtime.llama.text_stream import TextStream
 
 
 def test_multibyte_characters_split_across_tokens_are_held_until_whole():

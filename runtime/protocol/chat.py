@@ -1,0 +1,150 @@
+"""A reply: chat.generate (messages, samplers, tools), its streamed deltas, its figures, and chat.cancel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional, Union
+
+Role = Literal["system", "user", "assistant", "tool"]
+FinishReason = Literal["stop", "length", "cancelled", "tool_calls"]
+ToolChoice = Literal["auto", "none", "required"]
+
+
+SpeculationMode = Literal["off", "auto", "lookup", "draft", "both"]
+
+
+@dataclass
+class ToolCall:
+    """A call of one function, as the model wrote it: `arguments` is the JSON text of its arguments."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass
+class ChatMessage:
+    role: Role
+    content: str
+    tool_calls: list[ToolCall] = field(default_factory=list)  # an assistant turn that called tools
+    tool_call_id: Optional[str] = None  # role "tool": the call this message answers
+    name: Optional[str] = None  # role "tool": the function that answered
+
+
+@dataclass
+class ToolSpec:
+    """A function the model may call (OpenAI's `tools[].function`)."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=dict)  # a JSON schema of its arguments
+
+
+@dataclass
+class LogitBias:
+    token: int
+    bias: float  # added to the token's logit; -100 or less bans it
+
+
+@dataclass
+class ChatGenerateParams:
+    conversation_id: str
+    messages: list[ChatMessage]
+    max_tokens: int = 512
+    temperature: float = 0.7
+    top_p: float = 0.95
+    top_k: int = 40
+    seed: Optional[int] = None
+    stop: list[str] = field(default_factory=list)
+    # Raw text to continue instead of `messages` rendered by the chat template (the API's /v1/completions).
+    prompt: Optional[str] = None
+    # Speculative decoding (runtime/speculative): auto = prompt lookup, plus the draft model if one is loaded.
+    speculation: SpeculationMode = "auto"
+    # llama.cpp's samplers (runtime/llama/sampling.py), with llama-server's defaults: 1.0 / 0 turn one off.
+    min_p: float = 0.05
+    typical_p: float = 1.0
+    repeat_penalty: float = 1.0
+    frequency_penalty: float = 0.0
+    presence_penalty: float = 0.0
+    penalty_last_n: int = 64  # recent tokens (prompt included) the penalties look at; -1: the whole context
+    dry_multiplier: float = 0.0  # DRY (don't repeat yourself) penalty; 0: off
+    dry_base: float = 1.75
+    dry_allowed_length: int = 2
+    dry_penalty_last_n: int = -1  # -1: the whole context
+    logit_bias: list[LogitBias] = field(default_factory=list)
+    # Constrained output, at most one of: a GBNF grammar (root rule "root"), or a JSON schema the reply
+    # must validate against ({} or {"type": "object"}: any JSON object).
+    grammar: Optional[str] = None
+    json_schema: Optional[dict[str, Any]] = None
+    # Functions the model may call: rendered by the model's chat template, calls parsed into the result.
+    tools: list[ToolSpec] = field(default_factory=list)
+    tool_choice: ToolChoice = "auto"  # required: the reply is a call (grammar-constrained); none: no call
+    tool_name: Optional[str] = None  # the one function the reply must call (a grammar makes sure)
+
+
+@dataclass
+class GenerationStats:
+    prompt_tokens: int = 0
+    prompt_tokens_reused: int = 0
+    prompt_tokens_evaluated: int = 0
+    completion_tokens: int = 0
+    ttft_ms: float = 0.0
+    prefill_tokens_per_s: float = 0.0
+    decode_tokens_per_s: float = 0.0
+    total_ms: float = 0.0
+    rss_bytes: int = 0
+    # Prompt tokens taken from a saved KV state (kv store) instead of being evaluated; disjoint from
+    # prompt_tokens_reused (the live cache): reused + restored + evaluated == prompt_tokens.
+    prompt_tokens_restored: int = 0
+    kv_restore_ms: float = 0.0  # time to find, read, check and load that state (part of ttft_ms)
+    kv_restore_source: str = ""  # "ram", "disk", or "" when nothing was restored
+    # The prefill time the restore spared, from this model's measured prefill speed, less kv_restore_ms (0: unknown).
+    kv_restore_saved_ms: float = 0.0
+    # Oldest messages left out because the conversation no longer fits the context (system prompt kept).
+    context_dropped_messages: int = 0
+    # Why this reply was prompted with ChatML instead of the model's own chat template ("": it was not).
+    chat_template_fallback: str = ""
+    # Speculative decoding (runtime/speculative), this turn so far.
+    speculation: str = "off"  # the setting it ran with
+    speculation_notice: str = ""  # why speculation was switched off, if it was
+    draft_tokens: int = 0  # tokens drafted (prompt lookup and draft model)
+    draft_tokens_accepted: int = 0
+    acceptance_rate: float = 0.0  # accepted / drafted
+    mean_accepted_length: float = 0.0  # accepted tokens per draft
+    target_passes: int = 0  # target forward passes while decoding
+    tokens_per_target_pass: float = 0.0
+    speedup: float = 0.0  # decode rate / the plain decode rate measured on this machine (0: not measured yet)
+    # The same drafted / accepted tokens per drafter: prompt lookup's, and the draft model's (their sums are the above).
+    lookup_draft_tokens: int = 0
+    lookup_draft_tokens_accepted: int = 0
+    model_draft_tokens: int = 0
+    model_draft_tokens_accepted: int = 0
+
+
+@dataclass
+class ChatGenerateResult:
+    request_id: Union[int, str]
+    conversation_id: str
+    text: str  # with tools: the reply's text outside its tool calls
+    finish_reason: FinishReason
+    stats: GenerationStats
+    tool_calls: list[ToolCall] = field(default_factory=list)
+
+
+@dataclass
+class ChatDelta:
+    """Notification `chat.delta`: text that streamed since the previous delta."""
+
+    request_id: Union[int, str]
+    conversation_id: str
+    text: str
+
+
+@dataclass
+class ChatCancelParams:
+    request_id: Union[int, str]
+
+
+@dataclass
+class ChatCancelResult:
+    cancelled: bool
