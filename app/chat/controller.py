@@ -31,7 +31,7 @@ from app.chat import export, history
 from app.chat.conversation_model import ConversationListModel
 from app.chat.message_model import MessageListModel
 from app.models.session import ModelChoice, ModelSession
-from app.runtime_link import Call, RuntimeLink
+from app.runtime_link import RuntimeLink
 from app.storage import store as st
 from app.storage.reply_record import ReplyRecord
 from app.storage.store import Conversation, Message, Store, StoreUnavailable
