@@ -11,7 +11,7 @@
         runtime.client.runtime_command(), i.e. the frozen app runs itself with `runtime`).
         `autoload`: load the last chosen model, else the starter model (fetched in the background
         if missing). Call window.shutdown() (or close it) to stop the runtime. The window's strings
-        are in the language saved in View ▸ Language, else the OS's (app/ui/language.py).
+        are in the language saved in View ▸ Language, else the OS's (app/ui/language).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from typing import Callable, TypeVar
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import QByteArray, Qt, QUrl, Signal, qVersion
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar,
     QPushButton, QSplitter, QToolButton, QVBoxLayout, QWidget,
@@ -42,9 +42,10 @@ from app.models.session import ModelChoice, ModelSession
 from app.models.starter import StarterFetch, first_model
 from app.runtime_link import ConnectionState, RuntimeLink
 from app.storage import Store
-from app.ui import icons, language
+from app.ui import icons
 from app.ui.accessibility import chain, described
 from app.ui.language import Context
+from app.ui.language.menu import LanguageMenu
 from app.ui.menus import MenuId, MenuSection, ModelMenu
 from app.ui.shortcuts import ShortcutsDialog
 from runtime import __version__ as lokal_version
@@ -92,7 +93,6 @@ class MainWindow(QMainWindow):
         self._close_confirmed = False
         self._shut_down = False
         self.restart_requested = False  # View ▸ Language ▸ Restart now: app/main.py opens the window again
-        self.language_question: QMessageBox | None = None
         self.settings_dialog: ConversationSettingsDialog | None = None
         self._deleted = None
         self._recovering = False
@@ -307,8 +307,8 @@ class MainWindow(QMainWindow):
         self.action_sidebar.setChecked(True)
         self.action_sidebar.setShortcut(QKeySequence("Ctrl+Shift+S"))
         view_menu.addSeparator()
-        self.language_menu = view_menu.addMenu(self.tr("&Language"))
-        self._build_language_menu()
+        self.language = LanguageMenu(self.store, view_menu.addMenu(self.tr("&Language")), self)
+        self.language.sig_restart_requested.connect(self._on_restart_requested)
 
         help_menu = self._add_menu(MenuId.HELP, self.tr("&Help"))
         self.action_shortcuts = help_menu.addAction(self.tr("&Keyboard shortcuts"), self._on_shortcuts)
@@ -318,46 +318,9 @@ class MainWindow(QMainWindow):
         about = help_menu.addAction(self.tr("&About Lokal"), self._on_about)
         about.setMenuRole(QAction.MenuRole.AboutRole)
 
-    def _build_language_menu(self) -> None:
-        """View ▸ Language: the OS's language, or one chosen here; kept, and used from the next start."""
-        saved = self.store.get_state(language.STATE_KEY, language.SYSTEM) or language.SYSTEM
-        group = QActionGroup(self)
-        system_name = language.LANGUAGES[language.system_language()]
-        choices = [(language.SYSTEM, self.tr("&System language ({name})").format(name=system_name))]
-        choices += [(code, name) for code, name in language.LANGUAGES.items()]
-        self.language_actions: dict[str, QAction] = {}
-        for code, text in choices:
-            action = self.language_menu.addAction(text)
-            action.setCheckable(True)
-            action.setChecked(code == saved)
-            action.setData(code)
-            group.addAction(action)
-            action.triggered.connect(lambda _checked=False, c=code: self.choose_language(c))
-            self.language_actions[code] = action
-
-    def choose_language(self, code: str) -> None:
-        """Keep the choice; the window's strings change when it opens again (offered now, or at the next start)."""
-        self.store.set_state(language.STATE_KEY, code)
-        self.language_actions[code].setChecked(True)
-        wanted = language.wanted(code)
-        if wanted == language.current():
-            return
-        name = language.LANGUAGES[wanted]
-        box = QMessageBox(QMessageBox.Icon.Information, self.tr("Language"),
-                          self.tr("Lokal will be in {language} the next time its window opens.").format(language=name), parent=self)
-        box.setInformativeText(self.tr("Open it again now? The model is loaded again; your conversations stay as they are."))
-        restart = box.addButton(self.tr("Open again now"), QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(self.tr("Later"), QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(restart)
-        box.finished.connect(lambda _result: self._on_language_answer(box.clickedButton() is restart))
-        self.language_question = box
-        box.open()
-
-    def _on_language_answer(self, restart_now: bool) -> None:
-        self.language_question = None
-        if restart_now:
-            self.restart_requested = True
-            self.close()
+    def _on_restart_requested(self) -> None:
+        self.restart_requested = True
+        self.close()
 
     def _connect(self) -> None:
         link, chat, session = self.link, self.chat, self.session

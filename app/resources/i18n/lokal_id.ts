@@ -749,6 +749,33 @@ terakhir aktif {time}</translation>
     </message>
 </context>
 <context>
+    <name>LanguageMenu</name>
+    <message>
+        <source>&amp;System language ({name})</source>
+        <translation>Bahasa &amp;sistem ({name})</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>Bahasa</translation>
+    </message>
+    <message>
+        <source>Lokal will be in {language} the next time its window opens.</source>
+        <translation>Lokal akan memakai {language} saat jendelanya dibuka berikutnya.</translation>
+    </message>
+    <message>
+        <source>Open it again now? The model is loaded again; your conversations stay as they are.</source>
+        <translation>Buka lagi sekarang? Model akan dimuat ulang; percakapan Anda tetap seperti semula.</translation>
+    </message>
+    <message>
+        <source>Open again now</source>
+        <translation>Buka lagi sekarang</translation>
+    </message>
+    <message>
+        <source>Later</source>
+        <translation>Nanti</translation>
+    </message>
+</context>
+<context>
     <name>Links</name>
     <message>
         <source>Not opened: {url}
@@ -1040,26 +1067,6 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     <message>
         <source>&amp;About Lokal</source>
         <translation>&amp;Tentang Lokal</translation>
-    </message>
-    <message>
-        <source>&amp;System language ({name})</source>
-        <translation>Bahasa &amp;sistem ({name})</translation>
-    </message>
-    <message>
-        <source>Language</source>
-        <translation>Bahasa</translation>
-    </message>
-    <message>
-        <source>Lokal will be in {language} the next time its window opens.</source>
-        <translation>Lokal akan memakai {language} saat jendelanya dibuka berikutnya.</translation>
-    </message>
-    <message>
-        <source>Open it again now? The model is loaded again; your conversations stay as they are.</source>
-        <translation>Buka lagi sekarang? Model akan dimuat ulang; percakapan Anda tetap seperti semula.</translation>
-    </message>
-    <message>
-        <source>Open again now</source>
-        <translation>Buka lagi sekarang</translation>
     </message>
     <message>
         <source>Later</source>
