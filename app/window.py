@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, TypeVar
 
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import QByteArray, Qt, QUrl, Signal, qVersion
+from PySide6.QtCore import Qt, QUrl, Signal, qVersion
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar,
@@ -48,6 +48,7 @@ from app.ui.language import Context
 from app.ui.language.menu import LanguageMenu
 from app.ui.menus import MenuId, MenuSection, ModelMenu
 from app.ui.shortcuts import ShortcutsDialog
+from app.ui.window_state import restore_layout, save_layout
 from runtime import __version__ as lokal_version
 from runtime import protocol
 from runtime.paths import log_dir
@@ -375,20 +376,10 @@ class MainWindow(QMainWindow):
 
     # ---- start and stop --------------------------------------------------------
     def _restore(self) -> None:
-        geometry = self.store.get_state("window_geometry")
-        if geometry:
-            self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
-        splitter = self.store.get_state("splitter_state")
-        if splitter:
-            self.splitter.restoreState(QByteArray.fromBase64(splitter.encode()))
-        metrics_visible = self.store.get_state("metrics_visible", "1") == "1"
+        metrics_visible = restore_layout(self.store, self, self.splitter)
         self.action_metrics.setChecked(metrics_visible)
         self.metrics_panel.setVisible(metrics_visible)
-        last = self.store.get_state("last_conversation")
-        if last and self.store.conversation(last):
-            self.chat.open(last)
-        else:
-            self._on_current_changed(None)
+        self.chat.open_last()
 
     def _load_initial_model(self) -> None:
         path = first_model(self.store.get_state("model_path"))
@@ -468,9 +459,7 @@ class MainWindow(QMainWindow):
             return
         self._shut_down = True
         self.chat.end_all()
-        self.store.set_state("window_geometry", bytes(self.saveGeometry().toBase64()).decode())
-        self.store.set_state("splitter_state", bytes(self.splitter.saveState().toBase64()).decode())
-        self.store.set_state("metrics_visible", "1" if self.action_metrics.isChecked() else "0")
+        save_layout(self.store, self, self.splitter, self.action_metrics.isChecked())
         self.poller.stop()
         self.local_models.stop()
         self.loader.stop()

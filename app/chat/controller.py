@@ -41,6 +41,7 @@ STORE_RETRY_MS = 2_000  # while the disk refuses writes, kept message updates ar
 TITLE_CHARS = 48
 UNTITLED = "New chat"  # a new conversation's title in the store, before the window was translated
 EXPORT_SUFFIX = {"md": ".md", "json": ".json"}
+LAST_CONVERSATION = "last_conversation"  # the store's state key: the conversation on screen, opened again at the next start
 
 log = logging.getLogger("lokal.chat")
 T = TypeVar("T")
@@ -198,10 +199,18 @@ class ChatController(QObject):
         self.messages.set_messages(messages)
         if self.reply is not None:
             self._flush(self.reply)  # back to a conversation that streams: show what came meanwhile
-        self._stored(lambda: self.store.set_state("last_conversation", conv.id if conv else None))
+        self._stored(lambda: self.store.set_state(LAST_CONVERSATION, conv.id if conv else None))
         self.sig_current_changed.emit(conv)
         if self.generating != was_generating:
             self.sig_generating_changed.emit(self.generating)
+
+    def open_last(self) -> None:
+        """The window opens: show the conversation it showed when it closed, if it is still there (else none)."""
+        last = self._stored(lambda: self.store.get_state(LAST_CONVERSATION))
+        if last and self._stored(lambda: self.store.conversation(last)) is not None:
+            self.open(last)
+        else:
+            self.sig_current_changed.emit(None)
 
     def has_earlier(self) -> bool:
         """The conversation on screen has older messages than those shown (a long one opens with its newest)."""
