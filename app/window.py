@@ -39,7 +39,7 @@ from app.models.load_settings_dialog import LoadSettingsDialog
 from app.models.loader import ModelLoader, needs_reload
 from app.models.local_model import FileRole, LocalModels
 from app.models.session import ModelChoice, ModelSession
-from app.models.starter import StarterFetch, first_model
+from app.models.startup import StartupModel
 from app.runtime_link import ConnectionState, RuntimeLink
 from app.storage import Store
 from app.ui import icons
@@ -87,7 +87,7 @@ class MainWindow(QMainWindow):
         self.poller = MetricsPoller(link, self, conversation=lambda: self.chat.current.id if self.chat.current else None)
         self._panel_conversation: str | None = None  # whose figures the metrics panel shows
         self.catalog = CatalogUi(link, self)
-        self.starter_fetch: StarterFetch | None = None
+        self.startup = StartupModel(store, self.load_model, self.local_models.scan, self)  # the model to start with
         self.menus: dict[MenuId, QMenu] = {}
         self.features: dict[str, object] = {}  # what app/main.py installed (app/remote, app/api, app/kvcache), by name
         self._close_guards: list[Callable[[], bool]] = []
@@ -106,7 +106,7 @@ class MainWindow(QMainWindow):
         self.link.start()
         self.local_models.scan()
         if autoload:
-            self._load_initial_model()
+            self.startup.start()
 
     # ---- building --------------------------------------------------------------
     def _build(self) -> None:
@@ -346,6 +346,10 @@ class MainWindow(QMainWindow):
         self.local_models.sig_added.connect(self._on_model_file_added)
         self.local_models.sig_add_failed.connect(lambda path, message: self.show_banner(self.tr("Cannot add {file}: {reason}").format(file=Path(path).name, reason=message)))
         self.catalog.sig_model_downloaded.connect(lambda _paths: self.local_models.scan())
+        self.startup.sig_status.connect(self.statusBar().showMessage)
+        self.startup.sig_progress.connect(self._on_starter_progress)
+        self.startup.sig_fetch_ended.connect(self._on_starter_fetch_ended)
+        self.startup.sig_failed.connect(lambda reason: self.show_banner(self.tr("{reason}. Choose a GGUF file from the Model menu.").format(reason=reason)))
         chat.sig_current_changed.connect(self._on_current_changed)
         chat.sig_generating_changed.connect(self._on_generating_changed)
         chat.sig_reply_finished.connect(self._on_reply_finished)
@@ -381,32 +385,13 @@ class MainWindow(QMainWindow):
         self.metrics_panel.setVisible(metrics_visible)
         self.chat.open_last()
 
-    def _load_initial_model(self) -> None:
-        path = first_model(self.store.get_state("model_path"))
-        if path:
-            self.load_model(path)
-            return
-        self.starter_fetch = StarterFetch(self)
-        self.starter_fetch.sig_status.connect(lambda text: self.statusBar().showMessage(text))
-        self.starter_fetch.sig_progress.connect(self._on_starter_progress)
-        self.starter_fetch.sig_done.connect(self._on_starter_fetched)
-        self.starter_fetch.sig_failed.connect(self._on_starter_failed)
-        self.starter_fetch.start()
-
     def _on_starter_progress(self, fraction: float) -> None:
         self.load_progress.setValue(int(fraction * 1000))
         self.load_progress.show()
 
-    def _on_starter_fetched(self, path: str) -> None:
+    def _on_starter_fetch_ended(self) -> None:
         self.statusBar().clearMessage()
         self.load_progress.hide()
-        self.local_models.scan()
-        self.load_model(path)
-
-    def _on_starter_failed(self, message: str) -> None:
-        self.statusBar().clearMessage()
-        self.load_progress.hide()
-        self.show_banner(self.tr("{reason}. Choose a GGUF file from the Model menu.").format(reason=message))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._close_confirmed and not all(guard() for guard in self._close_guards):
@@ -463,8 +448,7 @@ class MainWindow(QMainWindow):
         self.poller.stop()
         self.local_models.stop()
         self.loader.stop()
-        if self.starter_fetch is not None:
-            self.starter_fetch.stop()
+        self.startup.stop()
         self.link.close()
 
     # ---- models -----------------------------------------------------------------
@@ -488,7 +472,7 @@ class MainWindow(QMainWindow):
                 path = next((p for p in self.local_models.paths_of(info) if os.path.realpath(p) == loaded_path), info.path)
                 chosen = os.path.realpath(path) == loaded_path
                 tooltip = self.local_models.where(info)
-                action = section.add_model(text, chosen, lambda p=path: self._on_model_chosen(p), tooltip=tooltip)
+                action = section.add_model(text, chosen, lambda p=path: self.startup.choose(p), tooltip=tooltip)
                 action.setData(path)  # the file, for whoever looks an entry up by its path
 
     def _build_load_section(self, section: MenuSection) -> None:
@@ -570,10 +554,6 @@ class MainWindow(QMainWindow):
         section.add_action(self.tr("Open a GGUF file…"), self._on_open_model_file)
         section.add_action(self.tr("Rescan model folders"), self.local_models.scan)
 
-    def _on_model_chosen(self, path: str) -> None:
-        self.store.set_state("model_path", path)
-        self.load_model(path)
-
     def _on_open_model_file(self) -> None:
         path, _filter = QFileDialog.getOpenFileName(self, self.tr("Open a model"), str(Path.home()), self.tr("GGUF models (*.gguf);;All files (*)"))
         if path:
@@ -584,7 +564,7 @@ class MainWindow(QMainWindow):
         self.local_models.add_file(path)
 
     def _on_model_file_added(self, added: LocalModel) -> None:
-        self._on_model_chosen(added.path)
+        self.startup.choose(added.path)
 
     def dragEnterEvent(self, event) -> None:
         if any(url.toLocalFile().lower().endswith(".gguf") for url in event.mimeData().urls()):
