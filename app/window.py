@@ -357,6 +357,7 @@ class MainWindow(QMainWindow):
         chat.sig_deleted.connect(self._on_deleted)
         chat.sig_reply_link_changed.connect(self._on_reply_link_changed)
         chat.sig_store_problem.connect(self._on_store_problem)
+        chat.sig_refused.connect(lambda reason: self.statusBar().showMessage(reason, 5000))
         self.banner_retry.clicked.connect(chat.retry_store)
         self.poller.sig_sample.connect(self.metrics_panel.on_sample)
         self.sidebar.sig_open.connect(chat.open)
@@ -673,7 +674,7 @@ class MainWindow(QMainWindow):
             if self.chat.local_replies:
                 self.poller.start()
             return
-        last = next((m for m in reversed(self.chat.messages.messages) if m.role == "assistant"), None)
+        last = self.chat.last_reply()
         self.metrics_panel.show_conversation(last.stats if last is not None else None)
         if self.chat.local_replies and self.session.loaded is not None:
             self.poller.poll_once()  # its context and the memory now
@@ -707,10 +708,10 @@ class MainWindow(QMainWindow):
         has_conv = self.chat.current is not None
         self.action_stop.setEnabled(self.chat.generating)
         self.action_regenerate.setEnabled(self.chat.can_regenerate())
-        self.action_edit_last.setEnabled(not self.chat.generating and any(m.role == "user" for m in self.chat.messages.messages))
+        self.action_edit_last.setEnabled(self.chat.can_edit_last())
         self.action_rename.setEnabled(has_conv)
         self.action_delete.setEnabled(has_conv)
-        if self.session.wanted is None and self.chat.local_replies:
+        if self.chat.needs_model:
             self.composer.set_can_send(False, self.tr("Choose a model first (Model menu)"))
         else:
             self.composer.set_can_send(True)
@@ -766,30 +767,22 @@ class MainWindow(QMainWindow):
 
     def _on_edit_submitted(self, row: int, text: str) -> None:
         """Enter in a message's editor: the message changes and the replies after it are written again."""
-        if self.chat.generating:
-            self.statusBar().showMessage(self.tr("Stop the reply first (Esc), then resend the edited message"), 5000)
-            return
         if self.chat.edit_and_resend(row, text):
             self.chat_view.stop_editing()
             self.composer.edit.setFocus()
 
     def _on_edit_last(self) -> None:
-        if not self.chat.generating:
+        if self.chat.can_edit_last():
             self.chat_view.edit_last_user_message()
 
     def _on_settings(self) -> ConversationSettingsDialog:
         conv = self.chat.current
         dialog = ConversationSettingsDialog(conv.system_prompt if conv else "", self.chat.settings(), self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.accepted.connect(lambda: self._apply_settings(*dialog.result_settings()))
+        dialog.accepted.connect(lambda: self.chat.set_settings(*dialog.result_settings()))
         dialog.open()  # window-modal, without a nested event loop
         self.settings_dialog = dialog
         return dialog
-
-    def _apply_settings(self, system_prompt: str, settings) -> None:
-        self.chat.set_settings(system_prompt, settings)
-        if self.session.wanted is not None and self.chat.local_replies:
-            self.session.ensure_context(settings.n_ctx)
 
     def _on_about(self) -> None:
         info = self.link.info

@@ -32,7 +32,7 @@ from app.chat.message_model import MessageListModel
 from app.models.session import ModelChoice, ModelSession
 from app.runtime_link import Call, RuntimeLink
 from app.storage import store as st
-from app.storage.store import Conversation, Store, StoreUnavailable
+from app.storage.store import Conversation, Message, Store, StoreUnavailable
 from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, RpcError
 
 FLUSH_MS = 50
@@ -84,14 +84,15 @@ class ChatController(QObject):
     sig_deleted = Signal(object)  # (Conversation, messages) for an undo
     sig_reply_link_changed = Signal()
     sig_store_problem = Signal(object)  # StoreUnavailable while the database refuses work; None once it takes it again
+    sig_refused = Signal(str)  # why what the user asked for cannot be done now (a reply is being written)
 
-    def __init__(self, store: Store, link: RuntimeLink, models: ModelSession, parent: QObject | None = None):
+    def __init__(self, store: Store, link: RuntimeLink, model_session: ModelSession, parent: QObject | None = None):
         super().__init__(parent)
         self.store = store
         self.runtime_link = link
         self.link = link  # where replies come from now (set_reply_link)
         self.reply_model_name = ""  # the model named on replies that do not come from the runtime
-        self.models = models
+        self.model_session = model_session  # the runtime's model: its context size, its name on replies
         self.conversations = ConversationListModel(self)
         self.messages = MessageListModel(self)
         self.current: Conversation | None = None
@@ -169,6 +170,11 @@ class ChatController(QObject):
     @property
     def any_generating(self) -> bool:
         return bool(self.replies)
+
+    @property
+    def needs_model(self) -> bool:
+        """Replies come from the runtime, and no model is chosen for it: nothing can be sent yet."""
+        return self.local_replies and self.model_session.wanted is None
 
     def reply_for_call(self, request_id) -> Reply | None:
         return next((r for r in self.replies.values() if r.call is not None and r.call.id == request_id), None)
@@ -304,6 +310,8 @@ class ChatController(QObject):
         conversation_id = self.current.id
         if self._done(lambda: self.store.update_conversation(conversation_id, system_prompt=system_prompt, settings=settings.to_dict())):
             self._refresh_conversation(conversation_id)
+        if self.local_replies:
+            self.model_session.ensure_context(settings.n_ctx)  # the model is loaded again if the context size changed
 
     def _refresh_conversation(self, conversation_id: str) -> None:
         conv = self._stored(lambda: self.store.conversation(conversation_id))
@@ -354,10 +362,21 @@ class ChatController(QObject):
         self._start_reply()
         return True
 
+    def can_edit_last(self) -> bool:
+        """The last message the user wrote can be edited: there is one, and no reply is being written after it."""
+        return not self.generating and any(m.role == "user" for m in self.messages.messages)
+
+    def last_reply(self) -> Message | None:
+        """The newest reply on screen (the metrics panel shows its figures)."""
+        return next((m for m in reversed(self.messages.messages) if m.role == "assistant"), None)
+
     def edit_and_resend(self, row: int, text: str) -> bool:
         """Change the user message at `row`; every message after it is replaced by a new reply."""
         text = text.strip()
-        if self.generating or not text or not 0 <= row < self.messages.rowCount():
+        if self.generating:
+            self.sig_refused.emit(self.tr("Stop the reply first (Esc), then resend the edited message"))
+            return False
+        if not text or not 0 <= row < self.messages.rowCount():
             return False
         msg = self.messages.message(row)
         if msg.role != "user":
@@ -392,7 +411,7 @@ class ChatController(QObject):
 
     def _context_size(self, settings: "ConversationSettings") -> int:
         """The context the reply runs in: the model's as loaded for this conversation (ensure_context), else the conversation's own."""
-        wanted = self.models.wanted
+        wanted = self.model_session.wanted
         if wanted is not None:
             return wanted.n_ctx
         return settings.n_ctx or ModelChoice.n_ctx
@@ -401,7 +420,7 @@ class ChatController(QObject):
         conv = self.current
         settings = ConversationSettings.from_dict(conv.settings)
         if self.local_replies:
-            self.models.ensure_context(settings.n_ctx)
+            self.model_session.ensure_context(settings.n_ctx)
         params = ChatGenerateParams(
             conversation_id=conv.id,
             messages=self._history(settings),
@@ -413,8 +432,8 @@ class ChatController(QObject):
             seed=settings.seed,
         )
         if self.local_replies:
-            params.speculation = self.models.speculation  # the model's setting, as `lokal chat` and the benchmarks run it
-        model_name = self.models.display_name if self.local_replies else self.reply_model_name
+            params.speculation = self.model_session.speculation  # the model's setting, as `lokal chat` and the benchmarks run it
+        model_name = self.model_session.display_name if self.local_replies else self.reply_model_name
         msg = self._stored(lambda: self.store.add_message(conv.id, "assistant", "", state=st.STREAMING, model=model_name))
         if msg is None:
             return  # the user's message is stored; Regenerate asks again once the database takes writes

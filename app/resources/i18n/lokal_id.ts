@@ -312,6 +312,10 @@
         <source>New chat</source>
         <translation>Obrolan baru</translation>
     </message>
+    <message>
+        <source>Stop the reply first (Esc), then resend the edited message</source>
+        <translation>Hentikan balasan terlebih dahulu (Esc), lalu kirim ulang pesan yang disunting</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -1263,10 +1267,6 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
     <message>
         <source>Exported to {path}</source>
         <translation>Diekspor ke {path}</translation>
-    </message>
-    <message>
-        <source>Stop the reply first (Esc), then resend the edited message</source>
-        <translation>Hentikan balasan terlebih dahulu (Esc), lalu kirim ulang pesan yang disunting</translation>
     </message>
     <message>
         <source>Device: {name} ({kind}, {gib} GiB)</source>

@@ -107,7 +107,7 @@ def test_a_conversation_context_too_large_for_memory_is_said_before_the_reload(q
         window.session.sig_failed.connect(lambda _path, why: events.append(("failed", why)))
         window.chat.new_conversation()
         huge = 50_000_000  # a KV cache of about a terabyte
-        window._apply_settings("", ConversationSettings(temperature=0.0, max_tokens=4, n_ctx=huge))  # what the dialog's OK does
+        window.chat.set_settings("", ConversationSettings(temperature=0.0, max_tokens=4, n_ctx=huge))  # what the dialog's OK does
         qtbot.waitUntil(lambda: not window.session.busy and window.session.loaded is not None, timeout=90_000)
         told = ("told", huge, window.session.loaded.n_ctx)
         assert events[:2] == [told, ("loading",)], events
