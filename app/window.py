@@ -9,6 +9,7 @@ id, model_menu takes sections from model sources, and add_feature() keeps what w
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import sys
 from pathlib import Path
@@ -42,6 +43,8 @@ from app.models.session import ModelChoice, ModelSession
 from app.models.startup import StartupModel
 from app.runtime_link import ConnectionState, RuntimeLink
 from app.storage import Store
+from app.storage.store import StoreUnavailable
+from app.storage.unsaved import UnsavedReplies
 from app.ui import icons
 from app.ui.accessibility import chain, described
 from app.ui.language import Context
@@ -55,6 +58,7 @@ from runtime.paths import log_dir
 from runtime.protocol import LocalModel
 
 Feature = TypeVar("Feature")
+log = logging.getLogger("lokal.window")
 
 Window = Context("Window")
 
@@ -92,6 +96,8 @@ class MainWindow(QMainWindow):
         self.features: dict[str, object] = {}  # what app/main.py installed (app/remote, app/api, app/kvcache), by name
         self._close_guards: list[Callable[[], bool]] = []
         self._close_confirmed = False
+        self.unsaved = UnsavedReplies(store, self)  # the last say before closing: replies only in memory
+        self.unsaved.sig_close_again.connect(self.quit_now)
         self._shut_down = False
         self.restart_requested = False  # View ▸ Language ▸ Restart now: app/main.py opens the window again
         self.settings_dialog: ConversationSettingsDialog | None = None
@@ -399,33 +405,12 @@ class MainWindow(QMainWindow):
             event.ignore()  # a guard asks first (e.g. whether to keep serving the API)
             return
         self._close_confirmed = False
-        if not self._unsaved_changes_may_go():
-            event.ignore()
+        if not self.unsaved.may_close():
+            event.ignore()  # it asks whether to quit without the replies the database refused, and closes again
             return
         self.shutdown()
         super().closeEvent(event)
         self.sig_closed.emit()
-
-    def _unsaved_changes_may_go(self) -> bool:
-        """Replies the database refused are only in memory: quitting would lose them, so ask first."""
-        while not self.store.retry_deferred():
-            problem = self.store.problem
-            box = QMessageBox(
-                QMessageBox.Icon.Warning,
-                self.tr("Unsaved replies"),
-                self.tr("%n message(s) could not be saved yet.", "", self.store.deferred_writes) + (f" {problem.message}" if problem else ""),
-                parent=self,
-            )
-            retry = box.addButton(self.tr("Retry"), QMessageBox.ButtonRole.AcceptRole)
-            discard = box.addButton(self.tr("Quit without saving"), QMessageBox.ButtonRole.DestructiveRole)
-            box.addButton(QMessageBox.StandardButton.Cancel)
-            box.setDefaultButton(retry)
-            box.exec()
-            if box.clickedButton() is discard:
-                return True
-            if box.clickedButton() is not retry:
-                return False
-        return True
 
     @property
     def is_shut_down(self) -> bool:
@@ -445,7 +430,10 @@ class MainWindow(QMainWindow):
             return
         self._shut_down = True
         self.chat.end_all()
-        save_layout(self.store, self, self.splitter, self.action_metrics.isChecked())
+        try:
+            save_layout(self.store, self, self.splitter, self.action_metrics.isChecked())
+        except StoreUnavailable as problem:  # a full disk, say: the rest of the shutdown must still run
+            log.warning("the window's layout was not saved: %s", problem)
         self.poller.stop()
         self.local_models.stop()
         self.loader.stop()

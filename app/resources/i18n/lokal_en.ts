@@ -55,13 +55,6 @@
 <context>
     <name>MainWindow</name>
     <message numerus="yes">
-        <source>%n message(s) could not be saved yet.</source>
-        <translation>
-            <numerusform>%n message could not be saved yet.</numerusform>
-            <numerusform>%n messages could not be saved yet.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>(%n waiting)</source>
         <translation>
             <numerusform>(%n waiting)</numerusform>
@@ -114,6 +107,16 @@
         <translation>
             <numerusform>%n quantization level</numerusform>
             <numerusform>%n quantization levels</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>UnsavedReplies</name>
+    <message numerus="yes">
+        <source>%n message(s) could not be saved yet.</source>
+        <translation>
+            <numerusform>%n message could not be saved yet.</numerusform>
+            <numerusform>%n messages could not be saved yet.</numerusform>
         </translation>
     </message>
 </context>

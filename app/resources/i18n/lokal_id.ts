@@ -1105,20 +1105,6 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>{reason}. Pilih berkas GGUF dari menu Model.</translation>
     </message>
     <message>
-        <source>Unsaved replies</source>
-        <translation>Balasan belum tersimpan</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n message(s) could not be saved yet.</source>
-        <translation>
-            <numerusform>%n pesan belum dapat disimpan.</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Quit without saving</source>
-        <translation>Keluar tanpa menyimpan</translation>
-    </message>
-    <message>
         <source>No GGUF files found yet</source>
         <translation>Belum ada berkas GGUF yang ditemukan</translation>
     </message>
@@ -2042,6 +2028,27 @@ Pasang Lokal yang lebih baru untuk membukanya. Versi ini tidak mengubah berkas t
     <message>
         <source>Your conversations file was damaged ({reason}). It was kept, with everything it holds, as {file} (in {folder}), and a new one was started.</source>
         <translation>Berkas percakapan Anda rusak ({reason}). Berkas itu disimpan beserta seluruh isinya sebagai {file} (di {folder}), dan berkas baru telah dimulai.</translation>
+    </message>
+</context>
+<context>
+    <name>UnsavedReplies</name>
+    <message>
+        <source>Unsaved replies</source>
+        <translation>Balasan belum tersimpan</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n message(s) could not be saved yet.</source>
+        <translation>
+            <numerusform>%n pesan belum dapat disimpan.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>Coba lagi</translation>
+    </message>
+    <message>
+        <source>Quit without saving</source>
+        <translation>Keluar tanpa menyimpan</translation>
     </message>
 </context>
 <context>
