@@ -35,6 +35,7 @@ from app.metrics.panel import DEFAULT_WIDTH as METRICS_WIDTH
 from app.metrics.panel import MetricsPanel
 from app.metrics.poller import MetricsPoller
 from app.catalog.ui import CatalogUi
+from app.features import FeatureContext
 from app.formatting import human_size
 from app.models.load_settings_dialog import LoadSettingsDialog
 from app.models.loader import ModelLoader, needs_reload
@@ -236,6 +237,10 @@ class MainWindow(QMainWindow):
         chain(self.focus_order())
 
     # ---- extension points ---------------------------------------------------------
+    def feature_context(self) -> FeatureContext:
+        """What features get of this window (app/features.py): app/main.py installs them with it."""
+        return self
+
     def menu(self, menu_id: MenuId) -> QMenu:
         """The window's menu `menu_id`: features add their commands to it."""
         return self.menus[menu_id]
@@ -625,6 +630,12 @@ class MainWindow(QMainWindow):
 
     def _on_runtime_ready(self, info: protocol.InitializeResult) -> None:
         self._update_actions()
+
+    def show_status(self, text: str, timeout_ms: int = 0) -> None:
+        self.statusBar().showMessage(text, timeout_ms)
+
+    def clear_status(self) -> None:
+        self.statusBar().clearMessage()
 
     def show_banner(self, text: str) -> None:
         self.banner_text.setText(text)

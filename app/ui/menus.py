@@ -1,10 +1,11 @@
 """The window's extension points: its menus by id, and the Model menu that model sources add sections to.
 
-Features plug into the window through these (app/main.py installs them), never by finding a menu
-by its caption or by guessing from an action's data what it belongs to:
+Features plug into the window through these (app/main.py installs them with the window's
+app/features.py FeatureContext), never by finding a menu by its caption or by guessing from an
+action's data what it belongs to:
 
-    window.menu(MenuId.EDIT).addAction(...)                    # a command in the Edit menu
-    window.model_menu.add_section("remote", build, order=20)   # a section of the Model menu
+    context.menu(MenuId.EDIT).addAction(...)                    # a command in the Edit menu
+    context.model_menu.add_section("remote", build, order=20)   # a section of the Model menu
 
 A section's `build(section)` runs whenever the Model menu is rebuilt (before it shows, and when a
 source calls rebuild() because its list changed). It adds the models it offers with
