@@ -8,7 +8,6 @@ id, model_menu takes sections from model sources, and add_feature() keeps what w
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import sys
@@ -36,11 +35,10 @@ from app.metrics.panel import MetricsPanel
 from app.metrics.poller import MetricsPoller
 from app.catalog.ui import CatalogUi
 from app.features import FeatureContext
-from app.formatting import human_size
-from app.models.load_settings_dialog import LoadSettingsDialog
-from app.models.loader import ModelLoader, needs_reload
-from app.models.local_model import FileRole, LocalModels
-from app.models.session import ModelChoice, ModelSession
+from app.models.menu import LocalModelSections
+from app.models.loader import ModelLoader
+from app.models.local_model import LocalModels
+from app.models.session import ModelSession
 from app.models.startup import StartupModel
 from app.runtime_link import ConnectionState, RuntimeLink
 from app.storage import Store
@@ -50,7 +48,7 @@ from app.ui import icons
 from app.ui.accessibility import chain, described
 from app.ui.language import Context
 from app.ui.language.menu import LanguageMenu
-from app.ui.menus import MenuId, MenuSection, ModelMenu
+from app.ui.menus import MenuId, ModelMenu
 from app.ui.shortcuts import ShortcutsDialog
 from app.ui.window_state import restore_layout, save_layout
 from runtime import __version__ as lokal_version
@@ -305,9 +303,9 @@ class MainWindow(QMainWindow):
 
         self.menuBar().addMenu(self.model_menu)
         self.menus[MenuId.MODEL] = self.model_menu
-        self.model_menu.add_section("local", self._build_local_section, order=0)
-        self.model_menu.add_section("load", self._build_load_section, order=5)
-        self.model_menu.add_section("local-sources", self._build_sources_section, order=10)
+        self.local_sections = LocalModelSections(self.model_menu, self.local_models, self.loader, self.startup, self.catalog,
+                                                 self.link, self.chat, self.load_model, self)
+        self.local_sections.sig_problem.connect(self.show_banner)
 
         view_menu = self._add_menu(MenuId.VIEW, self.tr("&View"))
         self.action_metrics = view_menu.addAction(icons.icon("metrics"), self.tr("&Metrics panel"))
@@ -347,7 +345,6 @@ class MainWindow(QMainWindow):
         self.local_models.sig_scanned.connect(self.model_menu.rebuild)
         # The models that could draft for it may have changed.
         self.local_models.sig_scanned.connect(lambda: self.loader.refresh(self.chat.settings().n_ctx))
-        self.loader.sig_prepared.connect(self._on_model_prepared)
         self.loader.sig_problem.connect(lambda path, reason: self.show_banner(
             self.tr("Could not use the load settings of {file}: {reason}").format(file=os.path.basename(path) or self.tr("the model"), reason=reason)))
         self.loader.sig_context_capped.connect(lambda wanted, fits: self.show_banner(
@@ -449,109 +446,6 @@ class MainWindow(QMainWindow):
     def load_model(self, path: str) -> None:
         """Load `path` with its stored load settings, and the conversation's own context size if it sets one."""
         self.loader.load(path, self.chat.settings().n_ctx)
-
-    def _build_local_section(self, section: MenuSection) -> None:
-        """The Model menu's GGUF files on this machine, grouped by model."""
-        loaded_path = os.path.realpath(self.session.wanted.path) if self.session.wanted else None
-        tree = self.local_models.model
-        if tree.rowCount() == 0:
-            section.add_note(self.tr("No GGUF files found yet"))
-        for row in range(tree.rowCount()):
-            model_item = tree.item(row)
-            section.add_heading(model_item.text())
-            for child in range(model_item.rowCount()):
-                info = model_item.child(child).data(FileRole)
-                text = f"{info.quantization}\t{human_size(info.size)}"
-                # One entry per file however many places hold it: the one in use is named by the path it was loaded from.
-                path = next((p for p in self.local_models.paths_of(info) if os.path.realpath(p) == loaded_path), info.path)
-                chosen = os.path.realpath(path) == loaded_path
-                tooltip = self.local_models.where(info)
-                action = section.add_model(text, chosen, lambda p=path: self.startup.choose(p), tooltip=tooltip)
-                action.setData(path)  # the file, for whoever looks an entry up by its path
-
-    def _build_load_section(self, section: MenuSection) -> None:
-        """Model ▸ Draft model and Model ▸ Load settings… for the model chosen now."""
-        prepared = self.loader.prepared
-        if self.session.wanted is None or prepared is None or prepared.choice.path != self.session.wanted.path:
-            return
-        section.add_separator()
-        menu = self.draft_menu = section.add_submenu(self.tr("&Draft model"))
-        setting = prepared.settings.draft
-        auto_name = os.path.basename(prepared.auto_draft) if prepared.auto_draft else self.tr("none on disk")
-        section.add_choice(menu, self.tr("Auto ({name})").format(name=auto_name), setting == "auto", lambda: self._choose_draft("auto"))
-        section.add_choice(menu, self.tr("None"), setting == "none", lambda: self._choose_draft("none"))
-        if prepared.drafts:
-            menu.addSeparator()
-        for option in prepared.drafts:
-            reasons = "; ".join(option.reasons)
-            name = os.path.basename(option.path)
-            text = name if option.compatible else self.tr("{file} (cannot draft for this model)").format(file=name)  # why: its tooltip
-            action = section.add_choice(menu, text, setting == option.path, lambda p=option.path: self._choose_draft(p),
-                                        enabled=option.compatible, tooltip=option.path if option.compatible else reasons)
-            action.setData(option.path)
-        section.add_action(self.tr("&Load settings…"), self._on_load_settings)
-
-    def _on_model_prepared(self, prepared) -> None:
-        self.chat.model_sampling = prepared.sampling  # new conversations sample as the model's file recommends
-        self.model_menu.rebuild()
-
-    def _choose_draft(self, draft: str) -> None:
-        prepared = self.loader.prepared
-        if prepared is not None:
-            self.apply_load_settings(prepared.choice.path, dataclasses.replace(prepared.settings, draft=draft))
-
-    def _on_load_settings(self) -> LoadSettingsDialog | None:
-        prepared = self.loader.prepared
-        if prepared is None:
-            return None
-        has_gpu = any(d.type in ("gpu", "igpu") for d in self.link.info.devices) if self.link.info else False
-        dialog = LoadSettingsDialog(os.path.basename(prepared.choice.path), prepared.settings, prepared.choice.model_n_ctx, prepared.drafts, has_gpu, self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        path = prepared.choice.path
-        dialog.accepted.connect(lambda: self.apply_load_settings(path, dialog.result_settings()))
-        dialog.open()
-        self.load_settings_dialog = dialog
-        return dialog
-
-    def apply_load_settings(self, path: str, settings) -> None:
-        """Store the model's new load settings; when they take a reload, say so and reload once the user agrees."""
-        prepared = self.loader.prepared
-        before = prepared.settings if prepared is not None and prepared.choice.path == path else None
-        try:
-            self.loader.save(path, settings)
-        except (ValueError, OSError) as exc:
-            self.show_banner(self.tr("Could not store the load settings: {reason}").format(reason=exc))
-            return
-        if prepared is not None and before is not None:
-            prepared.settings = settings
-            self.session.speculation = settings.speculation
-        changed = needs_reload(before, settings) if before is not None else ["all"]
-        if not changed:
-            self.model_menu.rebuild()
-            return
-        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Reload the model?"),
-                          self.tr("These settings take effect when the model is loaded again. Reload it now?"), parent=self)
-        if self.chat.any_generating:
-            box.setInformativeText(self.tr("Replies being written now finish first; none is cut off."))
-        reload_button = box.addButton(self.tr("Reload now"), QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(self.tr("Later"), QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(reload_button)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.buttonClicked.connect(lambda button: button is reload_button and self.load_model(path))
-        box.open()
-        self.reload_question = box
-
-    def _build_sources_section(self, section: MenuSection) -> None:
-        section.add_separator()
-        section.add_action(self.tr("Browse Hugging Face models…"), self.catalog.open_browser)
-        section.add_action(self.tr("Downloads"), self.catalog.show_downloads)
-        section.add_action(self.tr("Open a GGUF file…"), self._on_open_model_file)
-        section.add_action(self.tr("Rescan model folders"), self.local_models.scan)
-
-    def _on_open_model_file(self) -> None:
-        path, _filter = QFileDialog.getOpenFileName(self, self.tr("Open a model"), str(Path.home()), self.tr("GGUF models (*.gguf);;All files (*)"))
-        if path:
-            self.add_model_file(path)
 
     def add_model_file(self, path: str) -> None:
         """A file the user picked or dropped: once the runtime has checked and remembered it, it loads."""

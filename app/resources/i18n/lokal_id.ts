@@ -896,6 +896,85 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     </message>
 </context>
 <context>
+    <name>LocalModelSections</name>
+    <message>
+        <source>No GGUF files found yet</source>
+        <translation>Belum ada berkas GGUF yang ditemukan</translation>
+    </message>
+    <message>
+        <source>&amp;Draft model</source>
+        <translation>Model &amp;draf</translation>
+    </message>
+    <message>
+        <source>none on disk</source>
+        <translation>tidak ada di disk</translation>
+    </message>
+    <message>
+        <source>Auto ({name})</source>
+        <translation>Otomatis ({name})</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>Tidak ada</translation>
+    </message>
+    <message>
+        <source>{file} (cannot draft for this model)</source>
+        <translation>{file} (tidak dapat menjadi draf untuk model ini)</translation>
+    </message>
+    <message>
+        <source>&amp;Load settings…</source>
+        <translation>Pengaturan &amp;muat…</translation>
+    </message>
+    <message>
+        <source>Browse Hugging Face models…</source>
+        <translation>Jelajahi model Hugging Face…</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>Unduhan</translation>
+    </message>
+    <message>
+        <source>Open a GGUF file…</source>
+        <translation>Buka berkas GGUF…</translation>
+    </message>
+    <message>
+        <source>Rescan model folders</source>
+        <translation>Pindai ulang folder model</translation>
+    </message>
+    <message>
+        <source>Open a model</source>
+        <translation>Buka model</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf);;All files (*)</source>
+        <translation>Model GGUF (*.gguf);;Semua berkas (*)</translation>
+    </message>
+    <message>
+        <source>Could not store the load settings: {reason}</source>
+        <translation>Pengaturan muat tidak dapat disimpan: {reason}</translation>
+    </message>
+    <message>
+        <source>Reload the model?</source>
+        <translation>Muat ulang model?</translation>
+    </message>
+    <message>
+        <source>These settings take effect when the model is loaded again. Reload it now?</source>
+        <translation>Pengaturan ini berlaku saat model dimuat ulang. Muat ulang sekarang?</translation>
+    </message>
+    <message>
+        <source>Replies being written now finish first; none is cut off.</source>
+        <translation>Balasan yang sedang ditulis diselesaikan dulu; tidak ada yang terpotong.</translation>
+    </message>
+    <message>
+        <source>Reload now</source>
+        <translation>Muat ulang sekarang</translation>
+    </message>
+    <message>
+        <source>Later</source>
+        <translation>Nanti</translation>
+    </message>
+</context>
+<context>
     <name>LocalModels</name>
     <message>
         <source>Where it lives: {path}</source>
@@ -1073,10 +1152,6 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>&amp;Tentang Lokal</translation>
     </message>
     <message>
-        <source>Later</source>
-        <translation>Nanti</translation>
-    </message>
-    <message>
         <source>Could not use the load settings of {file}: {reason}</source>
         <translation>Pengaturan muat {file} tidak dapat dipakai: {reason}</translation>
     </message>
@@ -1103,78 +1178,6 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     <message>
         <source>{reason}. Choose a GGUF file from the Model menu.</source>
         <translation>{reason}. Pilih berkas GGUF dari menu Model.</translation>
-    </message>
-    <message>
-        <source>No GGUF files found yet</source>
-        <translation>Belum ada berkas GGUF yang ditemukan</translation>
-    </message>
-    <message>
-        <source>&amp;Draft model</source>
-        <translation>Model &amp;draf</translation>
-    </message>
-    <message>
-        <source>none on disk</source>
-        <translation>tidak ada di disk</translation>
-    </message>
-    <message>
-        <source>Auto ({name})</source>
-        <translation>Otomatis ({name})</translation>
-    </message>
-    <message>
-        <source>None</source>
-        <translation>Tidak ada</translation>
-    </message>
-    <message>
-        <source>{file} (cannot draft for this model)</source>
-        <translation>{file} (tidak dapat menjadi draf untuk model ini)</translation>
-    </message>
-    <message>
-        <source>&amp;Load settings…</source>
-        <translation>Pengaturan &amp;muat…</translation>
-    </message>
-    <message>
-        <source>Could not store the load settings: {reason}</source>
-        <translation>Pengaturan muat tidak dapat disimpan: {reason}</translation>
-    </message>
-    <message>
-        <source>Reload the model?</source>
-        <translation>Muat ulang model?</translation>
-    </message>
-    <message>
-        <source>These settings take effect when the model is loaded again. Reload it now?</source>
-        <translation>Pengaturan ini berlaku saat model dimuat ulang. Muat ulang sekarang?</translation>
-    </message>
-    <message>
-        <source>Replies being written now finish first; none is cut off.</source>
-        <translation>Balasan yang sedang ditulis diselesaikan dulu; tidak ada yang terpotong.</translation>
-    </message>
-    <message>
-        <source>Reload now</source>
-        <translation>Muat ulang sekarang</translation>
-    </message>
-    <message>
-        <source>Browse Hugging Face models…</source>
-        <translation>Jelajahi model Hugging Face…</translation>
-    </message>
-    <message>
-        <source>Downloads</source>
-        <translation>Unduhan</translation>
-    </message>
-    <message>
-        <source>Open a GGUF file…</source>
-        <translation>Buka berkas GGUF…</translation>
-    </message>
-    <message>
-        <source>Rescan model folders</source>
-        <translation>Pindai ulang folder model</translation>
-    </message>
-    <message>
-        <source>Open a model</source>
-        <translation>Buka model</translation>
-    </message>
-    <message>
-        <source>GGUF models (*.gguf);;All files (*)</source>
-        <translation>Model GGUF (*.gguf);;Semua berkas (*)</translation>
     </message>
     <message>
         <source>Loading {file}…</source>
