@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 from pathlib import Path
 from typing import Callable, TypeVar
 
-from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import Qt, QUrl, Signal, qVersion
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar,
-    QPushButton, QSplitter, QToolButton, QVBoxLayout, QWidget,
+    QFileDialog, QHBoxLayout, QInputDialog, QMainWindow, QMenu,
+    QSplitter, QVBoxLayout, QWidget,
 )
 
 from app.chat.announcer import ReplyAnnouncer
@@ -29,13 +27,13 @@ from app.chat.widgets.composer import Composer
 from app.chat.widgets.message_view import ChatView
 from app.chat.widgets.settings_dialog import ConversationSettingsDialog
 from app.chat.widgets.sidebar import Sidebar
-from app.metrics import figures
 from app.metrics.panel import DEFAULT_WIDTH as METRICS_WIDTH
 from app.metrics.panel import MetricsPanel
 from app.metrics.poller import MetricsPoller
 from app.catalog.ui import CatalogUi
 from app.features import FeatureContext
 from app.models.menu import LocalModelSections
+from app.models.status_line import StatusLine
 from app.models.loader import ModelLoader
 from app.models.local_model import LocalModels
 from app.models.session import ModelSession
@@ -45,33 +43,18 @@ from app.storage import Store
 from app.storage.store import StoreUnavailable
 from app.storage.unsaved import UnsavedReplies
 from app.ui import icons
-from app.ui.accessibility import chain, described
-from app.ui.language import Context
+from app.ui.accessibility import chain
+from app.ui.banner import Banner
+from app.ui.help_menu import HelpMenu
 from app.ui.language.menu import LanguageMenu
 from app.ui.menus import MenuId, ModelMenu
-from app.ui.shortcuts import ShortcutsDialog
+from app.ui.top_bar import TopBar
 from app.ui.window_state import restore_layout, save_layout
-from runtime import __version__ as lokal_version
 from runtime import protocol
-from runtime.paths import log_dir
 from runtime.protocol import LocalModel
 
 Feature = TypeVar("Feature")
 log = logging.getLogger("lokal.window")
-
-Window = Context("Window")
-
-
-def state_text(state: ConnectionState) -> str:
-    return {
-        ConnectionState.STOPPED: Window.tr("Runtime stopped"),
-        ConnectionState.STARTING: Window.tr("Starting the runtime…"),
-        ConnectionState.READY: Window.tr("Ready"),
-        ConnectionState.BUSY: Window.tr("Working…"),
-        ConnectionState.CRASHED: Window.tr("Runtime crashed"),
-        ConnectionState.RESTARTING: Window.tr("Restarting the runtime…"),
-    }.get(state, state.value)
-
 
 class MainWindow(QMainWindow):
     sig_closed = Signal()  # the window closed for good (not hidden to keep serving): the application may end
@@ -120,66 +103,12 @@ class MainWindow(QMainWindow):
         column = QVBoxLayout(center)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
-        self.banner = QWidget()
-        self.banner.setObjectName("banner")
-        self.banner.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        banner_row = QHBoxLayout(self.banner)
-        banner_row.setContentsMargins(14, 8, 8, 8)
-        self.banner_text = QLabel()
-        self.banner_text.setWordWrap(True)
-        self.banner_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.banner_text.setAccessibleName(self.tr("Message"))
-        close = self.banner_close = QToolButton()
-        close.setIcon(icons.icon("close"))
-        close.setAutoRaise(True)
-        close.setToolTip(self.tr("Dismiss"))
-        described(close, self.tr("Dismiss"), self.tr("Hide this message"))
-        close.clicked.connect(self.banner.hide)
-        # Shown while the database refuses writes: they are kept and written once it works again.
-        self.banner_retry = QPushButton(self.tr("Retry"))
-        self.banner_retry.setToolTip(self.tr("Try to save again"))
-        described(self.banner_retry, self.tr("Retry"), self.tr("Try to save again"))
-        self.banner_retry.hide()
-        banner_row.addWidget(self.banner_text, 1)
-        banner_row.addWidget(self.banner_retry, 0, Qt.AlignmentFlag.AlignTop)
-        banner_row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
-        self.banner.hide()
-
-        top = QWidget()
-        top.setObjectName("topBar")
-        top.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        top_row = QHBoxLayout(top)
-        top_row.setContentsMargins(16, 8, 10, 8)
-        self.title = QLabel(self.tr("New chat"))
-        self.title.setObjectName("title")
-        self.model_button = QToolButton()
-        self.model_button.setObjectName("modelButton")
-        self.model_button.setIcon(icons.icon("model"))
-        self.model_button.setText(self.tr("No model"))
-        self.model_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.model_button.setToolTip(self.tr("Choose the model and quantization"))
-        described(self.model_button, self.tr("Model"), self.tr("Choose the model and quantization (Alt+M opens the Model menu)"))
+        self.banner = Banner()
+        self.banner_text, self.banner_retry, self.banner_close = self.banner.label, self.banner.retry, self.banner.close_button
         self.model_menu = ModelMenu(self.tr("&Model"), self)
-        self.model_button.setMenu(self.model_menu)
-        self.settings_button = QToolButton()
-        self.settings_button.setIcon(icons.icon("settings"))
-        self.settings_button.setAutoRaise(True)
-        self.settings_button.setToolTip(self.tr("Conversation settings (Ctrl+,)"))
-        described(self.settings_button, self.tr("Conversation settings"), self.tr("System prompt, sampling and context size of this conversation"))
-        self.metrics_button = QToolButton()
-        self.metrics_button.setIcon(icons.icon("metrics"))
-        self.metrics_button.setAutoRaise(True)
-        self.metrics_button.setCheckable(True)
-        self.metrics_button.setChecked(True)
-        self.metrics_button.setToolTip(self.tr("Show the metrics panel (Ctrl+Shift+M)"))
-        described(self.metrics_button, self.tr("Metrics panel"), self.tr("Show or hide the speed and memory figures"))
-        for button in (self.model_button, self.settings_button, self.metrics_button):
-            button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        top_row.addWidget(self.title, 1)
-        top_row.addWidget(self.model_button)
-        top_row.addWidget(self.settings_button)
-        top_row.addWidget(self.metrics_button)
+        top = TopBar(self.model_menu)
+        self.title, self.model_button = top.title, top.model_button
+        self.settings_button, self.metrics_button = top.settings_button, top.metrics_button
 
         self.chat_view = ChatView(self.chat.messages)
         self.announcer = ReplyAnnouncer(self.chat, self.chat_view, self)  # the streaming reply, read out politely
@@ -207,17 +136,8 @@ class MainWindow(QMainWindow):
         self.splitter.setHandleWidth(1)
         self.setCentralWidget(self.splitter)
 
-        bar = self.statusBar()
-        self.state_label = QLabel()
-        self.model_label = QLabel(self.tr("No model loaded"))
-        self.load_progress = QProgressBar()
-        self.load_progress.setRange(0, 1000)
-        self.load_progress.setMaximumWidth(180)
-        self.load_progress.setTextVisible(False)
-        self.load_progress.hide()
-        bar.addWidget(self.state_label)
-        bar.addPermanentWidget(self.load_progress)
-        bar.addPermanentWidget(self.model_label)
+        self.status_line = StatusLine(self.statusBar())
+        self.model_label, self.load_progress = self.status_line.model_label, self.status_line.load_progress
         self.resize(1280, 800)
         self._on_state_changed(self.link.state)
 
@@ -320,13 +240,7 @@ class MainWindow(QMainWindow):
         self.language = LanguageMenu(self.store, view_menu.addMenu(self.tr("&Language")), self)
         self.language.sig_restart_requested.connect(self._on_restart_requested)
 
-        help_menu = self._add_menu(MenuId.HELP, self.tr("&Help"))
-        self.action_shortcuts = help_menu.addAction(self.tr("&Keyboard shortcuts"), self._on_shortcuts)
-        self.action_shortcuts.setShortcut(QKeySequence("F1"))
-        self.action_open_logs = help_menu.addAction(self.tr("Open &log folder"), self._on_open_log_folder)
-        help_menu.addSeparator()
-        about = help_menu.addAction(self.tr("&About Lokal"), self._on_about)
-        about.setMenuRole(QAction.MenuRole.AboutRole)
+        self.help = HelpMenu(self._add_menu(MenuId.HELP, self.tr("&Help")), lambda: list(self.menus.values()), lambda: self.link.info, self)
 
     def _on_restart_requested(self) -> None:
         self.restart_requested = True
@@ -339,7 +253,7 @@ class MainWindow(QMainWindow):
         link.sig_ready.connect(self._on_runtime_ready)
         link.sig_queue_changed.connect(lambda _waiting: self._on_state_changed(self.link.state))
         session.sig_loading.connect(self._on_model_loading)
-        session.sig_progress.connect(self._on_model_progress)
+        session.sig_progress.connect(self.status_line.show_progress)
         session.sig_loaded.connect(self._on_model_loaded)
         session.sig_failed.connect(self._on_model_failed)
         self.local_models.sig_scanned.connect(self.model_menu.rebuild)
@@ -355,7 +269,7 @@ class MainWindow(QMainWindow):
         self.local_models.sig_add_failed.connect(lambda path, message: self.show_banner(self.tr("Cannot add {file}: {reason}").format(file=Path(path).name, reason=message)))
         self.catalog.sig_model_downloaded.connect(lambda _paths: self.local_models.scan())
         self.startup.sig_status.connect(self.statusBar().showMessage)
-        self.startup.sig_progress.connect(self._on_starter_progress)
+        self.startup.sig_progress.connect(self.status_line.show_progress)
         self.startup.sig_fetch_ended.connect(self._on_starter_fetch_ended)
         self.startup.sig_failed.connect(lambda reason: self.show_banner(self.tr("{reason}. Choose a GGUF file from the Model menu.").format(reason=reason)))
         chat.sig_current_changed.connect(self._on_current_changed)
@@ -394,13 +308,9 @@ class MainWindow(QMainWindow):
         self.metrics_panel.setVisible(metrics_visible)
         self.chat.open_last()
 
-    def _on_starter_progress(self, fraction: float) -> None:
-        self.load_progress.setValue(int(fraction * 1000))
-        self.load_progress.show()
-
     def _on_starter_fetch_ended(self) -> None:
         self.statusBar().clearMessage()
-        self.load_progress.hide()
+        self.status_line.end_progress()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._close_confirmed and not all(guard() for guard in self._close_guards):
@@ -465,31 +375,21 @@ class MainWindow(QMainWindow):
             self.add_model_file(paths[0])
 
     def _on_model_loading(self, path: str) -> None:
-        self.load_progress.setValue(0)
-        self.load_progress.show()
-        self.model_label.setText(self.tr("Loading {file}…").format(file=os.path.basename(path)))
+        self.status_line.show_loading(path)
         self._update_actions()
-
-    def _on_model_progress(self, fraction: float) -> None:
-        self.load_progress.setValue(int(fraction * 1000))
 
     def _show_model_name(self) -> str:
         info = self.session.loaded
         if info is None:
             return ""
-        backend = self.link.info.backend.upper() if self.link.info else "?"
         name = self.session.display_name
-        note = figures.template_fallback_note()
-        warning = f"  ·  ⚠ {note}" if info.chat_template_error else ""
-        self.model_label.setText(f"{name}  ·  {info.quantization}  ·  {backend}{warning}")
-        tip = self.tr("{path}\ncontext {n_ctx} tokens, loaded in {ms} ms").format(path=info.path, n_ctx=info.n_ctx, ms=round(info.load_ms))
-        self.model_label.setToolTip(tip + (f"\n{note}: {info.chat_template_error}" if info.chat_template_error else ""))
+        self.status_line.show_model(info, name, self.link.info.backend.upper() if self.link.info else "?")
         if self.chat.local_replies:
             self.model_button.setText(f"{name} · {info.quantization}")
         return name
 
     def _on_model_loaded(self, info: protocol.ModelLoadResult) -> None:
-        self.load_progress.hide()
+        self.status_line.end_progress()
         self.metrics_panel.set_draft_model(os.path.basename(info.draft_path) if info.draft_path else "")
         name = self._show_model_name()
         self.model_menu.rebuild()
@@ -500,26 +400,21 @@ class MainWindow(QMainWindow):
         self._update_actions()
 
     def _on_model_failed(self, path: str, message: str) -> None:
-        self.load_progress.hide()
-        self.model_label.setText(self.tr("No model loaded") if self.session.loaded is None else self.model_label.text())
+        self.status_line.end_progress()
+        if self.session.loaded is None:
+            self.status_line.show_no_model()
         self.show_banner(self.tr("Could not load {file}: {reason}").format(file=os.path.basename(path), reason=message))
         self._update_actions()
 
     # ---- runtime ------------------------------------------------------------------
     def _on_state_changed(self, state: ConnectionState) -> None:
-        text = state_text(state)
-        if state == ConnectionState.BUSY and self.chat.generating:
-            text = self.tr("Generating…")
-        if self.link.queued:
-            text += " " + self.tr("(%n waiting)", "", self.link.queued)
-        self.state_label.setText(text)
+        self.status_line.show_state(state, self.chat.generating, self.link.queued)
 
     def _on_runtime_crashed(self, description: str) -> None:
         self._recovering = self.link.auto_restart
         suffix = "\n" + self.tr("Restarting it and loading the model again…") if self.link.auto_restart else ""
         self.show_banner(description + suffix)
-        self.load_progress.hide()
-        self.model_label.setText(self.tr("No model loaded"))
+        self.status_line.show_no_model()
         self._update_actions()
 
     def _on_runtime_ready(self, info: protocol.InitializeResult) -> None:
@@ -532,9 +427,7 @@ class MainWindow(QMainWindow):
         self.statusBar().clearMessage()
 
     def show_banner(self, text: str) -> None:
-        self.banner_text.setText(text)
-        self.banner_retry.hide()
-        self.banner.show()
+        self.banner.say(text)
 
     def _on_store_problem(self, problem) -> None:
         if problem is None:
@@ -544,8 +437,7 @@ class MainWindow(QMainWindow):
             return
         waiting = self.store.deferred_writes
         kept = "\n" + self.tr("%n message update(s) are kept until they can be saved.", "", waiting) if waiting else ""
-        self.show_banner(f"{problem.message}{kept}")
-        self.banner_retry.show()
+        self.banner.say(f"{problem.message}{kept}", retry=True)
 
     # ---- chat ------------------------------------------------------------------------
     def _on_current_changed(self, conv) -> None:
@@ -676,35 +568,3 @@ class MainWindow(QMainWindow):
         dialog.open()  # window-modal, without a nested event loop
         self.settings_dialog = dialog
         return dialog
-
-    def _on_about(self) -> None:
-        info = self.link.info
-        if info:
-            devices = [
-                self.tr("Device: {name} ({kind}, {gib} GiB)").format(name=d.name, kind=d.type, gib=f"{d.memory_total / 2**30:.1f}")
-                for d in info.devices
-            ]
-            runtime_lines = "<br>".join([
-                f"llama.cpp (llama-cpp-python) {info.llama_cpp_version}",
-                self.tr("Backend: {backend}").format(backend=info.backend.upper()),
-                *devices,
-            ])
-        else:
-            runtime_lines = self.tr("The runtime is not running.")
-        QMessageBox.about(
-            self,
-            self.tr("About Lokal"),
-            f"<h3>Lokal {lokal_version}</h3><p>" + self.tr("Chat with language models that run on this machine.") + "</p>"
-            + "<p>" + self.tr("Protocol {version}").format(version=protocol.PROTOCOL_VERSION)
-            + f"<br>Qt {qVersion()}, PySide6 {pyside_version}<br>Python {sys.version.split()[0]}<br>{runtime_lines}</p>"
-            + "<p>" + self.tr("Logs: {folder}").format(folder=log_dir()) + "</p>",
-        )
-
-    def _on_shortcuts(self) -> ShortcutsDialog:
-        dialog = ShortcutsDialog(list(self.menus.values()), self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.open()
-        return dialog
-
-    def _on_open_log_folder(self) -> None:
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_dir())))

@@ -55,13 +55,6 @@
 <context>
     <name>MainWindow</name>
     <message numerus="yes">
-        <source>(%n waiting)</source>
-        <translation>
-            <numerusform>(%n waiting)</numerusform>
-            <numerusform>(%n waiting)</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>%n message update(s) are kept until they can be saved.</source>
         <translation>
             <numerusform>%n message update are kept until they can be saved.</numerusform>
@@ -107,6 +100,16 @@
         <translation>
             <numerusform>%n quantization level</numerusform>
             <numerusform>%n quantization levels</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>StatusLine</name>
+    <message numerus="yes">
+        <source>(%n waiting)</source>
+        <translation>
+            <numerusform>(%n waiting)</numerusform>
+            <numerusform>(%n waiting)</numerusform>
         </translation>
     </message>
 </context>

@@ -144,6 +144,29 @@
     </message>
 </context>
 <context>
+    <name>Banner</name>
+    <message>
+        <source>Message</source>
+        <translation>Pesan</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>Tutup</translation>
+    </message>
+    <message>
+        <source>Hide this message</source>
+        <translation>Sembunyikan pesan ini</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>Coba lagi</translation>
+    </message>
+    <message>
+        <source>Try to save again</source>
+        <translation>Coba simpan lagi</translation>
+    </message>
+</context>
+<context>
     <name>Catalog</name>
     <message>
         <source>fits on GPU</source>
@@ -613,6 +636,49 @@ terakhir aktif {time}</translation>
     </message>
 </context>
 <context>
+    <name>HelpMenu</name>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>&amp;Pintasan papan ketik</translation>
+    </message>
+    <message>
+        <source>Open &amp;log folder</source>
+        <translation>Buka folder &amp;log</translation>
+    </message>
+    <message>
+        <source>&amp;About Lokal</source>
+        <translation>&amp;Tentang Lokal</translation>
+    </message>
+    <message>
+        <source>Device: {name} ({kind}, {gib} GiB)</source>
+        <translation>Perangkat: {name} ({kind}, {gib} GiB)</translation>
+    </message>
+    <message>
+        <source>Backend: {backend}</source>
+        <translation>Backend: {backend}</translation>
+    </message>
+    <message>
+        <source>The runtime is not running.</source>
+        <translation>Runtime tidak berjalan.</translation>
+    </message>
+    <message>
+        <source>About Lokal</source>
+        <translation>Tentang Lokal</translation>
+    </message>
+    <message>
+        <source>Chat with language models that run on this machine.</source>
+        <translation>Mengobrol dengan model bahasa yang berjalan di komputer ini.</translation>
+    </message>
+    <message>
+        <source>Protocol {version}</source>
+        <translation>Protokol {version}</translation>
+    </message>
+    <message>
+        <source>Logs: {folder}</source>
+        <translation>Log: {folder}</translation>
+    </message>
+</context>
+<context>
     <name>InlineEditor</name>
     <message>
         <source>Edit your message</source>
@@ -988,26 +1054,6 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <source>Message</source>
-        <translation>Pemberitahuan</translation>
-    </message>
-    <message>
-        <source>Dismiss</source>
-        <translation>Tutup</translation>
-    </message>
-    <message>
-        <source>Hide this message</source>
-        <translation>Sembunyikan pesan ini</translation>
-    </message>
-    <message>
-        <source>Retry</source>
-        <translation>Coba lagi</translation>
-    </message>
-    <message>
-        <source>Try to save again</source>
-        <translation>Coba simpan lagi</translation>
-    </message>
-    <message>
         <source>New chat</source>
         <translation>Obrolan baru</translation>
     </message>
@@ -1016,48 +1062,8 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Tanpa model</translation>
     </message>
     <message>
-        <source>Choose the model and quantization</source>
-        <translation>Pilih model dan kuantisasinya</translation>
-    </message>
-    <message>
-        <source>Model</source>
-        <translation>Model</translation>
-    </message>
-    <message>
-        <source>Choose the model and quantization (Alt+M opens the Model menu)</source>
-        <translation>Pilih model dan kuantisasinya (Alt+M membuka menu Model)</translation>
-    </message>
-    <message>
         <source>&amp;Model</source>
         <translation>&amp;Model</translation>
-    </message>
-    <message>
-        <source>Conversation settings (Ctrl+,)</source>
-        <translation>Pengaturan percakapan (Ctrl+,)</translation>
-    </message>
-    <message>
-        <source>Conversation settings</source>
-        <translation>Pengaturan percakapan</translation>
-    </message>
-    <message>
-        <source>System prompt, sampling and context size of this conversation</source>
-        <translation>Prompt sistem, sampling, dan ukuran konteks percakapan ini</translation>
-    </message>
-    <message>
-        <source>Show the metrics panel (Ctrl+Shift+M)</source>
-        <translation>Tampilkan panel metrik (Ctrl+Shift+M)</translation>
-    </message>
-    <message>
-        <source>Metrics panel</source>
-        <translation>Panel metrik</translation>
-    </message>
-    <message>
-        <source>Show or hide the speed and memory figures</source>
-        <translation>Tampilkan atau sembunyikan angka kecepatan dan memori</translation>
-    </message>
-    <message>
-        <source>No model loaded</source>
-        <translation>Belum ada model yang dimuat</translation>
     </message>
     <message>
         <source>&amp;File</source>
@@ -1140,18 +1146,6 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Ba&amp;ntuan</translation>
     </message>
     <message>
-        <source>&amp;Keyboard shortcuts</source>
-        <translation>&amp;Pintasan papan ketik</translation>
-    </message>
-    <message>
-        <source>Open &amp;log folder</source>
-        <translation>Buka folder &amp;log</translation>
-    </message>
-    <message>
-        <source>&amp;About Lokal</source>
-        <translation>&amp;Tentang Lokal</translation>
-    </message>
-    <message>
         <source>Could not use the load settings of {file}: {reason}</source>
         <translation>Pengaturan muat {file} tidak dapat dipakai: {reason}</translation>
     </message>
@@ -1180,32 +1174,12 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>{reason}. Pilih berkas GGUF dari menu Model.</translation>
     </message>
     <message>
-        <source>Loading {file}…</source>
-        <translation>Memuat {file}…</translation>
-    </message>
-    <message>
-        <source>{path}
-context {n_ctx} tokens, loaded in {ms} ms</source>
-        <translation>{path}
-konteks {n_ctx} token, dimuat dalam {ms} md</translation>
-    </message>
-    <message>
         <source>Recovered: the runtime was restarted and {model} is loaded again. The interrupted reply was kept.</source>
         <translation>Pulih: runtime telah dimulai ulang dan {model} dimuat lagi. Balasan yang terputus tetap disimpan.</translation>
     </message>
     <message>
         <source>Could not load {file}: {reason}</source>
         <translation>Tidak dapat memuat {file}: {reason}</translation>
-    </message>
-    <message>
-        <source>Generating…</source>
-        <translation>Membuat balasan…</translation>
-    </message>
-    <message numerus="yes">
-        <source>(%n waiting)</source>
-        <translation>
-            <numerusform>(%n menunggu)</numerusform>
-        </translation>
     </message>
     <message>
         <source>Restarting it and loading the model again…</source>
@@ -1256,34 +1230,6 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
     <message>
         <source>Exported to {path}</source>
         <translation>Diekspor ke {path}</translation>
-    </message>
-    <message>
-        <source>Device: {name} ({kind}, {gib} GiB)</source>
-        <translation>Perangkat: {name} ({kind}, {gib} GiB)</translation>
-    </message>
-    <message>
-        <source>Backend: {backend}</source>
-        <translation>Backend: {backend}</translation>
-    </message>
-    <message>
-        <source>The runtime is not running.</source>
-        <translation>Runtime tidak berjalan.</translation>
-    </message>
-    <message>
-        <source>About Lokal</source>
-        <translation>Tentang Lokal</translation>
-    </message>
-    <message>
-        <source>Chat with language models that run on this machine.</source>
-        <translation>Mengobrol dengan model bahasa yang berjalan di komputer ini.</translation>
-    </message>
-    <message>
-        <source>Protocol {version}</source>
-        <translation>Protokol {version}</translation>
-    </message>
-    <message>
-        <source>Logs: {folder}</source>
-        <translation>Log: {folder}</translation>
     </message>
 </context>
 <context>
@@ -1971,6 +1917,57 @@ Pasang Lokal yang lebih baru untuk membukanya. Versi ini tidak mengubah berkas t
     </message>
 </context>
 <context>
+    <name>StatusLine</name>
+    <message>
+        <source>No model loaded</source>
+        <translation>Belum ada model yang dimuat</translation>
+    </message>
+    <message>
+        <source>Generating…</source>
+        <translation>Membuat balasan…</translation>
+    </message>
+    <message numerus="yes">
+        <source>(%n waiting)</source>
+        <translation>
+            <numerusform>(%n menunggu)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Runtime stopped</source>
+        <translation>Runtime berhenti</translation>
+    </message>
+    <message>
+        <source>Starting the runtime…</source>
+        <translation>Memulai runtime…</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>Siap</translation>
+    </message>
+    <message>
+        <source>Working…</source>
+        <translation>Sedang bekerja…</translation>
+    </message>
+    <message>
+        <source>Runtime crashed</source>
+        <translation>Runtime mogok</translation>
+    </message>
+    <message>
+        <source>Restarting the runtime…</source>
+        <translation>Memulai ulang runtime…</translation>
+    </message>
+    <message>
+        <source>Loading {file}…</source>
+        <translation>Memuat {file}…</translation>
+    </message>
+    <message>
+        <source>{path}
+context {n_ctx} tokens, loaded in {ms} ms</source>
+        <translation>{path}
+konteks {n_ctx} token, dimuat dalam {ms} md</translation>
+    </message>
+</context>
+<context>
     <name>StoreFaults</name>
     <message>
         <source>Your conversations database is in use by another program (the database is locked).</source>
@@ -2034,6 +2031,53 @@ Pasang Lokal yang lebih baru untuk membukanya. Versi ini tidak mengubah berkas t
     </message>
 </context>
 <context>
+    <name>TopBar</name>
+    <message>
+        <source>New chat</source>
+        <translation>Obrolan baru</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>Tanpa model</translation>
+    </message>
+    <message>
+        <source>Choose the model and quantization</source>
+        <translation>Pilih model dan kuantisasinya</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <source>Choose the model and quantization (Alt+M opens the Model menu)</source>
+        <translation>Pilih model dan kuantisasinya (Alt+M membuka menu Model)</translation>
+    </message>
+    <message>
+        <source>Conversation settings (Ctrl+,)</source>
+        <translation>Pengaturan percakapan (Ctrl+,)</translation>
+    </message>
+    <message>
+        <source>Conversation settings</source>
+        <translation>Pengaturan percakapan</translation>
+    </message>
+    <message>
+        <source>System prompt, sampling and context size of this conversation</source>
+        <translation>Prompt sistem, sampling, dan ukuran konteks percakapan ini</translation>
+    </message>
+    <message>
+        <source>Show the metrics panel (Ctrl+Shift+M)</source>
+        <translation>Tampilkan panel metrik (Ctrl+Shift+M)</translation>
+    </message>
+    <message>
+        <source>Metrics panel</source>
+        <translation>Panel metrik</translation>
+    </message>
+    <message>
+        <source>Show or hide the speed and memory figures</source>
+        <translation>Tampilkan atau sembunyikan angka kecepatan dan memori</translation>
+    </message>
+</context>
+<context>
     <name>UnsavedReplies</name>
     <message>
         <source>Unsaved replies</source>
@@ -2052,33 +2096,6 @@ Pasang Lokal yang lebih baru untuk membukanya. Versi ini tidak mengubah berkas t
     <message>
         <source>Quit without saving</source>
         <translation>Keluar tanpa menyimpan</translation>
-    </message>
-</context>
-<context>
-    <name>Window</name>
-    <message>
-        <source>Runtime stopped</source>
-        <translation>Runtime berhenti</translation>
-    </message>
-    <message>
-        <source>Starting the runtime…</source>
-        <translation>Memulai runtime…</translation>
-    </message>
-    <message>
-        <source>Ready</source>
-        <translation>Siap</translation>
-    </message>
-    <message>
-        <source>Working…</source>
-        <translation>Sedang bekerja…</translation>
-    </message>
-    <message>
-        <source>Runtime crashed</source>
-        <translation>Runtime mogok</translation>
-    </message>
-    <message>
-        <source>Restarting the runtime…</source>
-        <translation>Memulai ulang runtime…</translation>
     </message>
 </context>
 </TS>

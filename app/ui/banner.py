@@ -1,0 +1,47 @@
+"""The banner above the conversation: what went wrong, in words, until the user dismisses it.
+
+While the database refuses writes it also offers Retry (the replies are kept in memory meanwhile, and
+written once it takes them again).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
+
+from app.ui import icons
+from app.ui.accessibility import described
+
+
+class Banner(QWidget):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("banner")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(14, 8, 8, 8)
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setAccessibleName(self.tr("Message"))
+        close = self.close_button = QToolButton()
+        close.setIcon(icons.icon("close"))
+        close.setAutoRaise(True)
+        close.setToolTip(self.tr("Dismiss"))
+        described(close, self.tr("Dismiss"), self.tr("Hide this message"))
+        close.clicked.connect(self.hide)
+        # Shown while the database refuses writes: they are kept and written once it works again.
+        self.retry = QPushButton(self.tr("Retry"))
+        self.retry.setToolTip(self.tr("Try to save again"))
+        described(self.retry, self.tr("Retry"), self.tr("Try to save again"))
+        self.retry.hide()
+        row.addWidget(self.label, 1)
+        row.addWidget(self.retry, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        self.hide()
+
+    def say(self, text: str, retry: bool = False) -> None:
+        """Show `text`, with the Retry button if `retry`."""
+        self.label.setText(text)
+        self.retry.setVisible(retry)
+        self.show()
