@@ -16,7 +16,7 @@ from typing import Callable, TypeVar
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog, QHBoxLayout, QInputDialog, QMainWindow, QMenu,
+    QHBoxLayout, QMainWindow, QMenu,
     QSplitter, QVBoxLayout, QWidget,
 )
 
@@ -24,6 +24,7 @@ from app.chat.announcer import ReplyAnnouncer
 from app.chat.controller import ChatController
 from app.chat.conversation_model import ConversationFilterModel
 from app.chat.widgets.composer import Composer
+from app.chat.widgets.conversation_commands import ConversationCommands
 from app.chat.widgets.message_view import ChatView
 from app.chat.widgets.settings_dialog import ConversationSettingsDialog
 from app.chat.widgets.sidebar import Sidebar
@@ -33,8 +34,8 @@ from app.metrics.poller import MetricsPoller
 from app.catalog.ui import CatalogUi
 from app.features import FeatureContext
 from app.models.menu import LocalModelSections
-from app.models.status_line import StatusLine
-from app.models.loader import ModelLoader
+from app.models.status_line import ModelStatus, StatusLine
+from app.models.loader import ModelLoader, Prepared
 from app.models.local_model import LocalModels
 from app.models.session import ModelSession
 from app.models.startup import StartupModel
@@ -83,8 +84,7 @@ class MainWindow(QMainWindow):
         self._shut_down = False
         self.restart_requested = False  # View ▸ Language ▸ Restart now: app/main.py opens the window again
         self.settings_dialog: ConversationSettingsDialog | None = None
-        self._deleted = None
-        self._recovering = False
+        self.commands = ConversationCommands(self.chat, self)  # rename, delete and undo, export
         self._build()
         self._build_menus()
         self._connect()
@@ -138,6 +138,8 @@ class MainWindow(QMainWindow):
 
         self.status_line = StatusLine(self.statusBar())
         self.model_label, self.load_progress = self.status_line.model_label, self.status_line.load_progress
+        self.model_status = ModelStatus(self.status_line, self.model_button, self.session, self.link,
+                                        lambda: None if self.chat.local_replies else self.chat.reply_model_name)
         self.resize(1280, 800)
         self._on_state_changed(self.link.state)
 
@@ -188,22 +190,22 @@ class MainWindow(QMainWindow):
         self.action_new = file_menu.addAction(icons.icon("new-chat"), self.tr("&New chat"), self._on_new)
         self.action_new.setShortcut(QKeySequence.StandardKey.New)
         file_menu.addSeparator()
-        self.action_export_md = file_menu.addAction(icons.icon("export"), self.tr("Export as &Markdown…"), lambda: self._on_export(None, "md"))
+        self.action_export_md = file_menu.addAction(icons.icon("export"), self.tr("Export as &Markdown…"), lambda: self.commands.export(None, "md"))
         self.action_export_md.setShortcut(QKeySequence("Ctrl+Shift+E"))
-        file_menu.addAction(icons.icon("export"), self.tr("Export as &JSON…"), lambda: self._on_export(None, "json"))
+        file_menu.addAction(icons.icon("export"), self.tr("Export as &JSON…"), lambda: self.commands.export(None, "json"))
         file_menu.addSeparator()
         quit_action = file_menu.addAction(self.tr("&Quit"), self.close)
         quit_action.setShortcut(QKeySequence("Ctrl+Q"))
         quit_action.setMenuRole(QAction.MenuRole.QuitRole)
 
         edit_menu = self._add_menu(MenuId.EDIT, self.tr("&Edit"))
-        self.action_undo_delete = edit_menu.addAction(self.tr("&Undo delete"), self._on_undo_delete)
+        self.action_undo_delete = edit_menu.addAction(self.tr("&Undo delete"), self.commands.undo_delete)
         self.action_undo_delete.setShortcut(QKeySequence.StandardKey.Undo)
         self.action_undo_delete.setEnabled(False)
         edit_menu.addSeparator()
-        self.action_rename = edit_menu.addAction(self.tr("&Rename chat…"), lambda: self._on_rename(None))
+        self.action_rename = edit_menu.addAction(self.tr("&Rename chat…"), self.commands.rename)
         self.action_rename.setShortcut(QKeySequence("F2"))
-        self.action_delete = edit_menu.addAction(icons.icon("delete"), self.tr("&Delete chat"), lambda: self._on_delete(None))
+        self.action_delete = edit_menu.addAction(icons.icon("delete"), self.tr("&Delete chat"), self.commands.delete)
         self.action_delete.setShortcut(QKeySequence("Ctrl+Shift+Backspace"))
         edit_menu.addSeparator()
         self.action_settings = edit_menu.addAction(icons.icon("settings"), self.tr("Conversation &settings…"), self._on_settings)
@@ -224,7 +226,7 @@ class MainWindow(QMainWindow):
         self.menuBar().addMenu(self.model_menu)
         self.menus[MenuId.MODEL] = self.model_menu
         self.local_sections = LocalModelSections(self.model_menu, self.local_models, self.loader, self.startup, self.catalog,
-                                                 self.link, self.chat, self.load_model, self)
+                                                 self.link, lambda: self.chat.any_generating, self.load_model, self)
         self.local_sections.sig_problem.connect(self.show_banner)
 
         view_menu = self._add_menu(MenuId.VIEW, self.tr("&View"))
@@ -249,13 +251,12 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         link, chat, session = self.link, self.chat, self.session
         link.sig_state_changed.connect(self._on_state_changed)
-        link.sig_crashed.connect(self._on_runtime_crashed)
-        link.sig_ready.connect(self._on_runtime_ready)
         link.sig_queue_changed.connect(lambda _waiting: self._on_state_changed(self.link.state))
-        session.sig_loading.connect(self._on_model_loading)
-        session.sig_progress.connect(self.status_line.show_progress)
+        for signal in (link.sig_crashed, link.sig_ready, session.sig_loading, session.sig_failed):
+            signal.connect(lambda *_args: self._update_actions())
+        self.loader.sig_prepared.connect(self._on_model_prepared)
         session.sig_loaded.connect(self._on_model_loaded)
-        session.sig_failed.connect(self._on_model_failed)
+        self.model_status.sig_problem.connect(self.show_banner)
         self.local_models.sig_scanned.connect(self.model_menu.rebuild)
         # The models that could draft for it may have changed.
         self.local_models.sig_scanned.connect(lambda: self.loader.refresh(self.chat.settings().n_ctx))
@@ -264,7 +265,7 @@ class MainWindow(QMainWindow):
         self.loader.sig_context_capped.connect(lambda wanted, fits: self.show_banner(
             self.tr("This conversation's context size ({wanted} tokens) does not fit in this machine's memory: the model is loaded "
                     "with {fits} tokens instead. Change it in Conversation settings.").format(wanted=wanted, fits=fits)))
-        self.local_models.sig_scanned.connect(self._show_model_name)
+        self.local_models.sig_scanned.connect(self.model_status.show_model)
         self.local_models.sig_added.connect(self._on_model_file_added)
         self.local_models.sig_add_failed.connect(lambda path, message: self.show_banner(self.tr("Cannot add {file}: {reason}").format(file=Path(path).name, reason=message)))
         self.catalog.sig_model_downloaded.connect(lambda _paths: self.local_models.scan())
@@ -276,7 +277,6 @@ class MainWindow(QMainWindow):
         chat.sig_generating_changed.connect(self._on_generating_changed)
         chat.sig_reply_finished.connect(self._on_reply_finished)
         chat.sig_error.connect(lambda message: self.show_banner(self.tr("The reply failed: {reason}").format(reason=message)))
-        chat.sig_deleted.connect(self._on_deleted)
         chat.sig_reply_link_changed.connect(self._on_reply_link_changed)
         chat.sig_store_problem.connect(self._on_store_problem)
         chat.sig_refused.connect(lambda reason: self.statusBar().showMessage(reason, 5000))
@@ -284,9 +284,12 @@ class MainWindow(QMainWindow):
         self.poller.sig_sample.connect(self.metrics_panel.on_sample)
         self.sidebar.sig_open.connect(chat.open)
         self.sidebar.sig_new.connect(self._on_new)
-        self.sidebar.sig_rename.connect(self._on_rename)
-        self.sidebar.sig_delete.connect(self._on_delete)
-        self.sidebar.sig_export.connect(self._on_export)
+        self.sidebar.sig_rename.connect(self.commands.rename)
+        self.sidebar.sig_delete.connect(self.commands.delete)
+        self.sidebar.sig_export.connect(self.commands.export)
+        self.commands.sig_status.connect(lambda text, ms: self.show_status(text, ms) if text else self.clear_status())
+        self.commands.sig_problem.connect(self.show_banner)
+        self.commands.sig_undo_available.connect(self.action_undo_delete.setEnabled)
         self.composer.sig_send.connect(self._on_send)
         self.composer.sig_stop.connect(chat.stop)
         self.chat_view.sig_edit_submitted.connect(self._on_edit_submitted)
@@ -374,51 +377,18 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
             self.add_model_file(paths[0])
 
-    def _on_model_loading(self, path: str) -> None:
-        self.status_line.show_loading(path)
-        self._update_actions()
-
-    def _show_model_name(self) -> str:
-        info = self.session.loaded
-        if info is None:
-            return ""
-        name = self.session.display_name
-        self.status_line.show_model(info, name, self.link.info.backend.upper() if self.link.info else "?")
-        if self.chat.local_replies:
-            self.model_button.setText(f"{name} · {info.quantization}")
-        return name
+    def _on_model_prepared(self, prepared: Prepared) -> None:
+        self.chat.model_sampling = prepared.sampling  # new conversations sample as the model's file recommends
 
     def _on_model_loaded(self, info: protocol.ModelLoadResult) -> None:
-        self.status_line.end_progress()
         self.metrics_panel.set_draft_model(os.path.basename(info.draft_path) if info.draft_path else "")
-        name = self._show_model_name()
         self.model_menu.rebuild()
-        if self._recovering:
-            self._recovering = False
-            self.show_banner(self.tr("Recovered: the runtime was restarted and {model} is loaded again. The interrupted reply was kept.").format(model=name))
         self.poller.poll_once()
-        self._update_actions()
-
-    def _on_model_failed(self, path: str, message: str) -> None:
-        self.status_line.end_progress()
-        if self.session.loaded is None:
-            self.status_line.show_no_model()
-        self.show_banner(self.tr("Could not load {file}: {reason}").format(file=os.path.basename(path), reason=message))
         self._update_actions()
 
     # ---- runtime ------------------------------------------------------------------
     def _on_state_changed(self, state: ConnectionState) -> None:
         self.status_line.show_state(state, self.chat.generating, self.link.queued)
-
-    def _on_runtime_crashed(self, description: str) -> None:
-        self._recovering = self.link.auto_restart
-        suffix = "\n" + self.tr("Restarting it and loading the model again…") if self.link.auto_restart else ""
-        self.show_banner(description + suffix)
-        self.status_line.show_no_model()
-        self._update_actions()
-
-    def _on_runtime_ready(self, info: protocol.InitializeResult) -> None:
-        self._update_actions()
 
     def show_status(self, text: str, timeout_ms: int = 0) -> None:
         self.statusBar().showMessage(text, timeout_ms)
@@ -483,10 +453,7 @@ class MainWindow(QMainWindow):
             self.poller.poll_once()  # context and KV figures after the turn
 
     def _on_reply_link_changed(self) -> None:
-        if not self.chat.local_replies:
-            self.model_button.setText(self.chat.reply_model_name)
-        elif not self._show_model_name():
-            self.model_button.setText(self.tr("No model"))
+        self.model_status.show_reply_model()
         self._update_actions()
 
     def _update_actions(self) -> None:
@@ -508,47 +475,6 @@ class MainWindow(QMainWindow):
     def _on_new(self) -> None:
         self.chat.new_conversation()
         self.composer.edit.setFocus()
-
-    def _on_rename(self, conversation_id: str | None) -> None:
-        conv = self.chat.conversation(conversation_id or None)
-        if conv is None:
-            return
-        title, ok = QInputDialog.getText(self, self.tr("Rename chat"), self.tr("Title:"), text=conv.title)
-        if ok:
-            self.chat.rename(conv.id, title)
-
-    def _on_delete(self, conversation_id: str | None) -> None:
-        conv = self.chat.conversation(conversation_id or None)
-        if conv is not None:
-            self.chat.delete(conv.id)
-
-    def _on_deleted(self, deleted) -> None:
-        self._deleted = deleted
-        self.action_undo_delete.setEnabled(True)
-        self.statusBar().showMessage(self.tr("Deleted “{title}”. Press Ctrl+Z to undo.").format(title=deleted[0].title), 10_000)
-
-    def _on_undo_delete(self) -> None:
-        if self._deleted is not None:
-            self.chat.undo_delete(self._deleted)
-            self._deleted = None
-            self.action_undo_delete.setEnabled(False)
-            self.statusBar().clearMessage()
-
-    def _on_export(self, conversation_id: str | None, kind: str) -> None:
-        conv = self.chat.conversation(conversation_id or None)
-        if conv is None:
-            return
-        suggested = str(Path.home() / self.chat.export_file_name(conv.id, kind))
-        path, _filter = QFileDialog.getSaveFileName(self, self.tr("Export chat"), suggested, self.tr("Markdown (*.md)") if kind == "md" else self.tr("JSON (*.json)"))
-        if not path:
-            return
-        try:
-            exported = self.chat.export(conv.id, kind, path)
-        except OSError as exc:
-            self.show_banner(self.tr("Could not export to {path}: {reason}").format(path=path, reason=exc.strerror or exc))
-            return
-        if exported:
-            self.statusBar().showMessage(self.tr("Exported to {path}").format(path=path), 4000)
 
     def _on_edit_submitted(self, row: int, text: str) -> None:
         """Enter in a message's editor: the message changes and the replies after it are written again."""

@@ -19,10 +19,9 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from app.catalog.ui import CatalogUi
-from app.chat.controller import ChatController
 from app.formatting import human_size
 from app.models.load_settings_dialog import LoadSettingsDialog
-from app.models.loader import ModelLoader, Prepared, needs_reload
+from app.models.loader import ModelLoader, needs_reload
 from app.models.local_model import FileRole, LocalModels
 from app.models.startup import StartupModel
 from app.runtime_link import RuntimeLink
@@ -34,10 +33,11 @@ class LocalModelSections(QObject):
     sig_problem = Signal(str)  # what went wrong, for the window's banner
 
     def __init__(self, menu: ModelMenu, local_models: LocalModels, loader: ModelLoader, startup: StartupModel,
-                 catalog: CatalogUi, link: RuntimeLink, chat: ChatController, load: Callable[[str], None], window: QWidget):
+                 catalog: CatalogUi, link: RuntimeLink, replies_running: Callable[[], bool], load: Callable[[str], None], window: QWidget):
         super().__init__(window)
         self.menu, self.local_models, self.loader, self.session = menu, local_models, loader, loader.session
-        self.startup, self.catalog, self.link, self.chat = startup, catalog, link, chat
+        self.startup, self.catalog, self.link = startup, catalog, link
+        self._replies_running = replies_running  # a reply is being written in some conversation
         self._load = load  # loads a file with its load settings (the window's load_model)
         self.window = window  # the dialogs' parent
         self.draft_menu: QMenu | None = None  # Model ▸ Draft model, while the menu has one
@@ -46,7 +46,7 @@ class LocalModelSections(QObject):
         menu.add_section("local", self._build_local_section, order=0)
         menu.add_section("load", self._build_load_section, order=5)
         menu.add_section("local-sources", self._build_sources_section, order=10)
-        loader.sig_prepared.connect(self._on_model_prepared)
+        loader.sig_prepared.connect(menu.rebuild)
 
     def _build_local_section(self, section: MenuSection) -> None:
         """The Model menu's GGUF files on this machine, grouped by model."""
@@ -96,10 +96,6 @@ class LocalModelSections(QObject):
         section.add_action(self.tr("Open a GGUF file…"), self._on_open_model_file)
         section.add_action(self.tr("Rescan model folders"), self.local_models.scan)
 
-    def _on_model_prepared(self, prepared: Prepared) -> None:
-        self.chat.model_sampling = prepared.sampling  # new conversations sample as the model's file recommends
-        self.menu.rebuild()
-
     def _on_open_model_file(self) -> None:
         path, _filter = QFileDialog.getOpenFileName(self.window, self.tr("Open a model"), str(Path.home()), self.tr("GGUF models (*.gguf);;All files (*)"))
         if path:
@@ -142,7 +138,7 @@ class LocalModelSections(QObject):
             return
         box = QMessageBox(QMessageBox.Icon.Question, self.tr("Reload the model?"),
                           self.tr("These settings take effect when the model is loaded again. Reload it now?"), parent=self.window)
-        if self.chat.any_generating:
+        if self._replies_running():
             box.setInformativeText(self.tr("Replies being written now finish first; none is cut off."))
         reload_button = box.addButton(self.tr("Reload now"), QMessageBox.ButtonRole.AcceptRole)
         box.addButton(self.tr("Later"), QMessageBox.ButtonRole.RejectRole)

@@ -1,15 +1,22 @@
 """The status bar's lasting parts: the runtime's state, a model's loading progress, and the model in use
-(its name, quantization and backend; its file, context and load time in the tooltip)."""
+(its name, quantization and backend; its file, context and load time in the tooltip).
+
+ModelStatus keeps them, and the model button's name, in step with the runtime and its model: a load
+that failed, a crash and the recovery after it are also said in the window's banner (sig_problem).
+"""
 
 from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
+from typing import Callable
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton
 
 from app.metrics import figures
-from app.runtime_link import ConnectionState
+from app.models.session import ModelSession
+from app.runtime_link import ConnectionState, RuntimeLink
 from runtime.protocol import ModelLoadResult
 
 
@@ -68,3 +75,57 @@ class StatusLine(QObject):
     def show_no_model(self) -> None:
         self.load_progress.hide()
         self.model_label.setText(self.tr("No model loaded"))
+
+
+class ModelStatus(QObject):
+    sig_problem = Signal(str)  # a load that failed, a crash, a recovery: for the window's banner
+
+    def __init__(self, line: StatusLine, model_button: QToolButton, session: ModelSession, link: RuntimeLink,
+                 remote_model: Callable[[], str | None]):
+        super().__init__(line)
+        self.line, self.model_button, self.session, self.link = line, model_button, session, link
+        self._remote_model = remote_model  # the remote model replies come from; None: the runtime's
+        self._recovering = False  # the runtime crashed and restarts: say so once the model is back
+        session.sig_loading.connect(line.show_loading)
+        session.sig_progress.connect(line.show_progress)
+        session.sig_loaded.connect(self._on_loaded)
+        session.sig_failed.connect(self._on_failed)
+        link.sig_crashed.connect(self._on_crashed)
+
+    def show_model(self) -> str:
+        """Name the loaded model in the status line, and on the model button while replies come from it; its name."""
+        info = self.session.loaded
+        if info is None:
+            return ""
+        name = self.session.display_name
+        self.line.show_model(info, name, self.link.info.backend.upper() if self.link.info else "?")
+        if self._remote_model() is None:
+            self.model_button.setText(f"{name} · {info.quantization}")
+        return name
+
+    def show_reply_model(self) -> None:
+        """Replies now come from elsewhere (a remote model, or the runtime's again): the model button names theirs."""
+        remote = self._remote_model()
+        if remote is not None:
+            self.model_button.setText(remote)
+        elif not self.show_model():
+            self.model_button.setText(self.tr("No model"))
+
+    def _on_loaded(self, _info: ModelLoadResult) -> None:
+        self.line.end_progress()
+        name = self.show_model()
+        if self._recovering:
+            self._recovering = False
+            self.sig_problem.emit(self.tr("Recovered: the runtime was restarted and {model} is loaded again. The interrupted reply was kept.").format(model=name))
+
+    def _on_failed(self, path: str, message: str) -> None:
+        self.line.end_progress()
+        if self.session.loaded is None:
+            self.line.show_no_model()
+        self.sig_problem.emit(self.tr("Could not load {file}: {reason}").format(file=os.path.basename(path), reason=message))
+
+    def _on_crashed(self, description: str) -> None:
+        self._recovering = self.link.auto_restart
+        suffix = "\n" + self.tr("Restarting it and loading the model again…") if self.link.auto_restart else ""
+        self.sig_problem.emit(description + suffix)
+        self.line.show_no_model()

@@ -495,6 +495,41 @@
     </message>
 </context>
 <context>
+    <name>ConversationCommands</name>
+    <message>
+        <source>Rename chat</source>
+        <translation>Ganti nama obrolan</translation>
+    </message>
+    <message>
+        <source>Title:</source>
+        <translation>Judul:</translation>
+    </message>
+    <message>
+        <source>Deleted “{title}”. Press Ctrl+Z to undo.</source>
+        <translation>“{title}” dihapus. Tekan Ctrl+Z untuk mengurungkan.</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Export chat</source>
+        <translation>Ekspor obrolan</translation>
+    </message>
+    <message>
+        <source>Could not export to {path}: {reason}</source>
+        <translation>Tidak dapat mengekspor ke {path}: {reason}</translation>
+    </message>
+    <message>
+        <source>Exported to {path}</source>
+        <translation>Diekspor ke {path}</translation>
+    </message>
+</context>
+<context>
     <name>ConversationListModel</name>
     <message>
         <source>{title}
@@ -1058,10 +1093,6 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Obrolan baru</translation>
     </message>
     <message>
-        <source>No model</source>
-        <translation>Tanpa model</translation>
-    </message>
-    <message>
         <source>&amp;Model</source>
         <translation>&amp;Model</translation>
     </message>
@@ -1174,18 +1205,6 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>{reason}. Pilih berkas GGUF dari menu Model.</translation>
     </message>
     <message>
-        <source>Recovered: the runtime was restarted and {model} is loaded again. The interrupted reply was kept.</source>
-        <translation>Pulih: runtime telah dimulai ulang dan {model} dimuat lagi. Balasan yang terputus tetap disimpan.</translation>
-    </message>
-    <message>
-        <source>Could not load {file}: {reason}</source>
-        <translation>Tidak dapat memuat {file}: {reason}</translation>
-    </message>
-    <message>
-        <source>Restarting it and loading the model again…</source>
-        <translation>Memulai ulang runtime dan memuat model lagi…</translation>
-    </message>
-    <message>
         <source>Saved: the database takes writes again</source>
         <translation>Tersimpan: basis data dapat ditulisi lagi</translation>
     </message>
@@ -1198,38 +1217,6 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     <message>
         <source>Choose a model first (Model menu)</source>
         <translation>Pilih model terlebih dahulu (menu Model)</translation>
-    </message>
-    <message>
-        <source>Rename chat</source>
-        <translation>Ganti nama obrolan</translation>
-    </message>
-    <message>
-        <source>Title:</source>
-        <translation>Judul:</translation>
-    </message>
-    <message>
-        <source>Deleted “{title}”. Press Ctrl+Z to undo.</source>
-        <translation>“{title}” dihapus. Tekan Ctrl+Z untuk mengurungkan.</translation>
-    </message>
-    <message>
-        <source>Export chat</source>
-        <translation>Ekspor obrolan</translation>
-    </message>
-    <message>
-        <source>Markdown (*.md)</source>
-        <translation>Markdown (*.md)</translation>
-    </message>
-    <message>
-        <source>JSON (*.json)</source>
-        <translation>JSON (*.json)</translation>
-    </message>
-    <message>
-        <source>Could not export to {path}: {reason}</source>
-        <translation>Tidak dapat mengekspor ke {path}: {reason}</translation>
-    </message>
-    <message>
-        <source>Exported to {path}</source>
-        <translation>Diekspor ke {path}</translation>
     </message>
 </context>
 <context>
@@ -1714,6 +1701,25 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     <message>
         <source>Draft partner {draft} does not match: {reasons}</source>
         <translation>Pasangan draf {draft} tidak cocok: {reasons}</translation>
+    </message>
+</context>
+<context>
+    <name>ModelStatus</name>
+    <message>
+        <source>No model</source>
+        <translation>Tanpa model</translation>
+    </message>
+    <message>
+        <source>Recovered: the runtime was restarted and {model} is loaded again. The interrupted reply was kept.</source>
+        <translation>Pulih: runtime telah dimulai ulang dan {model} dimuat lagi. Balasan yang terputus tetap disimpan.</translation>
+    </message>
+    <message>
+        <source>Could not load {file}: {reason}</source>
+        <translation>Tidak dapat memuat {file}: {reason}</translation>
+    </message>
+    <message>
+        <source>Restarting it and loading the model again…</source>
+        <translation>Memulai ulang runtime dan memuat model lagi…</translation>
     </message>
 </context>
 <context>
