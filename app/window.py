@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import logging
 import os
-from pathlib import Path
 from typing import Callable, TypeVar
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import (
-    QHBoxLayout, QMainWindow, QMenu,
-    QSplitter, QVBoxLayout, QWidget,
-)
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QMenu, QWidget
 
 from app.chat.announcer import ReplyAnnouncer
 from app.chat.controller import ChatController
@@ -30,6 +26,7 @@ from app.chat.widgets.settings_dialog import ConversationSettingsDialog
 from app.chat.widgets.sidebar import Sidebar
 from app.metrics.panel import DEFAULT_WIDTH as METRICS_WIDTH
 from app.metrics.panel import MetricsPanel
+from app.metrics.follow import PanelFollower
 from app.metrics.poller import MetricsPoller
 from app.catalog.ui import CatalogUi
 from app.features import FeatureContext
@@ -41,21 +38,23 @@ from app.models.session import ModelSession
 from app.models.startup import StartupModel
 from app.runtime_link import ConnectionState, RuntimeLink
 from app.storage import Store
-from app.storage.store import StoreUnavailable
+from app.storage.store import Conversation, StoreUnavailable
 from app.storage.unsaved import UnsavedReplies
 from app.ui import icons
 from app.ui.accessibility import chain
 from app.ui.banner import Banner
+from app.ui.closing import CloseGuards
 from app.ui.help_menu import HelpMenu
 from app.ui.language.menu import LanguageMenu
-from app.ui.menus import MenuId, ModelMenu
+from app.ui.layout import center_column, three_panes
+from app.ui.menus import MenuId, ModelMenu, add_command
 from app.ui.top_bar import TopBar
 from app.ui.window_state import restore_layout, save_layout
 from runtime import protocol
-from runtime.protocol import LocalModel
 
 Feature = TypeVar("Feature")
 log = logging.getLogger("lokal.window")
+
 
 class MainWindow(QMainWindow):
     sig_closed = Signal()  # the window closed for good (not hidden to keep serving): the application may end
@@ -72,15 +71,13 @@ class MainWindow(QMainWindow):
         self.loader = ModelLoader(self.session, self.local_models, self)  # loads with the model's stored load settings
         self.chat = ChatController(store, link, self.session, self)
         self.poller = MetricsPoller(link, self, conversation=lambda: self.chat.current.id if self.chat.current else None)
-        self._panel_conversation: str | None = None  # whose figures the metrics panel shows
         self.catalog = CatalogUi(link, self)
         self.startup = StartupModel(store, self.load_model, self.local_models.scan, self)  # the model to start with
         self.menus: dict[MenuId, QMenu] = {}
         self.features: dict[str, object] = {}  # what app/main.py installed (app/remote, app/api, app/kvcache), by name
-        self._close_guards: list[Callable[[], bool]] = []
-        self._close_confirmed = False
         self.unsaved = UnsavedReplies(store, self)  # the last say before closing: replies only in memory
         self.unsaved.sig_close_again.connect(self.quit_now)
+        self.close_guards = CloseGuards(last_say=self.unsaved.may_close)
         self._shut_down = False
         self.restart_requested = False  # View ▸ Language ▸ Restart now: app/main.py opens the window again
         self.settings_dialog: ConversationSettingsDialog | None = None
@@ -99,43 +96,20 @@ class MainWindow(QMainWindow):
     # ---- building --------------------------------------------------------------
     def _build(self) -> None:
         self.sidebar = Sidebar(ConversationFilterModel(self.chat.conversations, self))
-        center = QWidget()
-        column = QVBoxLayout(center)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(0)
         self.banner = Banner()
         self.banner_text, self.banner_retry, self.banner_close = self.banner.label, self.banner.retry, self.banner.close_button
         self.model_menu = ModelMenu(self.tr("&Model"), self)
         top = TopBar(self.model_menu)
         self.title, self.model_button = top.title, top.model_button
         self.settings_button, self.metrics_button = top.settings_button, top.metrics_button
-
         self.chat_view = ChatView(self.chat.messages)
         self.announcer = ReplyAnnouncer(self.chat, self.chat_view, self)  # the streaming reply, read out politely
-        composer_holder = QWidget()
-        composer_row = QHBoxLayout(composer_holder)
-        composer_row.setContentsMargins(16, 8, 16, 14)
         self.composer = Composer()
-        self.composer.setMaximumWidth(900)
-        composer_row.addWidget(self.composer)
-        column.addWidget(self.banner)
-        column.addWidget(top)
-        column.addWidget(self.chat_view, 1)
-        column.addWidget(composer_holder)
-
         self.metrics_panel = MetricsPanel()
-        self.splitter = QSplitter()
-        self.splitter.addWidget(self.sidebar)
-        self.splitter.addWidget(center)
-        self.splitter.addWidget(self.metrics_panel)
-        self.splitter.setStretchFactor(0, 0)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setStretchFactor(2, 0)
-        self.splitter.setSizes([240, 760, METRICS_WIDTH])
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.setHandleWidth(1)
+        self.metrics_follow = PanelFollower(self.metrics_panel, self.poller, self.chat, lambda: self.session.loaded is not None)
+        center = center_column(self.banner, top, self.chat_view, self.composer)
+        self.splitter = three_panes(self.sidebar, center, self.metrics_panel, METRICS_WIDTH)
         self.setCentralWidget(self.splitter)
-
         self.status_line = StatusLine(self.statusBar())
         self.model_label, self.load_progress = self.status_line.model_label, self.status_line.load_progress
         self.model_status = ModelStatus(self.status_line, self.model_button, self.session, self.link,
@@ -173,11 +147,11 @@ class MainWindow(QMainWindow):
     def add_close_guard(self, guard: Callable[[], bool]) -> None:
         """`guard()` runs when the user closes the window: True lets it close; False keeps it open, and the
         guard then asks its question and ends with quit_now(), hiding the window, or nothing (cancelled)."""
-        self._close_guards.append(guard)
+        self.close_guards.add(guard)
 
     def quit_now(self) -> None:
         """Close for good, without asking the guards again (they had their say)."""
-        self._close_confirmed = True
+        self.close_guards.confirm()
         self.close()
 
     def _add_menu(self, menu_id: MenuId, title: str) -> QMenu:
@@ -185,43 +159,30 @@ class MainWindow(QMainWindow):
         return menu
 
     def _build_menus(self) -> None:
-        # Every command has a shortcut, or is reached from the keyboard through its menu (Alt+letter, then arrows).
         file_menu = self._add_menu(MenuId.FILE, self.tr("&File"))
-        self.action_new = file_menu.addAction(icons.icon("new-chat"), self.tr("&New chat"), self._on_new)
-        self.action_new.setShortcut(QKeySequence.StandardKey.New)
+        self.action_new = add_command(file_menu, self.tr("&New chat"), self._on_new, QKeySequence.StandardKey.New, "new-chat")
         file_menu.addSeparator()
-        self.action_export_md = file_menu.addAction(icons.icon("export"), self.tr("Export as &Markdown…"), lambda: self.commands.export(None, "md"))
-        self.action_export_md.setShortcut(QKeySequence("Ctrl+Shift+E"))
-        file_menu.addAction(icons.icon("export"), self.tr("Export as &JSON…"), lambda: self.commands.export(None, "json"))
+        self.action_export_md = add_command(file_menu, self.tr("Export as &Markdown…"), lambda: self.commands.export(None, "md"), "Ctrl+Shift+E", "export")
+        add_command(file_menu, self.tr("Export as &JSON…"), lambda: self.commands.export(None, "json"), icon="export")
         file_menu.addSeparator()
-        quit_action = file_menu.addAction(self.tr("&Quit"), self.close)
-        quit_action.setShortcut(QKeySequence("Ctrl+Q"))
-        quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        add_command(file_menu, self.tr("&Quit"), self.close, "Ctrl+Q").setMenuRole(QAction.MenuRole.QuitRole)
 
         edit_menu = self._add_menu(MenuId.EDIT, self.tr("&Edit"))
-        self.action_undo_delete = edit_menu.addAction(self.tr("&Undo delete"), self.commands.undo_delete)
-        self.action_undo_delete.setShortcut(QKeySequence.StandardKey.Undo)
+        self.action_undo_delete = add_command(edit_menu, self.tr("&Undo delete"), self.commands.undo_delete, QKeySequence.StandardKey.Undo)
         self.action_undo_delete.setEnabled(False)
         edit_menu.addSeparator()
-        self.action_rename = edit_menu.addAction(self.tr("&Rename chat…"), self.commands.rename)
-        self.action_rename.setShortcut(QKeySequence("F2"))
-        self.action_delete = edit_menu.addAction(icons.icon("delete"), self.tr("&Delete chat"), self.commands.delete)
-        self.action_delete.setShortcut(QKeySequence("Ctrl+Shift+Backspace"))
+        self.action_rename = add_command(edit_menu, self.tr("&Rename chat…"), self.commands.rename, "F2")
+        self.action_delete = add_command(edit_menu, self.tr("&Delete chat"), self.commands.delete, "Ctrl+Shift+Backspace", "delete")
         edit_menu.addSeparator()
-        self.action_settings = edit_menu.addAction(icons.icon("settings"), self.tr("Conversation &settings…"), self._on_settings)
-        self.action_settings.setShortcut(QKeySequence("Ctrl+,"))
+        self.action_settings = add_command(edit_menu, self.tr("Conversation &settings…"), self._on_settings, "Ctrl+,", "settings")
         self.action_settings.setMenuRole(QAction.MenuRole.PreferencesRole)
 
         chat_menu = self._add_menu(MenuId.CHAT, self.tr("&Chat"))
-        self.action_stop = chat_menu.addAction(icons.icon("stop"), self.tr("&Stop"), self.chat.stop)
-        self.action_stop.setShortcut(QKeySequence("Ctrl+."))
-        self.action_regenerate = chat_menu.addAction(icons.icon("regenerate"), self.tr("&Regenerate last reply"), self.chat.regenerate)
-        self.action_regenerate.setShortcut(QKeySequence("Ctrl+R"))
-        self.action_edit_last = chat_menu.addAction(icons.icon("edit"), self.tr("&Edit last message"), self._on_edit_last)
-        self.action_edit_last.setShortcut(QKeySequence("Ctrl+E"))
+        self.action_stop = add_command(chat_menu, self.tr("&Stop"), self.chat.stop, "Ctrl+.", "stop")
+        self.action_regenerate = add_command(chat_menu, self.tr("&Regenerate last reply"), self.chat.regenerate, "Ctrl+R", "regenerate")
+        self.action_edit_last = add_command(chat_menu, self.tr("&Edit last message"), self._on_edit_last, "Ctrl+E", "edit")
         chat_menu.addSeparator()
-        self.action_focus_composer = chat_menu.addAction(self.tr("&Write a message"), lambda: self.composer.edit.setFocus(Qt.FocusReason.ShortcutFocusReason))
-        self.action_focus_composer.setShortcut(QKeySequence("Ctrl+L"))
+        add_command(chat_menu, self.tr("&Write a message"), lambda: self.composer.edit.setFocus(Qt.FocusReason.ShortcutFocusReason), "Ctrl+L")
 
         self.menuBar().addMenu(self.model_menu)
         self.menus[MenuId.MODEL] = self.model_menu
@@ -230,18 +191,11 @@ class MainWindow(QMainWindow):
         self.local_sections.sig_problem.connect(self.show_banner)
 
         view_menu = self._add_menu(MenuId.VIEW, self.tr("&View"))
-        self.action_metrics = view_menu.addAction(icons.icon("metrics"), self.tr("&Metrics panel"))
-        self.action_metrics.setCheckable(True)
-        self.action_metrics.setChecked(True)
-        self.action_metrics.setShortcut(QKeySequence("Ctrl+Shift+M"))
-        self.action_sidebar = view_menu.addAction(icons.icon("sidebar"), self.tr("&Conversation list"))
-        self.action_sidebar.setCheckable(True)
-        self.action_sidebar.setChecked(True)
-        self.action_sidebar.setShortcut(QKeySequence("Ctrl+Shift+S"))
+        self.action_metrics = add_command(view_menu, self.tr("&Metrics panel"), None, "Ctrl+Shift+M", "metrics", checkable=True)
+        self.action_sidebar = add_command(view_menu, self.tr("&Conversation list"), None, "Ctrl+Shift+S", "sidebar", checkable=True)
         view_menu.addSeparator()
         self.language = LanguageMenu(self.store, view_menu.addMenu(self.tr("&Language")), self)
         self.language.sig_restart_requested.connect(self._on_restart_requested)
-
         self.help = HelpMenu(self._add_menu(MenuId.HELP, self.tr("&Help")), lambda: list(self.menus.values()), lambda: self.link.info, self)
 
     def _on_restart_requested(self) -> None:
@@ -257,25 +211,17 @@ class MainWindow(QMainWindow):
         self.loader.sig_prepared.connect(self._on_model_prepared)
         session.sig_loaded.connect(self._on_model_loaded)
         self.model_status.sig_problem.connect(self.show_banner)
-        self.local_models.sig_scanned.connect(self.model_menu.rebuild)
         # The models that could draft for it may have changed.
         self.local_models.sig_scanned.connect(lambda: self.loader.refresh(self.chat.settings().n_ctx))
-        self.loader.sig_problem.connect(lambda path, reason: self.show_banner(
-            self.tr("Could not use the load settings of {file}: {reason}").format(file=os.path.basename(path) or self.tr("the model"), reason=reason)))
-        self.loader.sig_context_capped.connect(lambda wanted, fits: self.show_banner(
-            self.tr("This conversation's context size ({wanted} tokens) does not fit in this machine's memory: the model is loaded "
-                    "with {fits} tokens instead. Change it in Conversation settings.").format(wanted=wanted, fits=fits)))
         self.local_models.sig_scanned.connect(self.model_status.show_model)
-        self.local_models.sig_added.connect(self._on_model_file_added)
-        self.local_models.sig_add_failed.connect(lambda path, message: self.show_banner(self.tr("Cannot add {file}: {reason}").format(file=Path(path).name, reason=message)))
-        self.catalog.sig_model_downloaded.connect(lambda _paths: self.local_models.scan())
         self.startup.sig_status.connect(self.statusBar().showMessage)
         self.startup.sig_progress.connect(self.status_line.show_progress)
-        self.startup.sig_fetch_ended.connect(self._on_starter_fetch_ended)
+        self.startup.sig_fetch_ended.connect(self.clear_status)
+        self.startup.sig_fetch_ended.connect(self.status_line.end_progress)
         self.startup.sig_failed.connect(lambda reason: self.show_banner(self.tr("{reason}. Choose a GGUF file from the Model menu.").format(reason=reason)))
         chat.sig_current_changed.connect(self._on_current_changed)
         chat.sig_generating_changed.connect(self._on_generating_changed)
-        chat.sig_reply_finished.connect(self._on_reply_finished)
+        chat.sig_reply_finished.connect(self.metrics_follow.reply_finished)
         chat.sig_error.connect(lambda message: self.show_banner(self.tr("The reply failed: {reason}").format(reason=message)))
         chat.sig_reply_link_changed.connect(self._on_reply_link_changed)
         chat.sig_store_problem.connect(self._on_store_problem)
@@ -311,17 +257,9 @@ class MainWindow(QMainWindow):
         self.metrics_panel.setVisible(metrics_visible)
         self.chat.open_last()
 
-    def _on_starter_fetch_ended(self) -> None:
-        self.statusBar().clearMessage()
-        self.status_line.end_progress()
-
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self._close_confirmed and not all(guard() for guard in self._close_guards):
-            event.ignore()  # a guard asks first (e.g. whether to keep serving the API)
-            return
-        self._close_confirmed = False
-        if not self.unsaved.may_close():
-            event.ignore()  # it asks whether to quit without the replies the database refused, and closes again
+        if not self.close_guards.may_close():
+            event.ignore()  # a question is asked first (keep serving the API? quit without the unsaved replies?)
             return
         self.shutdown()
         super().closeEvent(event)
@@ -360,22 +298,15 @@ class MainWindow(QMainWindow):
         """Load `path` with its stored load settings, and the conversation's own context size if it sets one."""
         self.loader.load(path, self.chat.settings().n_ctx)
 
-    def add_model_file(self, path: str) -> None:
-        """A file the user picked or dropped: once the runtime has checked and remembered it, it loads."""
-        self.local_models.add_file(path)
-
-    def _on_model_file_added(self, added: LocalModel) -> None:
-        self.startup.choose(added.path)
-
-    def dragEnterEvent(self, event) -> None:
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if any(url.toLocalFile().lower().endswith(".gguf") for url in event.mimeData().urls()):
             event.acceptProposedAction()
 
-    def dropEvent(self, event) -> None:
+    def dropEvent(self, event: QDropEvent) -> None:
         paths = [url.toLocalFile() for url in event.mimeData().urls() if url.toLocalFile().lower().endswith(".gguf")]
         if paths:
             event.acceptProposedAction()
-            self.add_model_file(paths[0])
+            self.local_models.add_file(paths[0])  # once the runtime has checked and remembered it, it loads
 
     def _on_model_prepared(self, prepared: Prepared) -> None:
         self.chat.model_sampling = prepared.sampling  # new conversations sample as the model's file recommends
@@ -399,58 +330,25 @@ class MainWindow(QMainWindow):
     def show_banner(self, text: str) -> None:
         self.banner.say(text)
 
-    def _on_store_problem(self, problem) -> None:
-        if problem is None:
-            if self.banner_retry.isVisible():
-                self.banner.hide()
-                self.statusBar().showMessage(self.tr("Saved: the database takes writes again"), 4000)
-            return
-        waiting = self.store.deferred_writes
-        kept = "\n" + self.tr("%n message update(s) are kept until they can be saved.", "", waiting) if waiting else ""
-        self.banner.say(f"{problem.message}{kept}", retry=True)
+    def _on_store_problem(self, problem: StoreUnavailable | None) -> None:
+        if self.banner.say_store_problem(problem, self.store.deferred_writes):
+            self.statusBar().showMessage(self.tr("Saved: the database takes writes again"), 4000)
 
     # ---- chat ------------------------------------------------------------------------
-    def _on_current_changed(self, conv) -> None:
+    def _on_current_changed(self, conv: Conversation | None) -> None:
         self.title.setText(conv.title if conv else self.tr("New chat"))
         self.setWindowTitle(f"{conv.title} — Lokal" if conv else "Lokal")
         self.sidebar.select(conv.id if conv else None)
-        self._follow_in_metrics_panel(conv)
+        self.metrics_follow.conversation_changed(conv)
         self._update_actions()
-
-    def _follow_in_metrics_panel(self, conv) -> None:
-        """The metrics panel shows the conversation on screen: its reply streaming now, else its last reply's
-        figures as they were stored, never another conversation's."""
-        conversation_id = conv.id if conv else None
-        if conversation_id == self._panel_conversation:
-            return
-        self._panel_conversation = conversation_id
-        if self.chat.generating:
-            self.metrics_panel.on_turn_started()
-            if self.chat.local_replies:
-                self.poller.start()
-            return
-        last = self.chat.last_reply()
-        self.metrics_panel.show_conversation(last.stats if last is not None else None)
-        if self.chat.local_replies and self.session.loaded is not None:
-            self.poller.poll_once()  # its context and the memory now
 
     def _on_generating_changed(self, generating: bool) -> None:
         self.composer.set_generating(generating)
         self.chat_view.set_generating(generating)
         self._order_focus()  # parts of the reply made while it streamed (code blocks) take their place
-        if generating:
-            self.metrics_panel.on_turn_started()
-            if self.chat.local_replies:  # the runtime knows nothing of a remote reply: its figures come with the reply
-                self.poller.start()
-        else:
-            self.poller.stop()
+        self.metrics_follow.generating_changed(generating)
         self._on_state_changed(self.link.state)
         self._update_actions()
-
-    def _on_reply_finished(self, message) -> None:
-        self.metrics_panel.on_turn_finished(message.stats)
-        if self.chat.local_replies:
-            self.poller.poll_once()  # context and KV figures after the turn
 
     def _on_reply_link_changed(self) -> None:
         self.model_status.show_reply_model()

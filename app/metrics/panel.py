@@ -127,7 +127,7 @@ class MetricsPanel(QFrame):
     """The decode speed, its sparkline, and the turn's figures in sections: this reply, speculative
     decoding (only for a reply that drafted), memory. Each row is a label and a value with its unit."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("metricsPanel")
         self.setAccessibleName(self.tr("Metrics"))

@@ -47,6 +47,15 @@ class LocalModelSections(QObject):
         menu.add_section("load", self._build_load_section, order=5)
         menu.add_section("local-sources", self._build_sources_section, order=10)
         loader.sig_prepared.connect(menu.rebuild)
+        local_models.sig_scanned.connect(menu.rebuild)
+        local_models.sig_added.connect(lambda added: startup.choose(added.path))  # a file the user opened or dropped
+        local_models.sig_add_failed.connect(lambda path, reason: self.sig_problem.emit(self.tr("Cannot add {file}: {reason}").format(file=Path(path).name, reason=reason)))
+        catalog.sig_model_downloaded.connect(lambda _paths: local_models.scan())
+        loader.sig_problem.connect(lambda path, reason: self.sig_problem.emit(self.tr("Could not use the load settings of {file}: {reason}").format(
+            file=os.path.basename(path) or self.tr("the model"), reason=reason)))
+        loader.sig_context_capped.connect(lambda wanted, fits: self.sig_problem.emit(
+            self.tr("This conversation's context size ({wanted} tokens) does not fit in this machine's memory: the model is loaded "
+                    "with {fits} tokens instead. Change it in Conversation settings.").format(wanted=wanted, fits=fits)))
 
     def _build_local_section(self, section: MenuSection) -> None:
         """The Model menu's GGUF files on this machine, grouped by model."""

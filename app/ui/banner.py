@@ -6,11 +6,20 @@ written once it takes them again).
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
 
 from app.ui import icons
 from app.ui.accessibility import described
+
+
+class StoreProblem(Protocol):
+    """Why the database refuses writes (app.storage.StoreUnavailable), said in words."""
+
+    @property
+    def message(self) -> str: ...
 
 
 class Banner(QWidget):
@@ -45,3 +54,15 @@ class Banner(QWidget):
         self.label.setText(text)
         self.retry.setVisible(retry)
         self.show()
+
+    def say_store_problem(self, problem: StoreProblem | None, waiting: int) -> bool:
+        """The database refuses writes (`waiting` message updates are kept until it takes them), or None: it takes
+        them again, and the problem it said is gone; True then."""
+        if problem is None:
+            saved = self.retry.isVisible()
+            if saved:
+                self.hide()
+            return saved
+        kept = "\n" + self.tr("%n message update(s) are kept until they can be saved.", "", waiting) if waiting else ""
+        self.say(f"{problem.message}{kept}", retry=True)
+        return False

@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu, QWidget
+
+from app.ui import icons
 
 
 class MenuId(enum.Enum):
@@ -32,6 +34,21 @@ class MenuId(enum.Enum):
     MODEL = "model"
     VIEW = "view"
     HELP = "help"
+
+
+def add_command(menu: QMenu, text: str, slot: Callable[[], object] | None, shortcut: QKeySequence | QKeySequence.StandardKey | str = "",
+                icon: str = "", checkable: bool = False) -> QAction:
+    """A command of one of the window's menus, with its shortcut and icon; a checkable one starts checked
+    (a panel shown or hidden). Every command has a shortcut, or is reached through its menu (Alt+letter)."""
+    action = menu.addAction(icons.icon(icon), text) if icon else menu.addAction(text)
+    if slot is not None:
+        action.triggered.connect(lambda _checked=False: slot())
+    if shortcut:
+        action.setShortcut(QKeySequence(shortcut))
+    if checkable:
+        action.setCheckable(True)
+        action.setChecked(True)
+    return action
 
 
 class MenuSection:

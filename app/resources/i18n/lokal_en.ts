@@ -2,6 +2,16 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en">
 <context>
+    <name>Banner</name>
+    <message numerus="yes">
+        <source>%n message update(s) are kept until they can be saved.</source>
+        <translation>
+            <numerusform>%n message update are kept until they can be saved.</numerusform>
+            <numerusform>%n message updates are kept until they can be saved.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>Catalog</name>
     <message numerus="yes">
         <source>%Ln download(s)</source>
@@ -49,16 +59,6 @@
         <translation>
             <numerusform>Removed %Ln file, {size} freed.</numerusform>
             <numerusform>Removed %Ln files, {size} freed.</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>MainWindow</name>
-    <message numerus="yes">
-        <source>%n message update(s) are kept until they can be saved.</source>
-        <translation>
-            <numerusform>%n message update are kept until they can be saved.</numerusform>
-            <numerusform>%n message updates are kept until they can be saved.</numerusform>
         </translation>
     </message>
 </context>

@@ -165,6 +165,12 @@
         <source>Try to save again</source>
         <translation>Coba simpan lagi</translation>
     </message>
+    <message numerus="yes">
+        <source>%n message update(s) are kept until they can be saved.</source>
+        <translation>
+            <numerusform>%n pembaruan pesan disimpan sampai dapat ditulis.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>Catalog</name>
@@ -999,6 +1005,22 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
 <context>
     <name>LocalModelSections</name>
     <message>
+        <source>Cannot add {file}: {reason}</source>
+        <translation>Tidak dapat menambahkan {file}: {reason}</translation>
+    </message>
+    <message>
+        <source>Could not use the load settings of {file}: {reason}</source>
+        <translation>Pengaturan muat {file} tidak dapat dipakai: {reason}</translation>
+    </message>
+    <message>
+        <source>the model</source>
+        <translation>model ini</translation>
+    </message>
+    <message>
+        <source>This conversation&apos;s context size ({wanted} tokens) does not fit in this machine&apos;s memory: the model is loaded with {fits} tokens instead. Change it in Conversation settings.</source>
+        <translation>Ukuran konteks percakapan ini ({wanted} token) tidak muat di memori mesin ini: model dimuat dengan {fits} token sebagai gantinya. Ubah di Pengaturan percakapan.</translation>
+    </message>
+    <message>
         <source>No GGUF files found yet</source>
         <translation>Belum ada berkas GGUF yang ditemukan</translation>
     </message>
@@ -1177,22 +1199,6 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Ba&amp;ntuan</translation>
     </message>
     <message>
-        <source>Could not use the load settings of {file}: {reason}</source>
-        <translation>Pengaturan muat {file} tidak dapat dipakai: {reason}</translation>
-    </message>
-    <message>
-        <source>the model</source>
-        <translation>model ini</translation>
-    </message>
-    <message>
-        <source>This conversation&apos;s context size ({wanted} tokens) does not fit in this machine&apos;s memory: the model is loaded with {fits} tokens instead. Change it in Conversation settings.</source>
-        <translation>Ukuran konteks percakapan ini ({wanted} token) tidak muat di memori mesin ini: model dimuat dengan {fits} token sebagai gantinya. Ubah di Pengaturan percakapan.</translation>
-    </message>
-    <message>
-        <source>Cannot add {file}: {reason}</source>
-        <translation>Tidak dapat menambahkan {file}: {reason}</translation>
-    </message>
-    <message>
         <source>The reply failed: {reason}</source>
         <translation>Balasan gagal: {reason}</translation>
     </message>
@@ -1207,12 +1213,6 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     <message>
         <source>Saved: the database takes writes again</source>
         <translation>Tersimpan: basis data dapat ditulisi lagi</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n message update(s) are kept until they can be saved.</source>
-        <translation>
-            <numerusform>%n pembaruan pesan disimpan sampai dapat ditulis.</numerusform>
-        </translation>
     </message>
     <message>
         <source>Choose a model first (Model menu)</source>
