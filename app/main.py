@@ -11,7 +11,7 @@
         runtime.client.runtime_command(), i.e. the frozen app runs itself with `runtime`).
         `autoload`: load the last chosen model, else the starter model (fetched in the background
         if missing). Call window.shutdown() (or close it) to stop the runtime. The window's strings
-        are in the language saved in View ▸ Language, else the OS's (app/ui/language.py).
+        are in the language saved in View ▸ Language, else the OS's (app/ui/language).
 """
 
 from __future__ import annotations
@@ -46,9 +46,10 @@ def create_main_window(store_path=None, runtime_command: Sequence[str] | None = 
     from app.kvcache.feature import install as install_kv_cache  # Edit ▸ Saved conversation caches… (app/kvcache)
     from app.remote.feature import install as install_remote  # remote endpoints in the Model menu (app/remote)
 
-    install_remote(window)
-    install_api(window)
-    install_kv_cache(window)
+    context = window.feature_context()  # what they may use of the window (app/features.py)
+    install_remote(context)
+    install_api(context)
+    install_kv_cache(context)
     return window
 
 

@@ -8,64 +8,52 @@ id, model_menu takes sections from model sources, and add_feature() keeps what w
 
 from __future__ import annotations
 
-import dataclasses
+import logging
 import os
-import sys
-from pathlib import Path
 from typing import Callable, TypeVar
 
-from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import QByteArray, Qt, QUrl, Signal, qVersion
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDesktopServices, QKeySequence
-from PySide6.QtWidgets import (
-    QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar,
-    QPushButton, QSplitter, QToolButton, QVBoxLayout, QWidget,
-)
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QMenu, QWidget
 
 from app.chat.announcer import ReplyAnnouncer
 from app.chat.controller import ChatController
 from app.chat.conversation_model import ConversationFilterModel
 from app.chat.widgets.composer import Composer
+from app.chat.widgets.conversation_commands import ConversationCommands
 from app.chat.widgets.message_view import ChatView
 from app.chat.widgets.settings_dialog import ConversationSettingsDialog
 from app.chat.widgets.sidebar import Sidebar
-from app.metrics import figures
 from app.metrics.panel import DEFAULT_WIDTH as METRICS_WIDTH
 from app.metrics.panel import MetricsPanel
+from app.metrics.follow import PanelFollower
 from app.metrics.poller import MetricsPoller
 from app.catalog.ui import CatalogUi
-from app.formatting import human_size
-from app.models.load_settings_dialog import LoadSettingsDialog
-from app.models.loader import ModelLoader, needs_reload
-from app.models.local_model import FileRole, LocalModels
-from app.models.session import ModelChoice, ModelSession
-from app.models.starter import StarterFetch, first_model
+from app.features import FeatureContext
+from app.models.menu import LocalModelSections
+from app.models.status_line import ModelStatus, StatusLine
+from app.models.loader import ModelLoader, Prepared
+from app.models.local_model import LocalModels
+from app.models.session import ModelSession
+from app.models.startup import StartupModel
 from app.runtime_link import ConnectionState, RuntimeLink
 from app.storage import Store
-from app.ui import icons, language
-from app.ui.accessibility import chain, described
-from app.ui.language import Context
-from app.ui.menus import MenuId, MenuSection, ModelMenu
-from app.ui.shortcuts import ShortcutsDialog
-from runtime import __version__ as lokal_version
+from app.storage.store import Conversation, StoreUnavailable
+from app.storage.unsaved import UnsavedReplies
+from app.ui import icons
+from app.ui.accessibility import chain
+from app.ui.banner import Banner
+from app.ui.closing import CloseGuards
+from app.ui.help_menu import HelpMenu
+from app.ui.language.menu import LanguageMenu
+from app.ui.layout import center_column, three_panes
+from app.ui.menus import MenuId, ModelMenu, add_command
+from app.ui.top_bar import TopBar
+from app.ui.window_state import restore_layout, save_layout
 from runtime import protocol
-from runtime.paths import log_dir
-from runtime.protocol import LocalModel
 
 Feature = TypeVar("Feature")
-
-Window = Context("Window")
-
-
-def state_text(state: ConnectionState) -> str:
-    return {
-        ConnectionState.STOPPED: Window.tr("Runtime stopped"),
-        ConnectionState.STARTING: Window.tr("Starting the runtime…"),
-        ConnectionState.READY: Window.tr("Ready"),
-        ConnectionState.BUSY: Window.tr("Working…"),
-        ConnectionState.CRASHED: Window.tr("Runtime crashed"),
-        ConnectionState.RESTARTING: Window.tr("Restarting the runtime…"),
-    }.get(state, state.value)
+log = logging.getLogger("lokal.window")
 
 
 class MainWindow(QMainWindow):
@@ -83,19 +71,17 @@ class MainWindow(QMainWindow):
         self.loader = ModelLoader(self.session, self.local_models, self)  # loads with the model's stored load settings
         self.chat = ChatController(store, link, self.session, self)
         self.poller = MetricsPoller(link, self, conversation=lambda: self.chat.current.id if self.chat.current else None)
-        self._panel_conversation: str | None = None  # whose figures the metrics panel shows
         self.catalog = CatalogUi(link, self)
-        self.starter_fetch: StarterFetch | None = None
+        self.startup = StartupModel(store, self.load_model, self.local_models.scan, self)  # the model to start with
         self.menus: dict[MenuId, QMenu] = {}
         self.features: dict[str, object] = {}  # what app/main.py installed (app/remote, app/api, app/kvcache), by name
-        self._close_guards: list[Callable[[], bool]] = []
-        self._close_confirmed = False
+        self.unsaved = UnsavedReplies(store, self)  # the last say before closing: replies only in memory
+        self.unsaved.sig_close_again.connect(self.quit_now)
+        self.close_guards = CloseGuards(last_say=self.unsaved.may_close)
         self._shut_down = False
         self.restart_requested = False  # View ▸ Language ▸ Restart now: app/main.py opens the window again
-        self.language_question: QMessageBox | None = None
         self.settings_dialog: ConversationSettingsDialog | None = None
-        self._deleted = None
-        self._recovering = False
+        self.commands = ConversationCommands(self.chat, self)  # rename, delete and undo, export
         self._build()
         self._build_menus()
         self._connect()
@@ -105,113 +91,29 @@ class MainWindow(QMainWindow):
         self.link.start()
         self.local_models.scan()
         if autoload:
-            self._load_initial_model()
+            self.startup.start()
 
     # ---- building --------------------------------------------------------------
     def _build(self) -> None:
         self.sidebar = Sidebar(ConversationFilterModel(self.chat.conversations, self))
-        center = QWidget()
-        column = QVBoxLayout(center)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(0)
-        self.banner = QWidget()
-        self.banner.setObjectName("banner")
-        self.banner.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        banner_row = QHBoxLayout(self.banner)
-        banner_row.setContentsMargins(14, 8, 8, 8)
-        self.banner_text = QLabel()
-        self.banner_text.setWordWrap(True)
-        self.banner_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.banner_text.setAccessibleName(self.tr("Message"))
-        close = self.banner_close = QToolButton()
-        close.setIcon(icons.icon("close"))
-        close.setAutoRaise(True)
-        close.setToolTip(self.tr("Dismiss"))
-        described(close, self.tr("Dismiss"), self.tr("Hide this message"))
-        close.clicked.connect(self.banner.hide)
-        # Shown while the database refuses writes: they are kept and written once it works again.
-        self.banner_retry = QPushButton(self.tr("Retry"))
-        self.banner_retry.setToolTip(self.tr("Try to save again"))
-        described(self.banner_retry, self.tr("Retry"), self.tr("Try to save again"))
-        self.banner_retry.hide()
-        banner_row.addWidget(self.banner_text, 1)
-        banner_row.addWidget(self.banner_retry, 0, Qt.AlignmentFlag.AlignTop)
-        banner_row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
-        self.banner.hide()
-
-        top = QWidget()
-        top.setObjectName("topBar")
-        top.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        top_row = QHBoxLayout(top)
-        top_row.setContentsMargins(16, 8, 10, 8)
-        self.title = QLabel(self.tr("New chat"))
-        self.title.setObjectName("title")
-        self.model_button = QToolButton()
-        self.model_button.setObjectName("modelButton")
-        self.model_button.setIcon(icons.icon("model"))
-        self.model_button.setText(self.tr("No model"))
-        self.model_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.model_button.setToolTip(self.tr("Choose the model and quantization"))
-        described(self.model_button, self.tr("Model"), self.tr("Choose the model and quantization (Alt+M opens the Model menu)"))
+        self.banner = Banner()
+        self.banner_text, self.banner_retry, self.banner_close = self.banner.label, self.banner.retry, self.banner.close_button
         self.model_menu = ModelMenu(self.tr("&Model"), self)
-        self.model_button.setMenu(self.model_menu)
-        self.settings_button = QToolButton()
-        self.settings_button.setIcon(icons.icon("settings"))
-        self.settings_button.setAutoRaise(True)
-        self.settings_button.setToolTip(self.tr("Conversation settings (Ctrl+,)"))
-        described(self.settings_button, self.tr("Conversation settings"), self.tr("System prompt, sampling and context size of this conversation"))
-        self.metrics_button = QToolButton()
-        self.metrics_button.setIcon(icons.icon("metrics"))
-        self.metrics_button.setAutoRaise(True)
-        self.metrics_button.setCheckable(True)
-        self.metrics_button.setChecked(True)
-        self.metrics_button.setToolTip(self.tr("Show the metrics panel (Ctrl+Shift+M)"))
-        described(self.metrics_button, self.tr("Metrics panel"), self.tr("Show or hide the speed and memory figures"))
-        for button in (self.model_button, self.settings_button, self.metrics_button):
-            button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        top_row.addWidget(self.title, 1)
-        top_row.addWidget(self.model_button)
-        top_row.addWidget(self.settings_button)
-        top_row.addWidget(self.metrics_button)
-
+        top = TopBar(self.model_menu)
+        self.title, self.model_button = top.title, top.model_button
+        self.settings_button, self.metrics_button = top.settings_button, top.metrics_button
         self.chat_view = ChatView(self.chat.messages)
         self.announcer = ReplyAnnouncer(self.chat, self.chat_view, self)  # the streaming reply, read out politely
-        composer_holder = QWidget()
-        composer_row = QHBoxLayout(composer_holder)
-        composer_row.setContentsMargins(16, 8, 16, 14)
         self.composer = Composer()
-        self.composer.setMaximumWidth(900)
-        composer_row.addWidget(self.composer)
-        column.addWidget(self.banner)
-        column.addWidget(top)
-        column.addWidget(self.chat_view, 1)
-        column.addWidget(composer_holder)
-
         self.metrics_panel = MetricsPanel()
-        self.splitter = QSplitter()
-        self.splitter.addWidget(self.sidebar)
-        self.splitter.addWidget(center)
-        self.splitter.addWidget(self.metrics_panel)
-        self.splitter.setStretchFactor(0, 0)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setStretchFactor(2, 0)
-        self.splitter.setSizes([240, 760, METRICS_WIDTH])
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.setHandleWidth(1)
+        self.metrics_follow = PanelFollower(self.metrics_panel, self.poller, self.chat, lambda: self.session.loaded is not None)
+        center = center_column(self.banner, top, self.chat_view, self.composer)
+        self.splitter = three_panes(self.sidebar, center, self.metrics_panel, METRICS_WIDTH)
         self.setCentralWidget(self.splitter)
-
-        bar = self.statusBar()
-        self.state_label = QLabel()
-        self.model_label = QLabel(self.tr("No model loaded"))
-        self.load_progress = QProgressBar()
-        self.load_progress.setRange(0, 1000)
-        self.load_progress.setMaximumWidth(180)
-        self.load_progress.setTextVisible(False)
-        self.load_progress.hide()
-        bar.addWidget(self.state_label)
-        bar.addPermanentWidget(self.load_progress)
-        bar.addPermanentWidget(self.model_label)
+        self.status_line = StatusLine(self.statusBar())
+        self.model_label, self.load_progress = self.status_line.model_label, self.status_line.load_progress
+        self.model_status = ModelStatus(self.status_line, self.model_button, self.session, self.link,
+                                        lambda: None if self.chat.local_replies else self.chat.reply_model_name)
         self.resize(1280, 800)
         self._on_state_changed(self.link.state)
 
@@ -229,6 +131,10 @@ class MainWindow(QMainWindow):
         chain(self.focus_order())
 
     # ---- extension points ---------------------------------------------------------
+    def feature_context(self) -> FeatureContext:
+        """What features get of this window (app/features.py): app/main.py installs them with it."""
+        return self
+
     def menu(self, menu_id: MenuId) -> QMenu:
         """The window's menu `menu_id`: features add their commands to it."""
         return self.menus[menu_id]
@@ -241,11 +147,11 @@ class MainWindow(QMainWindow):
     def add_close_guard(self, guard: Callable[[], bool]) -> None:
         """`guard()` runs when the user closes the window: True lets it close; False keeps it open, and the
         guard then asks its question and ends with quit_now(), hiding the window, or nothing (cancelled)."""
-        self._close_guards.append(guard)
+        self.close_guards.add(guard)
 
     def quit_now(self) -> None:
         """Close for good, without asking the guards again (they had their say)."""
-        self._close_confirmed = True
+        self.close_guards.confirm()
         self.close()
 
     def _add_menu(self, menu_id: MenuId, title: str) -> QMenu:
@@ -253,149 +159,83 @@ class MainWindow(QMainWindow):
         return menu
 
     def _build_menus(self) -> None:
-        # Every command has a shortcut, or is reached from the keyboard through its menu (Alt+letter, then arrows).
         file_menu = self._add_menu(MenuId.FILE, self.tr("&File"))
-        self.action_new = file_menu.addAction(icons.icon("new-chat"), self.tr("&New chat"), self._on_new)
-        self.action_new.setShortcut(QKeySequence.StandardKey.New)
+        self.action_new = add_command(file_menu, self.tr("&New chat"), self._on_new, QKeySequence.StandardKey.New, "new-chat")
         file_menu.addSeparator()
-        self.action_export_md = file_menu.addAction(icons.icon("export"), self.tr("Export as &Markdown…"), lambda: self._on_export(None, "md"))
-        self.action_export_md.setShortcut(QKeySequence("Ctrl+Shift+E"))
-        file_menu.addAction(icons.icon("export"), self.tr("Export as &JSON…"), lambda: self._on_export(None, "json"))
+        self.action_export_md = add_command(file_menu, self.tr("Export as &Markdown…"), lambda: self.commands.export(None, "md"), "Ctrl+Shift+E", "export")
+        add_command(file_menu, self.tr("Export as &JSON…"), lambda: self.commands.export(None, "json"), icon="export")
         file_menu.addSeparator()
-        quit_action = file_menu.addAction(self.tr("&Quit"), self.close)
-        quit_action.setShortcut(QKeySequence("Ctrl+Q"))
-        quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        add_command(file_menu, self.tr("&Quit"), self.close, "Ctrl+Q").setMenuRole(QAction.MenuRole.QuitRole)
 
         edit_menu = self._add_menu(MenuId.EDIT, self.tr("&Edit"))
-        self.action_undo_delete = edit_menu.addAction(self.tr("&Undo delete"), self._on_undo_delete)
-        self.action_undo_delete.setShortcut(QKeySequence.StandardKey.Undo)
+        self.action_undo_delete = add_command(edit_menu, self.tr("&Undo delete"), self.commands.undo_delete, QKeySequence.StandardKey.Undo)
         self.action_undo_delete.setEnabled(False)
         edit_menu.addSeparator()
-        self.action_rename = edit_menu.addAction(self.tr("&Rename chat…"), lambda: self._on_rename(None))
-        self.action_rename.setShortcut(QKeySequence("F2"))
-        self.action_delete = edit_menu.addAction(icons.icon("delete"), self.tr("&Delete chat"), lambda: self._on_delete(None))
-        self.action_delete.setShortcut(QKeySequence("Ctrl+Shift+Backspace"))
+        self.action_rename = add_command(edit_menu, self.tr("&Rename chat…"), self.commands.rename, "F2")
+        self.action_delete = add_command(edit_menu, self.tr("&Delete chat"), self.commands.delete, "Ctrl+Shift+Backspace", "delete")
         edit_menu.addSeparator()
-        self.action_settings = edit_menu.addAction(icons.icon("settings"), self.tr("Conversation &settings…"), self._on_settings)
-        self.action_settings.setShortcut(QKeySequence("Ctrl+,"))
+        self.action_settings = add_command(edit_menu, self.tr("Conversation &settings…"), self._on_settings, "Ctrl+,", "settings")
         self.action_settings.setMenuRole(QAction.MenuRole.PreferencesRole)
 
         chat_menu = self._add_menu(MenuId.CHAT, self.tr("&Chat"))
-        self.action_stop = chat_menu.addAction(icons.icon("stop"), self.tr("&Stop"), self.chat.stop)
-        self.action_stop.setShortcut(QKeySequence("Ctrl+."))
-        self.action_regenerate = chat_menu.addAction(icons.icon("regenerate"), self.tr("&Regenerate last reply"), self.chat.regenerate)
-        self.action_regenerate.setShortcut(QKeySequence("Ctrl+R"))
-        self.action_edit_last = chat_menu.addAction(icons.icon("edit"), self.tr("&Edit last message"), self._on_edit_last)
-        self.action_edit_last.setShortcut(QKeySequence("Ctrl+E"))
+        self.action_stop = add_command(chat_menu, self.tr("&Stop"), self.chat.stop, "Ctrl+.", "stop")
+        self.action_regenerate = add_command(chat_menu, self.tr("&Regenerate last reply"), self.chat.regenerate, "Ctrl+R", "regenerate")
+        self.action_edit_last = add_command(chat_menu, self.tr("&Edit last message"), self._on_edit_last, "Ctrl+E", "edit")
         chat_menu.addSeparator()
-        self.action_focus_composer = chat_menu.addAction(self.tr("&Write a message"), lambda: self.composer.edit.setFocus(Qt.FocusReason.ShortcutFocusReason))
-        self.action_focus_composer.setShortcut(QKeySequence("Ctrl+L"))
+        add_command(chat_menu, self.tr("&Write a message"), lambda: self.composer.edit.setFocus(Qt.FocusReason.ShortcutFocusReason), "Ctrl+L")
 
         self.menuBar().addMenu(self.model_menu)
         self.menus[MenuId.MODEL] = self.model_menu
-        self.model_menu.add_section("local", self._build_local_section, order=0)
-        self.model_menu.add_section("load", self._build_load_section, order=5)
-        self.model_menu.add_section("local-sources", self._build_sources_section, order=10)
+        self.local_sections = LocalModelSections(self.model_menu, self.local_models, self.loader, self.startup, self.catalog,
+                                                 self.link, lambda: self.chat.any_generating, self.load_model, self)
+        self.local_sections.sig_problem.connect(self.show_banner)
 
         view_menu = self._add_menu(MenuId.VIEW, self.tr("&View"))
-        self.action_metrics = view_menu.addAction(icons.icon("metrics"), self.tr("&Metrics panel"))
-        self.action_metrics.setCheckable(True)
-        self.action_metrics.setChecked(True)
-        self.action_metrics.setShortcut(QKeySequence("Ctrl+Shift+M"))
-        self.action_sidebar = view_menu.addAction(icons.icon("sidebar"), self.tr("&Conversation list"))
-        self.action_sidebar.setCheckable(True)
-        self.action_sidebar.setChecked(True)
-        self.action_sidebar.setShortcut(QKeySequence("Ctrl+Shift+S"))
+        self.action_metrics = add_command(view_menu, self.tr("&Metrics panel"), None, "Ctrl+Shift+M", "metrics", checkable=True)
+        self.action_sidebar = add_command(view_menu, self.tr("&Conversation list"), None, "Ctrl+Shift+S", "sidebar", checkable=True)
         view_menu.addSeparator()
-        self.language_menu = view_menu.addMenu(self.tr("&Language"))
-        self._build_language_menu()
+        self.language = LanguageMenu(self.store, view_menu.addMenu(self.tr("&Language")), self)
+        self.language.sig_restart_requested.connect(self._on_restart_requested)
+        self.help = HelpMenu(self._add_menu(MenuId.HELP, self.tr("&Help")), lambda: list(self.menus.values()), lambda: self.link.info, self)
 
-        help_menu = self._add_menu(MenuId.HELP, self.tr("&Help"))
-        self.action_shortcuts = help_menu.addAction(self.tr("&Keyboard shortcuts"), self._on_shortcuts)
-        self.action_shortcuts.setShortcut(QKeySequence("F1"))
-        self.action_open_logs = help_menu.addAction(self.tr("Open &log folder"), self._on_open_log_folder)
-        help_menu.addSeparator()
-        about = help_menu.addAction(self.tr("&About Lokal"), self._on_about)
-        about.setMenuRole(QAction.MenuRole.AboutRole)
-
-    def _build_language_menu(self) -> None:
-        """View ▸ Language: the OS's language, or one chosen here; kept, and used from the next start."""
-        saved = self.store.get_state(language.STATE_KEY, language.SYSTEM) or language.SYSTEM
-        group = QActionGroup(self)
-        system_name = language.LANGUAGES[language.system_language()]
-        choices = [(language.SYSTEM, self.tr("&System language ({name})").format(name=system_name))]
-        choices += [(code, name) for code, name in language.LANGUAGES.items()]
-        self.language_actions: dict[str, QAction] = {}
-        for code, text in choices:
-            action = self.language_menu.addAction(text)
-            action.setCheckable(True)
-            action.setChecked(code == saved)
-            action.setData(code)
-            group.addAction(action)
-            action.triggered.connect(lambda _checked=False, c=code: self.choose_language(c))
-            self.language_actions[code] = action
-
-    def choose_language(self, code: str) -> None:
-        """Keep the choice; the window's strings change when it opens again (offered now, or at the next start)."""
-        self.store.set_state(language.STATE_KEY, code)
-        self.language_actions[code].setChecked(True)
-        wanted = language.wanted(code)
-        if wanted == language.current():
-            return
-        name = language.LANGUAGES[wanted]
-        box = QMessageBox(QMessageBox.Icon.Information, self.tr("Language"),
-                          self.tr("Lokal will be in {language} the next time its window opens.").format(language=name), parent=self)
-        box.setInformativeText(self.tr("Open it again now? The model is loaded again; your conversations stay as they are."))
-        restart = box.addButton(self.tr("Open again now"), QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(self.tr("Later"), QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(restart)
-        box.finished.connect(lambda _result: self._on_language_answer(box.clickedButton() is restart))
-        self.language_question = box
-        box.open()
-
-    def _on_language_answer(self, restart_now: bool) -> None:
-        self.language_question = None
-        if restart_now:
-            self.restart_requested = True
-            self.close()
+    def _on_restart_requested(self) -> None:
+        self.restart_requested = True
+        self.close()
 
     def _connect(self) -> None:
         link, chat, session = self.link, self.chat, self.session
         link.sig_state_changed.connect(self._on_state_changed)
-        link.sig_crashed.connect(self._on_runtime_crashed)
-        link.sig_ready.connect(self._on_runtime_ready)
         link.sig_queue_changed.connect(lambda _waiting: self._on_state_changed(self.link.state))
-        session.sig_loading.connect(self._on_model_loading)
-        session.sig_progress.connect(self._on_model_progress)
+        for signal in (link.sig_crashed, link.sig_ready, session.sig_loading, session.sig_failed):
+            signal.connect(lambda *_args: self._update_actions())
+        self.loader.sig_prepared.connect(self._on_model_prepared)
         session.sig_loaded.connect(self._on_model_loaded)
-        session.sig_failed.connect(self._on_model_failed)
-        self.local_models.sig_scanned.connect(self.model_menu.rebuild)
+        self.model_status.sig_problem.connect(self.show_banner)
         # The models that could draft for it may have changed.
         self.local_models.sig_scanned.connect(lambda: self.loader.refresh(self.chat.settings().n_ctx))
-        self.loader.sig_prepared.connect(self._on_model_prepared)
-        self.loader.sig_problem.connect(lambda path, reason: self.show_banner(
-            self.tr("Could not use the load settings of {file}: {reason}").format(file=os.path.basename(path) or self.tr("the model"), reason=reason)))
-        self.loader.sig_context_capped.connect(lambda wanted, fits: self.show_banner(
-            self.tr("This conversation's context size ({wanted} tokens) does not fit in this machine's memory: the model is loaded "
-                    "with {fits} tokens instead. Change it in Conversation settings.").format(wanted=wanted, fits=fits)))
-        self.local_models.sig_scanned.connect(self._show_model_name)
-        self.local_models.sig_added.connect(self._on_model_file_added)
-        self.local_models.sig_add_failed.connect(lambda path, message: self.show_banner(self.tr("Cannot add {file}: {reason}").format(file=Path(path).name, reason=message)))
-        self.catalog.sig_model_downloaded.connect(lambda _paths: self.local_models.scan())
+        self.local_models.sig_scanned.connect(self.model_status.show_model)
+        self.startup.sig_status.connect(self.statusBar().showMessage)
+        self.startup.sig_progress.connect(self.status_line.show_progress)
+        self.startup.sig_fetch_ended.connect(self.clear_status)
+        self.startup.sig_fetch_ended.connect(self.status_line.end_progress)
+        self.startup.sig_failed.connect(lambda reason: self.show_banner(self.tr("{reason}. Choose a GGUF file from the Model menu.").format(reason=reason)))
         chat.sig_current_changed.connect(self._on_current_changed)
         chat.sig_generating_changed.connect(self._on_generating_changed)
-        chat.sig_reply_finished.connect(self._on_reply_finished)
+        chat.sig_reply_finished.connect(self.metrics_follow.reply_finished)
         chat.sig_error.connect(lambda message: self.show_banner(self.tr("The reply failed: {reason}").format(reason=message)))
-        chat.sig_deleted.connect(self._on_deleted)
         chat.sig_reply_link_changed.connect(self._on_reply_link_changed)
         chat.sig_store_problem.connect(self._on_store_problem)
+        chat.sig_refused.connect(lambda reason: self.statusBar().showMessage(reason, 5000))
         self.banner_retry.clicked.connect(chat.retry_store)
         self.poller.sig_sample.connect(self.metrics_panel.on_sample)
         self.sidebar.sig_open.connect(chat.open)
         self.sidebar.sig_new.connect(self._on_new)
-        self.sidebar.sig_rename.connect(self._on_rename)
-        self.sidebar.sig_delete.connect(self._on_delete)
-        self.sidebar.sig_export.connect(self._on_export)
+        self.sidebar.sig_rename.connect(self.commands.rename)
+        self.sidebar.sig_delete.connect(self.commands.delete)
+        self.sidebar.sig_export.connect(self.commands.export)
+        self.commands.sig_status.connect(lambda text, ms: self.show_status(text, ms) if text else self.clear_status())
+        self.commands.sig_problem.connect(self.show_banner)
+        self.commands.sig_undo_available.connect(self.action_undo_delete.setEnabled)
         self.composer.sig_send.connect(self._on_send)
         self.composer.sig_stop.connect(chat.stop)
         self.chat_view.sig_edit_submitted.connect(self._on_edit_submitted)
@@ -412,80 +252,18 @@ class MainWindow(QMainWindow):
 
     # ---- start and stop --------------------------------------------------------
     def _restore(self) -> None:
-        geometry = self.store.get_state("window_geometry")
-        if geometry:
-            self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
-        splitter = self.store.get_state("splitter_state")
-        if splitter:
-            self.splitter.restoreState(QByteArray.fromBase64(splitter.encode()))
-        metrics_visible = self.store.get_state("metrics_visible", "1") == "1"
+        metrics_visible = restore_layout(self.store, self, self.splitter)
         self.action_metrics.setChecked(metrics_visible)
         self.metrics_panel.setVisible(metrics_visible)
-        last = self.store.get_state("last_conversation")
-        if last and self.store.conversation(last):
-            self.chat.open(last)
-        else:
-            self._on_current_changed(None)
-
-    def _load_initial_model(self) -> None:
-        path = first_model(self.store.get_state("model_path"))
-        if path:
-            self.load_model(path)
-            return
-        self.starter_fetch = StarterFetch(self)
-        self.starter_fetch.sig_status.connect(lambda text: self.statusBar().showMessage(text))
-        self.starter_fetch.sig_progress.connect(self._on_starter_progress)
-        self.starter_fetch.sig_done.connect(self._on_starter_fetched)
-        self.starter_fetch.sig_failed.connect(self._on_starter_failed)
-        self.starter_fetch.start()
-
-    def _on_starter_progress(self, fraction: float) -> None:
-        self.load_progress.setValue(int(fraction * 1000))
-        self.load_progress.show()
-
-    def _on_starter_fetched(self, path: str) -> None:
-        self.statusBar().clearMessage()
-        self.load_progress.hide()
-        self.local_models.scan()
-        self.load_model(path)
-
-    def _on_starter_failed(self, message: str) -> None:
-        self.statusBar().clearMessage()
-        self.load_progress.hide()
-        self.show_banner(self.tr("{reason}. Choose a GGUF file from the Model menu.").format(reason=message))
+        self.chat.open_last()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self._close_confirmed and not all(guard() for guard in self._close_guards):
-            event.ignore()  # a guard asks first (e.g. whether to keep serving the API)
-            return
-        self._close_confirmed = False
-        if not self._unsaved_changes_may_go():
-            event.ignore()
+        if not self.close_guards.may_close():
+            event.ignore()  # a question is asked first (keep serving the API? quit without the unsaved replies?)
             return
         self.shutdown()
         super().closeEvent(event)
         self.sig_closed.emit()
-
-    def _unsaved_changes_may_go(self) -> bool:
-        """Replies the database refused are only in memory: quitting would lose them, so ask first."""
-        while not self.store.retry_deferred():
-            problem = self.store.problem
-            box = QMessageBox(
-                QMessageBox.Icon.Warning,
-                self.tr("Unsaved replies"),
-                self.tr("%n message(s) could not be saved yet.", "", self.store.deferred_writes) + (f" {problem.message}" if problem else ""),
-                parent=self,
-            )
-            retry = box.addButton(self.tr("Retry"), QMessageBox.ButtonRole.AcceptRole)
-            discard = box.addButton(self.tr("Quit without saving"), QMessageBox.ButtonRole.DestructiveRole)
-            box.addButton(QMessageBox.StandardButton.Cancel)
-            box.setDefaultButton(retry)
-            box.exec()
-            if box.clickedButton() is discard:
-                return True
-            if box.clickedButton() is not retry:
-                return False
-        return True
 
     @property
     def is_shut_down(self) -> bool:
@@ -505,14 +283,14 @@ class MainWindow(QMainWindow):
             return
         self._shut_down = True
         self.chat.end_all()
-        self.store.set_state("window_geometry", bytes(self.saveGeometry().toBase64()).decode())
-        self.store.set_state("splitter_state", bytes(self.splitter.saveState().toBase64()).decode())
-        self.store.set_state("metrics_visible", "1" if self.action_metrics.isChecked() else "0")
+        try:
+            save_layout(self.store, self, self.splitter, self.action_metrics.isChecked())
+        except StoreUnavailable as problem:  # a full disk, say: the rest of the shutdown must still run
+            log.warning("the window's layout was not saved: %s", problem)
         self.poller.stop()
         self.local_models.stop()
         self.loader.stop()
-        if self.starter_fetch is not None:
-            self.starter_fetch.stop()
+        self.startup.stop()
         self.link.close()
 
     # ---- models -----------------------------------------------------------------
@@ -520,266 +298,70 @@ class MainWindow(QMainWindow):
         """Load `path` with its stored load settings, and the conversation's own context size if it sets one."""
         self.loader.load(path, self.chat.settings().n_ctx)
 
-    def _build_local_section(self, section: MenuSection) -> None:
-        """The Model menu's GGUF files on this machine, grouped by model."""
-        loaded_path = os.path.realpath(self.session.wanted.path) if self.session.wanted else None
-        tree = self.local_models.model
-        if tree.rowCount() == 0:
-            section.add_note(self.tr("No GGUF files found yet"))
-        for row in range(tree.rowCount()):
-            model_item = tree.item(row)
-            section.add_heading(model_item.text())
-            for child in range(model_item.rowCount()):
-                info = model_item.child(child).data(FileRole)
-                text = f"{info.quantization}\t{human_size(info.size)}"
-                # One entry per file however many places hold it: the one in use is named by the path it was loaded from.
-                path = next((p for p in self.local_models.paths_of(info) if os.path.realpath(p) == loaded_path), info.path)
-                chosen = os.path.realpath(path) == loaded_path
-                tooltip = self.local_models.where(info)
-                action = section.add_model(text, chosen, lambda p=path: self._on_model_chosen(p), tooltip=tooltip)
-                action.setData(path)  # the file, for whoever looks an entry up by its path
-
-    def _build_load_section(self, section: MenuSection) -> None:
-        """Model ▸ Draft model and Model ▸ Load settings… for the model chosen now."""
-        prepared = self.loader.prepared
-        if self.session.wanted is None or prepared is None or prepared.choice.path != self.session.wanted.path:
-            return
-        section.add_separator()
-        menu = self.draft_menu = section.add_submenu(self.tr("&Draft model"))
-        setting = prepared.settings.draft
-        auto_name = os.path.basename(prepared.auto_draft) if prepared.auto_draft else self.tr("none on disk")
-        section.add_choice(menu, self.tr("Auto ({name})").format(name=auto_name), setting == "auto", lambda: self._choose_draft("auto"))
-        section.add_choice(menu, self.tr("None"), setting == "none", lambda: self._choose_draft("none"))
-        if prepared.drafts:
-            menu.addSeparator()
-        for option in prepared.drafts:
-            reasons = "; ".join(option.reasons)
-            name = os.path.basename(option.path)
-            text = name if option.compatible else self.tr("{file} (cannot draft for this model)").format(file=name)  # why: its tooltip
-            action = section.add_choice(menu, text, setting == option.path, lambda p=option.path: self._choose_draft(p),
-                                        enabled=option.compatible, tooltip=option.path if option.compatible else reasons)
-            action.setData(option.path)
-        section.add_action(self.tr("&Load settings…"), self._on_load_settings)
-
-    def _on_model_prepared(self, prepared) -> None:
-        self.chat.model_sampling = prepared.sampling  # new conversations sample as the model's file recommends
-        self.model_menu.rebuild()
-
-    def _choose_draft(self, draft: str) -> None:
-        prepared = self.loader.prepared
-        if prepared is not None:
-            self.apply_load_settings(prepared.choice.path, dataclasses.replace(prepared.settings, draft=draft))
-
-    def _on_load_settings(self) -> LoadSettingsDialog | None:
-        prepared = self.loader.prepared
-        if prepared is None:
-            return None
-        has_gpu = any(d.type in ("gpu", "igpu") for d in self.link.info.devices) if self.link.info else False
-        gpu_names = [d.name for d in self.link.info.gpu_devices] if self.link.info else []
-        dialog = LoadSettingsDialog(os.path.basename(prepared.choice.path), prepared.settings, prepared.choice.model_n_ctx, prepared.drafts, has_gpu, self, gpu_names)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        path = prepared.choice.path
-        dialog.accepted.connect(lambda: self.apply_load_settings(path, dialog.result_settings()))
-        dialog.open()
-        self.load_settings_dialog = dialog
-        return dialog
-
-    def apply_load_settings(self, path: str, settings) -> None:
-        """Store the model's new load settings; when they take a reload, say so and reload once the user agrees."""
-        prepared = self.loader.prepared
-        before = prepared.settings if prepared is not None and prepared.choice.path == path else None
-        try:
-            self.loader.save(path, settings)
-        except (ValueError, OSError) as exc:
-            self.show_banner(self.tr("Could not store the load settings: {reason}").format(reason=exc))
-            return
-        if prepared is not None and before is not None:
-            prepared.settings = settings
-            self.session.speculation = settings.speculation
-        changed = needs_reload(before, settings) if before is not None else ["all"]
-        if not changed:
-            self.model_menu.rebuild()
-            return
-        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Reload the model?"),
-                          self.tr("These settings take effect when the model is loaded again. Reload it now?"), parent=self)
-        if self.chat.any_generating:
-            box.setInformativeText(self.tr("Replies being written now finish first; none is cut off."))
-        reload_button = box.addButton(self.tr("Reload now"), QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(self.tr("Later"), QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(reload_button)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.buttonClicked.connect(lambda button: button is reload_button and self.load_model(path))
-        box.open()
-        self.reload_question = box
-
-    def _build_sources_section(self, section: MenuSection) -> None:
-        section.add_separator()
-        section.add_action(self.tr("Browse Hugging Face models…"), self.catalog.open_browser)
-        section.add_action(self.tr("Downloads"), self.catalog.show_downloads)
-        section.add_action(self.tr("Open a GGUF file…"), self._on_open_model_file)
-        section.add_action(self.tr("Rescan model folders"), self.local_models.scan)
-
-    def _on_model_chosen(self, path: str) -> None:
-        self.store.set_state("model_path", path)
-        self.load_model(path)
-
-    def _on_open_model_file(self) -> None:
-        path, _filter = QFileDialog.getOpenFileName(self, self.tr("Open a model"), str(Path.home()), self.tr("GGUF models (*.gguf);;All files (*)"))
-        if path:
-            self.add_model_file(path)
-
-    def add_model_file(self, path: str) -> None:
-        """A file the user picked or dropped: once the runtime has checked and remembered it, it loads."""
-        self.local_models.add_file(path)
-
-    def _on_model_file_added(self, added: LocalModel) -> None:
-        self._on_model_chosen(added.path)
-
-    def dragEnterEvent(self, event) -> None:
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if any(url.toLocalFile().lower().endswith(".gguf") for url in event.mimeData().urls()):
             event.acceptProposedAction()
 
-    def dropEvent(self, event) -> None:
+    def dropEvent(self, event: QDropEvent) -> None:
         paths = [url.toLocalFile() for url in event.mimeData().urls() if url.toLocalFile().lower().endswith(".gguf")]
         if paths:
             event.acceptProposedAction()
-            self.add_model_file(paths[0])
+            self.local_models.add_file(paths[0])  # once the runtime has checked and remembered it, it loads
 
-    def _on_model_loading(self, path: str) -> None:
-        self.load_progress.setValue(0)
-        self.load_progress.show()
-        self.model_label.setText(self.tr("Loading {file}…").format(file=os.path.basename(path)))
-        self._update_actions()
-
-    def _on_model_progress(self, fraction: float) -> None:
-        self.load_progress.setValue(int(fraction * 1000))
-
-    def _show_model_name(self) -> str:
-        info = self.session.loaded
-        if info is None:
-            return ""
-        backend = self.link.info.backend.upper() if self.link.info else "?"
-        name = self.session.display_name
-        note = figures.template_fallback_note()
-        warning = f"  ·  ⚠ {note}" if info.chat_template_error else ""
-        self.model_label.setText(f"{name}  ·  {info.quantization}  ·  {backend}{warning}")
-        tip = self.tr("{path}\ncontext {n_ctx} tokens, loaded in {ms} ms").format(path=info.path, n_ctx=info.n_ctx, ms=round(info.load_ms))
-        self.model_label.setToolTip(tip + (f"\n{note}: {info.chat_template_error}" if info.chat_template_error else ""))
-        if self.chat.local_replies:
-            self.model_button.setText(f"{name} · {info.quantization}")
-        return name
+    def _on_model_prepared(self, prepared: Prepared) -> None:
+        self.chat.model_sampling = prepared.sampling  # new conversations sample as the model's file recommends
 
     def _on_model_loaded(self, info: protocol.ModelLoadResult) -> None:
-        self.load_progress.hide()
         self.metrics_panel.set_draft_model(os.path.basename(info.draft_path) if info.draft_path else "")
-        name = self._show_model_name()
         self.model_menu.rebuild()
-        if self._recovering:
-            self._recovering = False
-            self.show_banner(self.tr("Recovered: the runtime was restarted and {model} is loaded again. The interrupted reply was kept.").format(model=name))
         self.poller.poll_once()
-        self._update_actions()
-
-    def _on_model_failed(self, path: str, message: str) -> None:
-        self.load_progress.hide()
-        self.model_label.setText(self.tr("No model loaded") if self.session.loaded is None else self.model_label.text())
-        self.show_banner(self.tr("Could not load {file}: {reason}").format(file=os.path.basename(path), reason=message))
         self._update_actions()
 
     # ---- runtime ------------------------------------------------------------------
     def _on_state_changed(self, state: ConnectionState) -> None:
-        text = state_text(state)
-        if state == ConnectionState.BUSY and self.chat.generating:
-            text = self.tr("Generating…")
-        if self.link.queued:
-            text += " " + self.tr("(%n waiting)", "", self.link.queued)
-        self.state_label.setText(text)
+        self.status_line.show_state(state, self.chat.generating, self.link.queued)
 
-    def _on_runtime_crashed(self, description: str) -> None:
-        self._recovering = self.link.auto_restart
-        suffix = "\n" + self.tr("Restarting it and loading the model again…") if self.link.auto_restart else ""
-        self.show_banner(description + suffix)
-        self.load_progress.hide()
-        self.model_label.setText(self.tr("No model loaded"))
-        self._update_actions()
+    def show_status(self, text: str, timeout_ms: int = 0) -> None:
+        self.statusBar().showMessage(text, timeout_ms)
 
-    def _on_runtime_ready(self, info: protocol.InitializeResult) -> None:
-        self._update_actions()
+    def clear_status(self) -> None:
+        self.statusBar().clearMessage()
 
     def show_banner(self, text: str) -> None:
-        self.banner_text.setText(text)
-        self.banner_retry.hide()
-        self.banner.show()
+        self.banner.say(text)
 
-    def _on_store_problem(self, problem) -> None:
-        if problem is None:
-            if self.banner_retry.isVisible():
-                self.banner.hide()
-                self.statusBar().showMessage(self.tr("Saved: the database takes writes again"), 4000)
-            return
-        waiting = self.store.deferred_writes
-        kept = "\n" + self.tr("%n message update(s) are kept until they can be saved.", "", waiting) if waiting else ""
-        self.show_banner(f"{problem.message}{kept}")
-        self.banner_retry.show()
+    def _on_store_problem(self, problem: StoreUnavailable | None) -> None:
+        if self.banner.say_store_problem(problem, self.store.deferred_writes):
+            self.statusBar().showMessage(self.tr("Saved: the database takes writes again"), 4000)
 
     # ---- chat ------------------------------------------------------------------------
-    def _on_current_changed(self, conv) -> None:
+    def _on_current_changed(self, conv: Conversation | None) -> None:
         self.title.setText(conv.title if conv else self.tr("New chat"))
         self.setWindowTitle(f"{conv.title} — Lokal" if conv else "Lokal")
         self.sidebar.select(conv.id if conv else None)
-        self._follow_in_metrics_panel(conv)
+        self.metrics_follow.conversation_changed(conv)
         self._update_actions()
-
-    def _follow_in_metrics_panel(self, conv) -> None:
-        """The metrics panel shows the conversation on screen: its reply streaming now, else its last reply's
-        figures as they were stored, never another conversation's."""
-        conversation_id = conv.id if conv else None
-        if conversation_id == self._panel_conversation:
-            return
-        self._panel_conversation = conversation_id
-        if self.chat.generating:
-            self.metrics_panel.on_turn_started()
-            if self.chat.local_replies:
-                self.poller.start()
-            return
-        last = next((m for m in reversed(self.chat.messages.messages) if m.role == "assistant"), None)
-        self.metrics_panel.show_conversation(last.record if last is not None else None)
-        if self.chat.local_replies and self.session.loaded is not None:
-            self.poller.poll_once()  # its context and the memory now
 
     def _on_generating_changed(self, generating: bool) -> None:
         self.composer.set_generating(generating)
         self.chat_view.set_generating(generating)
         self._order_focus()  # parts of the reply made while it streamed (code blocks) take their place
-        if generating:
-            self.metrics_panel.on_turn_started()
-            if self.chat.local_replies:  # the runtime knows nothing of a remote reply: its figures come with the reply
-                self.poller.start()
-        else:
-            self.poller.stop()
+        self.metrics_follow.generating_changed(generating)
         self._on_state_changed(self.link.state)
         self._update_actions()
 
-    def _on_reply_finished(self, message) -> None:
-        self.metrics_panel.on_turn_finished(message.record)
-        if self.chat.local_replies:
-            self.poller.poll_once()  # context and KV figures after the turn
-
     def _on_reply_link_changed(self) -> None:
-        if not self.chat.local_replies:
-            self.model_button.setText(self.chat.reply_model_name)
-        elif not self._show_model_name():
-            self.model_button.setText(self.tr("No model"))
+        self.model_status.show_reply_model()
         self._update_actions()
 
     def _update_actions(self) -> None:
         has_conv = self.chat.current is not None
         self.action_stop.setEnabled(self.chat.generating)
         self.action_regenerate.setEnabled(self.chat.can_regenerate())
-        self.action_edit_last.setEnabled(not self.chat.generating and any(m.role == "user" for m in self.chat.messages.messages))
+        self.action_edit_last.setEnabled(self.chat.can_edit_last())
         self.action_rename.setEnabled(has_conv)
         self.action_delete.setEnabled(has_conv)
-        if self.session.wanted is None and self.chat.local_replies:
+        if self.chat.needs_model:
             self.composer.set_can_send(False, self.tr("Choose a model first (Model menu)"))
         else:
             self.composer.set_can_send(True)
@@ -792,102 +374,21 @@ class MainWindow(QMainWindow):
         self.chat.new_conversation()
         self.composer.edit.setFocus()
 
-    def _on_rename(self, conversation_id: str | None) -> None:
-        conv = self.chat.conversation(conversation_id or None)
-        if conv is None:
-            return
-        title, ok = QInputDialog.getText(self, self.tr("Rename chat"), self.tr("Title:"), text=conv.title)
-        if ok:
-            self.chat.rename(conv.id, title)
-
-    def _on_delete(self, conversation_id: str | None) -> None:
-        conv = self.chat.conversation(conversation_id or None)
-        if conv is not None:
-            self.chat.delete(conv.id)
-
-    def _on_deleted(self, deleted) -> None:
-        self._deleted = deleted
-        self.action_undo_delete.setEnabled(True)
-        self.statusBar().showMessage(self.tr("Deleted “{title}”. Press Ctrl+Z to undo.").format(title=deleted[0].title), 10_000)
-
-    def _on_undo_delete(self) -> None:
-        if self._deleted is not None:
-            self.chat.undo_delete(self._deleted)
-            self._deleted = None
-            self.action_undo_delete.setEnabled(False)
-            self.statusBar().clearMessage()
-
-    def _on_export(self, conversation_id: str | None, kind: str) -> None:
-        conv = self.chat.conversation(conversation_id or None)
-        if conv is None:
-            return
-        suggested = str(Path.home() / self.chat.export_file_name(conv.id, kind))
-        path, _filter = QFileDialog.getSaveFileName(self, self.tr("Export chat"), suggested, self.tr("Markdown (*.md)") if kind == "md" else self.tr("JSON (*.json)"))
-        if not path:
-            return
-        try:
-            exported = self.chat.export(conv.id, kind, path)
-        except OSError as exc:
-            self.show_banner(self.tr("Could not export to {path}: {reason}").format(path=path, reason=exc.strerror or exc))
-            return
-        if exported:
-            self.statusBar().showMessage(self.tr("Exported to {path}").format(path=path), 4000)
-
     def _on_edit_submitted(self, row: int, text: str) -> None:
         """Enter in a message's editor: the message changes and the replies after it are written again."""
-        if self.chat.generating:
-            self.statusBar().showMessage(self.tr("Stop the reply first (Esc), then resend the edited message"), 5000)
-            return
         if self.chat.edit_and_resend(row, text):
             self.chat_view.stop_editing()
             self.composer.edit.setFocus()
 
     def _on_edit_last(self) -> None:
-        if not self.chat.generating:
+        if self.chat.can_edit_last():
             self.chat_view.edit_last_user_message()
 
     def _on_settings(self) -> ConversationSettingsDialog:
         conv = self.chat.current
         dialog = ConversationSettingsDialog(conv.system_prompt if conv else "", self.chat.settings(), self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.accepted.connect(lambda: self._apply_settings(*dialog.result_settings()))
+        dialog.accepted.connect(lambda: self.chat.set_settings(*dialog.result_settings()))
         dialog.open()  # window-modal, without a nested event loop
         self.settings_dialog = dialog
         return dialog
-
-    def _apply_settings(self, system_prompt: str, settings) -> None:
-        self.chat.set_settings(system_prompt, settings)
-        if self.session.wanted is not None and self.chat.local_replies:
-            self.session.ensure_context(settings.n_ctx)
-
-    def _on_about(self) -> None:
-        info = self.link.info
-        if info:
-            devices = [
-                self.tr("Device: {name} ({kind}, {gib} GiB)").format(name=d.name, kind=d.type, gib=f"{d.memory_total / 2**30:.1f}")
-                for d in info.devices
-            ]
-            runtime_lines = "<br>".join([
-                f"llama.cpp (llama-cpp-python) {info.llama_cpp_version}",
-                self.tr("Backend: {backend}").format(backend=info.backend.upper()),
-                *devices,
-            ])
-        else:
-            runtime_lines = self.tr("The runtime is not running.")
-        QMessageBox.about(
-            self,
-            self.tr("About Lokal"),
-            f"<h3>Lokal {lokal_version}</h3><p>" + self.tr("Chat with language models that run on this machine.") + "</p>"
-            + "<p>" + self.tr("Protocol {version}").format(version=protocol.PROTOCOL_VERSION)
-            + f"<br>Qt {qVersion()}, PySide6 {pyside_version}<br>Python {sys.version.split()[0]}<br>{runtime_lines}</p>"
-            + "<p>" + self.tr("Logs: {folder}").format(folder=log_dir()) + "</p>",
-        )
-
-    def _on_shortcuts(self) -> ShortcutsDialog:
-        dialog = ShortcutsDialog(list(self.menus.values()), self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.open()
-        return dialog
-
-    def _on_open_log_folder(self) -> None:
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_dir())))

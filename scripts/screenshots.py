@@ -143,7 +143,7 @@ def open_window(scheme: str, language: str = "en", speculation: str = "off"):
         raise SystemExit("the starter model did not load")
     wait(app, lambda: not window.local_models.scanning and bool(window.local_models.files), 60)
     window.model_menu.rebuild()
-    window._show_model_name()
+    window.model_status.show_model()
     return app, window
 
 
@@ -257,7 +257,7 @@ def shot_sidebar_tooltip(app, window, shots: list[Path]) -> None:
 
 
 def shot_shortcuts(app, window, shots: list[Path]) -> None:
-    dialog = window._on_shortcuts()
+    dialog = window.help.open_shortcuts()
     wait(app, dialog.isVisible, 5)
     app.processEvents()
     save(with_popup(window, dialog), "keyboard-shortcuts-light", shots)

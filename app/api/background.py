@@ -17,6 +17,8 @@ import logging
 from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtWidgets import QMenu, QMessageBox, QPushButton, QSystemTrayIcon
 
+from app.api.server import ApiServer
+from app.features import FeatureContext
 from runtime.protocol import MetricsResult, methods
 
 log = logging.getLogger("lokal.api")
@@ -31,27 +33,29 @@ class CloseWhileServing(QObject):
     sig_asked = Signal(object)  # the question (a QMessageBox), once it is shown
     sig_answered = Signal(str)  # KEEP, STOP or CANCEL
 
-    def __init__(self, window, server, tray_available: bool | None = None):
+    def __init__(self, context: FeatureContext, server: ApiServer, tray_available: bool | None = None):
+        window = context.window()
         super().__init__(window)
-        self.window = window
+        self.context = context
+        self.window = window  # the widget it hides, minimizes and shows again
         self.server = server
         self.tray_available = QSystemTrayIcon.isSystemTrayAvailable() if tray_available is None else tray_available
         self.question: QMessageBox | None = None
         self.tray: QSystemTrayIcon | None = None
         self.in_background = False
         self._asking = False
-        window.add_close_guard(self.may_close)
+        context.add_close_guard(self.may_close)
         window.installEventFilter(self)
 
     # ---- closing -------------------------------------------------------------------
     def may_close(self) -> bool:
         """The window's close guard: True closes at once; False while the question is (about to be) asked."""
-        if not self.server.running or self.window.is_shut_down:
+        if not self.server.running or self.context.is_shut_down:
             return True
         if not self._asking:
             self._asking = True
             # How many requests the API is answering decides what the question says: ask the runtime first.
-            self.window.link.call(methods.RUNTIME_METRICS, None, on_result=self._ask, on_error=lambda _error: self._ask(None), timeout_ms=ASK_TIMEOUT_MS)
+            self.context.link.call(methods.RUNTIME_METRICS, None, on_result=self._ask, on_error=lambda _error: self._ask(None), timeout_ms=ASK_TIMEOUT_MS)
         return False
 
     def _ask(self, metrics: MetricsResult | None) -> None:
@@ -91,7 +95,7 @@ class CloseWhileServing(QObject):
         answer = KEEP if clicked is keep else STOP if clicked is stop else CANCEL
         log.info("closing while serving the API: %s", answer)
         if answer != STOP:
-            self.window.restart_requested = False  # a restart (View ▸ Language) waits for a close that really closes
+            self.context.restart_requested = False  # a restart (View ▸ Language) waits for a close that really closes
         if answer == KEEP:
             self.keep_serving()
         elif answer == STOP:
@@ -106,17 +110,17 @@ class CloseWhileServing(QObject):
             self.window.hide()
         else:
             self.window.showMinimized()
-            self.window.statusBar().showMessage(self.tr("Serving the API in the background"))
+            self.context.show_status(self.tr("Serving the API in the background"))
 
     def show_window(self) -> None:
-        self.window.bring_to_front()  # the event filter below then ends the background mode
+        self.context.bring_to_front()  # the event filter below then ends the background mode
 
     def stop_and_quit(self) -> None:
         self.in_background = False
         self.server.stop()
         if self.tray is not None:
             self.tray.hide()
-        self.window.quit_now()
+        self.context.quit_now()
 
     def _show_tray(self) -> None:
         if self.tray is None:
@@ -137,11 +141,11 @@ class CloseWhileServing(QObject):
         if reason in (QSystemTrayIcon.ActivationReason.Trigger, QSystemTrayIcon.ActivationReason.DoubleClick):
             self.show_window()
 
-    def eventFilter(self, watched, event) -> bool:
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         back = event.type() == QEvent.Type.Show or (event.type() == QEvent.Type.WindowStateChange and not self.window.isMinimized())
         if watched is self.window and back and self.in_background:
             self.in_background = False  # the window is back (tray, task bar, or a second launch)
             if self.tray is not None:
                 self.tray.hide()
-            self.window.statusBar().clearMessage()
+            self.context.clear_status()
         return False

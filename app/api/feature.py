@@ -7,11 +7,14 @@ API (app/api/background.py: stop and quit, or keep serving in the background).
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout
 
 from app.api.background import CloseWhileServing
 from app.api.panel import ApiPanel
 from app.api.server import ApiServer
+from app.features import FeatureContext
 from app.ui.accessibility import describe_buttons
 from app.ui.language import Context
 from app.ui.menus import MenuSection
@@ -22,25 +25,25 @@ Api = Context("Api")
 
 
 class ApiFeature:
-    def __init__(self, window, tray_available: bool | None = None):
-        self.window = window
-        self.server = ApiServer(window.link, window)
-        self.server.sig_failed.connect(lambda message: window.show_banner(Api.tr("The API: {reason}").format(reason=message)))
+    def __init__(self, context: FeatureContext, tray_available: bool | None = None):
+        self.context = context
+        self.server = ApiServer(context.link, context.window())
+        self.server.sig_failed.connect(lambda message: context.show_banner(Api.tr("The API: {reason}").format(reason=message)))
         self.dialog: QDialog | None = None
         self.panel: ApiPanel | None = None
         self._waiting_shown = False
-        window.model_menu.add_section(SECTION, self._build_section, order=30)
-        window.link.sig_notification.connect(self._on_runtime_notification)
-        window.link.sig_delta.connect(self._end_waiting)
-        window.chat.sig_generating_changed.connect(self._end_waiting)
-        self.closing = CloseWhileServing(window, self.server, tray_available)
+        context.model_menu.add_section(SECTION, self._build_section, order=30)
+        context.link.sig_notification.connect(self._on_runtime_notification)
+        context.link.sig_delta.connect(self._end_waiting)
+        context.chat.sig_generating_changed.connect(self._end_waiting)
+        self.closing = CloseWhileServing(context, self.server, tray_available)
 
     def _build_section(self, section: MenuSection) -> None:
         section.add_action(Api.tr("Serve the API…"), self.open_dialog)
 
     def open_dialog(self) -> QDialog:
         if self.dialog is None:
-            self.dialog = QDialog(self.window)
+            self.dialog = QDialog(self.context.window())
             self.dialog.setWindowTitle(Api.tr("OpenAI-compatible API"))
             self.panel = ApiPanel(self.server, self.dialog)
             self.panel.sig_toggled.connect(self._on_toggled)
@@ -56,23 +59,23 @@ class ApiFeature:
         if not on:
             self.server.stop()
             return
-        if self.window.session.wanted is None:
-            self.window.show_banner(Api.tr("Load a model first: the API serves the model the window has loaded."))
-            assert self.panel is not None  # the sender of this signal
-            self.panel.toggle.setChecked(False)
+        if self.context.session.wanted is None:
+            self.context.show_banner(Api.tr("Load a model first: the API serves the model the window has loaded."))
+            if self.panel is not None:
+                self.panel.toggle.setChecked(False)
             return
         self.server.start()
 
-    def _on_runtime_notification(self, method: str, params) -> None:
-        if isinstance(params, JobWaiting) and self.window.chat.reply_for_call(params.request_id) is not None:
+    def _on_runtime_notification(self, method: str, params: object) -> None:
+        if isinstance(params, JobWaiting) and self.context.chat.reply_for_call(params.request_id) is not None:
             self._waiting_shown = True
-            self.window.statusBar().showMessage(Api.tr("Waiting for the reply the API is generating; yours comes next…"))
+            self.context.show_status(Api.tr("Waiting for the reply the API is generating; yours comes next…"))
 
-    def _end_waiting(self, *_args) -> None:
+    def _end_waiting(self, *_args: Any) -> None:
         if self._waiting_shown:
             self._waiting_shown = False
-            self.window.statusBar().clearMessage()
+            self.context.clear_status()
 
 
-def install(window) -> ApiFeature:
-    return window.add_feature("api", ApiFeature(window))
+def install(context: FeatureContext) -> ApiFeature:
+    return context.add_feature("api", ApiFeature(context))

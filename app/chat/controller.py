@@ -44,6 +44,7 @@ STORE_RETRY_MS = 2_000  # while the disk refuses writes, kept message updates ar
 TITLE_CHARS = 48
 UNTITLED = "New chat"  # a new conversation's title in the store, before the window was translated
 EXPORT_SUFFIX = {"md": ".md", "json": ".json"}
+LAST_CONVERSATION = "last_conversation"  # the store's state key: the conversation on screen, opened again at the next start
 
 log = logging.getLogger("lokal.chat")
 T = TypeVar("T")
@@ -109,14 +110,15 @@ class ChatController(QObject):
     sig_deleted = Signal(object)  # (Conversation, messages) for an undo
     sig_reply_link_changed = Signal()
     sig_store_problem = Signal(object)  # StoreUnavailable while the database refuses work; None once it takes it again
+    sig_refused = Signal(str)  # why what the user asked for cannot be done now (a reply is being written)
 
-    def __init__(self, store: Store, link: RuntimeLink, models: ModelSession, parent: QObject | None = None):
+    def __init__(self, store: Store, link: RuntimeLink, model_session: ModelSession, parent: QObject | None = None):
         super().__init__(parent)
         self.store = store
         self.runtime_link = link
         self.link: ReplyLink = link  # where replies come from now (set_reply_link)
         self.reply_model_name = ""  # the model named on replies that do not come from the runtime
-        self.models = models
+        self.model_session = model_session  # the runtime's model: its context size, its name on replies
         self.conversations = ConversationListModel(self)
         self.messages = MessageListModel(self)
         self.current: Conversation | None = None
@@ -195,6 +197,11 @@ class ChatController(QObject):
     def any_generating(self) -> bool:
         return bool(self.replies)
 
+    @property
+    def needs_model(self) -> bool:
+        """Replies come from the runtime, and no model is chosen for it: nothing can be sent yet."""
+        return self.local_replies and self.model_session.wanted is None
+
     def reply_for_call(self, request_id: int | str) -> Reply | None:
         return next((r for r in self.replies.values() if r.call is not None and r.call.id == request_id), None)
 
@@ -224,10 +231,18 @@ class ChatController(QObject):
         self.messages.set_messages(messages)
         if self.reply is not None:
             self._flush(self.reply)  # back to a conversation that streams: show what came meanwhile
-        self._stored(lambda: self.store.set_state("last_conversation", conv.id if conv else None))
+        self._stored(lambda: self.store.set_state(LAST_CONVERSATION, conv.id if conv else None))
         self.sig_current_changed.emit(conv)
         if self.generating != was_generating:
             self.sig_generating_changed.emit(self.generating)
+
+    def open_last(self) -> None:
+        """The window opens: show the conversation it showed when it closed, if it is still there (else none)."""
+        last = self._stored(lambda: self.store.get_state(LAST_CONVERSATION))
+        if last and self._stored(lambda: self.store.conversation(last)) is not None:
+            self.open(last)
+        else:
+            self.sig_current_changed.emit(None)
 
     def has_earlier(self) -> bool:
         """The conversation on screen has older messages than those shown (a long one opens with its newest)."""
@@ -327,6 +342,8 @@ class ChatController(QObject):
         conversation_id = self._on_screen().id
         if self._done(lambda: self.store.update_conversation(conversation_id, system_prompt=system_prompt, settings=settings.to_dict())):
             self._refresh_conversation(conversation_id)
+        if self.local_replies:
+            self.model_session.ensure_context(settings.n_ctx)  # the model is loaded again if the context size changed
 
     def _refresh_conversation(self, conversation_id: str) -> None:
         conv = self._stored(lambda: self.store.conversation(conversation_id))
@@ -377,10 +394,21 @@ class ChatController(QObject):
         self._start_reply()
         return True
 
+    def can_edit_last(self) -> bool:
+        """The last message the user wrote can be edited: there is one, and no reply is being written after it."""
+        return not self.generating and any(m.role == "user" for m in self.messages.messages)
+
+    def last_reply(self) -> Message | None:
+        """The newest reply on screen (the metrics panel shows its figures)."""
+        return next((m for m in reversed(self.messages.messages) if m.role == "assistant"), None)
+
     def edit_and_resend(self, row: int, text: str) -> bool:
         """Change the user message at `row`; every message after it is replaced by a new reply."""
         text = text.strip()
-        if self.generating or not text or not 0 <= row < self.messages.rowCount():
+        if self.generating:
+            self.sig_refused.emit(self.tr("Stop the reply first (Esc), then resend the edited message"))
+            return False
+        if not text or not 0 <= row < self.messages.rowCount():
             return False
         msg = self.messages.message(row)
         if msg.role != "user":
@@ -416,7 +444,7 @@ class ChatController(QObject):
 
     def _context_size(self, settings: "ConversationSettings") -> int:
         """The context the reply runs in: the model's as loaded for this conversation (ensure_context), else the conversation's own."""
-        wanted = self.models.wanted
+        wanted = self.model_session.wanted
         if wanted is not None:
             return wanted.n_ctx
         return settings.n_ctx or ModelChoice.n_ctx
@@ -425,7 +453,7 @@ class ChatController(QObject):
         conv = self._on_screen()
         settings = ConversationSettings.from_dict(conv.settings)
         if self.local_replies:
-            self.models.ensure_context(settings.n_ctx)
+            self.model_session.ensure_context(settings.n_ctx)
         params = ChatGenerateParams(
             conversation_id=conv.id,
             messages=self._history(settings),
@@ -438,8 +466,8 @@ class ChatController(QObject):
         )
         if self.local_replies:
             # The conversation's own setting, else the model's, as `lokal chat` and the benchmarks run it.
-            params.speculation = settings.speculation or self.models.speculation
-        model_name = self.models.display_name if self.local_replies else self.reply_model_name
+            params.speculation = settings.speculation or self.model_session.speculation
+        model_name = self.model_session.display_name if self.local_replies else self.reply_model_name
         msg = self._stored(lambda: self.store.add_message(conv.id, "assistant", "", state=st.STREAMING, model=model_name))
         if msg is None:
             return  # the user's message is stored; Regenerate asks again once the database takes writes

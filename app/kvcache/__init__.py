@@ -2,5 +2,5 @@
 
     store.py     KvStore: kv.store_info and kv.clear as Qt signals
     dialog.py    the dialog that renders them
-    feature.py   install(window): Edit ▸ Saved conversation caches… (Ctrl+Shift+K)
+    feature.py   install(context): Edit ▸ Saved conversation caches… (Ctrl+Shift+K)
 """

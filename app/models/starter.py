@@ -67,7 +67,7 @@ class StarterFetch(QObject):
     sig_done = Signal(str)  # path
     sig_failed = Signal(str)
 
-    def __init__(self, parent: QObject | None = None):
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.process: QProcess | None = None
         self._buffer = b""

@@ -6,5 +6,5 @@
     chat_link.py  RemoteChatLink: a remote model behind the link interface the chat uses
     mode.py       RemoteMode: the endpoints, their models and the chosen one
     widgets.py    the "Add remote endpoint" dialog; it only renders the above
-    feature.py    install(window): the remote section of the Model menu, and routing the chat
+    feature.py    install(context): the remote section of the Model menu, and routing the chat
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QRectF, QSize, Qt
+from PySide6.QtCore import QByteArray, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QIcon, QIconEngine, QPainter, QPalette, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication
@@ -33,14 +33,14 @@ class _SvgIconEngine(QIconEngine):
         group = QPalette.ColorGroup.Disabled if mode == QIcon.Mode.Disabled else QPalette.ColorGroup.Normal
         return QApplication.palette().color(group, self.color_role).name()
 
-    def paint(self, painter: QPainter, rect, mode, state) -> None:
+    def paint(self, painter: QPainter, rect: QRect, mode: QIcon.Mode, state: QIcon.State) -> None:
         painter.drawPixmap(rect, self.pixmap(rect.size(), mode, state))
 
-    def pixmap(self, size: QSize, mode, state) -> QPixmap:
+    def pixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QPixmap:
         # Parsing and rendering SVG on every paint is slow; one pixmap per name, size and colour is kept.
         return _render(self.name, size.width(), size.height(), self._color(mode))
 
-    def scaledPixmap(self, size: QSize, mode, state, scale: float) -> QPixmap:
+    def scaledPixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State, scale: float) -> QPixmap:
         pixmap = self.pixmap(QSize(int(size.width() * scale), int(size.height() * scale)), mode, state)
         pixmap.setDevicePixelRatio(scale)
         return pixmap

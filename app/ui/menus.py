@@ -1,10 +1,11 @@
 """The window's extension points: its menus by id, and the Model menu that model sources add sections to.
 
-Features plug into the window through these (app/main.py installs them), never by finding a menu
-by its caption or by guessing from an action's data what it belongs to:
+Features plug into the window through these (app/main.py installs them with the window's
+app/features.py FeatureContext), never by finding a menu by its caption or by guessing from an
+action's data what it belongs to:
 
-    window.menu(MenuId.EDIT).addAction(...)                    # a command in the Edit menu
-    window.model_menu.add_section("remote", build, order=20)   # a section of the Model menu
+    context.menu(MenuId.EDIT).addAction(...)                    # a command in the Edit menu
+    context.model_menu.add_section("remote", build, order=20)   # a section of the Model menu
 
 A section's `build(section)` runs whenever the Model menu is rebuilt (before it shows, and when a
 source calls rebuild() because its list changed). It adds the models it offers with
@@ -20,8 +21,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu, QWidget
+
+from app.ui import icons
 
 
 class MenuId(enum.Enum):
@@ -31,6 +34,21 @@ class MenuId(enum.Enum):
     MODEL = "model"
     VIEW = "view"
     HELP = "help"
+
+
+def add_command(menu: QMenu, text: str, slot: Callable[[], object] | None, shortcut: QKeySequence | QKeySequence.StandardKey | str = "",
+                icon: str = "", checkable: bool = False) -> QAction:
+    """A command of one of the window's menus, with its shortcut and icon; a checkable one starts checked
+    (a panel shown or hidden). Every command has a shortcut, or is reached through its menu (Alt+letter)."""
+    action = menu.addAction(icons.icon(icon), text) if icon else menu.addAction(text)
+    if slot is not None:
+        action.triggered.connect(lambda _checked=False: slot())
+    if shortcut:
+        action.setShortcut(QKeySequence(shortcut))
+    if checkable:
+        action.setCheckable(True)
+        action.setChecked(True)
+    return action
 
 
 class MenuSection:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtGui import QAction, QKeySequence, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView, QLabel, QMenu, QTableView, QVBoxLayout
+from PySide6.QtWidgets import QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView, QLabel, QMenu, QTableView, QVBoxLayout, QWidget
 
 from app.ui.accessibility import describe_buttons, described
 
@@ -19,14 +19,15 @@ def shortcut_rows(menus: list[QMenu]) -> list[tuple[str, str, str]]:
 
 
 def _actions(menu: QMenu) -> list[QAction]:
-    out = []
+    out: list[QAction] = []
     for action in menu.actions():
-        out += _actions(action.menu()) if action.menu() is not None else [action]
+        submenu = action.menu()
+        out += _actions(submenu) if isinstance(submenu, QMenu) else [action]
     return out
 
 
 class ShortcutsDialog(QDialog):
-    def __init__(self, menus: list[QMenu], parent=None):
+    def __init__(self, menus: list[QMenu], parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle(self.tr("Keyboard shortcuts"))
         self.resize(520, 560)

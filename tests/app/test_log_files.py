@@ -64,12 +64,12 @@ def test_help_opens_the_log_folder_and_about_names_it(qtbot, tmp_path, starter_m
     opener = _FolderOpener()
     QDesktopServices.setUrlHandler("file", opener, "open")
     try:
-        window.action_open_logs.trigger()
+        window.help.action_open_logs.trigger()
     finally:
         QDesktopServices.unsetUrlHandler("file")
     assert [Path(url.toLocalFile()) for url in opener.opened] == [log_dir()]
     shown = []
-    monkeypatch.setattr("app.window.QMessageBox.about", lambda _parent, _title, body: shown.append(body))
-    window._on_about()
+    monkeypatch.setattr("app.ui.help_menu.QMessageBox.about", lambda _parent, _title, body: shown.append(body))
+    window.help.show_about()
     window.shutdown()
     assert str(log_dir()) in shown[0]

@@ -33,7 +33,7 @@ class Composer(QFrame):
     sig_send = Signal(str)
     sig_stop = Signal()
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("composerFrame")
         self.generating = False

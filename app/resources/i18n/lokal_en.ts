@@ -2,6 +2,16 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en">
 <context>
+    <name>Banner</name>
+    <message numerus="yes">
+        <source>%n message update(s) are kept until they can be saved.</source>
+        <translation>
+            <numerusform>%n message update are kept until they can be saved.</numerusform>
+            <numerusform>%n message updates are kept until they can be saved.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>Catalog</name>
     <message numerus="yes">
         <source>%Ln download(s)</source>
@@ -53,30 +63,6 @@
     </message>
 </context>
 <context>
-    <name>MainWindow</name>
-    <message numerus="yes">
-        <source>%n message(s) could not be saved yet.</source>
-        <translation>
-            <numerusform>%n message could not be saved yet.</numerusform>
-            <numerusform>%n messages could not be saved yet.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>(%n waiting)</source>
-        <translation>
-            <numerusform>(%n waiting)</numerusform>
-            <numerusform>(%n waiting)</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n message update(s) are kept until they can be saved.</source>
-        <translation>
-            <numerusform>%n message update are kept until they can be saved.</numerusform>
-            <numerusform>%n message updates are kept until they can be saved.</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
     <name>Metrics</name>
     <message numerus="yes">
         <source>%Ln token(s)</source>
@@ -114,6 +100,26 @@
         <translation>
             <numerusform>%n quantization level</numerusform>
             <numerusform>%n quantization levels</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>StatusLine</name>
+    <message numerus="yes">
+        <source>(%n waiting)</source>
+        <translation>
+            <numerusform>(%n waiting)</numerusform>
+            <numerusform>(%n waiting)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>UnsavedReplies</name>
+    <message numerus="yes">
+        <source>%n message(s) could not be saved yet.</source>
+        <translation>
+            <numerusform>%n message could not be saved yet.</numerusform>
+            <numerusform>%n messages could not be saved yet.</numerusform>
         </translation>
     </message>
 </context>

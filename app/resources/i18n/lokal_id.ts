@@ -144,6 +144,35 @@
     </message>
 </context>
 <context>
+    <name>Banner</name>
+    <message>
+        <source>Message</source>
+        <translation>Pesan</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>Tutup</translation>
+    </message>
+    <message>
+        <source>Hide this message</source>
+        <translation>Sembunyikan pesan ini</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>Coba lagi</translation>
+    </message>
+    <message>
+        <source>Try to save again</source>
+        <translation>Coba simpan lagi</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n message update(s) are kept until they can be saved.</source>
+        <translation>
+            <numerusform>%n pembaruan pesan disimpan sampai dapat ditulis.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>Catalog</name>
     <message>
         <source>fits on GPU</source>
@@ -320,6 +349,10 @@
         <source>New chat</source>
         <translation>Obrolan baru</translation>
     </message>
+    <message>
+        <source>Stop the reply first (Esc), then resend the edited message</source>
+        <translation>Hentikan balasan terlebih dahulu (Esc), lalu kirim ulang pesan yang disunting</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -473,6 +506,41 @@
     <message>
         <source>Send the message</source>
         <translation>Kirim pesan</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationCommands</name>
+    <message>
+        <source>Rename chat</source>
+        <translation>Ganti nama obrolan</translation>
+    </message>
+    <message>
+        <source>Title:</source>
+        <translation>Judul:</translation>
+    </message>
+    <message>
+        <source>Deleted “{title}”. Press Ctrl+Z to undo.</source>
+        <translation>“{title}” dihapus. Tekan Ctrl+Z untuk mengurungkan.</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Export chat</source>
+        <translation>Ekspor obrolan</translation>
+    </message>
+    <message>
+        <source>Could not export to {path}: {reason}</source>
+        <translation>Tidak dapat mengekspor ke {path}: {reason}</translation>
+    </message>
+    <message>
+        <source>Exported to {path}</source>
+        <translation>Diekspor ke {path}</translation>
     </message>
 </context>
 <context>
@@ -645,6 +713,49 @@ terakhir aktif {time}</translation>
     </message>
 </context>
 <context>
+    <name>HelpMenu</name>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>&amp;Pintasan papan ketik</translation>
+    </message>
+    <message>
+        <source>Open &amp;log folder</source>
+        <translation>Buka folder &amp;log</translation>
+    </message>
+    <message>
+        <source>&amp;About Lokal</source>
+        <translation>&amp;Tentang Lokal</translation>
+    </message>
+    <message>
+        <source>Device: {name} ({kind}, {gib} GiB)</source>
+        <translation>Perangkat: {name} ({kind}, {gib} GiB)</translation>
+    </message>
+    <message>
+        <source>Backend: {backend}</source>
+        <translation>Backend: {backend}</translation>
+    </message>
+    <message>
+        <source>The runtime is not running.</source>
+        <translation>Runtime tidak berjalan.</translation>
+    </message>
+    <message>
+        <source>About Lokal</source>
+        <translation>Tentang Lokal</translation>
+    </message>
+    <message>
+        <source>Chat with language models that run on this machine.</source>
+        <translation>Mengobrol dengan model bahasa yang berjalan di komputer ini.</translation>
+    </message>
+    <message>
+        <source>Protocol {version}</source>
+        <translation>Protokol {version}</translation>
+    </message>
+    <message>
+        <source>Logs: {folder}</source>
+        <translation>Log: {folder}</translation>
+    </message>
+</context>
+<context>
     <name>InlineEditor</name>
     <message>
         <source>Edit your message</source>
@@ -782,6 +893,33 @@ terakhir aktif {time}</translation>
         <translation>
             <numerusform>%Ln berkas dihapus, {size} dibebaskan.</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>LanguageMenu</name>
+    <message>
+        <source>&amp;System language ({name})</source>
+        <translation>Bahasa &amp;sistem ({name})</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>Bahasa</translation>
+    </message>
+    <message>
+        <source>Lokal will be in {language} the next time its window opens.</source>
+        <translation>Lokal akan memakai {language} saat jendelanya dibuka berikutnya.</translation>
+    </message>
+    <message>
+        <source>Open it again now? The model is loaded again; your conversations stay as they are.</source>
+        <translation>Buka lagi sekarang? Model akan dimuat ulang; percakapan Anda tetap seperti semula.</translation>
+    </message>
+    <message>
+        <source>Open again now</source>
+        <translation>Buka lagi sekarang</translation>
+    </message>
+    <message>
+        <source>Later</source>
+        <translation>Nanti</translation>
     </message>
 </context>
 <context>
@@ -929,6 +1067,101 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     </message>
 </context>
 <context>
+    <name>LocalModelSections</name>
+    <message>
+        <source>Cannot add {file}: {reason}</source>
+        <translation>Tidak dapat menambahkan {file}: {reason}</translation>
+    </message>
+    <message>
+        <source>Could not use the load settings of {file}: {reason}</source>
+        <translation>Pengaturan muat {file} tidak dapat dipakai: {reason}</translation>
+    </message>
+    <message>
+        <source>the model</source>
+        <translation>model ini</translation>
+    </message>
+    <message>
+        <source>This conversation&apos;s context size ({wanted} tokens) does not fit in this machine&apos;s memory: the model is loaded with {fits} tokens instead. Change it in Conversation settings.</source>
+        <translation>Ukuran konteks percakapan ini ({wanted} token) tidak muat di memori mesin ini: model dimuat dengan {fits} token sebagai gantinya. Ubah di Pengaturan percakapan.</translation>
+    </message>
+    <message>
+        <source>No GGUF files found yet</source>
+        <translation>Belum ada berkas GGUF yang ditemukan</translation>
+    </message>
+    <message>
+        <source>&amp;Draft model</source>
+        <translation>Model &amp;draf</translation>
+    </message>
+    <message>
+        <source>none on disk</source>
+        <translation>tidak ada di disk</translation>
+    </message>
+    <message>
+        <source>Auto ({name})</source>
+        <translation>Otomatis ({name})</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>Tidak ada</translation>
+    </message>
+    <message>
+        <source>{file} (cannot draft for this model)</source>
+        <translation>{file} (tidak dapat menjadi draf untuk model ini)</translation>
+    </message>
+    <message>
+        <source>&amp;Load settings…</source>
+        <translation>Pengaturan &amp;muat…</translation>
+    </message>
+    <message>
+        <source>Browse Hugging Face models…</source>
+        <translation>Jelajahi model Hugging Face…</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>Unduhan</translation>
+    </message>
+    <message>
+        <source>Open a GGUF file…</source>
+        <translation>Buka berkas GGUF…</translation>
+    </message>
+    <message>
+        <source>Rescan model folders</source>
+        <translation>Pindai ulang folder model</translation>
+    </message>
+    <message>
+        <source>Open a model</source>
+        <translation>Buka model</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf);;All files (*)</source>
+        <translation>Model GGUF (*.gguf);;Semua berkas (*)</translation>
+    </message>
+    <message>
+        <source>Could not store the load settings: {reason}</source>
+        <translation>Pengaturan muat tidak dapat disimpan: {reason}</translation>
+    </message>
+    <message>
+        <source>Reload the model?</source>
+        <translation>Muat ulang model?</translation>
+    </message>
+    <message>
+        <source>These settings take effect when the model is loaded again. Reload it now?</source>
+        <translation>Pengaturan ini berlaku saat model dimuat ulang. Muat ulang sekarang?</translation>
+    </message>
+    <message>
+        <source>Replies being written now finish first; none is cut off.</source>
+        <translation>Balasan yang sedang ditulis diselesaikan dulu; tidak ada yang terpotong.</translation>
+    </message>
+    <message>
+        <source>Reload now</source>
+        <translation>Muat ulang sekarang</translation>
+    </message>
+    <message>
+        <source>Later</source>
+        <translation>Nanti</translation>
+    </message>
+</context>
+<context>
     <name>LocalModels</name>
     <message>
         <source>Where it lives: {path}</source>
@@ -942,76 +1175,12 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <source>Message</source>
-        <translation>Pemberitahuan</translation>
-    </message>
-    <message>
-        <source>Dismiss</source>
-        <translation>Tutup</translation>
-    </message>
-    <message>
-        <source>Hide this message</source>
-        <translation>Sembunyikan pesan ini</translation>
-    </message>
-    <message>
-        <source>Retry</source>
-        <translation>Coba lagi</translation>
-    </message>
-    <message>
-        <source>Try to save again</source>
-        <translation>Coba simpan lagi</translation>
-    </message>
-    <message>
         <source>New chat</source>
         <translation>Obrolan baru</translation>
     </message>
     <message>
-        <source>No model</source>
-        <translation>Tanpa model</translation>
-    </message>
-    <message>
-        <source>Choose the model and quantization</source>
-        <translation>Pilih model dan kuantisasinya</translation>
-    </message>
-    <message>
-        <source>Model</source>
-        <translation>Model</translation>
-    </message>
-    <message>
-        <source>Choose the model and quantization (Alt+M opens the Model menu)</source>
-        <translation>Pilih model dan kuantisasinya (Alt+M membuka menu Model)</translation>
-    </message>
-    <message>
         <source>&amp;Model</source>
         <translation>&amp;Model</translation>
-    </message>
-    <message>
-        <source>Conversation settings (Ctrl+,)</source>
-        <translation>Pengaturan percakapan (Ctrl+,)</translation>
-    </message>
-    <message>
-        <source>Conversation settings</source>
-        <translation>Pengaturan percakapan</translation>
-    </message>
-    <message>
-        <source>System prompt, sampling and context size of this conversation</source>
-        <translation>Prompt sistem, sampling, dan ukuran konteks percakapan ini</translation>
-    </message>
-    <message>
-        <source>Show the metrics panel (Ctrl+Shift+M)</source>
-        <translation>Tampilkan panel metrik (Ctrl+Shift+M)</translation>
-    </message>
-    <message>
-        <source>Metrics panel</source>
-        <translation>Panel metrik</translation>
-    </message>
-    <message>
-        <source>Show or hide the speed and memory figures</source>
-        <translation>Tampilkan atau sembunyikan angka kecepatan dan memori</translation>
-    </message>
-    <message>
-        <source>No model loaded</source>
-        <translation>Belum ada model yang dimuat</translation>
     </message>
     <message>
         <source>&amp;File</source>
@@ -1094,58 +1263,6 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Ba&amp;ntuan</translation>
     </message>
     <message>
-        <source>&amp;Keyboard shortcuts</source>
-        <translation>&amp;Pintasan papan ketik</translation>
-    </message>
-    <message>
-        <source>Open &amp;log folder</source>
-        <translation>Buka folder &amp;log</translation>
-    </message>
-    <message>
-        <source>&amp;About Lokal</source>
-        <translation>&amp;Tentang Lokal</translation>
-    </message>
-    <message>
-        <source>&amp;System language ({name})</source>
-        <translation>Bahasa &amp;sistem ({name})</translation>
-    </message>
-    <message>
-        <source>Language</source>
-        <translation>Bahasa</translation>
-    </message>
-    <message>
-        <source>Lokal will be in {language} the next time its window opens.</source>
-        <translation>Lokal akan memakai {language} saat jendelanya dibuka berikutnya.</translation>
-    </message>
-    <message>
-        <source>Open it again now? The model is loaded again; your conversations stay as they are.</source>
-        <translation>Buka lagi sekarang? Model akan dimuat ulang; percakapan Anda tetap seperti semula.</translation>
-    </message>
-    <message>
-        <source>Open again now</source>
-        <translation>Buka lagi sekarang</translation>
-    </message>
-    <message>
-        <source>Later</source>
-        <translation>Nanti</translation>
-    </message>
-    <message>
-        <source>Could not use the load settings of {file}: {reason}</source>
-        <translation>Pengaturan muat {file} tidak dapat dipakai: {reason}</translation>
-    </message>
-    <message>
-        <source>the model</source>
-        <translation>model ini</translation>
-    </message>
-    <message>
-        <source>This conversation&apos;s context size ({wanted} tokens) does not fit in this machine&apos;s memory: the model is loaded with {fits} tokens instead. Change it in Conversation settings.</source>
-        <translation>Ukuran konteks percakapan ini ({wanted} token) tidak muat di memori mesin ini: model dimuat dengan {fits} token sebagai gantinya. Ubah di Pengaturan percakapan.</translation>
-    </message>
-    <message>
-        <source>Cannot add {file}: {reason}</source>
-        <translation>Tidak dapat menambahkan {file}: {reason}</translation>
-    </message>
-    <message>
         <source>The reply failed: {reason}</source>
         <translation>Balasan gagal: {reason}</translation>
     </message>
@@ -1158,200 +1275,12 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>{reason}. Pilih berkas GGUF dari menu Model.</translation>
     </message>
     <message>
-        <source>Unsaved replies</source>
-        <translation>Balasan belum tersimpan</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n message(s) could not be saved yet.</source>
-        <translation>
-            <numerusform>%n pesan belum dapat disimpan.</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Quit without saving</source>
-        <translation>Keluar tanpa menyimpan</translation>
-    </message>
-    <message>
-        <source>No GGUF files found yet</source>
-        <translation>Belum ada berkas GGUF yang ditemukan</translation>
-    </message>
-    <message>
-        <source>&amp;Draft model</source>
-        <translation>Model &amp;draf</translation>
-    </message>
-    <message>
-        <source>none on disk</source>
-        <translation>tidak ada di disk</translation>
-    </message>
-    <message>
-        <source>Auto ({name})</source>
-        <translation>Otomatis ({name})</translation>
-    </message>
-    <message>
-        <source>None</source>
-        <translation>Tidak ada</translation>
-    </message>
-    <message>
-        <source>{file} (cannot draft for this model)</source>
-        <translation>{file} (tidak dapat menjadi draf untuk model ini)</translation>
-    </message>
-    <message>
-        <source>&amp;Load settings…</source>
-        <translation>Pengaturan &amp;muat…</translation>
-    </message>
-    <message>
-        <source>Could not store the load settings: {reason}</source>
-        <translation>Pengaturan muat tidak dapat disimpan: {reason}</translation>
-    </message>
-    <message>
-        <source>Reload the model?</source>
-        <translation>Muat ulang model?</translation>
-    </message>
-    <message>
-        <source>These settings take effect when the model is loaded again. Reload it now?</source>
-        <translation>Pengaturan ini berlaku saat model dimuat ulang. Muat ulang sekarang?</translation>
-    </message>
-    <message>
-        <source>Replies being written now finish first; none is cut off.</source>
-        <translation>Balasan yang sedang ditulis diselesaikan dulu; tidak ada yang terpotong.</translation>
-    </message>
-    <message>
-        <source>Reload now</source>
-        <translation>Muat ulang sekarang</translation>
-    </message>
-    <message>
-        <source>Browse Hugging Face models…</source>
-        <translation>Jelajahi model Hugging Face…</translation>
-    </message>
-    <message>
-        <source>Downloads</source>
-        <translation>Unduhan</translation>
-    </message>
-    <message>
-        <source>Open a GGUF file…</source>
-        <translation>Buka berkas GGUF…</translation>
-    </message>
-    <message>
-        <source>Rescan model folders</source>
-        <translation>Pindai ulang folder model</translation>
-    </message>
-    <message>
-        <source>Open a model</source>
-        <translation>Buka model</translation>
-    </message>
-    <message>
-        <source>GGUF models (*.gguf);;All files (*)</source>
-        <translation>Model GGUF (*.gguf);;Semua berkas (*)</translation>
-    </message>
-    <message>
-        <source>Loading {file}…</source>
-        <translation>Memuat {file}…</translation>
-    </message>
-    <message>
-        <source>{path}
-context {n_ctx} tokens, loaded in {ms} ms</source>
-        <translation>{path}
-konteks {n_ctx} token, dimuat dalam {ms} md</translation>
-    </message>
-    <message>
-        <source>Recovered: the runtime was restarted and {model} is loaded again. The interrupted reply was kept.</source>
-        <translation>Pulih: runtime telah dimulai ulang dan {model} dimuat lagi. Balasan yang terputus tetap disimpan.</translation>
-    </message>
-    <message>
-        <source>Could not load {file}: {reason}</source>
-        <translation>Tidak dapat memuat {file}: {reason}</translation>
-    </message>
-    <message>
-        <source>Generating…</source>
-        <translation>Membuat balasan…</translation>
-    </message>
-    <message numerus="yes">
-        <source>(%n waiting)</source>
-        <translation>
-            <numerusform>(%n menunggu)</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Restarting it and loading the model again…</source>
-        <translation>Memulai ulang runtime dan memuat model lagi…</translation>
-    </message>
-    <message>
         <source>Saved: the database takes writes again</source>
         <translation>Tersimpan: basis data dapat ditulisi lagi</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n message update(s) are kept until they can be saved.</source>
-        <translation>
-            <numerusform>%n pembaruan pesan disimpan sampai dapat ditulis.</numerusform>
-        </translation>
     </message>
     <message>
         <source>Choose a model first (Model menu)</source>
         <translation>Pilih model terlebih dahulu (menu Model)</translation>
-    </message>
-    <message>
-        <source>Rename chat</source>
-        <translation>Ganti nama obrolan</translation>
-    </message>
-    <message>
-        <source>Title:</source>
-        <translation>Judul:</translation>
-    </message>
-    <message>
-        <source>Deleted “{title}”. Press Ctrl+Z to undo.</source>
-        <translation>“{title}” dihapus. Tekan Ctrl+Z untuk mengurungkan.</translation>
-    </message>
-    <message>
-        <source>Export chat</source>
-        <translation>Ekspor obrolan</translation>
-    </message>
-    <message>
-        <source>Markdown (*.md)</source>
-        <translation>Markdown (*.md)</translation>
-    </message>
-    <message>
-        <source>JSON (*.json)</source>
-        <translation>JSON (*.json)</translation>
-    </message>
-    <message>
-        <source>Could not export to {path}: {reason}</source>
-        <translation>Tidak dapat mengekspor ke {path}: {reason}</translation>
-    </message>
-    <message>
-        <source>Exported to {path}</source>
-        <translation>Diekspor ke {path}</translation>
-    </message>
-    <message>
-        <source>Stop the reply first (Esc), then resend the edited message</source>
-        <translation>Hentikan balasan terlebih dahulu (Esc), lalu kirim ulang pesan yang disunting</translation>
-    </message>
-    <message>
-        <source>Device: {name} ({kind}, {gib} GiB)</source>
-        <translation>Perangkat: {name} ({kind}, {gib} GiB)</translation>
-    </message>
-    <message>
-        <source>Backend: {backend}</source>
-        <translation>Backend: {backend}</translation>
-    </message>
-    <message>
-        <source>The runtime is not running.</source>
-        <translation>Runtime tidak berjalan.</translation>
-    </message>
-    <message>
-        <source>About Lokal</source>
-        <translation>Tentang Lokal</translation>
-    </message>
-    <message>
-        <source>Chat with language models that run on this machine.</source>
-        <translation>Mengobrol dengan model bahasa yang berjalan di komputer ini.</translation>
-    </message>
-    <message>
-        <source>Protocol {version}</source>
-        <translation>Protokol {version}</translation>
-    </message>
-    <message>
-        <source>Logs: {folder}</source>
-        <translation>Log: {folder}</translation>
     </message>
 </context>
 <context>
@@ -1859,6 +1788,25 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
     </message>
 </context>
 <context>
+    <name>ModelStatus</name>
+    <message>
+        <source>No model</source>
+        <translation>Tanpa model</translation>
+    </message>
+    <message>
+        <source>Recovered: the runtime was restarted and {model} is loaded again. The interrupted reply was kept.</source>
+        <translation>Pulih: runtime telah dimulai ulang dan {model} dimuat lagi. Balasan yang terputus tetap disimpan.</translation>
+    </message>
+    <message>
+        <source>Could not load {file}: {reason}</source>
+        <translation>Tidak dapat memuat {file}: {reason}</translation>
+    </message>
+    <message>
+        <source>Restarting it and loading the model again…</source>
+        <translation>Memulai ulang runtime dan memuat model lagi…</translation>
+    </message>
+</context>
+<context>
     <name>Remote</name>
     <message>
         <source>Remote endpoint: {reason}</source>
@@ -2059,6 +2007,57 @@ Pasang Lokal yang lebih baru untuk membukanya. Versi ini tidak mengubah berkas t
     </message>
 </context>
 <context>
+    <name>StatusLine</name>
+    <message>
+        <source>No model loaded</source>
+        <translation>Belum ada model yang dimuat</translation>
+    </message>
+    <message>
+        <source>Generating…</source>
+        <translation>Membuat balasan…</translation>
+    </message>
+    <message numerus="yes">
+        <source>(%n waiting)</source>
+        <translation>
+            <numerusform>(%n menunggu)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Runtime stopped</source>
+        <translation>Runtime berhenti</translation>
+    </message>
+    <message>
+        <source>Starting the runtime…</source>
+        <translation>Memulai runtime…</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>Siap</translation>
+    </message>
+    <message>
+        <source>Working…</source>
+        <translation>Sedang bekerja…</translation>
+    </message>
+    <message>
+        <source>Runtime crashed</source>
+        <translation>Runtime mogok</translation>
+    </message>
+    <message>
+        <source>Restarting the runtime…</source>
+        <translation>Memulai ulang runtime…</translation>
+    </message>
+    <message>
+        <source>Loading {file}…</source>
+        <translation>Memuat {file}…</translation>
+    </message>
+    <message>
+        <source>{path}
+context {n_ctx} tokens, loaded in {ms} ms</source>
+        <translation>{path}
+konteks {n_ctx} token, dimuat dalam {ms} md</translation>
+    </message>
+</context>
+<context>
     <name>StoreFaults</name>
     <message>
         <source>Your conversations database is in use by another program (the database is locked).</source>
@@ -2122,30 +2121,71 @@ Pasang Lokal yang lebih baru untuk membukanya. Versi ini tidak mengubah berkas t
     </message>
 </context>
 <context>
-    <name>Window</name>
+    <name>TopBar</name>
     <message>
-        <source>Runtime stopped</source>
-        <translation>Runtime berhenti</translation>
+        <source>New chat</source>
+        <translation>Obrolan baru</translation>
     </message>
     <message>
-        <source>Starting the runtime…</source>
-        <translation>Memulai runtime…</translation>
+        <source>No model</source>
+        <translation>Tanpa model</translation>
     </message>
     <message>
-        <source>Ready</source>
-        <translation>Siap</translation>
+        <source>Choose the model and quantization</source>
+        <translation>Pilih model dan kuantisasinya</translation>
     </message>
     <message>
-        <source>Working…</source>
-        <translation>Sedang bekerja…</translation>
+        <source>Model</source>
+        <translation>Model</translation>
     </message>
     <message>
-        <source>Runtime crashed</source>
-        <translation>Runtime mogok</translation>
+        <source>Choose the model and quantization (Alt+M opens the Model menu)</source>
+        <translation>Pilih model dan kuantisasinya (Alt+M membuka menu Model)</translation>
     </message>
     <message>
-        <source>Restarting the runtime…</source>
-        <translation>Memulai ulang runtime…</translation>
+        <source>Conversation settings (Ctrl+,)</source>
+        <translation>Pengaturan percakapan (Ctrl+,)</translation>
+    </message>
+    <message>
+        <source>Conversation settings</source>
+        <translation>Pengaturan percakapan</translation>
+    </message>
+    <message>
+        <source>System prompt, sampling and context size of this conversation</source>
+        <translation>Prompt sistem, sampling, dan ukuran konteks percakapan ini</translation>
+    </message>
+    <message>
+        <source>Show the metrics panel (Ctrl+Shift+M)</source>
+        <translation>Tampilkan panel metrik (Ctrl+Shift+M)</translation>
+    </message>
+    <message>
+        <source>Metrics panel</source>
+        <translation>Panel metrik</translation>
+    </message>
+    <message>
+        <source>Show or hide the speed and memory figures</source>
+        <translation>Tampilkan atau sembunyikan angka kecepatan dan memori</translation>
+    </message>
+</context>
+<context>
+    <name>UnsavedReplies</name>
+    <message>
+        <source>Unsaved replies</source>
+        <translation>Balasan belum tersimpan</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n message(s) could not be saved yet.</source>
+        <translation>
+            <numerusform>%n pesan belum dapat disimpan.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>Coba lagi</translation>
+    </message>
+    <message>
+        <source>Quit without saving</source>
+        <translation>Keluar tanpa menyimpan</translation>
     </message>
 </context>
 </TS>

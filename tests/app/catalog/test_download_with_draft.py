@@ -74,7 +74,7 @@ def test_download_with_its_draft_model_pairs_them_and_the_window_loads_and_shows
         qtbot.waitUntil(lambda: window.session.loaded is not None and window.session.loaded.draft_path == draft, timeout=90_000)
         wait_loaded(qtbot, window)
         window.model_menu.rebuild()
-        entries = {a.text(): a for a in window.draft_menu.actions() if not a.isSeparator()}
+        entries = {a.text(): a for a in window.local_sections.draft_menu.actions() if not a.isSeparator()}
         assert entries[TWIN_FILE].isChecked() and entries[TWIN_FILE].isEnabled()
 
         # The model's speculation setting (lookup) for a conversation that sets none...

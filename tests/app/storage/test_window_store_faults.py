@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.chat.controller import ConversationSettings
+from app.runtime_link import ConnectionState
 from app.storage import store as st
 from app.storage.startup import open_store_or_ask
 from mounts import fill, tmpfs
@@ -135,5 +136,71 @@ def test_a_disk_that_fills_mid_reply_keeps_the_reply_and_saves_it_once_space_is_
             on_disk = readable(path)
             assert on_disk[reply.id] == reply.content
             assert {k: on_disk[k] for k in written} == written
+        finally:
+            window.shutdown()
+
+
+def button(box: QMessageBox, text: str):
+    return next(b for b in box.buttons() if b.text().replace("&", "") == text)
+
+
+def window_with_a_reply_only_in_memory(qtbot, data, starter_model):
+    """A window whose store keeps a finished reply in memory only: the disk filled before it could be written."""
+    path = data / "conversations.sqlite3"
+    window = open_window(qtbot, path, starter_model, load=False)
+    conv = window.chat.new_conversation()
+    reply = window.store.add_message(conv.id, "assistant", "", state=st.STREAMING)
+    filler = fill(data)
+    window.store.update_message(reply.id, content="A reply worth keeping.", state=st.COMPLETE)
+    assert window.store.deferred_writes == 1
+    return window, path, reply, filler
+
+
+def test_closing_with_unsaved_replies_asks_without_blocking_and_retry_saves_them_then_closes(qtbot, tmp_path, starter_model):
+    with tmpfs(tmp_path / "data", "2m") as data:
+        window, path, reply, filler = window_with_a_reply_only_in_memory(qtbot, data, starter_model)
+        try:
+            asked: list[QMessageBox] = []
+            window.unsaved.sig_asked.connect(asked.append)
+            assert window.close() is False  # returns at once: the question is open, no nested event loop runs
+            assert len(asked) == 1 and window.unsaved.question is asked[0] and asked[0].isVisible()
+            assert asked[0].text().startswith("1 message could not be saved yet.") and "full" in asked[0].text()
+            assert window.isVisible() and not window.is_shut_down
+            assert window.close() is False and len(asked) == 1  # a second close while it is asked: the same question
+
+            button(asked[0], "Retry").click()  # the disk is still full: asked again
+            qtbot.waitUntil(lambda: len(asked) == 2 and asked[1].isVisible(), timeout=5_000)
+            assert window.isVisible() and not window.is_shut_down
+
+            button(asked[1], "Cancel").click()  # the window stays, the reply still kept
+            assert window.unsaved.question is None and window.isVisible() and not window.is_shut_down
+            assert window.store.deferred_writes == 1
+
+            assert window.close() is False
+            qtbot.waitUntil(lambda: len(asked) == 3 and asked[2].isVisible(), timeout=5_000)
+            filler.unlink()
+            closed = []
+            window.sig_closed.connect(lambda: closed.append(True))
+            button(asked[2], "Retry").click()
+            qtbot.waitUntil(lambda: closed == [True], timeout=10_000)
+            assert window.is_shut_down and not window.isVisible()
+            assert readable(path)[reply.id] == "A reply worth keeping."
+        finally:
+            window.shutdown()
+
+
+def test_quit_without_saving_closes_even_while_the_disk_is_still_full(qtbot, tmp_path, starter_model):
+    with tmpfs(tmp_path / "data", "2m") as data:
+        window, path, reply, filler = window_with_a_reply_only_in_memory(qtbot, data, starter_model)
+        try:
+            asked: list[QMessageBox] = []
+            window.unsaved.sig_asked.connect(asked.append)
+            closed = []
+            window.sig_closed.connect(lambda: closed.append(True))
+            assert window.close() is False
+            button(asked[0], "Quit without saving").click()
+            qtbot.waitUntil(lambda: closed == [True], timeout=10_000)
+            assert window.is_shut_down and not window.isVisible() and window.link.state == ConnectionState.STOPPED
+            assert readable(path).get(reply.id) == ""  # what the disk refused is gone, as the user chose
         finally:
             window.shutdown()

@@ -33,12 +33,12 @@ def main() -> int:
         "menus": [action.text() for action in window.menuBar().actions()],
         "placeholder": window.composer.edit.placeholderText(),
         "file_menu": [a.text() for a in window.menuBar().actions()[0].menu().actions() if not a.isSeparator()],
-        "languages": {code: action.text() for code, action in window.language_actions.items()},
-        "checked": next(code for code, action in window.language_actions.items() if action.isChecked()),
+        "languages": {code: action.text() for code, action in window.language.actions.items()},
+        "checked": next(code for code, action in window.language.actions.items() if action.isChecked()),
     }
     if choice is not None:
-        window.choose_language(choice)
-        box = window.language_question
+        window.language.choose(choice)
+        box = window.language.question
         shown["question"] = box.text() if box is not None else None
         if box is not None:
             later = next(b for b in box.buttons() if box.buttonRole(b) == QMessageBox.ButtonRole.RejectRole)

@@ -243,7 +243,7 @@ def test_every_control_of_the_dialogs_and_panels_has_a_name_and_a_description(qt
         "Saved conversation caches": features["kvcache"].open_dialog(),
         "Models from Hugging Face": window.catalog.open_browser(),
         "Downloads": window.catalog.show_downloads(),
-        "Keyboard shortcuts": window._on_shortcuts(),
+        "Keyboard shortcuts": window.help.open_shortcuts(),
     }
     try:
         for title, surface in surfaces.items():

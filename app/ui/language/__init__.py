@@ -9,6 +9,8 @@ package data. English is the source language; lokal_en.qm holds only its plural 
 does not ship in Indonesian.
 
 LOKAL_LANGUAGE=en|id overrides both the OS and the saved choice (the tests and the screenshots use it).
+The View ▸ Language menu, which keeps the choice and offers to open the window again in it, is
+app/ui/language/menu.py.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ _current = SOURCE
 
 
 def i18n_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "resources" / "i18n"
+    return Path(__file__).resolve().parents[2] / "resources" / "i18n"
 
 
 def catalogue(code: str) -> Path:
