@@ -42,6 +42,7 @@ class ModelBrowserDialog(QDialog):
         self._catalog: list[CatalogEntry] = []
         self._repo: str | None = None
         self._draft: str | None = None  # the shown repository's draft partner (a catalog entry's), once found compatible
+        self._note = ""
 
         self.search_edit = QLineEdit(placeholderText=self.tr("Search Hugging Face for GGUF models (empty: the curated catalog)"))
         described(self.search_edit, self.tr("Search"), self.tr("Words to search Hugging Face for; empty shows the curated catalog"))
@@ -150,6 +151,7 @@ class ModelBrowserDialog(QDialog):
         """Show one repository's levels (also for a window that opens the browser on a given model)."""
         self._repo = repo
         self._draft = draft  # offered for download once its check says it is compatible
+        self._note = ""  # what became of this repository's download ("… will load with its draft model …")
         self.download_with_draft_button.setVisible(False)
         self.draft_label.setText(self.tr("Draft partner for faster replies: {draft} (checking its tokenizer…)").format(draft=draft) if draft else "")
         self.repo_label.setText(repo)
@@ -158,6 +160,11 @@ class ModelBrowserDialog(QDialog):
         self.levels.set_rows([])
         self._set_download_enabled(False)
         self._request_quants()
+
+    def show_note(self, text: str) -> None:
+        """Say what became of the shown repository's download, in the status line, until another repository is shown."""
+        self._note = text
+        self.status.setText(text)
 
     def _on_fit_settings_changed(self, *_args: object) -> None:
         if self._repo:
@@ -177,7 +184,9 @@ class ModelBrowserDialog(QDialog):
         if h is not None:
             self.repo_label.setText(self.tr("{repo}: {architecture}, {layers} layers, trained context {context}").format(
                 repo=result.repo, architecture=h.architecture, layers=h.n_layers, context=h.context_length))
-        self.status.setText(self.tr("%n quantization level(s)", "", len(result.levels)) if result.levels else self.tr("no GGUF files in this repository"))
+        levels = self.tr("%n quantization level(s)", "", len(result.levels)) if result.levels else self.tr("no GGUF files in this repository")
+        # The levels are read again when a download ends (its "downloaded" mark): what that download became stays said.
+        self.status.setText(f"{levels} · {self._note}" if self._note else levels)
         preferred = next((i for i, lv in enumerate(result.levels) if lv.name == "Q4_K_M"), 0 if result.levels else None)
         if preferred is not None:
             self.level_view.selectRow(preferred)

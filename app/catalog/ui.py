@@ -68,6 +68,6 @@ class CatalogUi(QObject):
             self.service.sig_error.emit(self.tr("Pairing the model with its draft"), str(exc))
             return
         if self.browser is not None:
-            self.browser.status.setText(self.tr("{model} will load with its draft model {draft}").format(
+            self.browser.show_note(self.tr("{model} will load with its draft model {draft}").format(
                 model=os.path.basename(target), draft=os.path.basename(draft)))
         self.sig_paired.emit(target, draft)

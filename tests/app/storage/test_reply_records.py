@@ -66,11 +66,13 @@ def test_a_record_is_stored_in_the_shape_older_lokals_read(tmp_path):
     store.update_message(reply.id, content="an answer", state=st.COMPLETE, record=record)
     with sqlite3.connect(str(path)) as db:
         (text,) = db.execute("SELECT stats FROM messages WHERE id = ?", (reply.id,)).fetchone()
-    assert json.loads(text) == LOCAL
+    # Every figure of today's GenerationStats is written: LOCAL's, and the per-drafter ones added since (protocol 1.5).
+    written = {**LOCAL, "lookup_draft_tokens": 0, "lookup_draft_tokens_accepted": 0, "model_draft_tokens": 0, "model_draft_tokens_accepted": 0}
+    assert json.loads(text) == written
     assert store.message(reply.id).record == record
     # The JSON export keeps its format (lokal.conversation/1): the same object.
     exported = json.loads(export.to_json(conv, store.messages(conv.id)))
-    assert exported["messages"][0]["stats"] == LOCAL
+    assert exported["messages"][0]["stats"] == written
     failed = store.add_message(conv.id, "assistant", "", state=st.STREAMING)
     store.update_message(failed.id, state=st.FAILED, record=ReplyRecord(error="the model ran out of memory"))
     with sqlite3.connect(str(path)) as db:
