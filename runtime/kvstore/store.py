@@ -50,8 +50,8 @@ DEFAULT_DISK_BUDGET = 5 * 2**30
 STALE_TEMP_SECONDS = 600
 WRITE_OVERHEAD = 64 << 10  # a state file's header and prelude, generously: the floor check needs only an upper bound
 ALIGNED_CANDIDATES = 4  # states compared as text with the prompt, not only by their ids
-# Parts a chain may have before the writer packs it into one. A restore costs about 1 ms more per
-# part (a file, a checksum, a llama_state_seq_set_data); packing rewrites the whole chain once.
+# Single parts a chain may have before the writer packs them into one file (see append). A restore costs
+# about 1 ms more per file (a read, a checksum, a llama_state_seq_set_data).
 MAX_PARTS = 16
 
 
@@ -124,6 +124,7 @@ class _Write:
     part: Part
     segments: list[Segment]
     epoch: int
+    pack: bool = False  # written together with the single parts before it, as one file (see append)
 
 
 @dataclass
@@ -315,8 +316,13 @@ class StateStore:
                 entry.ram.append(segment)
                 self._ram.move_to_end(key)
                 self._fit_ram()
-            self._queue(_Write(entry, part, [segment], self._epoch))
-            if len(entry.parts) > self.max_parts:
+            # Every max_parts-th part is written together with the single parts before it, as one file, instead of
+            # alone: each byte is written once more, so a turn writes (2 - 1/max_parts) x its KV over time, and a
+            # chain has at most max_parts single parts. Should packs pile up too (a context of 100k tokens), the
+            # whole chain is packed into one file (MAX_PARTS^2 turns apart).
+            singles = list(itertools.takewhile(lambda p: p.first == p.last and p.first > 0, reversed(entry.parts[:-1])))
+            self._queue(_Write(entry, part, [segment], self._epoch, pack=len(singles) + 1 >= self.max_parts))
+            if len(entry.parts) > 2 * self.max_parts:
                 self._queue(_Pack(entry, self._epoch))
         return True
 
@@ -373,11 +379,22 @@ class StateStore:
         with self._lock:
             if not self._is_current(job.epoch, entry) or part not in entry.parts:
                 return
+            at = entry.parts.index(part)
             # A part is of use on disk only after the parts before it (written in order, by this thread).
-            follows = all(p.written for p in entry.parts[: entry.parts.index(part)])
+            follows = all(p.written for p in entry.parts[:at])
+            group = list(itertools.takewhile(lambda p: p.first == p.last and p.first > 0, reversed(entry.parts[:at])))[::-1] if job.pack else []
+            offset = sum(len(p.segments) for p in entry.parts[: at - len(group)])
+            held = entry.ram[offset : offset + sum(len(p.segments) for p in group)] if entry.ram is not None and group else None
         if not follows:
             return
-        if not self._make_room(part.state_bytes + 4 * sum(s.n_tokens for s in part.segments) + WRITE_OVERHEAD, entry):
+        segments, replaced, written = job.segments, [part], part
+        if group:
+            before = held if held is not None else self._read_chain(entry, group)
+            if before is not None:
+                segments = live_segments(before + job.segments)
+                replaced = group + [part]
+                written = Part(group[0].first, part.last, [SegmentInfo(s.start, int(s.tokens.size), int(s.state.size)) for s in segments], group[0].path)
+        if not self._make_room(written.state_bytes + 4 * sum(s.n_tokens for s in written.segments) + WRITE_OVERHEAD, entry):
             log.warning(
                 "not saving KV state %s to disk: it would leave less than %.2f GiB free (kept in RAM only)",
                 entry.key, disk_space.floor_bytes(self.directory) / 2**30,
@@ -386,8 +403,8 @@ class StateStore:
                 self._remove_replaced(entry)
             return
         size = state_file.write_part(
-            part.path, entry.key, entry.tag, job.segments, entry.chain, part.first, part.last, entry.prefill_ms_per_token,
-            publish=lambda tmp, path, size, _checksum: self._publish(job.epoch, entry, [part], part, tmp, path, size),
+            written.path, entry.key, entry.tag, segments, entry.chain, written.first, written.last, entry.prefill_ms_per_token,
+            publish=lambda tmp, path, size, _checksum: self._publish(job.epoch, entry, replaced, written, tmp, path, size, segments),
         )
         if size:
             self._enforce_disk_budget()
@@ -413,21 +430,17 @@ class StateStore:
             return  # the chain stays as it is: longer to restore, still whole
         state_file.write_part(
             packed.path, entry.key, entry.tag, segments, entry.chain, 0, packed.last, entry.prefill_ms_per_token,
-            publish=lambda tmp, path, size, _checksum: self._publish(job.epoch, entry, parts, packed, tmp, path, size),
+            publish=lambda tmp, path, size, _checksum: self._publish(job.epoch, entry, parts, packed, tmp, path, size, segments),
         )
-        with self._lock:
-            if entry.ram is not None and self._entries.get(entry.key) is entry and entry.parts[0] is packed:
-                # RAM keeps the same segments as the disk, so that a later pack reads them from here.
-                self._ram_bytes -= sum(s.state.size for s in entry.ram[:n_segments]) - sum(s.state.size for s in segments)
-                entry.ram[:n_segments] = segments
 
     def _is_current(self, epoch: int, entry: Entry) -> bool:
         """False once the store was cleared or a new chain of this conversation saved since (lock held)."""
         return epoch == self._epoch and self._entries.get(entry.key) is entry
 
-    def _publish(self, epoch: int, entry: Entry, replaced: list[Part], part: Part, tmp: Path, path: Path, size: int) -> bool:
+    def _publish(self, epoch: int, entry: Entry, replaced: list[Part], part: Part, tmp: Path, path: Path, size: int, segments: list[Segment]) -> bool:
         """Rename a written part into place, unless it was cleared or superseded while it was written; the
-        parts in `replaced` give way to it (a pack). A new part 0 makes every other file of the key stale.
+        parts in `replaced` give way to it (several: a pack, whose `segments` RAM then holds too). A new
+        part 0 makes every other file of the key stale.
 
         Under the lock, so the files a conversation has on disk change only while clear() is not reading
         the folder: clear sees each file once, whole, and no write lands a cleared state after it."""
@@ -438,12 +451,19 @@ class StateStore:
             part.disk_bytes = size
             part.written = True
             at = entry.parts.index(replaced[0])
+            if entry.ram is not None and len(replaced) > 1:
+                # RAM keeps the segments the disk keeps, so that a later pack reads them from there.
+                offset = sum(len(p.segments) for p in entry.parts[:at])
+                n = sum(len(p.segments) for p in replaced)
+                self._ram_bytes += sum(s.state.size for s in segments) - sum(s.state.size for s in entry.ram[offset : offset + n])
+                entry.ram[offset : offset + n] = segments
             entry.parts[at : at + len(replaced)] = [part]
+            gone = [p.path for p in replaced if p.written and p.path != path]
             if part.first == 0:
-                stale = [p for p in self.directory.glob(f"{entry.key}.*{SUFFIX}") if p not in {q.path for q in entry.parts}]
+                gone = [p for p in self.directory.glob(f"{entry.key}.*{SUFFIX}") if p not in {q.path for q in entry.parts}]
                 entry.replaced_disk_bytes = 0
-                for old in stale:
-                    old.unlink(missing_ok=True)
+            for old in gone:
+                old.unlink(missing_ok=True)
             return True
 
     def _remove_replaced(self, entry: Entry) -> None:

@@ -15,7 +15,7 @@ from runtime.kvstore import state_file
 from runtime.kvstore.store import StateStore, chain_tokens
 
 TAG = {"model": "m1", "n_ctx": 512, "type_k": "f16", "type_v": "f16", "swa_full": True, "flash_attn": None, "llama_cpp": "x"}
-PER_TOKEN = 100  # state bytes per token in these tests
+PER_TOKEN = 2000  # state bytes per token in these tests (the starter model's are 23 kB, a 1.5B's 28 kB)
 
 
 def state_of(tokens: np.ndarray, start: int = 0) -> np.ndarray:
@@ -207,3 +207,33 @@ def test_a_state_file_of_a_format_this_store_does_not_know_is_deleted_at_start(t
     assert store.info()["entries"] == 0 and list(tmp_path.iterdir()) == []
     assert save(store, "a", history[0]) == "whole" and store.flush(10)
     assert [p.name for p in tmp_path.iterdir()] == ["a.kvs"]
+
+
+def test_over_many_turns_each_turn_writes_less_than_twice_its_own_kv_and_the_chain_stays_short(tmp_path):
+    """Every max_parts-th part is written with the single parts before it as one file, instead of alone."""
+    store = StateStore(tmp_path, max_parts=4)
+    history = turns(13)
+    save(store, "a", history[0])
+    assert store.flush(10)
+    first = sum(p.stat().st_size for p in tmp_path.glob("*.kvs"))
+    counted = 0
+    real_write = state_file.write_part
+
+    def counting(*args, **kwargs):
+        nonlocal counted
+        size = real_write(*args, **kwargs)
+        counted += size
+        return size
+
+    state_file.write_part = counting
+    try:
+        for tokens in history[1:]:
+            save(store, "a", tokens)
+            assert store.flush(10)
+            assert len(list(tmp_path.glob("*.kvs"))) <= 1 + 12 // 4 + 3
+    finally:
+        state_file.write_part = real_write
+    new_kv = (history[-1].size - history[0].size) * PER_TOKEN
+    assert counted < 2 * new_kv, (counted, new_kv, first)
+    tokens, segments = restored(StateStore(tmp_path), history[-1])
+    assert np.array_equal(tokens, history[-1]) and np.array_equal(chain_tokens(segments), history[-1])
