@@ -53,14 +53,18 @@ class StepClock:
     def __init__(self, engine: Engine) -> None:
         self.steps: list[dict] = []
         self._saving: list[float] = []
+        self._mode = saved_states.APPEND
         scheduler = engine.scheduler
         assert scheduler is not None
         step, save = scheduler._step, engine.saved_states.save
 
-        def timed_save(*args, **kwargs):  # type: ignore[no-untyped-def]
+        def timed_save(seq, conversation_id, *args, **kwargs):  # type: ignore[no-untyped-def]
+            if conversation_id != "a":  # B's own save, when it is cancelled at the end
+                return save(seq, conversation_id, *args, **kwargs)
+            self._mode = saved_states.APPEND  # as this save saw it
             started = time.perf_counter()
             try:
-                return save(*args, **kwargs)
+                return save(seq, conversation_id, *args, **kwargs)
             finally:
                 self._saving.append((time.perf_counter() - started) * 1000)
 
@@ -69,7 +73,7 @@ class StepClock:
             self._saving.clear()
             started = time.perf_counter()
             step()
-            self.steps.append({"at": started, "ms": (time.perf_counter() - started) * 1000, "active": len(active), "save_ms": sum(self._saving) if self._saving else None, "mode": saved_states.APPEND})
+            self.steps.append({"at": started, "end": time.perf_counter(), "ms": (time.perf_counter() - started) * 1000, "active": len(active), "save_ms": sum(self._saving) if self._saving else None, "mode": self._mode})
 
         engine.saved_states.save = timed_save  # type: ignore[method-assign]
         scheduler._step = timed_step  # type: ignore[method-assign]
@@ -80,8 +84,8 @@ def figures(steps: list[dict], append: bool, window_s: float) -> dict:
     plain = [s for s in steps if s["save_ms"] is None]
     beside = [s["ms"] for s in plain if s["active"] == 2]
     alone = [s for s in plain if s["active"] == 1]
-    writing = [s["ms"] for s in alone if any(0 < s["at"] - v["at"] <= window_s for v in saves)]
-    quiet = [s["ms"] for s in alone if not any(0 < s["at"] - v["at"] <= window_s for v in steps if v["save_ms"] is not None)]
+    writing = [s["ms"] for s in alone if any(0 <= s["at"] - v["end"] <= window_s for v in saves)]
+    quiet = [s["ms"] for s in alone if not any(0 <= s["at"] - v["end"] <= window_s for v in steps if v["save_ms"] is not None)]
     step_ms = statistics.median(beside)
     save_ms = statistics.median(s["save_ms"] for s in saves)
     return {
@@ -102,7 +106,7 @@ def main() -> int:
     parser.add_argument("--history-tokens", type=int, default=1800)
     parser.add_argument("--turns", type=int, default=10)
     parser.add_argument("--reply-tokens", type=int, default=16)
-    parser.add_argument("--pause", type=float, default=0.5, help="seconds between A's turns (B streams alone meanwhile)")
+    parser.add_argument("--pause", type=float, default=2.0, help="seconds between A's turns (B streams alone meanwhile)")
     parser.add_argument("--write-window", type=float, default=0.5)
     parser.add_argument("--n-ctx", type=int, default=4096)
     parser.add_argument("--threads", type=int, default=None)
@@ -122,7 +126,12 @@ def main() -> int:
         result = ask(messages, 0)
         clock = StepClock(engine)
         cancel_b = CancelEvent()
-        b = threading.Thread(target=lambda: engine.generate(ChatGenerateParams("b", STREAM_B, max_tokens=args.n_ctx - 200, temperature=0.0), cancel_b, lambda _t: None, "b"))
+
+        def stream_b() -> None:  # B streams until A's turns are over: a reply that ends is asked again
+            while not cancel_b.is_set():
+                engine.generate(ChatGenerateParams("b", STREAM_B, max_tokens=args.n_ctx - 200, temperature=0.0), cancel_b, lambda _t: None, "b")
+
+        b = threading.Thread(target=stream_b)
         b.start()
         for i in range(1, args.turns + 1):
             time.sleep(args.pause)
@@ -133,6 +142,8 @@ def main() -> int:
         time.sleep(args.pause)
         cancel_b.set()
         b.join()
+        assert engine.saved_states.store is not None
+        engine.saved_states.store.flush(120)
         publish({
             "model": Path(model).name,
             "kv_bytes_per_token": info.kv_bytes_per_token,
