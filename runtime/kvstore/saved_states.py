@@ -17,7 +17,7 @@ import json
 import logging
 import os
 import time
-from typing import Sequence
+from typing import Any, Sequence
 
 import llama_cpp
 import numpy as np
@@ -29,7 +29,7 @@ from runtime.llama.llama_model import KvSequence as Seq
 from runtime.llama.token_alignment import align, common_prefix
 from runtime.job_slot import PROTOCOL
 from runtime.kvstore import seq_state
-from runtime.kvstore.store import DEFAULT_DISK_BUDGET, DEFAULT_RAM_BUDGET, KvStore
+from runtime.kvstore.store import DEFAULT_DISK_BUDGET, DEFAULT_RAM_BUDGET, StateStore
 from runtime.models.identity import file_identity
 from runtime.protocol import GenerationStats
 
@@ -37,6 +37,8 @@ log = logging.getLogger("lokal.kvstore")
 
 # Restoring costs a copy of the whole state; below this many tokens gained, prefilling is as quick.
 MIN_GAIN_TOKENS = 32
+# Save only what a turn added to a conversation's saved chain (store.py); False: a whole state each turn (benchmarks compare).
+APPEND = True
 # Prefills at least this long measure the model's prefill speed (shorter batches run less efficiently).
 MEASURED_PREFILL_TOKENS = 32
 
@@ -45,7 +47,7 @@ def model_fingerprint(path: str) -> str:
     return file_identity(path)  # the same identity keys the window's menu and the per-model load settings
 
 
-def state_tag(model: LlamaModel) -> dict:
+def state_tag(model: LlamaModel) -> dict[str, Any]:
     s = model.settings
     flash = s.flash_attn if s.flash_attn is not None else (True if s.type_v != "f16" else None)
     return {
@@ -59,19 +61,19 @@ def state_tag(model: LlamaModel) -> dict:
     }
 
 
-def store_from_environment() -> KvStore | None:
+def store_from_environment() -> StateStore | None:
     if os.environ.get("LOKAL_KV_STORE", "").lower() in ("off", "0", "no", "false"):
         return None
     ram = int(float(os.environ.get("LOKAL_KV_RAM_MB", DEFAULT_RAM_BUDGET / 2**20)) * 2**20)
     disk = int(float(os.environ.get("LOKAL_KV_DISK_GB", DEFAULT_DISK_BUDGET / 2**30)) * 2**30)
-    return KvStore(paths.cache_dir() / "kv", ram_budget=ram, disk_budget=disk)
+    return StateStore(paths.cache_dir() / "kv", ram_budget=ram, disk_budget=disk)
 
 
 class SavedStates:
-    def __init__(self, store: KvStore | None, min_tokens: int | None = None):
+    def __init__(self, store: StateStore | None, min_tokens: int | None = None):
         self.store = store
         self.min_tokens = min_tokens if min_tokens is not None else int(os.environ.get("LOKAL_KV_MIN_TOKENS", "64"))
-        self._tag: dict | None = None
+        self._tag: dict[str, Any] | None = None
         self._tag_json = ""
         self._prefill_ms_per_token = 0.0  # measured on the loaded model in this process (0: not yet)
 
@@ -87,7 +89,7 @@ class SavedStates:
         self._tag = None
 
     # ---- before the prompt is prepared -------------------------------------
-    def _owned(self, owner: str) -> dict | None:
+    def _owned(self, owner: str) -> dict[str, Any] | None:
         """The tag of states saved for `owner`: caches of the protocol client and of the API never serve each other."""
         return None if self._tag is None else {**self._tag, "owner": owner}
 
@@ -112,7 +114,7 @@ class SavedStates:
         loaded = self.store.load(entry)
         if loaded is None:
             return None
-        if not seq_state.copy_in(model, loaded.tokens, loaded.state):
+        if not seq_state.copy_in(model, loaded.tokens, loaded.segments):
             log.warning("llama.cpp refused the saved state %s; prefilling instead", entry.key)
             self.store.discard(entry)
             return None
@@ -132,10 +134,23 @@ class SavedStates:
 
     # ---- after the reply was sent ------------------------------------------
     def save(self, model: LlamaModel | Seq, conversation_id: str, owner: str = PROTOCOL) -> None:
-        """Copy the sequence's cache out (on the engine thread) and hand it to the store, which writes it in the background."""
+        """Copy what the turn added to the sequence's cache out and hand it to the store, which writes it in the background.
+
+        This runs on the engine thread between two steps (the scheduler's after-work: llama.cpp's cache
+        must not change while it is read), so every other stream waits for it. Only the cells from
+        where the sequence parts from the conversation's saved chain are copied: about one turn's KV,
+        not the whole conversation's. A whole state is copied when there is no chain to add to
+        (the first save, an edit early on, after a clear) or the model's cache cannot be cut
+        back (recurrent), for which a part would mean nothing.
+        """
         tag = self._owned(owner)
         if self.store is None or tag is None or len(model.tokens) < self.min_tokens:
             return
         key = xxhash.xxh3_64_hexdigest(f"{self._tag_json}\0{owner}\0{conversation_id}".encode())
         tokens = np.asarray(model.tokens, dtype=np.int32)
+        start = self.store.append_start(key, tag, tokens) if APPEND and model.can_rewind else None
+        if start is not None and start == tokens.size:
+            return  # the saved chain already holds exactly this
+        if start is not None and self.store.append(key, tag, start, tokens, seq_state.copy_out(model, start), self._prefill_ms_per_token):
+            return
         self.store.put(key, tag, tokens, seq_state.copy_out(model), self._prefill_ms_per_token)

@@ -178,7 +178,9 @@ class LlamaModel:
         ctx_params.n_ctx = settings.n_ctx * n_seq
         ctx_params.n_batch = min(settings.n_batch, settings.n_ctx)
         ctx_params.n_ubatch = ctx_params.n_batch
-        ctx_params.n_seq_max = n_seq
+        # One more sequence id than slots: the scratch sequence the KV store copies part of a sequence through
+        # (runtime/kvstore/seq_state.py). It holds no cells of its own: the cache is sized for the slots.
+        ctx_params.n_seq_max = n_seq + 1
         # One pool of cells for all sequences: a batch of many sequences is one graph, whatever each one's length.
         ctx_params.kv_unified = True
         ctx_params.n_threads = settings.n_threads
@@ -204,6 +206,7 @@ class LlamaModel:
         # Told of every timed pass (tokens, seconds, logits rows): the speculative cost model (runtime/speculative/costs.py).
         self.pass_observer: Callable[[int, float, int], None] | None = None
         self.sequences = [KvSequence(self, i) for i in range(n_seq)]
+        self.scratch_seq_id = n_seq
         self._pieces: dict[int, bytes] = {}
         self._special_pieces: dict[int, bytes] = {}
         self._piece_buf = ctypes.create_string_buffer(256)

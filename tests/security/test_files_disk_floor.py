@@ -14,7 +14,7 @@ from download_recorder import Recorder
 from mounts import tmpfs
 from runtime import disk_space
 from runtime.hub.downloads import DownloadManager
-from runtime.kvstore.store import KvStore
+from runtime.kvstore.store import StateStore
 from runtime.protocol import DownloadStartParams, ErrorCode, RpcError
 from sample_repos import SMOL_REPO
 
@@ -35,7 +35,7 @@ def test_the_floor_is_1_gib_or_5_percent_and_at_most_a_quarter_of_a_small_volume
 def test_saved_kv_states_keep_the_floor_by_evicting_the_oldest(tmp_path, monkeypatch):
     with tmpfs(tmp_path / "disk", "32m") as disk:
         monkeypatch.setenv(disk_space.FLOOR_ENV, str(24 * MiB))  # room for two 3 MiB states, not three
-        store = KvStore(disk / "kv")  # the default 5 GB budget: only the floor can stop it
+        store = StateStore(disk / "kv")  # the default 5 GB budget: only the floor can stop it
         rng = np.random.default_rng(0)
         try:
             for turn in range(4):

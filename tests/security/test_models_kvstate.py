@@ -12,7 +12,7 @@ import xxhash
 
 from runtime.kvstore import state_file
 from runtime.kvstore.state_file import StateFileError
-from runtime.kvstore.store import KvStore
+from runtime.kvstore.store import StateStore
 
 TAG = {"model": "m1", "n_ctx": 512, "type_k": "f16", "type_v": "f16", "swa_full": True, "flash_attn": None, "llama_cpp": "x"}
 
@@ -54,7 +54,7 @@ def test_a_header_with_a_negative_count_is_a_state_file_error(tmp_path, name):
 def test_the_store_deletes_such_a_file_at_start_and_keeps_working(tmp_path, name):
     changes, n_tokens, state_bytes, _match = CLAIMS[name]
     rewrite_header(saved(tmp_path, n_tokens, state_bytes), **changes)
-    store = KvStore(tmp_path)
+    store = StateStore(tmp_path)
     assert store.info()["entries"] == 0
     assert list(tmp_path.iterdir()) == []
     store.put("b", TAG, np.array([1, 2, 3], dtype=np.int32), np.ones(100, dtype=np.uint8))
