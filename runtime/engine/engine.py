@@ -380,7 +380,7 @@ class Engine:
             made = self._scheduled_reply(params, cancel, on_text, owner, loaded)
             if made is None:
                 return ChatGenerateResult(request_id, params.conversation_id, "", "cancelled", GenerationStats())
-            reply, use = made
+            reply, use, fmt = made
             waits = scheduler.submit(reply)
         if waits and on_wait is not None:
             on_wait()
@@ -402,14 +402,14 @@ class Engine:
         text, finish = outcome.text, outcome.finish_reason
         calls: list[ToolCall] = []
         if params.tools and params.tool_choice != "none":
-            text, calls = split_reply(outcome.text, self.reply_format(use), params.tools)
+            text, calls = split_reply(outcome.text, fmt, params.tools)
             if calls and finish != "cancelled":
                 finish = "tool_calls"
         return ChatGenerateResult(request_id, params.conversation_id, text, finish, outcome.stats, calls)
 
-    def _scheduled_reply(self, params: ChatGenerateParams, cancel: CancelEvent, on_text: Callable[[str], None], owner: str, loaded: LoadedModel) -> tuple[ScheduledReply, TemplateUse] | None:
-        """The reply to hand the scheduler, its prompt rendered and fitted to the context, and the template use
-        its turns are rendered with (None: cancelled meanwhile)."""
+    def _scheduled_reply(self, params: ChatGenerateParams, cancel: CancelEvent, on_text: Callable[[str], None], owner: str, loaded: LoadedModel) -> tuple[ScheduledReply, TemplateUse, str] | None:
+        """The reply to hand the scheduler, its prompt rendered and fitted to the context, the template use its
+        turns are rendered with and the format its tool calls come in (None: cancelled meanwhile)."""
         use = TemplateUse.after_load(loaded.info.chat_template_error)
         try:
             prompt, dropped = self.fitted_prompt_tokens(params, use=use, cancel=cancel)
@@ -430,7 +430,7 @@ class Engine:
         # A conversation cut to fit has no next turn to prepare: its next prompt is cut again.
         follows_up = params.prompt is None and not dropped
         reply = ScheduledReply(request, make_stepper, owner, params.conversation_id, stats, follows_up=follows_up, saves_state=True)
-        return reply, use
+        return reply, use, fmt
 
     def _refit(self, params: ChatGenerateParams, committed: int, use: TemplateUse, cancel: CancelEvent) -> tuple[list[int] | None, int]:
         """The conversation with fewer old turns, for a reply that filled the context with `committed` tokens:

@@ -13,9 +13,10 @@ import time
 
 import pytest
 
+from runtime.engine import generation
 from runtime.engine.generation import GenerationRequest, plain_stepper
 from runtime.engine.llama_model import LlamaModel, LoadSettings
-from runtime.engine.sampling import SamplingConfig
+from runtime.engine.sampling import Sampler, SamplingConfig
 from runtime.gguf.reader import read_file_header
 from runtime.scheduler.scheduler import ScheduledReply, Scheduler
 
@@ -173,6 +174,47 @@ def test_replies_that_end_in_the_same_step_are_all_out_before_any_after_work(mod
     # Both headers in one call (with each reply's last token, which is never evaluated while it streams).
     assert calls[-1] == [(r.seq_id, [r.outcome.completion[-1], *header]) for r in replies]
     assert all(tokens == [*r.request.prompt, *r.outcome.completion, *header] for r, tokens in zip(replies, held))
+
+
+def test_a_step_that_fails_ends_every_streaming_reply_through_fail_closing_its_sampler_and_sink(model, monkeypatch):
+    """A bug in a decode step (llama.cpp's own errors are decode_step's) ends every streaming reply with it rather
+    than hang, and each one ends as any reply does (ReplyRun.fail): its sampler freed, its figures final."""
+    samplers, closed = [], []
+
+    class Recorded(Sampler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            samplers.append(self)
+
+        def close(self):
+            closed.append(self)
+            super().close()
+
+    monkeypatch.setattr(generation, "Sampler", Recorded)
+    real_decode_slices, steps = model.decode_slices, []
+
+    def fails_at_the_fourth_step(slices, **kw):
+        if slices:
+            steps.append(len(slices))
+        if len(steps) == 4 and slices:
+            raise RuntimeError("a bug in the step")
+        return real_decode_slices(slices, **kw)
+
+    monkeypatch.setattr(model, "decode_slices", fails_at_the_fourth_step)
+    scheduler = Scheduler(model)
+    try:
+        empty_seats(scheduler)
+        replies = [reply_for(model, i, max_tokens=24) for i in range(2)]
+        with scheduler._changed:  # admitted together: both stream when the step fails
+            for reply in replies:
+                scheduler.submit(reply)
+        for reply in replies:
+            assert reply.done.wait(120)
+    finally:
+        scheduler.close()
+    assert [str(r.error) for r in replies] == ["a bug in the step"] * 2
+    assert len(samplers) == 2 and closed == samplers
+    assert all(r.stats.total_ms > 0 for r in replies)
 
 
 def test_a_prompt_that_begins_like_another_sequences_cache_shares_its_cells(model):
