@@ -11,7 +11,7 @@ A paused client must cost no more than a reading one (runtime/output_writer.py a
 the API's own queues keep the engine thread from ever waiting on a client).
 Each figure is the median of --rounds; on a machine shared with other work expect a wide spread.
 
-    .venv/bin/python bench/stalled_client.py [--tokens 200] [--rounds 3] [--model PATH] [--n-threads N]
+    .venv/bin/python bench/stalled_client.py [--tokens 200] [--rounds 3] [--model PATH] [--n-threads N] [--speculation]
 
 Prints one JSON object.
 """
@@ -37,13 +37,17 @@ COUNTING = "1, 2, 3, 4, 5,"  # the starter model counts on for as long as it is 
 
 
 def measured_stream(api, name: str, tokens: int) -> dict:
-    """One streaming completion: its text chunks per second between the first and the last."""
-    stamps = []
-    for chunk in api.completions.create(model=name, prompt=COUNTING, max_tokens=tokens, temperature=0.0, seed=5, stream=True):
+    """One streaming completion: its decode speed as its client sees it, the tokens after the first over the
+    time from the first text to the last (the API's usage figure counts the tokens)."""
+    stamps, completion_tokens = [], 0
+    stream = api.completions.create(model=name, prompt=COUNTING, max_tokens=tokens, temperature=0.0, seed=5, stream=True, stream_options={"include_usage": True})
+    for chunk in stream:
         if chunk.choices and chunk.choices[0].text:
             stamps.append(time.perf_counter())
-    seconds = stamps[-1] - stamps[0] if len(stamps) > 1 else float("nan")
-    return {"chunks": len(stamps), "tok_s": (len(stamps) - 1) / seconds if len(stamps) > 1 else 0.0}
+        if chunk.usage is not None:
+            completion_tokens = chunk.usage.completion_tokens
+    seconds = stamps[-1] - stamps[0] if len(stamps) > 1 else 0.0
+    return {"tokens": completion_tokens, "tok_s": (completion_tokens - 1) / seconds if seconds > 0 else 0.0}
 
 
 class PausedClient:
@@ -78,18 +82,20 @@ def main() -> int:
     parser.add_argument("--n-ctx", type=int, default=2048)
     parser.add_argument("--model", default=None, help="a GGUF file (default: the starter model)")
     parser.add_argument("--n-threads", type=int, default=2)
+    parser.add_argument("--speculation", action="store_true", help="leave speculative decoding on (its bursts make the figures noisier)")
     args = parser.parse_args()
     from runtime.models import wheels
     from serve_process import Served  # tests/serve_process.py: `lokal serve` as a child on a free loopback port
 
     model_path = args.model or str(wheels.ensure(wheels.STARTER))
     os.environ.setdefault("LOKAL_CONFIG_DIR", tempfile.mkdtemp(prefix="lokal-bench-"))  # its own API key, not the user's
-    served = Served("--n-threads", str(args.n_threads), "--parallel", "2", model=model_path, n_ctx=args.n_ctx)
+    env = {**os.environ, **({} if args.speculation else {"LOKAL_AUTO_SPECULATION": "off"})}
+    served = Served("--n-threads", str(args.n_threads), "--parallel", "2", model=model_path, n_ctx=args.n_ctx, env=env)
     try:
         served.wait_ready(600)
         api = served.openai(timeout=600)
         name = api.models.list().data[0].id
-        measured_stream(api, name, 8)  # warm-up, not counted
+        measured_stream(api, name, args.tokens)  # warm-up, not counted: the first streams after a load run slower
         # The other stream outlasts the measured one: it asks for several times as many tokens.
         other_tokens = min(args.tokens * 4, args.n_ctx - 16)
         runs: dict[str, list[dict]] = {"alone": [], "beside_a_reading_client": [], "beside_a_paused_client": []}
@@ -101,7 +107,7 @@ def main() -> int:
             paused = PausedClient(served.port, served.key, name, other_tokens)
             runs["beside_a_paused_client"].append(measured_stream(api, name, args.tokens))
             paused.close()  # the client hangs up: the server stops its reply
-        report: dict = {"model": Path(model_path).name, "tokens": args.tokens, "rounds": args.rounds, "n_threads": args.n_threads}
+        report: dict = {"model": Path(model_path).name, "tokens": args.tokens, "rounds": args.rounds, "n_threads": args.n_threads, "speculation": args.speculation}
         for label, results in runs.items():
             report[f"tok_s_{label}"] = round(statistics.median(r["tok_s"] for r in results), 1)
         report["ratio_paused_to_reading"] = round(report["tok_s_beside_a_paused_client"] / report["tok_s_beside_a_reading_client"], 3)
