@@ -28,7 +28,7 @@ from report import publish  # noqa: E402
 from speculative import PROMPTS, SYSTEM  # noqa: E402
 
 from runtime.engine.engine import load_template, render_with  # noqa: E402
-from runtime.llama.generation import GenerationRequest, decode_plain, generate  # noqa: E402
+from runtime.llama.generation import GenerationRequest, plain_stepper, generate  # noqa: E402
 from runtime.llama.llama_model import LlamaModel, LoadSettings  # noqa: E402
 from runtime.llama.sampling import SamplingConfig  # noqa: E402
 from runtime.gguf.reader import read_file_header  # noqa: E402
@@ -79,7 +79,7 @@ def main() -> int:
         rendered = render_with(template, [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=text)], [], add_generation_prompt=True)
         prompt = model.tokenize(rendered, add_bos=False, special=True)
         model.clear()
-        outcome = generate(model, GenerationRequest(prompt=prompt, max_tokens=args.tokens, sampling=GREEDY), None, decode_plain)
+        outcome = generate(model, GenerationRequest(prompt=prompt, max_tokens=args.tokens, sampling=GREEDY), None, plain_stepper)
         observe_reply(prompt, outcome.completion, counts[kind], model.is_end_of_generation)
         print(f"{name}: {len(outcome.completion)} tokens", file=sys.stderr, flush=True)
     model.close()

@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runtime.llama import llama_model as llama_module  # noqa: E402
-from runtime.llama.generation import GenerationRequest, ReplyRun, decode_plain, decode_step  # noqa: E402
+from runtime.llama.generation import GenerationRequest, ReplyRun, plain_stepper, decode_step  # noqa: E402
 from runtime.llama.llama_model import LlamaModel, LoadSettings  # noqa: E402
 from runtime.llama.sampling import SamplingConfig  # noqa: E402
 from runtime.gguf.reader import read_file_header  # noqa: E402
@@ -76,7 +76,7 @@ def run_streams(llama: LlamaModel, topics: list[str], tokens: int, profiler: cPr
     runs = []
     for seq, topic in zip(llama.sequences, topics):
         request = GenerationRequest(prompt=prompt_for(llama, topic), max_tokens=tokens, sampling=GREEDY)
-        run = ReplyRun(seq, request, GenerationStats(), decode_plain)
+        run = ReplyRun(seq, request, GenerationStats(), plain_stepper)
         run.prepare(request.prompt)
         runs.append(run)
     with DecodeClock() as clock:

@@ -21,7 +21,10 @@ reuses or restores a cache the other made). A job that has to wait for its turn
 
 stdout carries protocol lines only: at start the process moves its real stdout
 to a private descriptor and points fd 1 at stderr, so nothing llama.cpp prints
-can corrupt the stream.
+can corrupt the stream. Lines reach it through a bounded queue and a writer
+thread (output_writer.py): a client that stops reading has its streaming replies
+dropped with OUTPUT_STALLED, and never holds up the engine, the API's replies
+included.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import os
 import sys
 import threading
 import traceback
-from typing import Any, BinaryIO, Callable
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable
 
 from runtime import __version__, protocol
 from runtime.dispatch import DispatchTable, OnText
@@ -68,7 +71,11 @@ from runtime.protocol import (
 )
 from runtime.hub.service import HubService
 from runtime.job_slot import API, PROTOCOL, Job, JobSlot
+from runtime.output_writer import OutputWriter, stream_limit_from_environment
 from runtime.models.service import ModelsService
+
+if TYPE_CHECKING:
+    from runtime.api.service import ApiService
 
 log = logging.getLogger("lokal.runtime")
 
@@ -82,14 +89,13 @@ class RuntimeServer:
         from runtime.engine.engine import Engine  # llama_cpp loads here, not at import of the protocol
 
         self._in = stdin
-        self._out = stdout
-        self._out_lock = threading.Lock()
+        self._output = OutputWriter(stdout, stream_limit_from_environment(), on_broken=self._client_gone)
         self.engine = Engine()
         self.slot = JobSlot()
         self._job_threads: set[threading.Thread] = set()
         self._job_threads_lock = threading.Lock()
         self._api_ids = itertools.count(1)
-        self._api = None  # runtime.api.service.ApiService, made on the first api.start (aiohttp loads then)
+        self._api: ApiService | None = None  # made on the first api.start (aiohttp loads then)
         self._api_lock = threading.Lock()
         self._initialized = False
         self._stopping = False
@@ -116,12 +122,24 @@ class RuntimeServer:
 
     # ---- output ------------------------------------------------------------
     def _send(self, line: bytes) -> None:
-        with self._out_lock:
-            try:
-                self._out.write(line)
-                self._out.flush()
-            except (BrokenPipeError, ValueError):
-                self._stopping = True  # the client is gone
+        self._output.send(line)
+
+    def _client_gone(self) -> None:
+        self._stopping = True
+
+    def _stream_to_client(self, job: Job, conversation_id: str, dropped: threading.Event) -> Callable[[str], None]:
+        """A reply's chat.delta lines, from the engine thread: never blocks. If the client has stopped reading
+        (too many lines wait unwritten), the reply is dropped: cancelled, and answered with OUTPUT_STALLED."""
+
+        def on_text(text: str) -> None:
+            if dropped.is_set():
+                return
+            if not self._output.offer(protocol.notification_line("chat.delta", ChatDelta(job.request_id, conversation_id, text))):
+                dropped.set()
+                log.warning("the client stopped reading: reply %r dropped", job.request_id)
+                self.slot.cancel(job)
+
+        return on_text
 
     def notify(self, method: str, params: Any) -> None:
         self._send(protocol.notification_line(method, params))
@@ -135,6 +153,7 @@ class RuntimeServer:
             if line.strip():
                 self.handle_line(line)
         self._close()
+        self._output.close()  # the last answers (shutdown's) written before the process exits
         return 0
 
     def _close(self) -> None:
@@ -202,8 +221,15 @@ class RuntimeServer:
                 f"the runtime is busy with {in_the_way.method} (request {in_the_way.request_id!r}); try again when it finishes",
                 {"running_request_id": in_the_way.request_id, "running_method": in_the_way.method},
             )
-        on_text = lambda text: self.notify("chat.delta", ChatDelta(job.request_id, params.conversation_id, text))
-        self.submit(job, params, on_text if request.method == "chat.generate" else None, lambda result, error: self._send(self._answer_line(job, result, error)))
+        dropped = threading.Event()
+        on_text = self._stream_to_client(job, params.conversation_id, dropped) if request.method == "chat.generate" else None
+
+        def finish(result: Any, error: RpcError | None) -> None:
+            if dropped.is_set():
+                result, error = None, output_stalled(self._output.stream_limit)
+            self._send(self._answer_line(job, result, error))
+
+        self.submit(job, params, on_text, finish)
 
     def _in_the_way(self, job: Job) -> Job | None:
         """The client's own job that `job` may not run beside (BUSY), if any."""
@@ -358,6 +384,15 @@ def cancelled_before_start(job: Job, params: Any) -> tuple[Any, RpcError | None]
     if job.method == "chat.generate":
         return ChatGenerateResult(job.request_id, params.conversation_id, "", "cancelled", GenerationStats()), None
     return None, RpcError(ErrorCode.UNKNOWN_REQUEST, f"{job.method} was cancelled before it started")
+
+
+def output_stalled(limit: int) -> RpcError:
+    return RpcError(
+        ErrorCode.OUTPUT_STALLED,
+        f"the client stopped reading the runtime's output ({limit} lines waited unread), so this reply was dropped; "
+        "the runtime goes on serving",
+        {"unread_lines": limit},
+    )
 
 
 def internal_error(exc: BaseException) -> RpcError:

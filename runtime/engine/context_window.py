@@ -26,8 +26,7 @@ import threading
 from typing import Callable, Sequence
 
 from runtime.engine.chat_template import RenderCancelled, cancelled_by
-from runtime.llama.llama_model import DecodeAborted, LlamaModel
-from runtime.protocol import ChatMessage, ErrorCode, GenerationStats, RpcError
+from runtime.protocol import ChatMessage, ErrorCode, RpcError
 
 REFILL_FRACTION = 0.75
 REPLY_SHARE = 4  # at most 1/4 of the context is held back for the reply
@@ -229,34 +228,3 @@ def _remember(cuts: dict[str, int], conversation_id: str, cut: int) -> None:
         cuts[conversation_id] = cut
     else:
         cuts.pop(conversation_id, None)
-
-
-def make_room_for_reply(
-    model: LlamaModel,
-    completion: Sequence[int],
-    fit: Callable[[int], tuple[list[int], int]],
-    cancel: threading.Event,
-    stats: GenerationStats,
-) -> bool:
-    """The reply filled the context: rebuild the cache as fewer old turns plus the whole reply so far.
-
-    `fit(committed)` is fit_to_context for this conversation. True if the reply can go on.
-    """
-    try:
-        prompt, dropped = fit(len(completion))
-    except (RpcError, FitCancelled):
-        return False  # the newest message and the reply so far fill the context on their own, or a cancel came
-    target = list(prompt) + list(completion)
-    if dropped <= stats.context_dropped_messages or len(target) >= model.n_ctx:
-        return False  # nothing more can be left out
-    kept = model.truncate(model.common_prefix(target[:-1]))  # the last token is evaluated again for its logits
-    rest = target[kept:]
-    try:
-        for i in range(0, len(rest), model.n_batch):
-            if cancel.is_set():
-                return False
-            model.decode(rest[i : i + model.n_batch], abort=cancel)
-    except DecodeAborted:
-        return False
-    stats.context_dropped_messages = dropped
-    return True

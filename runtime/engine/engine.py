@@ -12,6 +12,7 @@ Load and unload run only while no reply does (the server's job line, job_slot.py
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import dataclasses
 import functools
@@ -22,18 +23,19 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable, Concatenate, ParamSpec, TypeVar
 
 from runtime.llama import memory
-from runtime.engine.chat_template import ChatTemplate, TemplateError
-from runtime.engine.context_window import FitCancelled, fit_to_context, make_room_for_reply
+from runtime.engine.chat_template import ChatTemplate
+from runtime.engine.context_window import FitCancelled, fit_to_context
 from runtime.llama.devices import list_devices
-from runtime.llama.generation import GenerationRequest, decode_plain
+from runtime.llama.generation import GenerationRequest, plain_stepper
 from runtime.llama.llama_model import LlamaModel, LoadSettings, default_threads
 from runtime.engine.offload import ALL, AUTO, OFF, OffloadPlan, load_stepping_down, offload_report, plan_offload
 from runtime.llama.sampling import INT32_MAX, INT32_MIN, INT32_SETTINGS, Sampler, SamplerError, SamplingConfig
 from runtime.engine.structured import GrammarError, SchemaError, check_grammar, schema_grammar
 from runtime.llama.token_alignment import align
+from runtime.engine.template_sandbox import TemplateError
 from runtime.engine.tools import call_grammar, openai_tools, split_reply, template_messages, tool_format
 from runtime.gguf.model_file import check_model_file
 from runtime.gguf.reader import GGUFHeader
@@ -55,6 +57,7 @@ from runtime.protocol import (
     ModelLoadResult,
     OffloadReport,
     RpcError,
+    ToolCall,
     ToolSpec,
 )
 from runtime.speculative.compat import IncompatibleDraft, check_compatible
@@ -73,14 +76,17 @@ NEXT_TURN_SENTINEL = "\ue000lokal-next-turn\ue000"
 # them; larger ones are prepared without holding a wave open (Engine.generate).
 QUICK_PREPARE_MESSAGES = 256
 QUICK_PREPARE_CHARS = 64 << 10
-MAX_NEXT_TURN_HEADER = 32  # tokens evaluated after a reply without being asked (the header is 3 to 10)
 
 
-def _exclusive(method):
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _exclusive(method: Callable[Concatenate["Engine", _P], _R]) -> Callable[Concatenate["Engine", _P], _R]:
     """Loading and unloading never overlap (the server never runs them beside a reply either: job_slot.py)."""
 
     @functools.wraps(method)
-    def locked(self, *args, **kwargs):
+    def locked(self: "Engine", /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         with self._context_lock:
             return method(self, *args, **kwargs)
 
@@ -145,6 +151,7 @@ def check_main_gpu(main_gpu: int, devices: list[Device]) -> None:
 
 def check_draft_file(params: ModelLoadParams, target: GGUFHeader) -> GGUFHeader:
     """The draft model's header, once it is known to draft for `target`; INVALID_MODEL saying why not."""
+    assert params.draft_path is not None
     path = os.path.abspath(os.path.expanduser(params.draft_path))
     header = check_model_file(path)
     try:
@@ -163,6 +170,7 @@ def load_draft(params: ModelLoadParams, target: LlamaModel, header: GGUFHeader) 
 
     Its layers go to the GPU in what the target left free: all of them or none when the load asked for
     all or none, else as many as fit (Auto: a layer count chosen for the target means nothing for the draft)."""
+    assert params.draft_path is not None
     path = os.path.abspath(os.path.expanduser(params.draft_path))
     requested = params.n_gpu_layers if params.n_gpu_layers in (ALL, OFF) else AUTO
     draft_params = dataclasses.replace(params, path=path, n_gpu_layers=requested)
@@ -205,6 +213,9 @@ class Engine:
         self.saved_states = SavedStates(store_from_environment())
         self._context_cuts: dict[str, int] = {}  # per conversation: oldest messages left out (context_window.py)
         self._cuts_lock = threading.Lock()  # prompts are fitted on the replies' own threads
+        # Renders each ended reply's next-turn start and sends it to the scheduler (Scheduler.follow_up), after
+        # the reply is answered: neither the answer nor the engine thread waits for a template.
+        self._next_turns = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="next-turn")
 
     # ---- models ----------------------------------------------------------
     @_exclusive
@@ -283,7 +294,7 @@ class Engine:
         )
         self.loaded = LoadedModel(info, llama, template, Speculation(llama, draft))
         self.saved_states.attach(llama)
-        self.scheduler = Scheduler(llama)
+        self.scheduler = Scheduler(llama, self.saved_states)
         return info
 
     @_exclusive
@@ -363,44 +374,57 @@ class Engine:
         params: ChatGenerateParams,
         cancel: CancelEvent,
         on_text: Callable[[str], None],
-        request_id,
+        request_id: Any,
         owner: str = PROTOCOL,
         on_wait: Callable[[], None] | None = None,
     ) -> ChatGenerateResult:
         """One reply, decoded by the scheduler together with whatever else streams; blocks this (job) thread until it is over.
 
-        The prompt is rendered and fitted here, on the caller's thread; `on_wait` is called if
-        the reply has to wait for a slot. A cancel ends it where it is (waiting, prefilling, decoding).
+        The prompt is rendered and fitted here, on the caller's thread, and so is a shorter one if the reply fills
+        the context (the scheduler asks: RoomNeeded); `on_text` gets the text from the engine thread and must not
+        block; `on_wait` is called if the reply has to wait for a seat. A cancel ends it where it is (waiting,
+        prefilling, decoding).
         """
         validate_generate(params)
         loaded = self.require_model()
         scheduler = self.scheduler
+        assert scheduler is not None
         # Prompts sent together are read in one batch (scheduler.py); a long conversation is prepared outside
         # that, so no wave of other prompts waits for its render: it joins whichever batch is next when ready.
         with scheduler.arriving() if quick_to_prepare(params) else contextlib.nullcontext():
             made = self._scheduled_reply(params, cancel, on_text, owner, loaded)
             if made is None:
                 return ChatGenerateResult(request_id, params.conversation_id, "", "cancelled", GenerationStats())
-            reply, fmt = made
+            reply, use, fmt = made
             waits = scheduler.submit(reply)
         if waits and on_wait is not None:
             on_wait()
         cancel.on_set(lambda: scheduler.cancel(reply))
-        reply.done.wait()
+        while (news := reply.news.get()) is not None:
+            prompt, dropped = self._refit(params, news.committed, use, cancel)
+            scheduler.make_room(reply, prompt, dropped)
         if reply.error is not None:
             raise reply.error
         outcome = reply.outcome
+        assert outcome is not None
+        if reply.follows_up and outcome.finish_reason != "cancelled":  # the scheduler holds the seat for it until then
+            # After the answer, not before it: the next turn's start is rendered off this thread and off the engine's.
+            try:
+                self._next_turns.submit(self._send_next_turn, scheduler, reply, params, outcome.text, use)
+            except RuntimeError:  # the interpreter is shutting down
+                scheduler.follow_up(reply, [])
         self.saved_states.observe_prefill(outcome.stats)
-        text, finish, calls = outcome.text, outcome.finish_reason, []
+        text, finish = outcome.text, outcome.finish_reason
+        calls: list[ToolCall] = []
         if params.tools and params.tool_choice != "none":
             text, calls = split_reply(outcome.text, fmt, params.tools)
             if calls and finish != "cancelled":
                 finish = "tool_calls"
         return ChatGenerateResult(request_id, params.conversation_id, text, finish, outcome.stats, calls)
 
-    def _scheduled_reply(self, params: ChatGenerateParams, cancel: CancelEvent, on_text: Callable[[str], None], owner: str, loaded) -> tuple[ScheduledReply, str] | None:
-        """The reply to hand the scheduler, its prompt rendered and fitted to the context, and the format its
-        tool calls come in (None: cancelled meanwhile)."""
+    def _scheduled_reply(self, params: ChatGenerateParams, cancel: CancelEvent, on_text: Callable[[str], None], owner: str, loaded: LoadedModel) -> tuple[ScheduledReply, TemplateUse, str] | None:
+        """The reply to hand the scheduler, its prompt rendered and fitted to the context, the template use its
+        turns are rendered with and the format its tool calls come in (None: cancelled meanwhile)."""
         use = TemplateUse.after_load(loaded.info.chat_template_error)
         try:
             prompt, dropped = self.fitted_prompt_tokens(params, use=use, cancel=cancel)
@@ -414,35 +438,49 @@ class Engine:
             stop=params.stop,
             cancel=cancel,
             on_text=on_text,
+            refits=params.prompt is None,
         )
         stats = GenerationStats(context_dropped_messages=dropped, chat_template_fallback=use.fallback)
-        if params.prompt is None:
-            fit = lambda committed: self.fitted_prompt_tokens(params, committed, use, cancel)
-            request.make_room = lambda seq, completion: make_room_for_reply(seq, completion, fit, cancel, stats)
-        decoder = loaded.speculation.decoder_for(params.speculation) if loaded.speculation is not None else decode_plain
+        make_stepper = loaded.speculation.steppers_for(params.speculation) if loaded.speculation is not None else plain_stepper
+        # A conversation cut to fit has no next turn to prepare: its next prompt is cut again.
+        follows_up = params.prompt is None and not dropped
+        reply = ScheduledReply(request, make_stepper, owner, params.conversation_id, stats, follows_up=follows_up, saves_state=True)
+        return reply, use, fmt
 
-        def next_turn(seq, outcome) -> list[int]:
-            if params.prompt is None and outcome.finish_reason != "cancelled" and not dropped:
-                return self._next_turn_header(seq, params, outcome.text, use)
-            return []
-
-        reply = ScheduledReply(
-            request, decoder, owner, params.conversation_id, stats, next_turn=next_turn,
-            after=lambda seq, _outcome: self.saved_states.save(seq, params.conversation_id, owner), restore=self.saved_states.restore,
-        )
-        return reply, fmt
+    def _refit(self, params: ChatGenerateParams, committed: int, use: TemplateUse, cancel: CancelEvent) -> tuple[list[int] | None, int]:
+        """The conversation with fewer old turns, for a reply that filled the context with `committed` tokens:
+        (prompt, messages left out), or (None, 0) when it cannot be (the newest message and the reply fill it alone)."""
+        try:
+            return self.fitted_prompt_tokens(params, committed, use, cancel)
+        except (RpcError, FitCancelled):
+            return None, 0
+        except Exception:
+            log.exception("refitting %r to the context", params.conversation_id)
+            return None, 0
 
     # ---- saved KV states (runtime/kvstore) -------------------------------
-    def _next_turn_header(self, seq, params: ChatGenerateParams, reply: str, use: "TemplateUse") -> list[int]:
-        """What every next turn of this conversation starts with, for the scheduler to evaluate now, while the user
-        reads and types ([] when there is nothing to do); `seq` is rewound to where those tokens go.
+    def _send_next_turn(self, scheduler: Scheduler, reply: ScheduledReply, params: ChatGenerateParams, text: str, use: TemplateUse) -> None:
+        tokens: list[int] = []
+        try:
+            tokens = self._next_turn_tokens(params, text, use)
+        except Exception:
+            log.exception("the next turn's start of %r", params.conversation_id)
+        finally:
+            scheduler.follow_up(reply, tokens)
+
+    def _next_turn_tokens(self, params: ChatGenerateParams, reply: str, use: TemplateUse) -> list[int]:
+        """What every next turn of this conversation starts with, for the scheduler to evaluate while the user
+        reads and types: the conversation so far with the reply, and the template's header of the next user
+        message ([] when there is nothing to do).
 
         The template writes the same tokens after a reply whatever the next message says (ChatML:
         `<|im_end|>\n<|im_start|>user\n`); evaluated now, they are not part of the next turn's time to
         first token, and the saved state covers them too. If the next request is anything else (an edit,
         a regenerate, another conversation), the cache rewinds as usual and this work is simply unused.
         """
-        loaded = self.require_model()
+        loaded = self.loaded
+        if loaded is None:
+            return []
         messages = [*params.messages, ChatMessage("assistant", reply), ChatMessage("user", NEXT_TURN_SENTINEL)]
         try:
             text = render_with(CHATML if use.fallback else loaded.template, messages, params.tools if params.tool_choice != "none" else [], add_generation_prompt=False)
@@ -451,14 +489,8 @@ class Engine:
         cut = text.find(NEXT_TURN_SENTINEL)
         if cut < 0:
             return []
-        header = tokenize_rendered(loaded, text[:cut])
         # The last token may merge with the message text that follows it: leave it to the next turn.
-        header = align(seq.tokens, header[:-1], lambda token: seq.piece(token, special=True))
-        common = seq.common_prefix(header)
-        if len(header) - common > MAX_NEXT_TURN_HEADER or len(header) >= seq.n_ctx - 1 or common < len(seq.tokens) - MAX_NEXT_TURN_HEADER:
-            return []  # not the cache of this reply, or too much to evaluate unasked
-        seq.truncate(common)
-        return header[common:]
+        return tokenize_rendered(loaded, text[:cut])[:-1]
 
     def kv_store_info(self, wait_for_writes: bool = False) -> KvStoreInfo:
         store = self.saved_states.store

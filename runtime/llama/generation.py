@@ -8,6 +8,7 @@ has a shorter common prefix, so the cache is rewound to it.
 
 from __future__ import annotations
 
+import enum
 import threading
 import time
 from dataclasses import dataclass, field
@@ -16,10 +17,11 @@ from typing import Callable, Protocol, Sequence
 import psutil
 
 from runtime.llama.llama_model import DecodeAborted, DecodeError, LlamaModel, Slice, as_sequence
+from runtime.llama.llama_model import KvSequence as Seq
 from runtime.llama.sampling import Sampler, SamplingConfig
 from runtime.llama.text_stream import TextStream
 from runtime.llama.token_alignment import align
-from runtime.protocol import ErrorCode, GenerationStats, RpcError
+from runtime.protocol import ErrorCode, FinishReason, GenerationStats, RpcError
 
 # Prefill is split so a cancel is seen between chunks too; llama.cpp's abort callback covers the inside of one.
 PREFILL_CHUNK = 512
@@ -35,19 +37,18 @@ class GenerationRequest:
     sampling: SamplingConfig
     stop: Sequence[str] = ()
     cancel: threading.Event = field(default_factory=threading.Event)
+    # Where the reply's text goes, called by whoever drives the steps (the scheduler's loop, `generate`) with
+    # each step's text: an output channel that must not block (runtime/server.py queues it for its writer).
     on_text: Callable[[str], None] = lambda text: None
-    # Called before the prompt is prepared: may swap a saved KV state into the cache (runtime/kvstore);
-    # returns the prompt spelled with that state's ids (token_alignment.py), or None if it restored nothing.
-    restore: Callable[[LlamaModel, Sequence[int], GenerationStats], list[int] | None] | None = None
-    # Called when the reply fills the context: may rebuild the cache as fewer old turns + the reply so far
-    # (every accepted token evaluated); True if the reply can go on (runtime/engine/context_window.py).
-    make_room: Callable[[LlamaModel, Sequence[int]], bool] | None = None
+    # When the reply fills the context it waits (Phase.NEEDS_ROOM) for a shorter prompt, fewer old turns
+    # (ReplyRun.make_room; runtime/engine/context_window.py); else it ends there with "length".
+    refits: bool = False
 
 
 @dataclass
 class GenerationOutcome:
     text: str
-    finish_reason: str
+    finish_reason: FinishReason
     stats: GenerationStats
     completion: list[int]
 
@@ -59,14 +60,15 @@ class TokenSink:
     stop strings, max_tokens, a full context and cancel are handled in one place.
     """
 
-    def __init__(self, model: LlamaModel, request: GenerationRequest, stats: GenerationStats, started: float):
+    def __init__(self, model: LlamaModel | Seq, request: GenerationRequest, stats: GenerationStats, started: float):
         self.model = model
         self.request = request
         self.stats = stats
         self.stream = TextStream(request.stop)
         self.completion: list[int] = []
-        self.finish_reason: str | None = None
+        self.finish_reason: FinishReason | None = None
         self.context_full = False  # the reply stopped because the context had no room for its next token
+        self.unsent = ""  # text streamed since the driver last took it (take_text)
         self._started = started
         self._first_token_at: float | None = None
 
@@ -87,7 +89,7 @@ class TokenSink:
         self.stats.completion_tokens = len(self.completion)
         text = self.stream.push(self.model.piece(token))
         if text:
-            self.request.on_text(text)
+            self.unsent += text
         if self.stream.stopped:
             self.finish_reason = "stop"
         elif len(self.completion) >= self.request.max_tokens:
@@ -102,12 +104,15 @@ class TokenSink:
         return self.finish_reason is None
 
     def close(self) -> None:
-        tail = self.stream.finish()
-        if tail:
-            self.request.on_text(tail)
+        self.unsent += self.stream.finish()
+
+    def take_text(self) -> str:
+        """The text streamed since the last call, for the driver to hand on (GenerationRequest.on_text)."""
+        text, self.unsent = self.unsent, ""
+        return text
 
 
-def prepare_prompt(model: LlamaModel, prompt: Sequence[int], stats: GenerationStats) -> list[int]:
+def prepare_prompt(model: LlamaModel | Seq, prompt: Sequence[int], stats: GenerationStats) -> list[int]:
     """Rewind the cache to the longest prefix it shares with `prompt`; returns the tokens still to evaluate."""
     if len(prompt) >= model.n_ctx:
         raise RpcError(
@@ -132,12 +137,15 @@ class Stepper(Protocol):
     `begin` takes the first token from the logits the prompt left; then, each step, `plan` says what
     this reply adds to the batch (its newest token, perhaps with a draft after it) and, once the batch
     is decoded, `settle` reads this reply's logits rows, hands the tokens to the sink and rewinds
-    what was not accepted. Both return False once the reply is over.
+    what was not accepted. Both return False once the reply is over. `expected` is what the planned
+    step should yield, for the replies that plan after it in the same batch (runtime/speculative/adaptive.py).
     """
 
     def begin(self) -> bool: ...
 
     def plan(self, batch: "BatchSoFar") -> Slice: ...
+
+    def expected(self) -> float: ...
 
     def settle(self, step: "StepTiming") -> bool: ...
 
@@ -162,7 +170,7 @@ class StepTiming:
 class PlainStepper:
     """One target forward pass per token."""
 
-    def __init__(self, model: LlamaModel, sampler: Sampler, sink: "TokenSink", notice: str = ""):
+    def __init__(self, model: LlamaModel | Seq, sampler: Sampler, sink: "TokenSink", notice: str = ""):
         self.model = model
         self.sampler = sampler
         self.sink = sink
@@ -176,6 +184,9 @@ class PlainStepper:
     def plan(self, batch: BatchSoFar) -> Slice:
         return Slice(as_sequence(self.model), (self.pending,))
 
+    def expected(self) -> float:
+        return 1.0
+
     def settle(self, step: StepTiming) -> bool:
         return self._take(self.sampler.sample(self.model.logits(-1)))
 
@@ -187,11 +198,20 @@ class PlainStepper:
         return going_on
 
 
-Decoder = Callable[[LlamaModel, Sampler, "TokenSink"], Stepper]  # makes the stepper of one reply
-decode_plain: Decoder = PlainStepper
+# Makes the stepper of one reply (plain, or speculative: runtime/speculative/session.py); a reply that
+# fills its context and goes on in a rebuilt cache gets a new one.
+StepperFactory = Callable[[LlamaModel | Seq, Sampler, "TokenSink"], Stepper]
+plain_stepper: StepperFactory = PlainStepper
 
 
-PREFILLING, DECODING, DONE = "prefilling", "decoding", "done"
+class Phase(enum.Enum):
+    PREFILLING = "prefilling"  # its prompt (or, after NEEDS_ROOM, the rebuilt cache) is read in chunks
+    DECODING = "decoding"
+    NEEDS_ROOM = "needs_room"  # the context is full: waiting for a shorter prompt (make_room); steps without it
+    DONE = "done"
+
+
+PREFILLING, DECODING, NEEDS_ROOM, DONE = Phase.PREFILLING, Phase.DECODING, Phase.NEEDS_ROOM, Phase.DONE
 
 
 class ReplyRun:
@@ -200,24 +220,26 @@ class ReplyRun:
     `next_slice` says what the reply adds to the next batch (a chunk of its prompt,
     or its stepper's step); `after_decode` takes the batch's outcome. A reply alone
     (`generate`) and the replies of the scheduler (runtime/scheduler) run the same
-    way, so cancel, stop strings, max_tokens and a full context behave alike.
+    way, so cancel, stop strings, max_tokens and a full context behave alike. It ends
+    only through `finish` or `fail`, which close its sampler and its sink.
     """
 
-    def __init__(self, model, request: GenerationRequest, stats: GenerationStats, decoder: Decoder, started: float | None = None):
+    def __init__(self, model: LlamaModel | Seq, request: GenerationRequest, stats: GenerationStats, make_stepper: StepperFactory, started: float | None = None):
         self.seq = as_sequence(model)
         self.request = request
         self.stats = stats
-        self.decoder = decoder
+        self.make_stepper = make_stepper
         self.started = time.perf_counter() if started is None else started
         self.sink = TokenSink(self.seq, request, stats, self.started)
         self.sampler: Sampler | None = None
         self.stepper: Stepper | None = None
         self.to_prefill: list[int] = []
-        self.phase = PREFILLING
+        self.phase = Phase.PREFILLING
         self.streaming_since: float | None = None  # when its first reply token was sampled (perf_counter)
         self._prefill_started = 0.0
         self._prefilled = 0
         self._part: Slice | None = None
+        self._dropped_by_refill: int | None = None  # messages left out once the rebuilt cache is read (make_room)
         self.error: BaseException | None = None  # why the reply could not go on (it is done, with this error)
 
     def prepare(self, prompt: Sequence[int]) -> None:
@@ -225,20 +247,27 @@ class ReplyRun:
         self.to_prefill = prepare_prompt(self.seq, prompt, self.stats)
         self._prefill_started = time.perf_counter()
         if self.request.max_tokens <= 0:
-            self._finish("length")
+            self.finish("length")
 
     @property
     def done(self) -> bool:
-        return self.phase == DONE
+        return self.phase is Phase.DONE
+
+    def take_text(self) -> str:
+        """The text this reply streamed since the last call."""
+        return self.sink.take_text()
 
     def next_slice(self, batch: BatchSoFar, budget: int) -> Slice | None:
-        """This reply's part of the next batch (at most `budget` tokens of prompt), or None when it has ended."""
-        if self.phase != DONE and self.request.cancel.is_set():
-            self._finish("cancelled")
-        if self.phase == PREFILLING:
+        """This reply's part of the next batch (at most `budget` tokens of prompt), or None when it has none."""
+        if self.phase is not Phase.DONE and self.request.cancel.is_set():
+            if self.phase is Phase.NEEDS_ROOM:
+                self.sink.finish_reason = "cancelled"  # not "length": the context was to be made room for
+            self.finish("cancelled")
+        if self.phase is Phase.PREFILLING:
             chunk = self.to_prefill[: max(1, min(budget, PREFILL_CHUNK, self.seq.n_batch))]
             self._part = Slice(self.seq, chunk)
-        elif self.phase == DECODING:
+        elif self.phase is Phase.DECODING:
+            assert self.stepper is not None
             self._part = self.stepper.plan(batch)
         else:
             self._part = None
@@ -246,25 +275,27 @@ class ReplyRun:
 
     def expected(self) -> float:
         """Reply tokens the planned step is expected to yield (0 for a prompt chunk)."""
-        if self.phase != DECODING:
+        if self.phase is not Phase.DECODING or self.stepper is None:
             return 0.0
-        expected = getattr(self.stepper, "expected", None)
-        return expected() if expected is not None else 1.0
+        return self.stepper.expected()
 
     def after_decode(self, step: StepTiming) -> None:
         part, self._part = self._part, None
         if part is None:
             return
-        if self.phase == PREFILLING:
+        if self.phase is Phase.PREFILLING:
             del self.to_prefill[: len(part.tokens)]
             self._prefilled += len(part.tokens)
             if self.to_prefill:
                 return
-            elapsed = time.perf_counter() - self._prefill_started
-            self.stats.prefill_tokens_per_s = self._prefilled / elapsed if elapsed > 0 else 0.0
-            self.sampler = Sampler(self.request.sampling, self.seq, self.request.prompt)
+            if self.sampler is None:
+                elapsed = time.perf_counter() - self._prefill_started
+                self.stats.prefill_tokens_per_s = self._prefilled / elapsed if elapsed > 0 else 0.0
+                self.sampler = Sampler(self.request.sampling, self.seq, self.request.prompt)
+            elif self._dropped_by_refill is not None:  # the rebuilt cache is read: the reply goes on in it
+                self.stats.context_dropped_messages, self._dropped_by_refill = self._dropped_by_refill, None
             self._start_decoding()
-        elif not self.stepper.settle(step):
+        elif self.stepper is not None and not self.stepper.settle(step):
             self._ended()
 
     def after_decode_or_end(self, step: StepTiming) -> None:
@@ -272,45 +303,73 @@ class ReplyRun:
         try:
             self.after_decode(step)
         except Exception as exc:
-            self.error = exc
-            self._finish("cancelled")
+            self.fail(exc)
 
     def decode_failed(self, exc: BaseException) -> None:
         """The batch this reply was in could not be decoded: a cancel (abort), or an error that ends the reply with it."""
         self._part = None
-        if not isinstance(exc, DecodeAborted):
-            self.error = exc
-        self._finish("cancelled")
+        if isinstance(exc, DecodeAborted):
+            self.finish("cancelled")
+        else:
+            self.fail(exc)
+
+    def make_room(self, prompt: Sequence[int] | None, dropped: int) -> None:
+        """The answer to NEEDS_ROOM: the conversation refitted with the reply so far committed, `dropped` messages
+        left out (None: it cannot be). The cache is rebuilt as that prompt plus the whole reply so far, read
+        like a prompt, and the reply goes on; if nothing more could be left out it ends with "length"."""
+        if self.phase is not Phase.NEEDS_ROOM:
+            return  # cancelled meanwhile
+        if self.request.cancel.is_set():
+            self.sink.finish_reason = "cancelled"
+            self.finish("cancelled")
+            return
+        target = [*prompt, *self.sink.completion] if prompt is not None else []
+        if prompt is None or dropped <= self.stats.context_dropped_messages or len(target) >= self.seq.n_ctx:
+            self.finish(self.sink.finish_reason or "length")
+            return
+        kept = self.seq.truncate(self.seq.common_prefix(target[:-1]))  # the last token is read again for its logits
+        self.to_prefill = target[kept:]
+        self._dropped_by_refill = dropped
+        self.sink.finish_reason, self.sink.context_full = None, False
+        self.phase = Phase.PREFILLING
 
     def _start_decoding(self) -> None:
-        self.phase = DECODING
+        assert self.sampler is not None
+        self.phase = Phase.DECODING
         if self.streaming_since is None:
             self.streaming_since = time.perf_counter()
-        self.stepper = self.decoder(self.seq, self.sampler, self.sink)  # picks up from the logits the last decode left
+        self.stepper = self.make_stepper(self.seq, self.sampler, self.sink)  # picks up from the logits the last decode left
         if not self.stepper.begin():
             self._ended()
 
     def _ended(self) -> None:
         sink, request = self.sink, self.request
-        if sink.context_full and request.make_room is not None and not request.cancel.is_set() and request.make_room(self.seq, sink.completion):
-            sink.finish_reason, sink.context_full = None, False
-            self._start_decoding()
+        if sink.context_full and request.refits and not request.cancel.is_set():
+            self.phase = Phase.NEEDS_ROOM  # the driver asks for a shorter prompt and answers with make_room
             return
         if request.cancel.is_set() and sink.context_full:
             sink.finish_reason = "cancelled"
-        self._finish(sink.finish_reason or "stop")
+        self.finish(sink.finish_reason or "stop")
 
-    def _finish(self, reason: str) -> None:
-        if self.phase == DONE:
+    def finish(self, reason: FinishReason) -> None:
+        """End the reply (once): its sampler and its sink are closed, its figures final."""
+        if self.phase is Phase.DONE:
             return
         if self.sink.finish_reason is None:
             self.sink.finish_reason = reason
-        self.phase = DONE
+        self.phase = Phase.DONE
+        self._part = None
         if self.sampler is not None:
             self.sampler.close()
         self.sink.close()
         self.stats.total_ms = (time.perf_counter() - self.started) * 1000
         self.stats.rss_bytes = psutil.Process().memory_info().rss
+
+    def fail(self, exc: BaseException) -> None:
+        """End the reply with an error of its own (its caller raises it)."""
+        if self.error is None:
+            self.error = exc
+        self.finish("cancelled")
 
     def outcome(self) -> GenerationOutcome:
         return GenerationOutcome(self.sink.stream.text, self.sink.finish_reason or "stop", self.stats, self.sink.completion)
@@ -327,12 +386,12 @@ def decode_step(runs: Sequence[ReplyRun], budget: int | None = None) -> list[Rep
     budget = model.n_batch if budget is None else budget
     batch = BatchSoFar()
     parts: list[tuple[ReplyRun, Slice]] = []
-    streams_began = [r.streaming_since for r in runs if r.phase == DECODING]
+    streams_began = [r.streaming_since for r in runs if r.phase is Phase.DECODING and r.streaming_since is not None]
     prompt_budget = PREFILL_CHUNK_WHILE_STREAMING if streams_began and not model.one_sequence_per_decode else budget
     # Replies that stream first (their step is small), then prompt chunks in what is left, oldest request first.
-    for run in sorted(runs, key=lambda r: (r.phase != DECODING, r.started)):
+    for run in sorted(runs, key=lambda r: (r.phase is not Phase.DECODING, r.started)):
         room = budget - batch.tokens
-        if run.phase == PREFILLING and any(began < run.started for began in streams_began):
+        if run.phase is Phase.PREFILLING and any(began < run.started for began in streams_began):
             room = min(room, prompt_budget)  # it came while others streamed: chunked, so they keep streaming
             prompt_budget -= room
         # else it came while every stream was still reading its own prompt: one wave with them, read whole,
@@ -348,7 +407,7 @@ def decode_step(runs: Sequence[ReplyRun], budget: int | None = None) -> list[Rep
         batch.expected += run.expected()
     if not parts:
         return [r for r in runs if r.done]
-    abort = parts[0][0].request.cancel if len(parts) == 1 and parts[0][0].phase == PREFILLING else None
+    abort = parts[0][0].request.cancel if len(parts) == 1 and parts[0][0].phase is Phase.PREFILLING else None
     started = time.perf_counter()
     try:
         model.decode_slices([p for _r, p in parts], abort=abort)
@@ -358,24 +417,40 @@ def decode_step(runs: Sequence[ReplyRun], budget: int | None = None) -> list[Rep
         return [r for r, _p in parts]
     seconds = time.perf_counter() - started
     timed = not any(p.singly for _r, p in parts) and not (model.one_sequence_per_decode and len(parts) > 1)
-    if timed and model.pass_observer is not None:
-        model.pass_observer(batch.tokens, seconds, sum(len(p.rows) for _r, p in parts))
+    if timed:
+        for observe in model.pass_observers:  # the speculative cost model prices drafts from every pass
+            observe(batch.tokens, seconds, sum(len(p.rows) for _r, p in parts))
     step = StepTiming(batch.tokens, seconds if timed else None)
     for run, _part in parts:
         run.after_decode_or_end(step)
     return [r for r, _p in parts]
 
 
-def generate(model: LlamaModel, request: GenerationRequest, stats: GenerationStats | None = None, decoder: Decoder = decode_plain) -> GenerationOutcome:
-    """Run one reply to completion, alone. `stats` is updated in place so it can be read live."""
+def generate(
+    model: LlamaModel,
+    request: GenerationRequest,
+    stats: GenerationStats | None = None,
+    make_stepper: StepperFactory = plain_stepper,
+    refit: Callable[[int], tuple[list[int], int] | None] | None = None,
+) -> GenerationOutcome:
+    """Run one reply to completion, alone. `stats` is updated in place so it can be read live.
+
+    `refit(committed)`: the prompt with fewer old turns and how many were left out, when the reply fills the context
+    (request.refits), or None. The scheduler does the same with its own replies, their callers answering on their threads."""
     stats = stats if stats is not None else GenerationStats()
-    run = ReplyRun(model, request, stats, decoder)
-    prompt = request.restore(run.seq, request.prompt, stats) if request.restore is not None else None
-    if prompt is None:
-        prompt = align(run.seq.tokens, request.prompt, lambda token: model.piece(token, special=True))
-    run.prepare(prompt)
+    run = ReplyRun(model, request, stats, make_stepper)
+    run.prepare(align(run.seq.tokens, request.prompt, lambda token: model.piece(token, special=True)))
     while not run.done:
         decode_step([run])
+        text = run.take_text()
+        if text:
+            request.on_text(text)
+        if run.phase is Phase.NEEDS_ROOM:
+            fitted = refit(len(run.sink.completion)) if refit is not None else None
+            run.make_room(*(fitted if fitted is not None else (None, 0)))
+    text = run.take_text()
+    if text:
+        request.on_text(text)
     if run.error is not None:
         raise run.error
     return run.outcome()

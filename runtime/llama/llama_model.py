@@ -204,7 +204,7 @@ class LlamaModel:
         self.can_rewind = not (llama_cpp.llama_model_is_recurrent(self._model.model) or llama_cpp.llama_model_is_hybrid(self._model.model))
         self.one_sequence_per_decode = os.environ.get(BATCH_ENV, "").lower() == "single"
         # Told of every timed pass (tokens, seconds, logits rows): the speculative cost model (runtime/speculative/costs.py).
-        self.pass_observer: Callable[[int, float, int], None] | None = None
+        self.pass_observers: list[Callable[[int, float, int], None]] = []
         self.sequences = [KvSequence(self, i) for i in range(n_seq)]
         self.scratch_seq_id = n_seq
         self._pieces: dict[int, bytes] = {}

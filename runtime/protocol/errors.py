@@ -22,6 +22,7 @@ class ErrorCode(enum.IntEnum):
     CONTEXT_OVERFLOW = -32008
     NOT_INITIALIZED = -32009
     LISTEN_FAILED = -32010  # api.start: the address is taken or not this machine's
+    OUTPUT_STALLED = -32011  # chat.generate: the client stopped reading stdout, so its reply was dropped (runtime/output_writer.py)
     # models from Hugging Face (runtime/hub)
     REPO_NOT_FOUND = -32040
     FILE_NOT_FOUND = -32041

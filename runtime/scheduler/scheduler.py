@@ -1,27 +1,32 @@
 """Continuous batching: the replies of several conversations decoded together, one llama_decode call per step.
 
-The model's context holds `n_seq` sequences (llama_model.py); each is a slot that
+The model's context holds `n_seq` sequences (llama_model.py); each is a seat that
 one conversation's KV cache lives in, streaming or resting between its turns.
-One engine thread runs the loop: it admits waiting replies into slots in the
+One engine thread runs the loop: it admits waiting replies into seats in the
 order they came, then builds each step's batch from every admitted reply (the
 next token of each one that streams, with its speculative draft, and chunks of
 new prompts in what the batch has left: chunked prefill, so a new prompt's time
 to first token stays bounded while the others keep streaming; prompts sent
 together are read whole, generation.decode_step), decodes it with one
 llama_decode call and hands each reply its logits rows (generation.ReplyRun).
-Replies that end in the same step are all answered before their after-work (the
-next turn's headers, in one llama_decode call; the states saved) begins.
 
-Which slot a reply gets: the one its conversation rests in, else the resting slot
-whose cache shares the most with its prompt (switching back to a recent
-conversation costs no restore), else an empty one, else the one resting longest; the KV store on disk (runtime/kvstore) covers
-conversations no slot holds any more. A prompt that begins like another sequence's
-cache (the same system prompt) shares those cells (Sequence.share) instead of
-computing them again. Caches are kept apart by owner (the
-protocol client, the API): a reply never reuses or restores a cache another
-owner made, and a slot changing owner is emptied first. When both owners have
-asked for replies, neither may hold every slot, so neither ever waits for the
-other to finish.
+The loop runs one way, as llama.cpp's server and vLLM's scheduler do: what
+comes in is data (`submit`, `cancel`, `follow_up`, `make_room`, taken at the top
+of each pass), and what a step did goes out as data (StepOutput: each reply's
+text, the replies that ended, the replies whose context is full). The loop hands
+text to each reply's output channel (GenerationRequest.on_text, which never
+blocks) and wakes its caller; it never calls back into the engine. Work that
+needs the chat template (the next turn's start, a conversation refitted to the
+context) happens on the callers' threads, which send the tokens back.
+
+Replies that end in the same step are all answered before their after-work (the
+next turn's start, sent by their callers and evaluated in one llama_decode call;
+their states saved) begins. Until then a seat is held: no other reply sits in it.
+
+Which seat a reply gets: seat_choice.py; the KV store on disk (runtime/kvstore)
+covers conversations no seat holds any more. A prompt that begins like another
+sequence's cache (the same system prompt) shares those cells (KvSequence.share)
+instead of computing them again. A seat changing owner is emptied first.
 
 Prompts sent together are read in one batch even though each is rendered on its
 own thread first: a wave of prompts that would start while nothing streams waits
@@ -32,7 +37,9 @@ clients at once read one prompt of 14 tokens in 0.37 s, then three more in the
 next batch. A reply on its own starts at most QUIET_S later.
 
 Everything that touches the llama.cpp context happens on the engine thread.
-Other threads `submit` replies and wait for them, and `cancel` them.
+
+Naming: llama.cpp's server calls a sequence a "slot"; here that word is taken by
+the server's job FIFO (runtime/job_slot.py), so the scheduler's is a `Seat`.
 """
 
 from __future__ import annotations
@@ -40,24 +47,40 @@ from __future__ import annotations
 import collections
 import contextlib
 import logging
+import queue
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Iterator, NamedTuple, Protocol, Sequence
 
-from runtime.llama.generation import Decoder, GenerationOutcome, GenerationRequest, ReplyRun, decode_step
+from runtime.llama.generation import GenerationOutcome, GenerationRequest, Phase, ReplyRun, StepperFactory, decode_step
 from runtime.llama.llama_model import LlamaModel, Slice
 from runtime.llama.llama_model import KvSequence as Seq
 from runtime.llama.token_alignment import align, common_prefix
 from runtime.job_slot import PROTOCOL
 from runtime.protocol import GenerationStats, RpcError
+from runtime.scheduler.seat_choice import SeatView, Seeker, choose_seat
 
 log = logging.getLogger("lokal.scheduler")
 
-MIN_REUSE_TOKENS = 32  # below this, a fresh slot is better than another conversation's cache
 MIN_SHARED_TOKENS = 8  # a prefix another sequence holds is shared when it saves at least this many tokens
 GATHER_S = 0.05  # the longest a new wave of prompts waits for more replies
 QUIET_S = 0.01  # ...and it starts once no reply was submitted for this long (and none is arriving)
+MAX_NEXT_TURN_HEADER = 32  # tokens evaluated after a reply without being asked (a template's header is 3 to 10)
+
+
+class SavedStates(Protocol):
+    """The KV store's seam (runtime/kvstore/saved_states.py): a state restored before a prompt, saved after a reply."""
+
+    def restore(self, model: Seq, prompt: Sequence[int], stats: GenerationStats, owner: str) -> list[int] | None: ...
+
+    def save(self, model: Seq, conversation_id: str, owner: str) -> None: ...
+
+
+class RoomNeeded(NamedTuple):
+    """To a reply's caller: the reply filled the context with `committed` tokens; answer with Scheduler.make_room."""
+
+    committed: int
 
 
 @dataclass(eq=False)
@@ -65,45 +88,75 @@ class ScheduledReply:
     """A reply handed to the scheduler, and what becomes of it."""
 
     request: GenerationRequest
-    decoder: Decoder
-    owner: str = PROTOCOL  # whose caches it may reuse (PROTOCOL or API)
+    make_stepper: StepperFactory
+    owner: str = PROTOCOL  # whose caches it may reuse (PROTOCOL or API, runtime/job_slot.py)
     conversation_id: str = ""
     stats: GenerationStats = field(default_factory=GenerationStats)
-    # On the engine thread, once the reply is over and its waiter has the outcome: the tokens every next turn
-    # of the conversation starts with, to evaluate now (the sequence rewound to where they go; engine.py)...
-    next_turn: Callable[[Seq, GenerationOutcome], Sequence[int]] | None = None
-    # ...then work that may use the sequence (the state saved for later).
-    after: Callable[[Seq, GenerationOutcome], None] | None = None
-    # Restore a saved state into the sequence if it beats what the sequence holds (runtime/kvstore):
-    # the prompt spelled with the restored ids, or None.
-    restore: Callable[[Seq, Sequence[int], GenerationStats, str], list[int] | None] | None = None
+    # Its caller sends how every next turn of the conversation starts (Scheduler.follow_up) once it has the
+    # outcome; the seat is held until then, and those tokens are evaluated now, while the user reads.
+    follows_up: bool = False
+    saves_state: bool = False  # its cache is saved for later (the scheduler's SavedStates) once it is over
     submitted: float = field(default_factory=time.perf_counter)
     done: threading.Event = field(default_factory=threading.Event)
     outcome: GenerationOutcome | None = None
     error: BaseException | None = None
-    seq_id: int | None = None  # the slot it got
+    seq_id: int | None = None  # the seat it got
     admitted: float | None = None  # when it got it (perf_counter)
+    # What its caller has to act on, in order: RoomNeeded, and None once it is over.
+    news: queue.SimpleQueue[RoomNeeded | None] = field(default_factory=queue.SimpleQueue)
+
+    def _end(self) -> None:
+        self.done.set()
+        self.news.put(None)
 
 
 @dataclass(eq=False)
-class Slot:
+class Seat:
+    """One of the context's sequences: whose cache it holds, and the reply streaming in it."""
+
     seq: Seq
     owner: str | None = None
     conversation_id: str = ""
     last_used: float = 0.0
-    reply: ScheduledReply | None = None
+    reply: ScheduledReply | None = None  # streaming
     run: ReplyRun | None = None
+    held_for: ScheduledReply | None = None  # over, its after-work still to come: nobody else sits here
+
+    def view(self) -> SeatView:
+        busy = self.reply or self.held_for
+        return SeatView(self.seq.tokens, self.owner, self.conversation_id, self.last_used, busy.owner if busy is not None else None, self.held_for is not None)
+
+
+@dataclass
+class StepOutput:
+    """What one pass of the loop did, for the loop to hand out: text per reply, replies over, replies out of room."""
+
+    texts: list[tuple[ScheduledReply, str]] = field(default_factory=list)
+    ended: list[tuple[Seat, ScheduledReply]] = field(default_factory=list)
+    room_needed: list[tuple[ScheduledReply, int]] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class _AfterWork:
+    """The replies that ended in one step and still have after-work: each one's next-turn start, once its caller sent it."""
+
+    seats: list[tuple[Seat, ScheduledReply]]
+    next_turns: dict[int, Sequence[int]] = field(default_factory=dict)  # by id(reply)
+    waiting_for: set[int] = field(default_factory=set)  # id(reply) of the follow-ups still to come
 
 
 class Scheduler:
-    def __init__(self, llama: LlamaModel, gather_s: float = GATHER_S, quiet_s: float = QUIET_S):
+    def __init__(self, llama: LlamaModel, states: SavedStates | None = None, gather_s: float = GATHER_S, quiet_s: float = QUIET_S):
         self.llama = llama
-        self.slots = [Slot(seq) for seq in llama.sequences]
+        self.states = states
+        self.seats = [Seat(seq) for seq in llama.sequences]
         self.gather_s, self.quiet_s = gather_s, quiet_s
         self._waiting: collections.deque[ScheduledReply] = collections.deque()
         self._arriving = 0  # replies whose prompts are being rendered, to be submitted soon
         self._last_submit = 0.0  # perf_counter
         self._owners_seen: set[str] = set()
+        self._after: list[_AfterWork] = []  # under the lock
+        self._refits: list[tuple[ScheduledReply, list[int] | None, int]] = []  # make_room answers, under the lock
         self._finishing = 0  # replies over whose after-work still runs
         self._changed = threading.Condition()
         self._closing = False
@@ -112,19 +165,19 @@ class Scheduler:
 
     # ---- other threads -------------------------------------------------------
     def submit(self, reply: ScheduledReply) -> bool:
-        """Queue a reply; True if it has to wait for a slot (every one it may take is streaming)."""
+        """Queue a reply; True if it has to wait for a seat (every one it may take is streaming)."""
         with self._changed:
             if self._closing:
                 raise RuntimeError("the scheduler is closed")
             self._owners_seen.add(reply.owner)
             self._waiting.append(reply)
             self._last_submit = time.perf_counter()
-            waits = self._slot_for(reply, dry_run=True) is None or len(self._waiting) > 1
+            waits = self._seat_for(reply, dry_run=True) is None or len(self._waiting) > 1
             self._changed.notify_all()
         return waits
 
     @contextlib.contextmanager
-    def arriving(self):
+    def arriving(self) -> Iterator[None]:
         """Around the work before `submit` (rendering and fitting the prompt): a wave of prompts about
         to start while nothing streams waits for this reply, so that it joins their batch."""
         with self._changed:
@@ -143,27 +196,44 @@ class Scheduler:
                 self._waiting.remove(reply)
                 reply.stats.total_ms = (time.perf_counter() - reply.submitted) * 1000
                 reply.outcome = GenerationOutcome("", "cancelled", reply.stats, [])
-                reply.done.set()
+                reply._end()
+            self._changed.notify_all()
+
+    def follow_up(self, reply: ScheduledReply, next_turn: Sequence[int]) -> None:
+        """From the caller of a reply that `follows_up`, once it has the outcome: the tokens every next turn of the
+        conversation starts with (the whole prompt so far; [] when there is nothing to evaluate)."""
+        with self._changed:
+            for work in self._after:
+                if id(reply) in work.waiting_for:
+                    work.waiting_for.discard(id(reply))
+                    work.next_turns[id(reply)] = next_turn
+                    self._changed.notify_all()
+                    return
+
+    def make_room(self, reply: ScheduledReply, prompt: list[int] | None, dropped: int) -> None:
+        """The answer to RoomNeeded: the conversation refitted with the reply so far committed (None: it cannot be)."""
+        with self._changed:
+            self._refits.append((reply, prompt, dropped))
             self._changed.notify_all()
 
     def streaming(self, owner: str | None = None) -> list[ScheduledReply]:
         """The replies admitted and not yet over (of one owner, or all)."""
         with self._changed:
-            return [s.reply for s in self.slots if s.reply is not None and (owner is None or s.reply.owner == owner)]
+            return [s.reply for s in self.seats if s.reply is not None and (owner is None or s.reply.owner == owner)]
 
     def context_used(self, owner: str, conversation_id: str | None = None) -> int:
         """Tokens in the sequence of `owner`'s newest reply (of `conversation_id`'s, when given): the one
-        streaming, else the last one; 0 when no slot holds that conversation now."""
+        streaming, else the last one; 0 when no seat holds that conversation now."""
         with self._changed:
-            mine = [s for s in self.slots if s.owner == owner and (conversation_id is None or s.conversation_id == conversation_id)]
-            streaming = [s for s in mine if s.reply is not None]
+            mine = [s for s in self.seats if s.owner == owner and (conversation_id is None or s.conversation_id == conversation_id)]
+            streaming = [(s.reply.submitted, s) for s in mine if s.reply is not None]
             if streaming:
-                return len(max(streaming, key=lambda s: s.reply.submitted).seq.tokens)
+                return len(max(streaming, key=lambda pair: pair[0])[1].seq.tokens)
             rested = [s for s in mine if s.last_used]
             return len(max(rested, key=lambda s: s.last_used).seq.tokens) if rested else 0
 
     def _idle(self) -> bool:
-        return not self._waiting and not self._finishing and all(s.reply is None for s in self.slots)
+        return not self._waiting and not self._finishing and all(s.reply is None for s in self.seats)
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until no reply streams or waits and the last one's after-work (its state saved) is done."""
@@ -193,108 +263,114 @@ class Scheduler:
     def _loop(self) -> None:
         while True:
             with self._changed:
-                while not self._waiting and not any(s.reply for s in self.slots) and not self._closing:
+                while not self._has_work():
                     self._changed.wait()
-                if self._closing and not self._waiting and not any(s.reply for s in self.slots):
+                if self._closing and not self._waiting and not any(s.reply for s in self.seats):
+                    self._after_work(self._after)  # no follow-up is awaited any more: the states are saved as they are
+                    self._after = []
                     return
                 self._gather_a_new_wave()
-                admitted = []
-                for reply in list(self._waiting):  # in arrival order; one held back by its owner's share does not hold up the other owner's
-                    if all(s.reply is not None for s in self.slots):
-                        break
-                    slot = self._slot_for(reply)
-                    if slot is None:
-                        continue
-                    self._waiting.remove(reply)
-                    slot.reply = reply
-                    admitted.append((reply, slot))
-            for reply, slot in admitted:
-                self._admit(reply, slot)
+                admitted = self._take_admissions()
+                refits, self._refits = self._refits, []
+                ready = [work for work in self._after if not work.waiting_for]
+                self._after = [work for work in self._after if work.waiting_for]
+            self._after_work(ready)
+            output = StepOutput()
+            for reply, prompt, dropped in refits:
+                seat = self.seats[reply.seq_id] if reply.seq_id is not None else None
+                if seat is not None and seat.reply is reply and seat.run is not None:
+                    try:
+                        seat.run.make_room(prompt, dropped)
+                    except Exception as exc:  # a bug: this reply ends with it
+                        log.exception("making room for the reply of %r", reply.conversation_id)
+                        seat.run.fail(exc)
+            for reply, seat in admitted:
+                self._admit(reply, seat)
             try:
-                self._step()
+                self._step(output)
             except Exception as exc:  # a bug: every streaming reply ends with it rather than hang
                 log.exception("a decode step failed")
-                failed = [slot for slot in self.slots if slot.reply is not None]
-                for slot in failed:
-                    slot.reply.error = exc
-                self._finish(failed)
+                for seat in self.seats:
+                    if seat.run is not None:
+                        seat.run.fail(exc)
+                self._collect(output)
+            self._hand_out(output)
+
+    def _has_work(self) -> bool:
+        """Called with the lock held: whether a pass of the loop has anything to do."""
+        if self._closing or self._waiting or self._refits or any(not work.waiting_for for work in self._after):
+            return True
+        return any(s.run is not None and s.run.phase is not Phase.NEEDS_ROOM for s in self.seats) or any(
+            s.run is not None and s.run.request.cancel.is_set() for s in self.seats
+        )
 
     def _gather_a_new_wave(self) -> None:
         """While nothing streams, wait for the replies still arriving and for a quiet moment without
         submits (at most gather_s after the first waiting reply came), or until the waiting replies fill
-        every slot. Called with the lock held; submit and `arriving` notify."""
-        if any(s.reply for s in self.slots) or not self._waiting:
+        every seat. Called with the lock held; submit and `arriving` notify."""
+        if any(s.reply for s in self.seats) or not self._waiting:
             return
         deadline = self._waiting[0].submitted + self.gather_s
-        while not self._closing and len(self._waiting) < len(self.slots):
+        while not self._closing and len(self._waiting) < len(self.seats):
             now = time.perf_counter()
             until = deadline if self._arriving else min(deadline, self._last_submit + self.quiet_s)
             if now >= until:
                 return
             self._changed.wait(until - now)
 
-    def _slot_for(self, reply: ScheduledReply, dry_run: bool = False) -> Slot | None:
-        """The resting slot this reply should take (None: it waits). Called with the lock held."""
-        resting = [s for s in self.slots if s.reply is None]
-        if not resting:
-            return None
-        others = self._owners_seen - {reply.owner}
-        mine = sum(1 for s in self.slots if s.reply is not None and s.reply.owner == reply.owner)
-        if others and len(self.slots) >= 2 and mine >= len(self.slots) - 1:
-            return None  # the other owner keeps a slot of its own
-        if dry_run:
-            return resting[0]
-        prompt = reply.request.prompt
-        piece = lambda token: self.llama.piece(token, special=True)
-        best, best_shared = None, 0
-        for slot in resting:
-            if slot.owner == reply.owner and slot.seq.tokens:
-                shared = common_prefix(slot.seq.tokens, align(slot.seq.tokens, prompt, piece))
-                if slot.conversation_id == reply.conversation_id and shared:
-                    return slot  # its own conversation's cache (a next turn, a regenerate, an edit)
-                if shared > best_shared:
-                    best, best_shared = slot, shared
-        empty = [s for s in resting if not s.seq.tokens]
-        if best is not None and (best_shared >= MIN_REUSE_TOKENS or not empty):
-            return best
-        if empty:
-            return empty[0]
-        return min(resting, key=lambda s: s.last_used)
+    def _take_admissions(self) -> list[tuple[ScheduledReply, Seat]]:
+        """The waiting replies that get a seat now, in arrival order; one held back by its owner's share does not
+        hold up the other owner's. Called with the lock held."""
+        admitted = []
+        for reply in list(self._waiting):
+            if all(s.reply is not None or s.held_for is not None for s in self.seats):
+                break
+            seat = self._seat_for(reply)
+            if seat is None:
+                continue
+            self._waiting.remove(reply)
+            seat.reply = reply
+            admitted.append((reply, seat))
+        return admitted
 
-    def _admit(self, reply: ScheduledReply, slot: Slot) -> None:
-        seq = slot.seq
+    def _seat_for(self, reply: ScheduledReply, dry_run: bool = False) -> Seat | None:
+        """The resting seat this reply should take (None: it waits). Called with the lock held."""
+        piece = lambda token: self.llama.piece(token, special=True)
+        seeker = Seeker(reply.owner, reply.conversation_id, reply.request.prompt)
+        index = choose_seat([s.view() for s in self.seats], seeker, self._owners_seen, piece, dry_run)
+        return self.seats[index] if index is not None else None
+
+    def _admit(self, reply: ScheduledReply, seat: Seat) -> None:
+        seq = seat.seq
         reply.seq_id, reply.admitted = seq.seq_id, time.perf_counter()
-        if slot.owner != reply.owner:
+        if seat.owner != reply.owner:
             seq.clear()  # another owner's cache is never reused, not even a shared system prompt
-        slot.owner, slot.conversation_id = reply.owner, reply.conversation_id
+        seat.owner, seat.conversation_id = reply.owner, reply.conversation_id
         request = reply.request
-        self._share_prefix(slot, request.prompt)
-        run = ReplyRun(seq, request, reply.stats, reply.decoder, started=reply.submitted)
-        slot.run = run
+        self._share_prefix(seat, request.prompt)
+        run = ReplyRun(seq, request, reply.stats, reply.make_stepper, started=reply.submitted)
+        seat.run = run
         try:
-            prompt = reply.restore(seq, request.prompt, reply.stats, reply.owner) if reply.restore is not None else None
+            prompt = self.states.restore(seq, request.prompt, reply.stats, reply.owner) if self.states is not None else None
             if prompt is None:
                 prompt = align(seq.tokens, request.prompt, lambda token: self.llama.piece(token, special=True))
             run.prepare(prompt)
         except Exception as exc:  # a prompt longer than the context (RpcError), or a bug: this reply ends with it
             if not isinstance(exc, RpcError):
                 log.exception("admitting the reply of %r", reply.conversation_id)
-            reply.error = exc
-            run.phase = "done"
-        if run.done:
-            self._finish([slot])
+            run.fail(exc)
 
-    def _share_prefix(self, slot: Slot, prompt: Sequence[int]) -> None:
+    def _share_prefix(self, seat: Seat, prompt: Sequence[int]) -> None:
         """If another sequence of the same owner holds more of this prompt (a system prompt, the history
         of a conversation branched off), this one shares those cells instead of computing them again."""
-        seq = slot.seq
+        seq = seat.seq
         if not self.llama.can_rewind:
             return
         piece = lambda token: self.llama.piece(token, special=True)
         own = common_prefix(seq.tokens, align(seq.tokens, prompt, piece)) if seq.tokens else 0
         donor, shared = None, own
-        for other in self.slots:
-            if other is slot or other.owner != slot.owner or not other.seq.tokens:
+        for other in self.seats:
+            if other is seat or other.owner != seat.owner or not other.seq.tokens:
                 continue
             n = common_prefix(other.seq.tokens, align(other.seq.tokens, prompt, piece))
             if n > shared:
@@ -303,56 +379,104 @@ class Scheduler:
             return
         seq.share(donor.seq, shared)
 
-    def _step(self) -> None:
-        active = [s for s in self.slots if s.run is not None and not s.run.done]
+    def _step(self, output: StepOutput) -> None:
+        active = [s.run for s in self.seats if s.run is not None and not s.run.done]
         if active:
-            decode_step([s.run for s in active])
-        self._finish([s for s in self.slots if s.run is not None and s.run.done])
+            for run in decode_step(active):
+                if run.phase is Phase.NEEDS_ROOM:
+                    output.room_needed.append((self._reply_of(run), len(run.sink.completion)))
+        self._collect(output)
 
-    def _finish(self, slots: list[Slot]) -> None:
-        """End these replies: each waiter has its outcome first, then each one's after-work runs (its state
-        saved), so replies that end in the same step are all out at once, not one after-work apart."""
-        ended = []
-        for slot in slots:
-            reply, run = slot.reply, slot.run
-            slot.run = None
-            if run is not None and run.error is not None and reply.error is None:
-                reply.error = run.error
-            if run is not None and reply.error is None:
-                reply.outcome = run.outcome()
-            slot.last_used = time.monotonic()
+    def _reply_of(self, run: ReplyRun) -> ScheduledReply:
+        seat = self.seats[run.seq.seq_id]
+        assert seat.reply is not None and seat.run is run
+        return seat.reply
+
+    def _collect(self, output: StepOutput) -> None:
+        """Each reply's new text, and the replies that are over (their seats freed, or held for their after-work)."""
+        for seat in self.seats:
+            run, reply = seat.run, seat.reply
+            if run is None or reply is None:
+                continue
+            text = run.take_text()
+            if text:
+                output.texts.append((reply, text))
+            if not run.done:
+                continue
+            reply.error = run.error
+            reply.outcome = run.outcome() if run.error is None else None
+            seat.run = None
+            seat.last_used = time.monotonic()
+            output.ended.append((seat, reply))
+
+    def _hand_out(self, output: StepOutput) -> None:
+        """The step's results to the replies' channels and callers: text first, then who ended, then who needs room.
+        The after-work of the replies that ended begins only after all of them are out."""
+        for reply, text in output.texts:
+            try:
+                reply.request.on_text(text)
+            except Exception:  # an output channel that fails loses its text, never the loop
+                log.exception("handing out the text of %r", reply.conversation_id)
+        if output.ended:
+            work = _AfterWork([])
             with self._changed:
-                slot.reply = None
-                self._finishing += 1
-            ended.append((slot, reply))
-        for _slot, reply in ended:
-            reply.done.set()
-        self._evaluate_next_turns(ended)
-        for slot, reply in ended:
-            try:
-                if reply.after is not None and reply.outcome is not None:
-                    reply.after(slot.seq, reply.outcome)
-            except Exception:
-                log.exception("after the reply of %r", reply.conversation_id)
-            finally:
-                with self._changed:
-                    self._finishing -= 1
-                    self._changed.notify_all()
+                for seat, reply in output.ended:
+                    seat.reply = None
+                    if not (reply.follows_up or reply.saves_state):
+                        continue
+                    seat.held_for = reply
+                    self._finishing += 1
+                    work.seats.append((seat, reply))
+                    if reply.follows_up and reply.error is None and reply.outcome is not None and reply.outcome.finish_reason != "cancelled":
+                        work.waiting_for.add(id(reply))
+                if work.seats:
+                    self._after.append(work)
+                self._changed.notify_all()
+            for _seat, reply in output.ended:
+                reply._end()
+        for reply, committed in output.room_needed:
+            reply.news.put(RoomNeeded(committed))
 
-    def _evaluate_next_turns(self, ended: list[tuple[Slot, ScheduledReply]]) -> None:
-        """The next turn's header of every reply that just ended, in one llama_decode call for them all."""
+    def _after_work(self, ready: list[_AfterWork]) -> None:
+        """For replies over whose callers have sent their follow-ups: the next turns' starts, in one llama_decode
+        call for all of them, then each one's state saved; their seats are free again after."""
+        done = [pair for work in ready for pair in work.seats]
+        if not done:
+            return
+        next_turns = {key: tokens for work in ready for key, tokens in work.next_turns.items()}
         headers = []
-        for slot, reply in ended:
-            if reply.next_turn is None or reply.outcome is None:
-                continue
-            try:
-                tokens = reply.next_turn(slot.seq, reply.outcome)
-            except Exception:
-                log.exception("the next turn's header of %r", reply.conversation_id)
-                continue
+        for seat, reply in done:
+            tokens = self._next_turn_header(seat.seq, next_turns.get(id(reply), ()))
             if tokens:
-                headers.append(Slice(slot.seq, list(tokens)))
+                headers.append(Slice(seat.seq, tokens))
         try:
             self.llama.decode_slices(headers)
         except Exception:  # only time is lost: the next turn evaluates them itself
             log.exception("could not evaluate the next turns' headers")
+        for seat, reply in done:
+            try:
+                if reply.saves_state and self.states is not None and reply.outcome is not None:
+                    self.states.save(seat.seq, reply.conversation_id, reply.owner)
+            except Exception:
+                log.exception("saving the state of %r", reply.conversation_id)
+            finally:
+                with self._changed:
+                    seat.held_for = None
+                    self._finishing -= 1
+                    self._changed.notify_all()
+
+    def _next_turn_header(self, seq: Seq, next_turn: Sequence[int]) -> list[int]:
+        """The tokens of `next_turn` (how every next turn starts) that `seq` lacks, `seq` rewound to where they go;
+        [] when that is not the cache of this reply or too much to evaluate unasked."""
+        if not next_turn:
+            return []
+        try:
+            header = align(seq.tokens, next_turn, lambda token: seq.piece(token, special=True))
+            common = seq.common_prefix(header)
+            if len(header) - common > MAX_NEXT_TURN_HEADER or len(header) >= seq.n_ctx - 1 or common < len(seq.tokens) - MAX_NEXT_TURN_HEADER:
+                return []
+            seq.truncate(common)
+            return header[common:]
+        except Exception:
+            log.exception("the next turn's header")
+            return []

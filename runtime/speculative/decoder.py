@@ -82,8 +82,8 @@ class Drafting:
         self.controller.observe_lookup(match, agreed + 1 if agreed < n else agreed, agreed, of_reply)
 
 
-class SpeculativeDecoder:
-    """A Decoder (runtime/llama/generation.py): makes the stepper of one reply."""
+class SpeculativeSteppers:
+    """A StepperFactory (runtime/llama/generation.py): makes the stepper of one reply."""
 
     def __init__(self, drafting: Drafting, costs: CostModel, mode: str, verify_singly: bool = False):
         self.drafting = drafting
@@ -98,14 +98,14 @@ class SpeculativeDecoder:
 
 
 class SpeculativeStepper:
-    def __init__(self, decoder: SpeculativeDecoder, model: LlamaModel, sampler: Sampler, sink: TokenSink):
-        self.drafting = decoder.drafting
-        self.costs = decoder.costs
-        self.verify_singly = decoder.verify_singly
+    def __init__(self, factory: SpeculativeSteppers, model, sampler: Sampler, sink: TokenSink):
+        self.drafting = factory.drafting
+        self.costs = factory.costs
+        self.verify_singly = factory.verify_singly
         self.seq = as_sequence(model)
         self.sampler = sampler
         self.sink = sink
-        sink.stats.speculation = decoder.mode
+        sink.stats.speculation = factory.mode
         self.figures = _Figures(sink.stats, self.costs)
         config = sampler.config
         self.draft_sampler = None if sampler.greedy else Sampler(config.for_drafting())

@@ -1,4 +1,4 @@
-"""Speculation for one loaded target model: its drafters, measured costs, and the decoder for each reply.
+"""Speculation for one loaded target model: its drafters, measured costs, and the steppers of each reply.
 
 Costs and acceptance estimates live as long as the model, so the second reply
 starts with what the first one measured. A per-request `speculation` setting
@@ -19,12 +19,12 @@ import logging
 import os
 from typing import Callable
 
-from runtime.llama.generation import Decoder, PlainStepper
+from runtime.llama.generation import PlainStepper, StepperFactory
 from runtime.llama.llama_model import LlamaModel, as_sequence
 from runtime.protocol import ErrorCode, RpcError
 from runtime.speculative.adaptive import Controller
 from runtime.speculative.costs import CostModel, calibrate, head_share
-from runtime.speculative.decoder import Drafting, SpeculativeDecoder
+from runtime.speculative.decoder import Drafting, SpeculativeSteppers
 from runtime.speculative.draft_model import DraftModel
 from runtime.speculative.lookup import NgramIndex
 
@@ -51,7 +51,7 @@ class Speculation:
         self.target = target
         self.draft_llama = draft
         self.costs = CostModel(head_share(target))
-        target.pass_observer = self.costs.observe_pass  # every pass prices drafts: verifications, batches, prompt chunks
+        target.pass_observers.append(self.costs.observe_pass)  # every pass prices drafts: verifications, batches, prompt chunks
         self.verify_singly = os.environ.get(VERIFY_ENV) == "single" if verify_singly is None else verify_singly
         if fixed_k is None and os.environ.get(FIXED_K_ENV, "").isdigit():
             fixed_k = int(os.environ[FIXED_K_ENV])
@@ -78,8 +78,8 @@ class Speculation:
             state = self._sequences[seq_id] = SequenceDrafting(controller, draft, self.target.is_end_of_generation)
         return state
 
-    def decoder_for(self, mode: str) -> Decoder:
-        """The decoder for one reply with this `speculation` setting; INVALID_PARAMS for a mode that cannot run."""
+    def steppers_for(self, mode: str) -> StepperFactory:
+        """What makes the stepper of one reply with this `speculation` setting; INVALID_PARAMS for a mode that cannot run."""
         if mode in ("draft", "both") and self.draft_llama is None:
             raise RpcError(ErrorCode.INVALID_PARAMS, f"params.speculation: {mode!r} needs a draft model; load one with model.load's draft_path")
         if mode == "auto" and os.environ.get("LOKAL_AUTO_SPECULATION", "on").lower() == "off":
@@ -95,13 +95,14 @@ class Speculation:
         def make(model, sampler, sink):
             state = self.for_sequence(as_sequence(model).seq_id)
             drafting = Drafting(state.controller, state.index if use_lookup else None, state.draft if use_draft else None)
-            return SpeculativeDecoder(drafting, self.costs, mode, self.verify_singly)(model, sampler, sink)
+            return SpeculativeSteppers(drafting, self.costs, mode, self.verify_singly)(model, sampler, sink)
 
         return make
 
     def close(self) -> None:
         self._sequences.clear()
-        self.target.pass_observer = None
+        if self.costs.observe_pass in self.target.pass_observers:
+            self.target.pass_observers.remove(self.costs.observe_pass)
         if self.draft_llama is not None:
             self.draft_llama.close()
             self.draft_llama = None

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from runtime.llama.generation import DECODING, PREFILL_CHUNK_WHILE_STREAMING, PREFILLING, GenerationRequest, ReplyRun, decode_plain, decode_step
+from runtime.llama.generation import DECODING, PREFILL_CHUNK_WHILE_STREAMING, PREFILLING, GenerationRequest, ReplyRun, plain_stepper, decode_step
 from runtime.llama.llama_model import LlamaModel, LoadSettings
 from runtime.llama.sampling import SamplingConfig
 from runtime.gguf.reader import read_file_header
@@ -34,7 +34,7 @@ def run(model, seq_id: int, text: str, started: float | None = None) -> ReplyRun
     seq.clear()
     prompt = model.tokenize(f"<|im_start|>user\n{text}<|im_end|>\n<|im_start|>assistant\n", add_bos=False, special=True)
     request = GenerationRequest(prompt=prompt, max_tokens=40, sampling=GREEDY, on_text=lambda _t: None)
-    reply = ReplyRun(seq, request, GenerationStats(), decode_plain, started=started)
+    reply = ReplyRun(seq, request, GenerationStats(), plain_stepper, started=started)
     reply.prepare(prompt)
     return reply
 

@@ -13,9 +13,10 @@ import time
 
 import pytest
 
-from runtime.llama.generation import GenerationRequest, decode_plain
+from runtime.llama import generation
+from runtime.llama.generation import GenerationRequest, plain_stepper
 from runtime.llama.llama_model import LlamaModel, LoadSettings
-from runtime.llama.sampling import SamplingConfig
+from runtime.llama.sampling import Sampler, SamplingConfig
 from runtime.gguf.reader import read_file_header
 from runtime.job_slot import API, PROTOCOL
 from runtime.scheduler.scheduler import ScheduledReply, Scheduler
@@ -62,7 +63,7 @@ def reply_for(model, i, max_tokens=24, timeline=None, cancel=None):
     request = GenerationRequest(prompt=chat(model, PROMPTS[i]), max_tokens=max_tokens, sampling=GREEDY, on_text=timeline.on_text(i) if timeline else (lambda t: None))
     if cancel is not None:
         request.cancel = cancel
-    return ScheduledReply(request, decode_plain, conversation_id=f"c{i}")
+    return ScheduledReply(request, plain_stepper, conversation_id=f"c{i}")
 
 
 def run_all(scheduler, replies, timeout=300):
@@ -74,9 +75,9 @@ def run_all(scheduler, replies, timeout=300):
     return [r.outcome for r in replies]
 
 
-def empty_slots(scheduler):
-    for slot in scheduler.slots:
-        slot.seq.clear()
+def empty_seats(scheduler):
+    for seat in scheduler.seats:
+        seat.seq.clear()
 
 
 def test_prompts_at_once_give_each_prompts_solo_output(model):
@@ -84,9 +85,9 @@ def test_prompts_at_once_give_each_prompts_solo_output(model):
     try:
         solo = []
         for i in range(len(PROMPTS)):
-            empty_slots(scheduler)
+            empty_seats(scheduler)
             solo += run_all(scheduler, [reply_for(model, i)])
-        empty_slots(scheduler)
+        empty_seats(scheduler)
         timeline = Timeline()
         together = run_all(scheduler, [reply_for(model, i, timeline=timeline) for i in range(len(PROMPTS))])
     finally:
@@ -103,7 +104,7 @@ def test_prompts_at_once_give_each_prompts_solo_output(model):
 def test_cancelling_one_reply_leaves_the_others_streaming(model):
     scheduler = Scheduler(model)
     try:
-        empty_slots(scheduler)
+        empty_seats(scheduler)
         timeline = Timeline()
         cancel = threading.Event()
         replies = [reply_for(model, i, max_tokens=48, timeline=timeline, cancel=cancel if i == 1 else None) for i in range(3)]
@@ -124,35 +125,95 @@ def test_cancelling_one_reply_leaves_the_others_streaming(model):
         assert any(t > cancelled_at for t, j in timeline.events if j == i) or outcomes[i].finish_reason == "stop", f"reply {i} stopped streaming"
 
 
+class StatesSeen:
+    """A SavedStates (scheduler.py) that notes, at each save, whether every reply in `replies` was out by then."""
+
+    def __init__(self):
+        self.replies: list[ScheduledReply] = []
+        self.all_out_at_save: list[bool] = []
+
+    def restore(self, model, prompt, stats, owner):
+        return None
+
+    def save(self, model, conversation_id, owner):
+        self.all_out_at_save.append(all(r.done.is_set() for r in self.replies))
+
+
 def test_replies_that_end_in_the_same_step_are_all_out_before_any_after_work(model, monkeypatch):
     """Four API clients sent together end together: the last one is not kept waiting for the others'
     after-work (their next turn's header, their saved state), which ran one after another before.
-    The headers of replies that end together are evaluated in one llama_decode call."""
+    The headers of replies that end together are evaluated in one llama_decode call, once both callers
+    have sent them (Scheduler.follow_up: the template is rendered on the callers' threads)."""
     header = model.tokenize("<|im_end|>\n<|im_start|>user\n", add_bos=False, special=True)
     calls = []
     real_decode_slices = model.decode_slices
     monkeypatch.setattr(model, "decode_slices", lambda slices, **kw: (calls.append([(s.seq.seq_id, list(s.tokens)) for s in slices]), real_decode_slices(slices, **kw))[1])
-    scheduler = Scheduler(model)
-    other_was_out = []
+    states = StatesSeen()
+    scheduler = Scheduler(model, states)
     try:
-        empty_slots(scheduler)
+        empty_seats(scheduler)
         replies = [reply_for(model, i, max_tokens=6) for i in range(2)]
         for reply in replies:
-            reply.next_turn = lambda _seq, _outcome: header
-        replies[0].after = lambda _seq, _outcome: other_was_out.append(replies[1].done.wait(10))
+            reply.follows_up = reply.saves_state = True
+        states.replies = replies
         with scheduler._changed:  # admitted by one pass of the engine loop: they prefill, stream and end in the same steps
             for reply in replies:
                 scheduler.submit(reply)
         for reply in replies:
             assert reply.done.wait(120) and reply.error is None
+        assert not scheduler.wait_after_work(0), "the seats were freed before their follow-ups came"
+        for reply in replies:
+            scheduler.follow_up(reply, [*reply.request.prompt, *reply.outcome.completion, *header])
         assert scheduler.wait_idle(30)
-        held = [list(scheduler.slots[r.seq_id].seq.tokens) for r in replies]
+        held = [list(scheduler.seats[r.seq_id].seq.tokens) for r in replies]
     finally:
         scheduler.close()
     assert [len(r.outcome.completion) for r in replies] == [6, 6] and [r.seq_id for r in replies] == [0, 1]
-    assert other_was_out == [True]
-    assert calls[-1] == [(0, header), (1, header)]  # both headers, one call
-    assert all(tokens[-len(header):] == header for tokens in held)
+    assert states.all_out_at_save == [True, True]
+    # Both headers in one call (with each reply's last token, which is never evaluated while it streams).
+    assert calls[-1] == [(r.seq_id, [r.outcome.completion[-1], *header]) for r in replies]
+    assert all(tokens == [*r.request.prompt, *r.outcome.completion, *header] for r, tokens in zip(replies, held))
+
+
+def test_a_step_that_fails_ends_every_streaming_reply_through_fail_closing_its_sampler_and_sink(model, monkeypatch):
+    """A bug in a decode step (llama.cpp's own errors are decode_step's) ends every streaming reply with it rather
+    than hang, and each one ends as any reply does (ReplyRun.fail): its sampler freed, its figures final."""
+    samplers, closed = [], []
+
+    class Recorded(Sampler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            samplers.append(self)
+
+        def close(self):
+            closed.append(self)
+            super().close()
+
+    monkeypatch.setattr(generation, "Sampler", Recorded)
+    real_decode_slices, steps = model.decode_slices, []
+
+    def fails_at_the_fourth_step(slices, **kw):
+        if slices:
+            steps.append(len(slices))
+        if len(steps) == 4 and slices:
+            raise RuntimeError("a bug in the step")
+        return real_decode_slices(slices, **kw)
+
+    monkeypatch.setattr(model, "decode_slices", fails_at_the_fourth_step)
+    scheduler = Scheduler(model)
+    try:
+        empty_seats(scheduler)
+        replies = [reply_for(model, i, max_tokens=24) for i in range(2)]
+        with scheduler._changed:  # admitted together: both stream when the step fails
+            for reply in replies:
+                scheduler.submit(reply)
+        for reply in replies:
+            assert reply.done.wait(120)
+    finally:
+        scheduler.close()
+    assert [str(r.error) for r in replies] == ["a bug in the step"] * 2
+    assert len(samplers) == 2 and closed == samplers
+    assert all(r.stats.total_ms > 0 for r in replies)
 
 
 def test_a_prompt_that_begins_like_another_sequences_cache_shares_its_cells(model):
@@ -163,27 +224,27 @@ def test_a_prompt_that_begins_like_another_sequences_cache_shares_its_cells(mode
     assert shared >= 20
     scheduler = Scheduler(model)
     try:
-        empty_slots(scheduler)
-        cold = run_all(scheduler, [ScheduledReply(GenerationRequest(prompt=second, max_tokens=16, sampling=GREEDY), decode_plain, conversation_id="cold")])[0]
-        empty_slots(scheduler)
-        run_all(scheduler, [ScheduledReply(GenerationRequest(prompt=first, max_tokens=4, sampling=GREEDY), decode_plain, conversation_id="a")])
-        warm = run_all(scheduler, [ScheduledReply(GenerationRequest(prompt=second, max_tokens=16, sampling=GREEDY), decode_plain, conversation_id="b")])[0]
-        seqs = [s.seq for s in scheduler.slots if s.conversation_id in ("a", "b")]
+        empty_seats(scheduler)
+        cold = run_all(scheduler, [ScheduledReply(GenerationRequest(prompt=second, max_tokens=16, sampling=GREEDY), plain_stepper, conversation_id="cold")])[0]
+        empty_seats(scheduler)
+        run_all(scheduler, [ScheduledReply(GenerationRequest(prompt=first, max_tokens=4, sampling=GREEDY), plain_stepper, conversation_id="a")])
+        warm = run_all(scheduler, [ScheduledReply(GenerationRequest(prompt=second, max_tokens=16, sampling=GREEDY), plain_stepper, conversation_id="b")])[0]
+        seqs = [s.seq for s in scheduler.seats if s.conversation_id in ("a", "b")]
     finally:
         scheduler.close()
-    assert len(seqs) == 2 and seqs[0] is not seqs[1]  # b got a slot of its own, a stays resident
+    assert len(seqs) == 2 and seqs[0] is not seqs[1]  # b got a seat of its own, a stays resident
     assert warm.stats.prompt_tokens_reused >= shared - 1 and warm.stats.prompt_tokens_evaluated <= len(second) - shared + 1
     assert warm.completion == cold.completion
 
 
-def test_when_both_owners_ask_neither_holds_every_slot(starter_model):
+def test_when_both_owners_ask_neither_holds_every_seat(starter_model):
     settings = LoadSettings(path=str(starter_model), n_ctx=512, n_gpu_layers=0, type_k="f16", type_v="f16", flash_attn=None, n_threads=1, n_seq=2)
     llama = LlamaModel(settings, read_file_header(starter_model))
     scheduler = Scheduler(llama)
-    ask = lambda owner, conversation, i, n: ScheduledReply(GenerationRequest(prompt=chat(llama, PROMPTS[i]), max_tokens=n, sampling=GREEDY), decode_plain, owner=owner, conversation_id=conversation)
+    ask = lambda owner, conversation, i, n: ScheduledReply(GenerationRequest(prompt=chat(llama, PROMPTS[i]), max_tokens=n, sampling=GREEDY), plain_stepper, owner=owner, conversation_id=conversation)
     try:
         first = ask(PROTOCOL, "w", 0, 4)
-        scheduler.submit(first)  # the window has asked: from now on it keeps a slot of its own
+        scheduler.submit(first)  # the window has asked: from now on it keeps a seat of its own
         assert first.done.wait(120)
         api = [ask(API, f"api-{i}", i, 200) for i in range(3)]
         for reply in api:
@@ -196,7 +257,7 @@ def test_when_both_owners_ask_neither_holds_every_slot(starter_model):
     finally:
         scheduler.close()
         llama.close()
-    # Of two slots the API held one at a time; the window's reply was admitted before the API reply that waited.
+    # Of two seats the API held one at a time; the window's reply was admitted before the API reply that waited.
     assert api[1].admitted >= api[0].outcome.stats.total_ms / 1000 + api[0].submitted - 1e-3
     assert late.admitted < api[2].admitted
 
@@ -222,7 +283,7 @@ def test_prompts_sent_together_are_read_in_one_batch(model, second_comes, monkey
     real_decode_slices = model.decode_slices
     monkeypatch.setattr(model, "decode_slices", lambda slices, **kw: (batches.append(sorted(s.seq.seq_id for s in slices)), real_decode_slices(slices, **kw))[1])
     try:
-        empty_slots(scheduler)
+        empty_seats(scheduler)
         first = reply_for(model, 0, max_tokens=1)
         with scheduler.arriving() if rendering else contextlib.nullcontext():
             scheduler.submit(first)
@@ -239,11 +300,11 @@ def test_prompts_sent_together_are_read_in_one_batch(model, second_comes, monkey
 def test_a_reply_waits_for_others_no_longer_than_the_bound(model):
     scheduler = Scheduler(model, gather_s=0.3, quiet_s=60)
     try:
-        empty_slots(scheduler)
+        empty_seats(scheduler)
         alone = reply_for(model, 0, max_tokens=1)
         scheduler.submit(alone)  # no other reply comes
         assert alone.done.wait(30) and alone.error is None, alone.error
-        empty_slots(scheduler)
+        empty_seats(scheduler)
         waited = reply_for(model, 1, max_tokens=1)
         with scheduler.arriving():  # one whose prompt never gets rendered (a huge conversation, say)
             scheduler.submit(waited)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from runtime.llama.generation import Decoder, GenerationOutcome, GenerationRequest, decode_plain, generate
+from runtime.llama.generation import GenerationOutcome, GenerationRequest, StepperFactory, generate, plain_stepper
 from runtime.llama.llama_model import LlamaModel, LoadSettings
 from runtime.llama.sampling import SamplingConfig
 from runtime.gguf.reader import read_file_header
@@ -23,8 +23,8 @@ def chat_prompt(model: LlamaModel, user: str) -> list[int]:
     return model.tokenize(f"<|im_start|>user\n{user}<|im_end|>\n<|im_start|>assistant\n", add_bos=False, special=True)
 
 
-def run(model: LlamaModel, prompt: Sequence[int], decoder: Decoder = decode_plain, *, max_tokens: int = 32, sampling: SamplingConfig = GREEDY, stop: Sequence[str] = (), cold: bool = True) -> GenerationOutcome:
+def run(model: LlamaModel, prompt: Sequence[int], make_stepper: StepperFactory = plain_stepper, *, max_tokens: int = 32, sampling: SamplingConfig = GREEDY, stop: Sequence[str] = (), cold: bool = True) -> GenerationOutcome:
     # A cold cache: the prompt is prefilled the same way for plain and speculative runs alike.
     if cold:
         model.clear()
-    return generate(model, GenerationRequest(prompt=list(prompt), max_tokens=max_tokens, sampling=sampling, stop=stop), None, decoder)
+    return generate(model, GenerationRequest(prompt=list(prompt), max_tokens=max_tokens, sampling=sampling, stop=stop), None, make_stepper)

@@ -69,7 +69,7 @@ def speculative(target, draft, mode: str, k: int = 4, corrupt: Corrupting | None
     speculation = Speculation(target, draft, verify_singly=True, fixed_k=k)
     if corrupt is not None:
         speculation.for_sequence(0).draft = corrupt
-    return speculation.decoder_for(mode)
+    return speculation.steppers_for(mode)
 
 
 @pytest.mark.parametrize("prompt", PROMPTS, ids=["code-edit", "question", "story"])
@@ -153,10 +153,7 @@ def test_prompt_lookup_knows_the_models_end_of_generation_token(target):
 def test_a_reply_that_fills_the_context_goes_on_as_the_same_reply(starter_model, monkeypatch):
     """The cache is rebuilt without the oldest part of the prompt (make_room); the reply then goes on,
     still exact, and its drafter keeps what it learnt: it is the same reply, not another conversation."""
-    import threading
-
-    from runtime.engine.context_window import make_room_for_reply
-    from runtime.llama.generation import GenerationRequest, decode_plain, generate
+    from runtime.llama.generation import GenerationRequest, generate, plain_stepper
     from runtime.protocol import GenerationStats
     from spec_helpers import GREEDY
 
@@ -166,12 +163,10 @@ def test_a_reply_that_fills_the_context_goes_on_as_the_same_reply(starter_model,
         assert 200 < len(tokens) < 250, len(tokens)
         kept = tokens[:1] + tokens[120:]  # the "older turns" left out when the reply fills the context
 
-        def reply(decoder=decode_plain):
+        def reply(make_stepper=plain_stepper):
             small.clear()
-            stats = GenerationStats()
-            request = GenerationRequest(prompt=list(tokens), max_tokens=80, sampling=GREEDY)
-            request.make_room = lambda seq, completion: make_room_for_reply(seq, completion, lambda _committed: (kept, 1), threading.Event(), stats)
-            return generate(small, request, stats, decoder)
+            request = GenerationRequest(prompt=list(tokens), max_tokens=80, sampling=GREEDY, refits=True)
+            return generate(small, request, GenerationStats(), make_stepper, refit=lambda _committed: (kept, 1))
 
         plain = reply()
         assert len(plain.completion) > small.n_ctx - len(tokens) and plain.stats.context_dropped_messages == 1, plain.stats
@@ -180,7 +175,7 @@ def test_a_reply_that_fills_the_context_goes_on_as_the_same_reply(starter_model,
         learnt_afresh = []
         original = controller._learn_afresh
         monkeypatch.setattr(controller, "_learn_afresh", lambda: learnt_afresh.append(1) or original())
-        spec = reply(speculation.decoder_for("lookup"))
+        spec = reply(speculation.steppers_for("lookup"))
         assert spec.completion == plain.completion and spec.stats.context_dropped_messages == 1
         assert spec.stats.draft_tokens > 0
         assert learnt_afresh == [], "the reply's own drafter started again from the priors when it went on"

@@ -44,7 +44,7 @@ def test_replies_under_a_schema_validate_with_drafts_refused(models):
     drafted = accepted = 0
     for seed, temperature in ((1, 0.0), (2, 0.9), (3, 0.9), (4, 1.3)):
         sampling = SamplingConfig(temperature=temperature, top_p=0.95, top_k=40, seed=seed, grammar=grammar)
-        outcome = run(target, prompt, speculation.decoder_for("draft"), max_tokens=80, sampling=sampling)
+        outcome = run(target, prompt, speculation.steppers_for("draft"), max_tokens=80, sampling=sampling)
         assert outcome.finish_reason == "stop", outcome.text
         jsonschema.validate(json.loads(outcome.text), SCHEMA)
         drafted += outcome.stats.draft_tokens

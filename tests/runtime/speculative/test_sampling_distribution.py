@@ -118,7 +118,7 @@ def test_speculative_samples_follow_the_exact_target_distribution(models, name):
     drafted = accepted = 0
     for seed in range(N_SAMPLES):
         sampling = replace(config, seed=seed)
-        outcome = run(target, prompt, speculation.decoder_for("both"), max_tokens=LENGTH, sampling=sampling, cold=False)
+        outcome = run(target, prompt, speculation.steppers_for("both"), max_tokens=LENGTH, sampling=sampling, cold=False)
         key = tuple(outcome.completion) + (("<eog>",) if outcome.finish_reason == "stop" else ())
         counts[key] += 1
         drafted += outcome.stats.draft_tokens
