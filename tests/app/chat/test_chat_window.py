@@ -149,9 +149,10 @@ def test_a_streaming_reply_is_checkpointed_to_disk(qtbot, window, store_path):
     assert window.chat.generating, "the reply should still be streaming for this test to mean anything"
     ((content, state),) = stored()
     assert state == "streaming" and content
-    assert window.chat.messages.messages[-1].content.startswith(content)
     window.chat.stop()
     wait_reply(qtbot, window)
+    # The checkpoint is a beginning of the reply (it may hold text the view had not shown yet when it was read).
+    assert window.chat.messages.messages[-1].content.startswith(content)
 
 
 def test_restarting_the_app_finds_the_conversation(qtbot, starter_model, store_path):
