@@ -68,12 +68,16 @@ class StepClock:
             finally:
                 self._saving.append((time.perf_counter() - started) * 1000)
 
-        def timed_step() -> None:
-            active = [s for s in scheduler.slots if s.run is not None and not s.run.done]
-            self._saving.clear()
+        def timed_step(*args: object) -> None:
+            # A pass of the engine loop is the after-work of replies that ended (where saves run) and then a step:
+            # the saves since the last step belong to this pass, and the other streams waited for both.
+            active = [s for s in scheduler.seats if s.run is not None and not s.run.done]
             started = time.perf_counter()
-            step()
-            self.steps.append({"at": started, "end": time.perf_counter(), "ms": (time.perf_counter() - started) * 1000, "active": len(active), "save_ms": sum(self._saving) if self._saving else None, "mode": self._mode})
+            step(*args)
+            saving = sum(self._saving) if self._saving else None
+            self._saving.clear()
+            ms = (time.perf_counter() - started) * 1000 + (saving or 0.0)
+            self.steps.append({"at": started, "end": time.perf_counter(), "ms": ms, "active": len(active), "save_ms": saving, "mode": self._mode})
 
         engine.saved_states.save = timed_save  # type: ignore[method-assign]
         scheduler._step = timed_step  # type: ignore[method-assign]
