@@ -31,7 +31,7 @@ def test_search_and_catalog(lokal):
     assert SMOL_REPO in proc.stdout and "500 downloads" in proc.stdout
     proc = lokal("search")
     assert proc.returncode == 0, proc.stderr
-    assert "Qwen/Qwen2.5-1.5B-Instruct-GGUF" in proc.stdout and "draft: Qwen/Qwen2.5-0.5B-Instruct-GGUF" in proc.stdout
+    assert "Qwen/Qwen3-4B-GGUF" in proc.stdout and "draft: Qwen/Qwen3-0.6B-GGUF" in proc.stdout
 
 
 def test_quants_shows_levels_sizes_and_fit(lokal):
