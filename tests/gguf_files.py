@@ -138,6 +138,16 @@ def write_draft_pair(folder: Path) -> tuple[Path, Path]:
     return target, draft
 
 
+def write_projectors(folder: Path) -> tuple[Path, Path]:
+    """Two multimodal projector files (clip architecture; f16 and Q8_0 by name, 4 MB and 2 MB of zero weights):
+    what a vision repository carries beside its model, for the downloads and the fit (never loaded)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    metadata = {"general.architecture": "clip", "clip.has_vision_encoder": True, "clip.projector_type": "idefics3"}
+    f16 = write_gguf(folder / "mmproj-f16.gguf", metadata={**metadata, "general.file_type": 1}, tensor_elements=1 << 20)
+    q8 = write_gguf(folder / "mmproj-q8_0.gguf", metadata={**metadata, "general.file_type": 7}, tensor_elements=1 << 19)
+    return f16, q8
+
+
 def with_chat_template(source: Path, target: Path, template: str) -> Path:
     """A copy of the model `source` whose embedded chat template is `template` (padded with spaces to the old length).
 
