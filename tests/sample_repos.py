@@ -46,7 +46,7 @@ def make_repos(starter: Path, giant: Path, draft_pair: tuple[Path, Path], projec
             VISION_FILE: FakeFile(source=starter),
             VISION_MMPROJ_Q8: FakeFile(source=projectors[1]),
             VISION_MMPROJ: FakeFile(source=projectors[0]),
-        }, downloads=50)} if projectors else {}),
+        }, downloads=5)} if projectors else {}),
     }
 
 
