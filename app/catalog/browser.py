@@ -37,7 +37,7 @@ class ModelBrowserDialog(QDialog):
     def __init__(self, service: CatalogService, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle(self.tr("Models from Hugging Face"))
-        self.resize(900, 560)
+        self.resize(1100, 600)
         self.service = service
         self._catalog: list[CatalogEntry] = []
         self._repo: str | None = None
@@ -103,6 +103,8 @@ class ModelBrowserDialog(QDialog):
         splitter = QSplitter()
         splitter.addWidget(self.repo_view)
         splitter.addWidget(right)
+        splitter.setStretchFactor(0, 3)  # the list has the longer lines: a model's name, repository and kind
+        splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addLayout(search_row)
         layout.addWidget(splitter, 1)

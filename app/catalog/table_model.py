@@ -97,8 +97,8 @@ class RepoModel(_Table):
     """Catalog entries or search results: one repository per row."""
 
     headers = _texts(
-        QT_TRANSLATE_NOOP("Catalog", "Repository"), QT_TRANSLATE_NOOP("Catalog", "Size"), QT_TRANSLATE_NOOP("Catalog", "Draft partner / downloads"),
-        QT_TRANSLATE_NOOP("Catalog", "Kind"),
+        QT_TRANSLATE_NOOP("Catalog", "Repository"), QT_TRANSLATE_NOOP("Catalog", "Kind"), QT_TRANSLATE_NOOP("Catalog", "Size"),
+        QT_TRANSLATE_NOOP("Catalog", "Draft partner / downloads"),
     )
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -110,15 +110,15 @@ class RepoModel(_Table):
             return item
         if role == Qt.ItemDataRole.ToolTipRole and isinstance(item, CatalogEntry):
             return entry_tooltip(item)
-        if role == Qt.ItemDataRole.ForegroundRole and col == 3 and isinstance(item, CatalogEntry):
+        if role == Qt.ItemDataRole.ForegroundRole and col == 1 and isinstance(item, CatalogEntry):
             return KIND_COLOR.get(item.kind)
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if isinstance(item, CatalogEntry):
-            return (f"{item.name}  ({item.repo})", item.params, item.draft or "", kind_text(item.kind))[col]
+            return (f"{item.name}  ({item.repo})", kind_text(item.kind), item.params, item.draft or "")[col]
         assert isinstance(item, HubRepo)
         gated = "  " + Catalog.tr("[gated]") if item.gated else ""
-        return (item.id + gated, "", Catalog.tr("%Ln download(s)", None, item.downloads), "")[col]
+        return (item.id + gated, "", "", Catalog.tr("%Ln download(s)", None, item.downloads))[col]
 
 
 class QuantModel(_Table):

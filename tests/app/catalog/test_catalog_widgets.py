@@ -41,7 +41,7 @@ def test_browse_search_see_fit_badges_and_download_with_pause_and_resume(qtbot, 
 
     # The curated catalog first, with draft partners.
     qtbot.waitUntil(lambda: dialog.repos.rowCount() >= 10, timeout=30_000)
-    assert any(cell(dialog.repos, r, 2) for r in range(dialog.repos.rowCount()))
+    assert any(cell(dialog.repos, r, 3) for r in range(dialog.repos.rowCount()))
 
     dialog.search_edit.setText("lokal-test")
     qtbot.keyClick(dialog.search_edit, Qt.Key.Key_Return)
@@ -139,8 +139,8 @@ def test_the_catalog_marks_vision_and_embedding_models_and_filters_by_kind(qtbot
     qtbot.waitUntil(lambda: dialog.repos.rowCount() >= 30, timeout=30_000)
     rows = {dialog.repos.row(r).repo: r for r in range(dialog.repos.rowCount())}
     gemma, bge, qwen = rows["ggml-org/gemma-3-4b-it-GGUF"], rows["ggml-org/bge-small-en-v1.5-Q8_0-GGUF"], rows["Qwen/Qwen3-8B-GGUF"]
-    assert (cell(dialog.repos, gemma, 3), cell(dialog.repos, bge, 3), cell(dialog.repos, qwen, 3)) == ("vision", "embedding", "reasoning")
-    assert cell(dialog.repos, gemma, 3, Qt.ItemDataRole.ForegroundRole).name() == "#7b3fa0"
+    assert (cell(dialog.repos, gemma, 1), cell(dialog.repos, bge, 1), cell(dialog.repos, qwen, 1)) == ("vision", "embedding", "reasoning")
+    assert cell(dialog.repos, gemma, 1, Qt.ItemDataRole.ForegroundRole).name() == "#7b3fa0"
     assert "mmproj-model-f16.gguf is downloaded with any level" in cell(dialog.repos, gemma, 0, Qt.ItemDataRole.ToolTipRole)
     assert "does not chat" in cell(dialog.repos, bge, 0, Qt.ItemDataRole.ToolTipRole)
     assert "Thinks before it answers" in cell(dialog.repos, qwen, 0, Qt.ItemDataRole.ToolTipRole)
