@@ -148,3 +148,38 @@ def test_a_damaged_catalog_names_the_entry_and_field(tmp_path, change, field):
     path.write_text(json.dumps(data))
     with pytest.raises(CatalogError, match=field.replace(".", r"\.")):
         catalog.read(path)
+
+
+def test_the_refresh_script_records_what_the_hub_serves(catalog_hub, tmp_path):
+    """scripts/refresh_catalog_fixtures.py against the loopback hub (as it would run against huggingface.co):
+    the listing, the sha256 of each file and the header's metadata come back as a recorded fixture."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from catalog_fixtures import load_fixture
+
+    root = Path(__file__).resolve().parents[3]
+    out = tmp_path / "recorded"
+    proc = subprocess.run(
+        [sys.executable, str(root / "scripts" / "refresh_catalog_fixtures.py"), "--only", "Qwen/Qwen3-4B-GGUF", "--no-tests", "--out", str(out)],
+        env={**os.environ}, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in out.glob("*.json")) == ["Qwen--Qwen3-0.6B-GGUF.json", "Qwen--Qwen3-4B-GGUF.json"]  # with its draft
+    recorded, served = json.loads((out / "Qwen--Qwen3-4B-GGUF.json").read_text()), load_fixture("Qwen/Qwen3-4B-GGUF")
+    assert recorded["recorded"] is True and catalog_hub.url in recorded["source"]
+    assert recorded["sha"] == served["sha"] and recorded["siblings"] == served["siblings"]
+    assert recorded["gguf"]["file"] == "Qwen3-4B-Q4_K_M.gguf"
+    assert recorded["gguf"]["metadata"] == served["gguf"]["metadata"]
+
+
+def test_the_refresh_script_names_a_repository_that_is_not_in_the_catalog(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[3] / "scripts" / "refresh_catalog_fixtures.py"
+    proc = subprocess.run([sys.executable, str(script), "--only", "nobody/Nothing-GGUF", "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "nobody/Nothing-GGUF" in proc.stderr
