@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from runtime.protocol import DownloadStartParams, HubQuantsParams, methods
+from runtime.protocol import DownloadStartParams, HubQuantsParams, ModelsAddParams, methods
 from sample_repos import SMOL_REPO, VISION_FILE, VISION_MMPROJ, VISION_MMPROJ_Q8, VISION_REPO
 from test_runtime_hub import wait_for_download
 
@@ -57,3 +57,18 @@ def test_without_the_projector_and_with_a_chosen_one(hub_runtime, hub, starter_m
     assert wait_for_download(hub_runtime, chosen.id).state == "done"
     [model] = [m for m in hub_runtime.request(methods.MODELS_LIST, timeout=60).models if m.repo == VISION_REPO]
     assert os.path.basename(model.mmproj or "") == VISION_MMPROJ_Q8
+    # With both on disk, the model's projector is the one a download would choose.
+    both = hub_runtime.request(methods.DOWNLOAD_START, DownloadStartParams(VISION_REPO, files=[VISION_MMPROJ]), timeout=60)
+    assert wait_for_download(hub_runtime, both.id).state == "done"
+    [model] = [m for m in hub_runtime.request(methods.MODELS_LIST, timeout=60).models if m.repo == VISION_REPO]
+    assert os.path.basename(model.mmproj or "") == VISION_MMPROJ
+
+
+def test_a_projector_in_a_folder_of_the_users_is_not_guessed_to_belong_to_a_model(hub_runtime, hub, starter_model, tmp_path):
+    """Only a repository's snapshot pairs a model with the projector beside it: a folder of one's own may hold several models."""
+    folder = tmp_path / "my-models"
+    folder.mkdir()
+    (folder / "model.gguf").symlink_to(starter_model)
+    (folder / VISION_MMPROJ).write_bytes(hub.repos[VISION_REPO].files[VISION_MMPROJ].read(0, 1 << 16))
+    added = hub_runtime.request(methods.MODELS_ADD, ModelsAddParams(str(folder / "model.gguf")), timeout=60)
+    assert added.mmproj is None
