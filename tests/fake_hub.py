@@ -41,15 +41,23 @@ class FakeFile:
     offset: int = 0  # a slice of `source` (to split a real file into shards)
     length: int | None = None
     _sha256: str | None = None
+    # A file known by its recorded size only (tests/data/hub): `data` (a header, or nothing) then zeros up to it.
+    declared_size: int | None = None
 
     @property
     def size(self) -> int:
+        if self.declared_size is not None:
+            return self.declared_size
         if self.data is not None:
             return len(self.data)
         return self.length if self.length is not None else self.source.stat().st_size - self.offset
 
     def read(self, start: int, end: int) -> bytes:
         """Bytes [start, end)."""
+        if self.declared_size is not None:
+            end = min(end, self.declared_size)
+            head = (self.data or b"")[start:end]
+            return head + b"\0" * max(end - start - len(head), 0)
         if self.data is not None:
             return self.data[start:end]
         with open(self.source, "rb") as f:

@@ -73,6 +73,17 @@ def _value(value: str | int | float | bool | list) -> bytes:
     return struct.pack("<I", STRING) + _string(value)
 
 
+def gguf_header(metadata: dict[str, str | int | bool | list], tensor_elements: int) -> bytes:
+    """The header of a GGUF with the given metadata and one F32 tensor of `tensor_elements` elements, padded to
+    the data section (the tensor's bytes follow it)."""
+    out = bytearray(b"GGUF" + struct.pack("<IQQ", 3, 1, len(metadata)))
+    for key, value in metadata.items():
+        out += _string(key) + _value(value)
+    out += _string("token_embd.weight") + struct.pack("<I", 1) + struct.pack("<Q", tensor_elements) + struct.pack("<IQ", 0, 0)
+    header_size = (len(out) + 31) // 32 * 32
+    return bytes(out + b"\0" * (header_size - len(out)))
+
+
 def write_gguf(path: Path, *, metadata: dict[str, str | int | bool | list], tensor_elements: int, sparse: bool = True) -> Path:
     """A GGUF with the given metadata (strings, uint32, bools, arrays of either) and one F32 tensor of
     `tensor_elements` elements.
@@ -80,15 +91,10 @@ def write_gguf(path: Path, *, metadata: dict[str, str | int | bool | list], tens
     The tensor data is not written: the file is extended sparsely, so a
     "200 GB model" costs no disk.
     """
-    out = bytearray(b"GGUF" + struct.pack("<IQQ", 3, 1, len(metadata)))
-    for key, value in metadata.items():
-        out += _string(key) + _value(value)
-    out += _string("token_embd.weight") + struct.pack("<I", 1) + struct.pack("<Q", tensor_elements) + struct.pack("<IQ", 0, 0)
-    header_size = (len(out) + 31) // 32 * 32
-    out += b"\0" * (header_size - len(out))
+    header = gguf_header(metadata, tensor_elements)
     with open(path, "wb") as f:
-        f.write(out)
-        f.truncate(header_size + 4 * tensor_elements)
+        f.write(header)
+        f.truncate(len(header) + 4 * tensor_elements)
     return path
 
 
@@ -130,6 +136,16 @@ def write_draft_pair(folder: Path) -> tuple[Path, Path]:
     target = write_llama(folder / "tiny-coder-1.5b-instruct-q4_k_m.gguf", name="Tiny Coder 1.5B Instruct", block_count=28, embedding=1536, tokenizer=tokenizer)
     draft = write_llama(folder / "tiny-coder-0.5b-instruct-q4_k_m.gguf", name="Tiny Coder 0.5B Instruct", block_count=24, embedding=896, tokenizer=tokenizer)
     return target, draft
+
+
+def write_projectors(folder: Path) -> tuple[Path, Path]:
+    """Two multimodal projector files (clip architecture; f16 and Q8_0 by name, 4 MB and 2 MB of zero weights):
+    what a vision repository carries beside its model, for the downloads and the fit (never loaded)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    metadata = {"general.architecture": "clip", "clip.has_vision_encoder": True, "clip.projector_type": "idefics3"}
+    f16 = write_gguf(folder / "mmproj-f16.gguf", metadata={**metadata, "general.file_type": 1}, tensor_elements=1 << 20)
+    q8 = write_gguf(folder / "mmproj-q8_0.gguf", metadata={**metadata, "general.file_type": 7}, tensor_elements=1 << 19)
+    return f16, q8
 
 
 def with_chat_template(source: Path, target: Path, template: str) -> Path:

@@ -29,9 +29,9 @@ def giant_gguf(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def _repos(starter_model, giant_gguf, tmp_path_factory):
-    from gguf_files import write_draft_pair
+    from gguf_files import write_draft_pair, write_projectors
 
-    repos = make_repos(starter_model, giant_gguf, write_draft_pair(tmp_path_factory.mktemp("draft-pair")))
+    repos = make_repos(starter_model, giant_gguf, write_draft_pair(tmp_path_factory.mktemp("draft-pair")), write_projectors(tmp_path_factory.mktemp("projectors")))
     for repo in repos.values():  # hash once per session, not per test
         for f in repo.files.values():
             if f.lfs:

@@ -15,9 +15,14 @@ GATED_REPO = "lokal-test/gated-GGUF"
 TARGET_REPO = "lokal-test/Tiny-Coder-1.5B-Instruct-GGUF"
 DRAFT_REPO = "lokal-test/Tiny-Coder-0.5B-Instruct-GGUF"
 TARGET_FILE = "tiny-coder-1.5b-instruct-q4_k_m.gguf"
+# A vision model as ggml-org publishes them: the text model's levels and its multimodal projectors (two precisions).
+VISION_REPO = "lokal-test/Tiny-VLM-GGUF"
+VISION_FILE = "Tiny-VLM-Q4_1.gguf"
+VISION_MMPROJ = "mmproj-Tiny-VLM-f16.gguf"
+VISION_MMPROJ_Q8 = "mmproj-Tiny-VLM-Q8_0.gguf"
 
 
-def make_repos(starter: Path, giant: Path, draft_pair: tuple[Path, Path]) -> dict[str, FakeRepo]:
+def make_repos(starter: Path, giant: Path, draft_pair: tuple[Path, Path], projectors: tuple[Path, Path] | None = None) -> dict[str, FakeRepo]:
     size = starter.stat().st_size
     half = size // 2
     target, draft = draft_pair
@@ -37,6 +42,11 @@ def make_repos(starter: Path, giant: Path, draft_pair: tuple[Path, Path]) -> dic
         "lokal-test/no-gguf-here": FakeRepo(files={"README.md": FakeFile(data=b"nothing\n", lfs=False)}, tags=["safetensors"], downloads=900),
         TARGET_REPO: FakeRepo(files={TARGET_FILE: FakeFile(source=target)}, downloads=300),
         DRAFT_REPO: FakeRepo(files={draft.name: FakeFile(source=draft)}, downloads=200),
+        **({VISION_REPO: FakeRepo(files={
+            VISION_FILE: FakeFile(source=starter),
+            VISION_MMPROJ_Q8: FakeFile(source=projectors[1]),
+            VISION_MMPROJ: FakeFile(source=projectors[0]),
+        }, downloads=5)} if projectors else {}),
     }
 
 

@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.catalog.table_model import PayloadRole, QuantModel, RepoModel
+from app.catalog.table_model import PayloadRole, QuantModel, RepoModel, kind_text
 from app.catalog.service import CatalogService
 from app.ui.accessibility import described
-from runtime.protocol import CatalogEntry, DownloadInfo, DraftCheckResult, HubQuantsResult, HubRepo, KvType
+from runtime.protocol import CatalogEntry, CatalogKind, DownloadInfo, DraftCheckResult, HubQuantsResult, HubRepo, KvType
 
 
 class ModelBrowserDialog(QDialog):
@@ -37,7 +37,7 @@ class ModelBrowserDialog(QDialog):
     def __init__(self, service: CatalogService, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle(self.tr("Models from Hugging Face"))
-        self.resize(900, 560)
+        self.resize(1100, 600)
         self.service = service
         self._catalog: list[CatalogEntry] = []
         self._repo: str | None = None
@@ -48,6 +48,11 @@ class ModelBrowserDialog(QDialog):
         described(self.search_edit, self.tr("Search"), self.tr("Words to search Hugging Face for; empty shows the curated catalog"))
         self.search_button = QPushButton(self.tr("Search"))
         self.search_button.setAccessibleDescription(self.tr("Search Hugging Face for these words"))
+        self.kind_filter = QComboBox()
+        self.kind_filter.addItem(self.tr("All kinds"), None)
+        for kind in typing.get_args(CatalogKind):
+            self.kind_filter.addItem(kind_text(kind), kind)
+        described(self.kind_filter, self.tr("Kind"), self.tr("Show only the catalog's models of this kind: reasoning, chat, coder, vision or embedding"))
         self.repos = RepoModel(self)
         self.repo_view = _table(self.repos)
         self.levels = QuantModel(self)
@@ -76,6 +81,7 @@ class ModelBrowserDialog(QDialog):
         search_row = QHBoxLayout()
         search_row.addWidget(self.search_edit)
         search_row.addWidget(self.search_button)
+        search_row.addWidget(self.kind_filter)
         fit_row = QHBoxLayout()
         fit_row.addWidget(QLabel(self.tr("Context")))
         fit_row.addWidget(self.n_ctx)
@@ -97,6 +103,8 @@ class ModelBrowserDialog(QDialog):
         splitter = QSplitter()
         splitter.addWidget(self.repo_view)
         splitter.addWidget(right)
+        splitter.setStretchFactor(0, 3)  # the list has the longer lines: a model's name, repository and kind
+        splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addLayout(search_row)
         layout.addWidget(splitter, 1)
@@ -104,6 +112,7 @@ class ModelBrowserDialog(QDialog):
 
         self.search_button.clicked.connect(self._on_search)
         self.search_edit.returnPressed.connect(self._on_search)
+        self.kind_filter.currentIndexChanged.connect(self._on_kind_filter)
         self.repo_view.selectionModel().currentRowChanged.connect(self._on_repo_selected)
         self.level_view.selectionModel().currentRowChanged.connect(self._on_level_selected)
         self.n_ctx.editingFinished.connect(self._on_fit_settings_changed)
@@ -122,12 +131,20 @@ class ModelBrowserDialog(QDialog):
     def _on_catalog(self, entries: list[CatalogEntry]) -> None:
         self._catalog = entries
         if not self.search_edit.text().strip():
-            self.repos.set_rows(entries)
+            self._show_catalog()
+
+    def _show_catalog(self) -> None:
+        kind = self.kind_filter.currentData()
+        self.repos.set_rows([e for e in self._catalog if kind is None or e.kind == kind])
+
+    def _on_kind_filter(self, _index: int) -> None:
+        if not self.search_edit.text().strip():  # the filter is the catalog's: search results have no kind
+            self._show_catalog()
 
     def _on_search(self) -> None:
         query = self.search_edit.text().strip()
         if not query:
-            self.repos.set_rows(self._catalog)
+            self._show_catalog()
             return
         self.status.setText(self.tr("Searching for “{query}”…").format(query=query))
         self.service.search(query)

@@ -10,12 +10,14 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from runtime.hub.quants import is_projector
 from runtime.models import load_settings
 
 
 def model_file(paths: list[str]) -> str:
-    """The file a download is loaded from: its GGUF, or a split model's first part (…-00001-of-000NN.gguf)."""
-    ggufs = sorted(p for p in paths if p.lower().endswith(".gguf"))
+    """The file a download is loaded from: its GGUF, or a split model's first part (…-00001-of-000NN.gguf); a vision
+    model's projector (mmproj-….gguf), downloaded with it, is not the model."""
+    ggufs = sorted(p for p in paths if p.lower().endswith(".gguf") and not is_projector(os.path.basename(p)))
     if not ggufs:
         raise ValueError(f"no GGUF file among {', '.join(os.path.basename(p) for p in paths) or 'the downloaded files'}")
     return ggufs[0]

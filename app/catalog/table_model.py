@@ -15,6 +15,9 @@ from runtime.protocol import CatalogEntry, DownloadInfo, HubRepo, QuantLevel
 Index = QModelIndex | QPersistentModelIndex
 Catalog = Context("Catalog")
 FIT_COLOR = {"gpu": QColor("#1b7f3b"), "ram": QColor("#2a62b8"), "too_big": QColor("#b3261e")}
+# Vision and embedding models are not plain chat models: their kind stands out (a vision model brings its
+# projector; an embedding model is for documents and does not chat).
+KIND_COLOR = {"vision": QColor("#7b3fa0"), "embedding": QColor("#8a5a00"), "reasoning": QColor("#2a62b8")}
 ProgressRole = Qt.ItemDataRole.UserRole + 1  # 0..100 for the progress column
 PayloadRole = Qt.ItemDataRole.UserRole + 2  # the row's dataclass
 
@@ -22,6 +25,25 @@ PayloadRole = Qt.ItemDataRole.UserRole + 2  # the row's dataclass
 
 def fit_text(label: str) -> str:
     return {"gpu": Catalog.tr("fits on GPU"), "ram": Catalog.tr("fits in RAM"), "too_big": Catalog.tr("too big")}.get(label, "?")
+
+
+def kind_text(kind: str) -> str:
+    return {
+        "chat": Catalog.tr("chat"), "reasoning": Catalog.tr("reasoning"), "coder": Catalog.tr("coder"),
+        "vision": Catalog.tr("vision"), "embedding": Catalog.tr("embedding"),
+    }.get(kind, kind)
+
+
+def entry_tooltip(entry: CatalogEntry) -> str:
+    """A catalog entry's description, and what its kind means for the download and the use."""
+    lines = [entry.description]
+    if entry.kind == "vision":
+        lines.append(Catalog.tr("Sees pictures: its projector {mmproj} is downloaded with any level.").format(mmproj=entry.mmproj))
+    elif entry.kind == "embedding":
+        lines.append(Catalog.tr("For documents: it turns text into vectors for search, and does not chat."))
+    if entry.thinking:
+        lines.append(Catalog.tr("Thinks before it answers."))
+    return "\n".join(line for line in lines if line)
 
 
 def download_state(state: str) -> str:
@@ -74,24 +96,29 @@ class _Table(QAbstractTableModel):
 class RepoModel(_Table):
     """Catalog entries or search results: one repository per row."""
 
-    headers = _texts(QT_TRANSLATE_NOOP("Catalog", "Repository"), QT_TRANSLATE_NOOP("Catalog", "Size"), QT_TRANSLATE_NOOP("Catalog", "Draft partner / downloads"))
+    headers = _texts(
+        QT_TRANSLATE_NOOP("Catalog", "Repository"), QT_TRANSLATE_NOOP("Catalog", "Kind"), QT_TRANSLATE_NOOP("Catalog", "Size"),
+        QT_TRANSLATE_NOOP("Catalog", "Draft partner / downloads"),
+    )
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         item = self.rows[index.row()]
+        col = index.column()
         if role == PayloadRole:
             return item
         if role == Qt.ItemDataRole.ToolTipRole and isinstance(item, CatalogEntry):
-            return item.description
+            return entry_tooltip(item)
+        if role == Qt.ItemDataRole.ForegroundRole and col == 1 and isinstance(item, CatalogEntry):
+            return KIND_COLOR.get(item.kind)
         if role != Qt.ItemDataRole.DisplayRole:
             return None
-        col = index.column()
         if isinstance(item, CatalogEntry):
-            return (f"{item.name}  ({item.repo})", item.params, item.draft or "")[col]
+            return (f"{item.name}  ({item.repo})", kind_text(item.kind), item.params, item.draft or "")[col]
         assert isinstance(item, HubRepo)
         gated = "  " + Catalog.tr("[gated]") if item.gated else ""
-        return (item.id + gated, "", Catalog.tr("%Ln download(s)", None, item.downloads))[col]
+        return (item.id + gated, "", "", Catalog.tr("%Ln download(s)", None, item.downloads))[col]
 
 
 class QuantModel(_Table):
@@ -110,7 +137,7 @@ class QuantModel(_Table):
         if role == PayloadRole:
             return level
         if role == Qt.ItemDataRole.ToolTipRole:
-            return level.problem or (level.fit.detail if level.fit else None)
+            return level.problem or (level.fit.detail if level.fit else None) or level.mmproj
         if role == Qt.ItemDataRole.ForegroundRole and col == 2 and level.fit:
             return FIT_COLOR.get(level.fit.label)
         if role != Qt.ItemDataRole.DisplayRole:
@@ -118,6 +145,8 @@ class QuantModel(_Table):
         if col == 0:
             return level.name + (" " + Catalog.tr("(%n part(s))", None, len(level.files)) if len(level.files) > 1 else "")
         if col == 1:
+            if level.mmproj:  # downloaded with the level, so its size is said beside the level's
+                return Catalog.tr("{size} + {projector} projector").format(size=human_size(level.size), projector=human_size(level.mmproj_size))
             return human_size(level.size)
         if col == 2:
             return fit_text(level.fit.label) if level.fit else ""

@@ -50,6 +50,7 @@ def add_parsers(sub) -> None:
     p = sub.add_parser("pull", help="download a model (REPO or REPO:QUANT) into the Hugging Face cache")
     p.add_argument("target", metavar="REPO[:QUANT]")
     p.add_argument("--revision", default="main")
+    p.add_argument("--no-mmproj", action="store_true", help="a vision model without its multimodal projector (text only)")
     p.set_defaults(run=run_pull)
 
     p = sub.add_parser("models", help="the models on this machine")
@@ -102,7 +103,7 @@ def run_search(args: argparse.Namespace) -> int:
                 return 0
             for e in catalog.entries:
                 draft = f"  (draft: {e.draft})" if e.draft else ""
-                print(f"{e.repo:<45} {e.params:>5}  {e.description}{draft}")
+                print(f"{e.repo:<60} {e.params:>9}  {e.kind:<9}  {e.description}{draft}")
             return 0
         result = client.request(methods.HUB_SEARCH, HubSearchParams(args.query, args.limit), timeout=60)
         if args.json:
@@ -196,7 +197,7 @@ def run_pull(args: argparse.Namespace) -> int:
 
     def work(client: RuntimeClient) -> int:
         client.add_notification_handler(on_notification)
-        info = client.request(methods.DOWNLOAD_START, DownloadStartParams(repo, quant, revision=args.revision), timeout=120)
+        info = client.request(methods.DOWNLOAD_START, DownloadStartParams(repo, quant, revision=args.revision, with_mmproj=not args.no_mmproj), timeout=120)
         pull.id = info.id
         bar.start(info)
         if info.state in ("done",):

@@ -55,7 +55,7 @@ from runtime import disk_space
 from runtime.hub import hf
 from runtime.hub import names
 from runtime.hub.errors import TransientError, disk_full, from_exception
-from runtime.hub.quants import find_level, incomplete_split
+from runtime.hub.quants import find_level, incomplete_split, pick_projector
 from runtime.hub.repo import list_repo
 from runtime.hub.speed import SpeedMeter, eta_seconds
 from runtime.protocol import DownloadInfo, DownloadStartParams, DownloadState, ErrorCode, RpcError
@@ -88,6 +88,14 @@ class PlannedFile:
     size: int
     sha256: str | None
     done: bool = False
+
+
+def _catalog_projector(repo: str) -> str | None:
+    """The projector file the curated catalog names for `repo` (None: not in the catalog, or not a vision model)."""
+    from runtime.hub import catalog
+
+    entry = catalog.read().entry(repo)
+    return entry.mmproj if entry else None
 
 
 def repo_folder(cache: Path, repo: str) -> Path:
@@ -562,6 +570,9 @@ class DownloadManager:
             if problem:
                 raise RpcError(ErrorCode.FILE_NOT_FOUND, f"{params.repo}: {problem}", {"repo": params.repo})
             remote, quant = level.files, level.name
+            projector = pick_projector(listing.files, _catalog_projector(params.repo)) if params.with_mmproj else None
+            if projector is not None:  # a vision model sees only with its projector: one download, one progress bar
+                remote = [*remote, projector]
         files = [PlannedFile(f.path, f.size, f.sha256) for f in remote]
         _check_names(params.repo, params.revision, listing.commit, files)
         with self._lock:

@@ -58,6 +58,13 @@ def together(target: MemoryEstimate, draft: MemoryEstimate) -> MemoryEstimate:
     return MemoryEstimate(*(a + b for a, b in zip(dataclasses.astuple(target), dataclasses.astuple(draft))))
 
 
+def with_projector(estimate: MemoryEstimate, projector_bytes: int) -> MemoryEstimate:
+    """A vision model loaded with its multimodal projector: the projector's weights sit beside the model's (on the
+    GPU by default, as llama.cpp offloads them). Its image encoder's own compute buffer is not counted: it depends
+    on the image size and is released between images."""
+    return dataclasses.replace(estimate, weights=estimate.weights + projector_bytes)
+
+
 def judge(estimate: MemoryEstimate, devices: list[Device], ram_available: int) -> MemoryFit:
     """The catalog's label, from the verdict `model.load` applies too (memory.fit_verdict), where it fits best."""
     verdict = fit_verdict(estimate, devices, ram_available)

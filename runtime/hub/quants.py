@@ -3,7 +3,8 @@
 A level is one model at one quantization: a single file, or the shards of a
 split file (`name-00001-of-00003.gguf`) shown as one entry with their total
 size. Multimodal projectors (mmproj) and imatrix files are not models and are
-left out.
+left out of the levels; a vision model's projector is found with `projectors`
+and travels with whichever level is downloaded (one projector serves them all).
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ _QUANT_RE = re.compile(
 )
 SPLIT_RE = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$", re.IGNORECASE)
 _NOT_MODELS = re.compile(r"(^|/)(mmproj|imatrix)|\.imatrix", re.IGNORECASE)
+_PROJECTOR = re.compile(r"(^|/)mmproj[^/]*\.gguf$", re.IGNORECASE)
+# Which projector to take when a repository has several: full precision is what llama.cpp's converters write and
+# what the ggml-org repositories offer first; a quantized projector costs image quality for little memory.
+_PROJECTOR_ORDER = ["F16", "BF16", "Q8_0", "F32"]
 
 # Display order: smallest precision first, the way users read a quant menu.
 _ORDER = ["IQ1", "IQ2", "Q2", "IQ3", "Q3", "IQ4", "Q4", "Q5", "Q6", "Q8", "MXFP4", "TQ", "BF16", "F16", "F32"]
@@ -87,6 +92,28 @@ def incomplete_split(level: Level) -> str | None:
     if len(level.files) != expected:
         return f"{level.name}: {len(level.files)} of {expected} parts are in the repository"
     return None
+
+
+def is_projector(path: str) -> bool:
+    return bool(_PROJECTOR.search(path))
+
+
+def projectors(files: list[RemoteFile]) -> list[RemoteFile]:
+    """The repository's multimodal projectors (mmproj*.gguf), in the order they are preferred."""
+    found = [f for f in files if is_projector(f.path)]
+
+    def rank(f: RemoteFile) -> tuple[int, str]:
+        name = quant_name(f.path) or ""
+        return (_PROJECTOR_ORDER.index(name) if name in _PROJECTOR_ORDER else len(_PROJECTOR_ORDER), f.path)
+
+    return sorted(found, key=rank)
+
+
+def pick_projector(files: list[RemoteFile], preferred: str | None = None) -> RemoteFile | None:
+    """The projector to download with a level: `preferred` (the catalog's choice) when the repository has it,
+    else the best precision there is; None for a repository without one (a text model)."""
+    found = projectors(files)
+    return next((f for f in found if f.path == preferred), found[0] if found else None)
 
 
 def find_level(levels: list[Level], quant: str | None) -> Level | None:

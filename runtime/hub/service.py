@@ -20,7 +20,7 @@ from runtime.gguf.reader import GGUFError, GGUFHeader, read_file_header
 from runtime.hub import catalog, fit, hf
 from runtime.hub.downloads import DownloadManager, repo_folder
 from runtime.hub.errors import from_exception
-from runtime.hub.quants import find_level, incomplete_split
+from runtime.hub.quants import find_level, incomplete_split, pick_projector
 from runtime.hub.remote_gguf import fetch_header
 from runtime.hub.repo import list_repo
 from runtime.protocol import (
@@ -74,7 +74,8 @@ class HubService:
 
     # ---- catalog and search ------------------------------------------------
     def catalog(self, _params: Empty) -> HubCatalogResult:
-        return HubCatalogResult(catalog.load())
+        current = catalog.read()
+        return HubCatalogResult(current.entries, version=current.version)
 
     def search(self, params: HubSearchParams) -> HubSearchResult:
         if not 1 <= params.limit <= MAX_SEARCH_RESULTS:
@@ -114,9 +115,14 @@ class HubService:
         result.ram_available = ram
         result.gpu_free = sum(d.memory_free for d in devices if d.type in ("gpu", "igpu"))
         downloaded = self._downloaded_blobs(params.repo)
+        # A vision model's projector comes with every level (download.start adds it), so each fit counts it too.
+        entry = catalog.read().entry(params.repo)
+        projector = pick_projector(listing.files, entry.mmproj if entry else None)
         for lv in levels:
             level = QuantLevel(name=lv.name, files=[f.path for f in lv.files], size=lv.size, sha256=[f.sha256 for f in lv.files], problem=incomplete_split(lv))
-            level.downloaded = all(f.sha256 in downloaded for f in lv.files)
+            level.downloaded = all(f.sha256 in downloaded for f in [*lv.files, *([projector] if projector else [])])
+            if projector is not None:
+                level.mmproj, level.mmproj_size = projector.path, projector.size
             if header is not None:
                 if lv is probe and len(lv.files) == 1:
                     estimate = estimate_load(header, params.n_ctx, params.type_k, params.type_v)
@@ -124,7 +130,11 @@ class HubService:
                     estimate = fit.estimate_for_size(header, lv.size, len(lv.files), params.n_ctx, params.type_k, params.type_v)
                 if draft is not None:  # downloaded and loaded with it: the two must fit together
                     estimate = fit.together(estimate, estimate_load(draft, params.n_ctx, params.type_k, params.type_v))
+                if projector is not None:
+                    estimate = fit.with_projector(estimate, projector.size)
                 level.fit = fit.judge(estimate, devices, ram)
+                if projector is not None:
+                    level.fit.detail += f"; with the vision projector {projector.path} ({projector.size / fit.GiB:.2f} GiB) counted in"
                 if draft is not None:
                     level.fit.detail += f"; with the draft model {draft.name or 'partner'} counted in"
                 elif draft_problem:

@@ -25,7 +25,7 @@ from filelock import FileLock, Timeout
 
 from runtime.gguf.model_file import check_model_file
 from runtime.gguf.reader import GGUFError, GGUFHeader, read_file_header, read_header
-from runtime.hub.quants import SPLIT_RE
+from runtime.hub.quants import SPLIT_RE, RemoteFile, is_projector, projectors
 from runtime.protocol import ErrorCode, LocalModel, RpcError
 
 _registry_lock = threading.Lock()
@@ -57,6 +57,8 @@ def _describe(model_id: str, path: Path, source: Literal["hf_cache", "added", "b
     files = files or [path]
     size = sum(f.stat().st_size for f in files if f.exists())
     model = LocalModel(id=model_id, path=str(path), name=path.name, source=source, size=size, repo=repo, files=[str(f) for f in files])
+    if source == "hf_cache":  # a snapshot holds one repository: its projector serves each of its levels
+        model.mmproj = _projector_beside(path)
     model.group = _file_stem(path)
     try:
         header = _header(path, split=SPLIT_RE.search(path.name) is not None)
@@ -105,12 +107,21 @@ def _header(path: Path, split: bool) -> GGUFHeader:
     return read_file_header(path)
 
 
+def _projector_beside(path: Path) -> str | None:
+    """A vision model's projector, downloaded into the model's snapshot with it (the catalog's downloads do that).
+    Only in the Hugging Face cache: a folder of the user's may hold several models and a projector for one of them."""
+    here = [RemoteFile(p.name, 0, None) for p in path.parent.glob("*.gguf") if is_projector(p.name) and p.exists()]
+    best = projectors(here)  # several (one download each): the precision a download would have chosen
+    return str(path.parent / best[0].path) if best else None
+
+
 def _gguf_models(folder: Path) -> list[tuple[Path, list[Path]]]:
-    """Each model in a folder tree: its first file and all its files (the parts of a split model, which share a folder)."""
+    """Each model in a folder tree: its first file and all its files (the parts of a split model, which share a folder).
+    A multimodal projector is not a model: it is listed as its model's `mmproj`."""
     found = []
     for path in sorted(folder.rglob("*.gguf")):
-        if not path.exists():
-            continue  # a dangling link (in the Hugging Face cache: its blob was removed)
+        if not path.exists() or is_projector(path.name):
+            continue  # a dangling link (in the Hugging Face cache: its blob was removed), or a projector
         m = SPLIT_RE.search(path.name)
         if m and int(m.group(1)) != 1:
             continue  # listed with its first part

@@ -65,6 +65,7 @@ from runtime.protocol.metrics import MetricsParams, MetricsResult
 from runtime.protocol.kv import KvClearResult, KvStoreInfo, KvStoreInfoParams
 from runtime.protocol.hub import (
     CatalogEntry,
+    CatalogKind,
     DownloadIdParams,
     DownloadInfo,
     DownloadListResult,
@@ -130,6 +131,7 @@ __all__ = [
     "ApiStopResult",
     "BATCH",
     "CatalogEntry",
+    "CatalogKind",
     "ChatCancelParams",
     "ChatCancelResult",
     "ChatDelta",

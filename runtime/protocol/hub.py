@@ -10,6 +10,9 @@ from runtime.protocol.model import KvType
 FitLabel = Literal["gpu", "ram", "too_big", "unknown"]
 # waiting: another process (a `lokal pull`, the window, another Hugging Face tool) is fetching the same file
 DownloadState = Literal["queued", "waiting", "running", "paused", "verifying", "done", "failed", "cancelled"]
+# What a catalog model is for: the browser marks it, the window offers embedding models for documents and vision
+# models for pictures. A reasoning model thinks before it answers; a vision model also reads pictures (its `mmproj`).
+CatalogKind = Literal["chat", "reasoning", "coder", "vision", "embedding"]
 
 
 @dataclass
@@ -21,11 +24,16 @@ class CatalogEntry:
     quant: str = "Q4_K_M"  # the recommended level
     draft: Optional[str] = None  # repo of the recommended draft partner
     description: str = ""
+    kind: CatalogKind = "chat"
+    # The multimodal projector file in the repository (vision models): downloaded with any level, counted in its fit.
+    mmproj: Optional[str] = None
+    thinking: bool = False  # thinks before answering (<think>, harmony channels), whatever its kind (a reasoning coder)
 
 
 @dataclass
 class HubCatalogResult:
     entries: list[CatalogEntry]
+    version: str = ""  # the catalog's own version (catalog.json "version"), to say which list a user sees
 
 
 @dataclass
@@ -102,6 +110,9 @@ class QuantLevel:
     fit: Optional[MemoryFit] = None
     problem: Optional[str] = None  # e.g. a split file with a missing part
     downloaded: bool = False
+    # A vision model's projector, downloaded with the level and counted in `fit` (its size is not in `size`).
+    mmproj: Optional[str] = None
+    mmproj_size: int = 0
 
 
 @dataclass
@@ -147,6 +158,9 @@ class DownloadStartParams:
     quant: Optional[str] = None  # default: Q4_K_M, else the first level
     files: list[str] = field(default_factory=list)  # instead of a quant: these files
     revision: str = "main"
+    # A level of a repository with a multimodal projector brings the projector too (the catalog's choice, else the
+    # preferred precision); False downloads the text model alone.
+    with_mmproj: bool = True
 
 
 @dataclass

@@ -21,6 +21,8 @@ class LocalModel:
     files: list[str] = field(default_factory=list)  # every part of a split model
     problem: Optional[str] = None  # why it cannot be loaded (unreadable header, missing part)
     group: str = ""  # what the quantizations of one model share ("Qwen2.5 Coder 1.5B Instruct"): the window's menu groups by it
+    # A multimodal projector beside the model (downloaded with a vision model's level): ModelLoadParams.mmproj_path.
+    mmproj: Optional[str] = None
     identity: str = ""  # the file's identity (runtime/models/identity.py): one menu entry and one set of load settings per file, wherever it lies
 
 

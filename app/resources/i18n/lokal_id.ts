@@ -187,6 +187,38 @@
         <translation>terlalu besar</translation>
     </message>
     <message>
+        <source>chat</source>
+        <translation>obrolan</translation>
+    </message>
+    <message>
+        <source>reasoning</source>
+        <translation>penalaran</translation>
+    </message>
+    <message>
+        <source>coder</source>
+        <translation>kode</translation>
+    </message>
+    <message>
+        <source>vision</source>
+        <translation>visi</translation>
+    </message>
+    <message>
+        <source>embedding</source>
+        <translation>penyematan</translation>
+    </message>
+    <message>
+        <source>Sees pictures: its projector {mmproj} is downloaded with any level.</source>
+        <translation>Dapat melihat gambar: proyektornya {mmproj} ikut diunduh dengan level mana pun.</translation>
+    </message>
+    <message>
+        <source>For documents: it turns text into vectors for search, and does not chat.</source>
+        <translation>Untuk dokumen: mengubah teks menjadi vektor untuk pencarian, dan tidak mengobrol.</translation>
+    </message>
+    <message>
+        <source>Thinks before it answers.</source>
+        <translation>Berpikir sebelum menjawab.</translation>
+    </message>
+    <message>
         <source>queued</source>
         <translation>dalam antrean</translation>
     </message>
@@ -227,6 +259,10 @@
         <translation>Pasangan draf / unduhan</translation>
     </message>
     <message>
+        <source>Kind</source>
+        <translation>Jenis</translation>
+    </message>
+    <message>
         <source>[gated]</source>
         <translation>[terbatas]</translation>
     </message>
@@ -253,6 +289,10 @@
         <translation>
             <numerusform>(%n bagian)</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>{size} + {projector} projector</source>
+        <translation>{size} + proyektor {projector}</translation>
     </message>
     <message>
         <source>downloaded</source>
@@ -1689,6 +1729,18 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     <message>
         <source>Search Hugging Face for these words</source>
         <translation>Cari kata-kata ini di Hugging Face</translation>
+    </message>
+    <message>
+        <source>All kinds</source>
+        <translation>Semua jenis</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Jenis</translation>
+    </message>
+    <message>
+        <source>Show only the catalog&apos;s models of this kind: reasoning, chat, coder, vision or embedding</source>
+        <translation>Tampilkan hanya model katalog dengan jenis ini: penalaran, obrolan, kode, visi, atau penyematan</translation>
     </message>
     <message>
         <source>Pick a model on the left.</source>

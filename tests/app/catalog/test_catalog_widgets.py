@@ -41,7 +41,7 @@ def test_browse_search_see_fit_badges_and_download_with_pause_and_resume(qtbot, 
 
     # The curated catalog first, with draft partners.
     qtbot.waitUntil(lambda: dialog.repos.rowCount() >= 10, timeout=30_000)
-    assert any(cell(dialog.repos, r, 2) for r in range(dialog.repos.rowCount()))
+    assert any(cell(dialog.repos, r, 3) for r in range(dialog.repos.rowCount()))
 
     dialog.search_edit.setText("lokal-test")
     qtbot.keyClick(dialog.search_edit, Qt.Key.Key_Return)
@@ -129,3 +129,32 @@ def test_the_draft_partner_is_checked_from_both_headers(qtbot, service, hub):
     # A partner that does not match is never loaded with it: the fit is asked again for the model alone.
     qtbot.waitUntil(lambda: dialog.levels.rowCount() == 1 and "draft model" not in dialog.levels.row(0).fit.detail, timeout=60_000)
     assert not dialog.download_with_draft_button.isVisibleTo(dialog)
+
+
+def test_the_catalog_marks_vision_and_embedding_models_and_filters_by_kind(qtbot, service, hub, english):
+    from sample_repos import VISION_MMPROJ, VISION_REPO
+
+    dialog = ModelBrowserDialog(service)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.repos.rowCount() >= 30, timeout=30_000)
+    rows = {dialog.repos.row(r).repo: r for r in range(dialog.repos.rowCount())}
+    gemma, bge, qwen = rows["ggml-org/gemma-3-4b-it-GGUF"], rows["ggml-org/bge-small-en-v1.5-Q8_0-GGUF"], rows["Qwen/Qwen3-8B-GGUF"]
+    assert (cell(dialog.repos, gemma, 1), cell(dialog.repos, bge, 1), cell(dialog.repos, qwen, 1)) == ("vision", "embedding", "reasoning")
+    assert cell(dialog.repos, gemma, 1, Qt.ItemDataRole.ForegroundRole).name() == "#7b3fa0"
+    assert "mmproj-model-f16.gguf is downloaded with any level" in cell(dialog.repos, gemma, 0, Qt.ItemDataRole.ToolTipRole)
+    assert "does not chat" in cell(dialog.repos, bge, 0, Qt.ItemDataRole.ToolTipRole)
+    assert "Thinks before it answers" in cell(dialog.repos, qwen, 0, Qt.ItemDataRole.ToolTipRole)
+
+    dialog.kind_filter.setCurrentIndex(dialog.kind_filter.findData("vision"))
+    shown = [dialog.repos.row(r) for r in range(dialog.repos.rowCount())]
+    assert len(shown) >= 5 and all(e.kind == "vision" and e.mmproj for e in shown)
+    dialog.kind_filter.setCurrentIndex(dialog.kind_filter.findData("embedding"))
+    assert {dialog.repos.row(r).kind for r in range(dialog.repos.rowCount())} == {"embedding"}
+    dialog.kind_filter.setCurrentIndex(0)
+    assert dialog.repos.rowCount() == len(rows)
+
+    # A vision repository's level says the projector that comes with it, and its fit counts it.
+    dialog.show_repo(VISION_REPO)
+    qtbot.waitUntil(lambda: dialog.levels.rowCount() == 1, timeout=60_000)
+    assert cell(dialog.levels, 0, 1).endswith("projector") and " + " in cell(dialog.levels, 0, 1)
+    assert VISION_MMPROJ in cell(dialog.levels, 0, 2, Qt.ItemDataRole.ToolTipRole)

@@ -31,7 +31,9 @@ def test_search_and_catalog(lokal):
     assert SMOL_REPO in proc.stdout and "500 downloads" in proc.stdout
     proc = lokal("search")
     assert proc.returncode == 0, proc.stderr
-    assert "Qwen/Qwen2.5-1.5B-Instruct-GGUF" in proc.stdout and "draft: Qwen/Qwen2.5-0.5B-Instruct-GGUF" in proc.stdout
+    assert "Qwen/Qwen3-4B-GGUF" in proc.stdout and "draft: Qwen/Qwen3-0.6B-GGUF" in proc.stdout
+    gemma = next(line for line in proc.stdout.splitlines() if line.startswith("ggml-org/gemma-3-4b-it-GGUF "))
+    assert " vision " in gemma
 
 
 def test_quants_shows_levels_sizes_and_fit(lokal):
@@ -60,6 +62,19 @@ def test_pull_then_models_then_rm(lokal, hub, starter_model):
     assert proc.returncode == 0, proc.stderr
     assert "98.4 MB freed" in proc.stdout
     assert not os.path.exists(path)
+
+
+def test_pull_of_a_vision_model_brings_its_projector_unless_told_not_to(lokal, hub):
+    from sample_repos import VISION_FILE, VISION_MMPROJ, VISION_REPO
+
+    proc = lokal("pull", f"{VISION_REPO}:Q4_1", "--no-mmproj")
+    assert proc.returncode == 0, proc.stderr
+    assert [os.path.basename(p) for p in proc.stdout.strip().splitlines()] == [VISION_FILE]
+    proc = lokal("pull", f"{VISION_REPO}:Q4_1")
+    assert proc.returncode == 0, proc.stderr
+    assert [os.path.basename(p) for p in proc.stdout.strip().splitlines()] == [VISION_FILE, VISION_MMPROJ]
+    [model] = [m for m in json.loads(lokal("models", "--json").stdout)["models"] if m["repo"] == VISION_REPO]
+    assert os.path.basename(model["mmproj"]) == VISION_MMPROJ
 
 
 def test_pull_errors_are_clear(lokal):

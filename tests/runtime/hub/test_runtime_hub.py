@@ -23,7 +23,7 @@ from runtime.protocol import (
     decode,
     methods,
 )
-from sample_repos import DRAFT_REPO, GATED_REPO, SMOL_FILE, SMOL_REPO, TARGET_REPO, Notes, hub_env
+from sample_repos import DRAFT_REPO, GATED_REPO, SMOL_FILE, SMOL_REPO, TARGET_REPO, VISION_REPO, Notes, hub_env
 
 pytestmark = pytest.mark.slow
 
@@ -46,8 +46,8 @@ def test_catalog_search_and_quants(hub_runtime, hub):
     assert drafts and set(drafts) <= repos  # every draft partner is itself in the catalog
 
     found = hub_runtime.request(methods.HUB_SEARCH, HubSearchParams("lokal-test", limit=10), timeout=60)
-    assert [r.id for r in found.repos] == [SMOL_REPO, TARGET_REPO, DRAFT_REPO, GATED_REPO]  # by downloads
-    assert found.repos[-1].gated
+    assert [r.id for r in found.repos] == [SMOL_REPO, TARGET_REPO, DRAFT_REPO, GATED_REPO, VISION_REPO]  # by downloads
+    assert found.repos[3].gated
 
     quants = hub_runtime.request(methods.HUB_QUANTS, HubQuantsParams(SMOL_REPO, n_ctx=2048), timeout=120)
     assert [lv.name for lv in quants.levels] == ["Q4_1", "Q8_0", "F32"]
