@@ -361,7 +361,7 @@ class Engine:
         conversation = params.conversation_id
         with self._cuts_lock:
             cuts = {conversation: self._context_cuts[conversation]} if conversation in self._context_cuts else {}
-        fitted = fit_to_context(params.messages, render, loaded.llama.n_ctx, max(1, params.max_tokens - committed), cuts, conversation, committed, cancel)
+        fitted = fit_to_context(params.messages, render, loaded.llama.n_ctx, max(1, reply_limit(params, loaded.llama.n_ctx) - committed), cuts, conversation, committed, cancel)
         with self._cuts_lock:
             if conversation in cuts:
                 self._context_cuts[conversation] = cuts[conversation]
@@ -433,7 +433,7 @@ class Engine:
         fmt = self.reply_format(use)
         request = GenerationRequest(
             prompt=prompt,
-            max_tokens=params.max_tokens,
+            max_tokens=reply_limit(params, loaded.llama.n_ctx),
             sampling=sampling_config(params, loaded.llama, fmt),
             stop=params.stop,
             cancel=cancel,
@@ -618,6 +618,11 @@ def sampling_config(params: ChatGenerateParams, llama: LlamaModel, reply_format:
     return config
 
 
+def reply_limit(params: ChatGenerateParams, n_ctx: int) -> int:
+    """The reply's token limit: max_tokens, or (None) the context, which no reply outgrows (it ends with "length" when full)."""
+    return params.max_tokens if params.max_tokens is not None else n_ctx
+
+
 def validate_generate(params: ChatGenerateParams) -> None:
     for name in ("temperature", "top_p", "min_p", "typical_p", "repeat_penalty", "frequency_penalty", "presence_penalty", "dry_multiplier", "dry_base"):
         if not math.isfinite(getattr(params, name)):
@@ -641,7 +646,7 @@ def validate_generate(params: ChatGenerateParams) -> None:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.dry_multiplier and params.dry_allowed_length: must not be negative")
     if params.tool_choice == "required" and not params.tools:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.tool_choice: 'required' needs tools")
-    if params.max_tokens < 0:
+    if params.max_tokens is not None and params.max_tokens < 0:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.max_tokens: must not be negative")
     if params.temperature < 0:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.temperature: must not be negative")
