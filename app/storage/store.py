@@ -83,10 +83,14 @@ MIGRATIONS: list[str] = [
     ALTER TABLE messages ADD COLUMN model TEXT NOT NULL DEFAULT '';
     """,
     # 2 -> 3: a reply's thinking, kept apart from its answer (#30), and how long it thought: measured by the
-    # window as well as by the runtime, so "Thought for 12 s" survives a reply that ended without figures
+    # window as well as by the runtime, so "Thought for 12 s" survives a reply that ended without figures.
+    # Every conversation stored the old default reply length, 512 tokens, which cut thinking replies before
+    # their answer: it becomes "until the model stops" (null), the new default.
     """
     ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT '';
     ALTER TABLE messages ADD COLUMN thinking_ms REAL NOT NULL DEFAULT 0;
+    UPDATE conversations SET settings = json_set(settings, '$.max_tokens', json('null'))
+        WHERE json_valid(settings) AND json_extract(settings, '$.max_tokens') = 512;
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -69,7 +69,8 @@ def _released_database(path):
     with sqlite3.connect(str(path)) as db:
         for version, script in enumerate(st.MIGRATIONS[:2], start=1):
             db.executescript(script + f"\nPRAGMA user_version = {version};")
-        db.execute("INSERT INTO conversations VALUES ('c1', 'Old chat', 1.0, 2.0, '', '{\"max_tokens\": 512}')")
+        db.execute("INSERT INTO conversations VALUES ('c1', 'Old chat', 1.0, 2.0, '', '{\"max_tokens\": 512, \"temperature\": 0.2}')")
+        db.execute("INSERT INTO conversations VALUES ('c2', 'Chosen', 1.0, 2.0, '', '{\"max_tokens\": 300}')")
         db.execute("INSERT INTO messages (conversation_id, position, role, content, state, created_at) VALUES ('c1', 0, 'user', 'hi', 'complete', 1.0)")
         db.execute(
             "INSERT INTO messages (conversation_id, position, role, content, state, stats, created_at, model) "
@@ -85,6 +86,9 @@ def test_a_released_database_gains_the_reasoning_columns_and_keeps_its_replies(t
     user, reply = store.messages("c1")
     assert (reply.content, reply.model, reply.reasoning, reply.thinking_ms) == ("hello", "SmolLM2", "", 0.0)
     assert reply.record is not None and reply.record.stats is not None and reply.record.stats.completion_tokens == 3
+    # The old default length (512, stored in every conversation) is no longer a cap; a length someone chose stays.
+    assert store.conversation("c1").settings == {"max_tokens": None, "temperature": 0.2}
+    assert store.conversation("c2").settings == {"max_tokens": 300}
     # A thinking reply is stored in the migrated file, apart from its answer, and read back after a reopen.
     thought = store.add_message("c1", "assistant", "", state=st.STREAMING)
     store.update_message(thought.id, reasoning="Let me count: 2 + 2", thinking_ms=1250.0)
