@@ -142,3 +142,24 @@ def test_the_thinking_setting_is_sent_as_enable_thinking_and_a_budget(chat, thin
     assert chat.send("Hi")
     params = request(chat).params
     assert (params.enable_thinking, params.reasoning_budget) == sent
+
+
+def test_the_settings_dialog_offers_until_the_model_stops_and_thinking_on_off_or_a_budget(qtbot):
+    from app.chat.widgets.settings_dialog import ConversationSettingsDialog
+
+    dialog = ConversationSettingsDialog("", ConversationSettings())
+    qtbot.addWidget(dialog)
+    assert dialog.max_tokens.text() == "Until the model stops" and dialog.thinking.currentText() == "The model's default"
+    _prompt, settings = dialog.result_settings()
+    assert (settings.max_tokens, settings.thinking, settings.reasoning_budget) == (None, None, None)
+    dialog.thinking.setCurrentIndex(dialog.thinking.findData("on"))
+    dialog.reasoning_budget.setValue(512)
+    dialog.max_tokens.setValue(2048)
+    _prompt, settings = dialog.result_settings()
+    assert (settings.max_tokens, settings.thinking, settings.reasoning_budget) == (2048, "on", 512)
+    assert settings.thinking_params() == {"enable_thinking": True, "reasoning_budget": 512}
+    dialog.thinking.setCurrentIndex(dialog.thinking.findData("off"))
+    assert not dialog.reasoning_budget.isEnabled()  # no thinking: no budget to set
+    again = ConversationSettingsDialog("", dialog.result_settings()[1])
+    qtbot.addWidget(again)
+    assert again.thinking.currentData() == "off" and again.max_tokens.value() == 2048 and not again.reasoning_budget.isEnabled()
