@@ -32,9 +32,13 @@ class ThinkingBlock(QFrame):
         self.toggle.setAccessibleDescription(self.tr("Show or hide how the model thought before it answered"))
         self.toggle.toggled.connect(self._on_toggled)
         self.body = MarkdownView()
-        self.body.setObjectName("thinkingBody")
+        self.fold = QFrame()  # the unfolded part: a frame, so the theme can draw its rule at the left
+        self.fold.setObjectName("thinkingBody")
+        fold_layout = QVBoxLayout(self.fold)
+        fold_layout.setContentsMargins(0, 0, 0, 4)
+        fold_layout.addWidget(self.body)
         layout.addWidget(self.toggle, alignment=Qt.AlignmentFlag.AlignLeft)
-        layout.addWidget(self.body)
+        layout.addWidget(self.fold)
         self.reasoning = ""
         self._rendered = ""
         self.toggle.setChecked(expanded)
@@ -68,7 +72,7 @@ class ThinkingBlock(QFrame):
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
         if expanded:
             self._render()
-        self.body.setVisible(expanded)
+        self.fold.setVisible(expanded)
 
     def _render(self) -> None:
         if self.reasoning != self._rendered:
