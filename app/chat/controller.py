@@ -470,17 +470,21 @@ class ChatController(QObject):
         start = history.send_from(count, limit) if count is not None else 0
         shown = self.messages.messages
         if shown and shown[0].position <= start:
-            turns = [(m.role, m.content, m.state) for m in shown if m.position >= start]  # all of it is on screen already
+            turns = [(m.role, m.content, m.state, m.reasoning) for m in shown if m.position >= start]  # all of it is on screen already
         else:
             stored = self._stored(lambda: self.store.turns(conv.id, since=start))
             # The database refuses reads now: what is on screen.
-            turns = stored if stored is not None else [(m.role, m.content, m.state) for m in shown]
+            turns = stored if stored is not None else [(m.role, m.content, m.state, m.reasoning) for m in shown]
         if start > 0:
-            first_user = next((i for i, (role, _content, _state) in enumerate(turns) if role == "user"), len(turns) - 1)
+            first_user = next((i for i, turn in enumerate(turns) if turn[0] == "user"), len(turns) - 1)
             turns = turns[first_user:]  # what is sent opens with a user turn, as the runtime's own cuts do
         out = [ChatMessage("system", conv.system_prompt)] if conv.system_prompt.strip() else []
         # The messages table's CHECK constraint keeps its roles to the protocol's.
-        out += [ChatMessage(typing.cast(Role, role), content) for role, content, state in turns if not (role == "assistant" and state == st.FAILED and not content)]
+        # A reply's reasoning goes apart from its answer: the runtime gives it to templates that render it, else drops it.
+        out += [
+            ChatMessage(typing.cast(Role, role), content, reasoning=reasoning)
+            for role, content, state, reasoning in turns if not (role == "assistant" and state == st.FAILED and not content)
+        ]
         return out
 
     def _context_size(self, settings: "ConversationSettings") -> int:
@@ -538,8 +542,6 @@ class ChatController(QObject):
         last = self.messages.message(row)
         params = self._params(conv)
         params.continue_reply = True
-        if params.messages and params.messages[-1].role == "assistant":
-            params.messages[-1].reasoning = last.reasoning  # a reply cut while thinking goes on thinking
         if not self._done(lambda: self.store.update_message(last.id, state=st.STREAMING)):
             return False
         self.messages.update(row, state=st.STREAMING)

@@ -409,16 +409,20 @@ class Store:
         return [self._with_deferred(_message(r)) for r in rows]
 
     @_guarded
-    def turns(self, conversation_id: str, since: int = 0) -> list[tuple[str, str, str]]:
-        """(role, content, state) of the messages at position `since` and after: what a reply's prompt is made
-        of, without the rest of each row (a long conversation's history is read on the GUI thread)."""
-        rows = self._db.execute("SELECT id, role, content, state FROM messages WHERE conversation_id = ? AND position >= ? ORDER BY position", (conversation_id, since)).fetchall()
+    def turns(self, conversation_id: str, since: int = 0) -> list[tuple[str, str, str, str]]:
+        """(role, content, state, reasoning) of the messages at position `since` and after: what a reply's prompt is
+        made of, without the rest of each row (a long conversation's history is read on the GUI thread). The
+        reasoning goes to the runtime apart from the answer: the model's template keeps it or (most) drop it."""
+        rows = self._db.execute(
+            "SELECT id, role, content, state, reasoning FROM messages WHERE conversation_id = ? AND position >= ? ORDER BY position", (conversation_id, since)
+        ).fetchall()
         out = []
-        for message_id, role, content, state in rows:
+        for message_id, role, content, state, reasoning in rows:
             deferred = self._deferred.get(message_id)
             if deferred is not None:
                 content, state = deferred.content if deferred.content is not None else content, deferred.state or state
-            out.append((role, content, state))
+                reasoning = deferred.reasoning if deferred.reasoning is not None else reasoning
+            out.append((role, content, state, reasoning))
         return out
 
     @_guarded

@@ -96,6 +96,11 @@ def test_a_thinking_reply_folds_its_thinking_above_the_answer(qtbot, chat):
     assert chat.thinking_expanded() and chat.store.get_state("thinking_expanded") == "1"
     again = open_view(qtbot, chat)
     assert last_widget(again).thinking.expanded and last_widget(again).thinking.body.isVisible()
+    # The next turn sends the reply's reasoning apart from its answer (the runtime gives it to templates that want it).
+    assert chat.send("And 3 + 3?")
+    sent = request(chat).params.messages
+    assert [(m.role, m.content, m.reasoning) for m in sent] == [
+        ("user", "What is 2 + 2?", ""), ("assistant", "4", "Two and two make four."), ("user", "And 3 + 3?", "")]
 
 
 def test_a_reply_cut_by_its_length_says_so_and_continue_extends_it_in_place(qtbot, chat):
