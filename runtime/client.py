@@ -262,15 +262,19 @@ class RuntimeClient:
         return self.request(methods.MODEL_LOAD, params, timeout)
 
     def generate(
-        self, params: ChatGenerateParams, on_text: Callable[[str], None] | None = None
+        self, params: ChatGenerateParams, on_text: Callable[[str], None] | None = None, on_reasoning: Callable[[str], None] | None = None
     ) -> tuple[PendingCall[ChatGenerateResult], Callable[[float | None], ChatGenerateResult]]:
-        """Start a reply; returns the call (its id is what chat.cancel takes) and a function that waits for the result."""
+        """Start a reply; returns the call (its id is what chat.cancel takes) and a function that waits for the result.
+        `on_text` gets the answer's deltas, `on_reasoning` the reasoning's (ChatDelta.reasoning)."""
         call: PendingCall[ChatGenerateResult] = self._register(methods.CHAT_GENERATE.name)
         handler = None
-        if on_text is not None:
+        if on_text is not None or on_reasoning is not None:
             def handler(method: str, data: Any) -> None:
                 if method == methods.CHAT_DELTA.name and data.get("request_id") == call.id:
-                    on_text(data["text"])
+                    if data.get("reasoning") and on_reasoning is not None:
+                        on_reasoning(data["reasoning"])
+                    if data["text"] and on_text is not None:
+                        on_text(data["text"])
             self.add_notification_handler(handler)
         self._send_call(call, protocol.params_for(methods.CHAT_GENERATE, params))
 
@@ -283,8 +287,8 @@ class RuntimeClient:
 
         return call, wait
 
-    def chat(self, params: ChatGenerateParams, on_text: Callable[[str], None] | None = None, timeout: float | None = None) -> ChatGenerateResult:
-        _call, wait = self.generate(params, on_text)
+    def chat(self, params: ChatGenerateParams, on_text: Callable[[str], None] | None = None, timeout: float | None = None, on_reasoning: Callable[[str], None] | None = None) -> ChatGenerateResult:
+        _call, wait = self.generate(params, on_text, on_reasoning)
         return wait(timeout)
 
     def cancel(self, request_id: RequestId) -> bool:

@@ -17,7 +17,7 @@ from runtime.protocol import Lane, Method, methods
 P = TypeVar("P")
 R = TypeVar("R")
 
-OnText = Callable[[str], None]
+OnText = Callable[[str, str], None]  # a reply's streamed (answer, reasoning)
 JOB_LANES = (Lane.ENGINE, Lane.BATCH)
 
 

@@ -127,19 +127,19 @@ class RuntimeServer:
     def _client_gone(self) -> None:
         self._stopping = True
 
-    def _stream_to_client(self, job: Job, conversation_id: str, dropped: threading.Event) -> Callable[[str], None]:
-        """A reply's chat.delta lines, from the engine thread: never blocks. If the client has stopped reading
-        (too many lines wait unwritten), the reply is dropped: cancelled, and answered with OUTPUT_STALLED."""
+    def _stream_to_client(self, job: Job, conversation_id: str, dropped: threading.Event) -> Callable[[str, str], None]:
+        """A reply's chat.delta lines (answer, reasoning), from the engine thread: never blocks. If the client has stopped
+        reading (too many lines wait unwritten), the reply is dropped: cancelled, and answered with OUTPUT_STALLED."""
 
-        def on_text(text: str) -> None:
+        def on_delta(text: str, reasoning: str = "") -> None:
             if dropped.is_set():
                 return
-            if not self._output.offer(protocol.notification_line("chat.delta", ChatDelta(job.request_id, conversation_id, text))):
+            if not self._output.offer(protocol.notification_line("chat.delta", ChatDelta(job.request_id, conversation_id, text, reasoning))):
                 dropped.set()
                 log.warning("the client stopped reading: reply %r dropped", job.request_id)
                 self.slot.cancel(job)
 
-        return on_text
+        return on_delta
 
     def notify(self, method: str, params: Any) -> None:
         self._send(protocol.notification_line(method, params))
@@ -246,7 +246,7 @@ class RuntimeServer:
     def _answer_line(job: Job, result: Any, error: RpcError | None) -> bytes:
         return protocol.error_line(job.request_id, error) if error is not None else protocol.result_line(job.request_id, result)
 
-    def submit(self, job: Job, params: Any, on_text: Callable[[str], None] | None, finish: Finish) -> None:
+    def submit(self, job: Job, params: Any, on_text: OnText | None, finish: Finish) -> None:
         """Run `job` when its turn comes, on a thread of its own; `finish(result, error)` once it is over."""
         self.slot.join(job)
         if self.slot.would_wait(job):
@@ -256,7 +256,7 @@ class RuntimeServer:
             self._job_threads.add(thread)
         thread.start()
 
-    def _run_job(self, job: Job, params: Any, on_text: Callable[[str], None] | None, finish: Finish) -> None:
+    def _run_job(self, job: Job, params: Any, on_text: OnText | None, finish: Finish) -> None:
         result, error = None, None
         try:
             if self.slot.wait_turn(job):
@@ -290,7 +290,10 @@ class RuntimeServer:
         return ModelUnloadResult(self.engine.unload())
 
     def _generate(self, params: ChatGenerateParams, job: Job, on_text: OnText | None) -> ChatGenerateResult:
-        return self.engine.generate(params, job.cancel, on_text or (lambda _text: None), job.request_id, job.owner, lambda: self._say_waiting(job))
+        stream = on_text or (lambda _text, _reasoning: None)
+        return self.engine.generate(
+            params, job.cancel, lambda text: stream(text, ""), job.request_id, job.owner, lambda: self._say_waiting(job), lambda reasoning: stream("", reasoning)
+        )
 
     def _stop_jobs(self) -> None:
         for job in self.slot.jobs():
@@ -308,7 +311,7 @@ class RuntimeServer:
     def model_loading(self) -> bool:
         return any(job.method in ("model.load", "model.unload") for job in self.slot.jobs())
 
-    def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str], None], finish: Finish) -> Job:
+    def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str, str], None], finish: Finish) -> Job:
         job = Job(f"api-{next(self._api_ids)}", "chat.generate", API, params.conversation_id)
         self.submit(job, params, on_text, finish)
         return job

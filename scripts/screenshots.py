@@ -1,13 +1,14 @@
 """Render screenshots of the main window into docs/screenshots/ (offscreen, no display needed).
 
     .venv/bin/python scripts/screenshots.py
-    LOKAL_SHOTS=light-en,speculation .venv/bin/python scripts/screenshots.py   # some of them (light-en, dark-en, light-id, speculation)
+    LOKAL_SHOTS=light-en,speculation .venv/bin/python scripts/screenshots.py   # some of them (light-en, dark-en, light-id, speculation, thinking)
 
 Shots: the window mid-reply with the metrics panel showing the runtime's live figures, and the model
 menu open, each in the light and the dark palette and in Indonesian (main-id.png, model-menu-id.png);
 then, light: a reply that drafted (metrics-speculation), a message edited in place (edit-in-place), a
 long title's tooltip (sidebar-tooltip), closing while the API serves (close-while-serving) and Help ▸
-Keyboard shortcuts (keyboard-shortcuts).
+Keyboard shortcuts (keyboard-shortcuts); a thinking reply, its thinking folded (thinking-collapsed) and
+unfolded (thinking-expanded), with its figures in the metrics panel.
 The earlier turn of the conversation is seeded text (so the picture shows a table and a code block),
 and so is a long title in the conversation list; the replies that stream and every figure in the
 metrics panel come from the real runtime and the starter model.
@@ -264,6 +265,56 @@ def shot_shortcuts(app, window, shots: list[Path]) -> None:
     dialog.close()
 
 
+THINKING_QUESTION = "Is 221 a prime number?"
+THINKING = """The user asks whether 221 is prime. I only need to try primes up to √221 ≈ 14.9.
+
+- 2: 221 is odd, no.
+- 3: 2 + 2 + 1 = 5, not a multiple of 3.
+- 5: it does not end in 0 or 5.
+- 7: 7 × 31 = 217, remainder 4.
+- 11: 11 × 20 = 220, remainder 1.
+- 13: 13 × 17 = 221. Found a factor.
+
+So 221 = 13 × 17: not prime. I should say so and show the factors."""
+THINKING_ANSWER = """No. **221 = 13 × 17**, so it is not a prime number.
+
+It is easy to miss because it is odd, its digit sum (5) is not a multiple of 3, and it does not end in 5:
+the smallest prime that divides it is 13."""
+
+
+def settle(app, window) -> None:
+    """The widgets of the messages shown laid out (heights that follow their text), the old ones deleted."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    wait(app, lambda: len(window.chat_view.widgets) == window.chat.messages.rowCount(), 10)
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    for _ in range(5):
+        app.processEvents()
+
+
+def shot_thinking(app, window, shots: list[Path]) -> None:
+    """A thinking model's reply (seeded: the starter model does not think), with its figures in the panel."""
+    from app.storage.reply_record import ReplyRecord
+    from runtime.protocol import GenerationStats
+
+    conv = window.chat.new_conversation("Is 221 prime?")
+    window.store.add_message(conv.id, "user", THINKING_QUESTION)
+    reply = window.store.add_message(conv.id, "assistant", "", model="Qwen3 4B")
+    stats = GenerationStats(prompt_tokens=31, prompt_tokens_evaluated=31, completion_tokens=252, reasoning_tokens=214, answer_tokens=38,
+                            ttft_ms=180.0, ttfat_ms=12_900.0, thinking_ms=12_400.0, prefill_tokens_per_s=420.0, decode_tokens_per_s=19.6,
+                            total_ms=13_050.0)
+    window.store.update_message(reply.id, content=THINKING_ANSWER, reasoning=THINKING, thinking_ms=stats.thinking_ms, record=ReplyRecord(stats, "stop"))
+    window.chat.open(None)  # away and back: the panel shows the stored figures of the conversation opened
+    window.chat.open(conv.id)
+    window.chat_view.set_thinking_expanded(False)
+    settle(app, window)
+    save(window.grab(), "thinking-collapsed", shots)
+    window.chat_view.widgets[-1].thinking.toggle.click()
+    settle(app, window)
+    save(window.grab(), "thinking-expanded", shots)
+    window.chat_view.widgets[-1].thinking.toggle.click()  # folded again: the choice remembered in this scratch store is the default
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     from runtime.paths import models_dir
@@ -284,6 +335,10 @@ def main() -> int:
             shot_sidebar_tooltip(app, window, shots)
             shot_shortcuts(app, window, shots)
             shot_close_while_serving(app, window, shots)
+        close_window(window)
+    if not only or "thinking" in only:
+        app, window = open_window("light", "en")
+        shot_thinking(app, window, shots)
         close_window(window)
     if not only or "speculation" in only:
         app, window = open_window("light", "en", speculation="on")

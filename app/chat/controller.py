@@ -12,14 +12,22 @@ Replies come from the runtime link, or from another reply link set with
 set_reply_link (a remote endpoint, app/remote): anything that answers
 call(methods.CHAT_GENERATE, ChatGenerateParams, on_result(ChatGenerateResult),
 on_error) with a call that has an `id`, cancel(call), and emits
-sig_delta(request_id, text). Only replies from the runtime need the local
-model (and its context size).
+sig_delta(request_id, text) and sig_reasoning_delta(request_id, text). Only
+replies from the runtime need the local model (and its context size).
+
+A thinking model's reasoning streams apart from its answer: it lands in the
+message's `reasoning` (shown folded above the answer, never copied or sent as
+the answer), and the time from its first token to the answer's first is the
+reply's thinking time ("Thought for 12 s"). A reply cut by max_tokens or by a
+full context can be continued: the runtime extends the same message in place
+(continue_reply), and the store keeps it as one message.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +53,8 @@ TITLE_CHARS = 48
 UNTITLED = "New chat"  # a new conversation's title in the store, before the window was translated
 EXPORT_SUFFIX = {"md": ".md", "json": ".json"}
 LAST_CONVERSATION = "last_conversation"  # the store's state key: the conversation on screen, opened again at the next start
+THINKING_EXPANDED = "thinking_expanded"  # the store's state key: "1" when the user last unfolded a reply's thinking
+Thinking = typing.Literal["on", "off"]
 
 log = logging.getLogger("lokal.chat")
 T = TypeVar("T")
@@ -63,6 +73,9 @@ class ReplyLink(Protocol):
     @property
     def sig_delta(self) -> SignalInstance: ...
 
+    @property
+    def sig_reasoning_delta(self) -> SignalInstance: ...
+
     def call(
         self, method: Method[ChatGenerateParams, ChatGenerateResult], params: ChatGenerateParams | None = None,
         on_result: Callable[[ChatGenerateResult], None] | None = None,
@@ -78,10 +91,18 @@ class ConversationSettings:
     top_p: float = 0.95
     min_p: float = 0.05  # LM Studio's defaults for these two
     repeat_penalty: float = 1.1
-    max_tokens: int = 512
+    max_tokens: int | None = None  # None: until the model stops, within the context (as LM Studio and Ollama)
     n_ctx: int | None = None  # None: the model's load settings (Model ▸ Load settings…) decide
     seed: int | None = None
     speculation: SpeculationMode | None = None  # None: the model's load settings decide (Model ▸ Load settings…)
+    thinking: Thinking | None = None  # a thinking model thinks before it answers; None: as its template does by default
+    reasoning_budget: int | None = None  # thinking tokens before the answer must begin; None: no limit
+
+    def thinking_params(self) -> dict[str, Any]:
+        """What the runtime is told about thinking: enable_thinking for templates that take it, and the budget."""
+        if self.thinking == "off":
+            return {"enable_thinking": False, "reasoning_budget": 0}
+        return {"enable_thinking": True if self.thinking == "on" else None, "reasoning_budget": self.reasoning_budget}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ConversationSettings":
@@ -100,6 +121,16 @@ class Reply:
     pending: str = ""
     text: str = ""
     saved_len: int = 0
+    pending_reasoning: str = ""
+    reasoning: str = ""
+    saved_reasoning_len: int = 0
+    thinking_since: float | None = None  # time.monotonic() at its first reasoning token
+    thinking_ms: float = 0.0  # set when the answer begins (the window's own measure; the runtime's wins at the end)
+    shown_thinking_ms: float = 0.0  # the value the message on screen has
+    # Continue: what the message held before; the runtime's result is what it added to it.
+    base_text: str = ""
+    base_reasoning: str = ""
+    base_thinking_ms: float = 0.0
 
 
 class ChatController(QObject):
@@ -136,6 +167,7 @@ class ChatController(QObject):
         self._store_retry_timer.timeout.connect(self.retry_store)
         store.on_problem_changed(self._on_store_problem)
         link.sig_delta.connect(self._on_delta)
+        link.sig_reasoning_delta.connect(self._on_reasoning_delta)
         self.conversations.set_conversations(store.conversations())
 
     # ---- when the database refuses work ------------------------------------------
@@ -176,7 +208,9 @@ class ChatController(QObject):
         link = link or self.runtime_link
         if link is not self.link:
             self.link.sig_delta.disconnect(self._on_delta)
+            self.link.sig_reasoning_delta.disconnect(self._on_reasoning_delta)
             link.sig_delta.connect(self._on_delta)
+            link.sig_reasoning_delta.connect(self._on_reasoning_delta)
             self.link = link
         self.reply_model_name = "" if link is self.runtime_link else model_name
         self.sig_reply_link_changed.emit()
@@ -295,6 +329,13 @@ class ChatController(QObject):
         text = export.to_markdown(conv, messages) if kind == "md" else export.to_json(conv, messages)
         export.save(path, text)
         return True
+
+    def thinking_expanded(self) -> bool:
+        """Whether a reply's thinking shows unfolded: the user's last choice (folded until they unfold one)."""
+        return self._stored(lambda: self.store.get_state(THINKING_EXPANDED)) == "1"
+
+    def set_thinking_expanded(self, expanded: bool) -> None:
+        self._stored(lambda: self.store.set_state(THINKING_EXPANDED, "1" if expanded else "0"))
 
     def end_all(self) -> None:
         """The window closes: save every reply in progress as stopped now, and have the runtime stop them (their answers are then ignored)."""
@@ -429,17 +470,21 @@ class ChatController(QObject):
         start = history.send_from(count, limit) if count is not None else 0
         shown = self.messages.messages
         if shown and shown[0].position <= start:
-            turns = [(m.role, m.content, m.state) for m in shown if m.position >= start]  # all of it is on screen already
+            turns = [(m.role, m.content, m.state, m.reasoning) for m in shown if m.position >= start]  # all of it is on screen already
         else:
             stored = self._stored(lambda: self.store.turns(conv.id, since=start))
             # The database refuses reads now: what is on screen.
-            turns = stored if stored is not None else [(m.role, m.content, m.state) for m in shown]
+            turns = stored if stored is not None else [(m.role, m.content, m.state, m.reasoning) for m in shown]
         if start > 0:
-            first_user = next((i for i, (role, _content, _state) in enumerate(turns) if role == "user"), len(turns) - 1)
+            first_user = next((i for i, turn in enumerate(turns) if turn[0] == "user"), len(turns) - 1)
             turns = turns[first_user:]  # what is sent opens with a user turn, as the runtime's own cuts do
         out = [ChatMessage("system", conv.system_prompt)] if conv.system_prompt.strip() else []
         # The messages table's CHECK constraint keeps its roles to the protocol's.
-        out += [ChatMessage(typing.cast(Role, role), content) for role, content, state in turns if not (role == "assistant" and state == st.FAILED and not content)]
+        # A reply's reasoning goes apart from its answer: the runtime gives it to templates that render it, else drops it.
+        out += [
+            ChatMessage(typing.cast(Role, role), content, reasoning=reasoning)
+            for role, content, state, reasoning in turns if not (role == "assistant" and state == st.FAILED and not content)
+        ]
         return out
 
     def _context_size(self, settings: "ConversationSettings") -> int:
@@ -449,8 +494,8 @@ class ChatController(QObject):
             return wanted.n_ctx
         return settings.n_ctx or ModelChoice.n_ctx
 
-    def _start_reply(self) -> None:
-        conv = self._on_screen()
+    def _params(self, conv: Conversation) -> ChatGenerateParams:
+        """The request for a reply in `conv` now: its history and its settings."""
         settings = ConversationSettings.from_dict(conv.settings)
         if self.local_replies:
             self.model_session.ensure_context(settings.n_ctx)
@@ -463,24 +508,62 @@ class ChatController(QObject):
             min_p=settings.min_p,
             repeat_penalty=settings.repeat_penalty,
             seed=settings.seed,
+            **settings.thinking_params(),
         )
         if self.local_replies:
             # The conversation's own setting, else the model's, as `lokal chat` and the benchmarks run it.
             params.speculation = settings.speculation or self.model_session.speculation
+        return params
+
+    def _start_reply(self) -> None:
+        conv = self._on_screen()
+        params = self._params(conv)
         model_name = self.model_session.display_name if self.local_replies else self.reply_model_name
         msg = self._stored(lambda: self.store.add_message(conv.id, "assistant", "", state=st.STREAMING, model=model_name))
         if msg is None:
             return  # the user's message is stored; Regenerate asks again once the database takes writes
         self.messages.append(msg)
+        self._launch(Reply(None, msg.id, conv.id), params)
+
+    def can_continue(self) -> bool:
+        """The last reply was cut (by max_tokens or a full context) and the runtime can extend it in place."""
+        last = self.messages.messages[-1] if self.messages.messages else None
+        return (
+            not self.generating and self.local_replies and last is not None and last.role == "assistant"
+            and last.state == st.COMPLETE and last.record is not None and last.record.finish_reason == "length"
+        )
+
+    def continue_reply(self) -> bool:
+        """Extend the last reply where it was cut: the same message grows (the runtime continues from its live cache)."""
+        if not self.can_continue():
+            return False
+        conv = self._on_screen()
+        row = len(self.messages.messages) - 1
+        last = self.messages.message(row)
+        params = self._params(conv)
+        params.continue_reply = True
+        if not self._done(lambda: self.store.update_message(last.id, state=st.STREAMING)):
+            return False
+        self.messages.update(row, state=st.STREAMING)
+        reply = Reply(
+            None, last.id, conv.id, text=last.content, saved_len=len(last.content), reasoning=last.reasoning,
+            saved_reasoning_len=len(last.reasoning), thinking_ms=last.thinking_ms, shown_thinking_ms=last.thinking_ms,
+            base_text=last.content, base_reasoning=last.reasoning, base_thinking_ms=last.thinking_ms,
+        )
+        self._launch(reply, params)
+        return True
+
+    def _launch(self, reply: Reply, params: ChatGenerateParams) -> None:
+        conv_id = reply.conversation_id
         # The answer is this reply's only while it is the reply in progress: one that was ended already
         # (stopped for a closing window, a deleted conversation) has its late answer ignored.
-        reply = self.replies[conv.id] = Reply(None, msg.id, conv.id)
+        self.replies[conv_id] = reply
         reply.call = self.link.call(
             methods.CHAT_GENERATE, params,
             on_result=lambda outcome: self._on_reply_result(reply, outcome),
             on_error=lambda error: self._on_reply_error(reply, error),
         )
-        if self.replies.get(conv.id) is not reply:
+        if self.replies.get(conv_id) is not reply:
             return  # the link refused it at once; _on_reply_error said why
         self._flush_timer.start()
         self._checkpoint_timer.start()
@@ -488,19 +571,37 @@ class ChatController(QObject):
 
     def _on_delta(self, request_id: int | str, text: str) -> None:
         reply = self.reply_for_call(request_id)
-        if reply is not None:
+        if reply is not None and text:
             reply.pending += text
+            if reply.thinking_since is not None and not reply.thinking_ms:  # the answer begins: the thinking is over
+                reply.thinking_ms = (time.monotonic() - reply.thinking_since) * 1000
+
+    def _on_reasoning_delta(self, request_id: int | str, text: str) -> None:
+        reply = self.reply_for_call(request_id)
+        if reply is not None and text:
+            reply.pending_reasoning += text
+            if reply.thinking_since is None:
+                reply.thinking_since = time.monotonic()
 
     def _on_flush(self) -> None:
         for reply in list(self.replies.values()):
             self._flush(reply)
 
     def _flush(self, reply: Reply) -> None:
+        row = self._visible_row(reply)
+        if reply.pending_reasoning:
+            thought, reply.pending_reasoning = reply.pending_reasoning, ""
+            reply.reasoning += thought
+            if row >= 0:
+                self.messages.append_reasoning(row, thought)
+        if reply.thinking_ms != reply.shown_thinking_ms:
+            reply.shown_thinking_ms = reply.thinking_ms
+            if row >= 0:
+                self.messages.update(row, thinking_ms=reply.thinking_ms)  # "Thinking…" becomes "Thought for 12 s"
         if not reply.pending:
             return
         chunk, reply.pending = reply.pending, ""
         reply.text += chunk
-        row = self._visible_row(reply)
         if row >= 0:
             self.messages.append_text(row, chunk)
 
@@ -515,6 +616,10 @@ class ChatController(QObject):
             if len(text) != reply.saved_len:
                 self.store.update_message(reply.message_id, content=text)
                 reply.saved_len = len(text)
+            reasoning = reply.reasoning + reply.pending_reasoning
+            if len(reasoning) != reply.saved_reasoning_len:
+                self.store.update_message(reply.message_id, reasoning=reasoning, thinking_ms=reply.thinking_ms)
+                reply.saved_reasoning_len = len(reasoning)
 
     def _in_progress(self, reply: Reply) -> bool:
         """The answer is this reply's only while it is in progress: one ended already (stopped for a closing
@@ -525,7 +630,10 @@ class ChatController(QObject):
         if not self._in_progress(reply):
             return
         state = st.STOPPED if outcome.finish_reason == "cancelled" else st.COMPLETE
-        self._end_reply(reply, state, ReplyRecord(outcome.stats, outcome.finish_reason), text=outcome.text)
+        if outcome.stats.thinking_ms:  # the runtime's measure, from its first reasoning token to the block's end
+            reply.thinking_ms = reply.base_thinking_ms + outcome.stats.thinking_ms
+        reasoning = reply.base_reasoning + outcome.reasoning if outcome.reasoning else None  # None: what streamed
+        self._end_reply(reply, state, ReplyRecord(outcome.stats, outcome.finish_reason), text=reply.base_text + outcome.text, reasoning=reasoning)
 
     def _on_reply_error(self, reply: Reply, error: RpcError) -> None:
         if not self._in_progress(reply):
@@ -536,20 +644,24 @@ class ChatController(QObject):
             self._end_reply(reply, st.FAILED, ReplyRecord(error=error.message))
             self.sig_error.emit(error.message)
 
-    def _end_reply(self, reply: Reply, state: str, record: ReplyRecord | None, text: str | None = None) -> None:
+    def _end_reply(self, reply: Reply, state: str, record: ReplyRecord | None, text: str | None = None, reasoning: str | None = None) -> None:
         if not self._in_progress(reply):
             return
+        if reply.thinking_since is not None and not reply.thinking_ms:  # it ended while still thinking
+            reply.thinking_ms = (time.monotonic() - reply.thinking_since) * 1000
         self._flush(reply)
         del self.replies[reply.conversation_id]
         if not self.replies:
             self._flush_timer.stop()
             self._checkpoint_timer.stop()
         final = text if text is not None else reply.text
-        self.store.update_message(reply.message_id, content=final, state=state, record=record)  # kept and retried if refused
+        thought = reasoning if reasoning is not None else reply.reasoning
+        # Kept and retried if refused.
+        self.store.update_message(reply.message_id, content=final, state=state, record=record, reasoning=thought, thinking_ms=reply.thinking_ms)
         self._stored(lambda: self.store.update_conversation(reply.conversation_id, touch=True))
         row = self._visible_row(reply)
         if row >= 0:
-            self.messages.update(row, content=final, state=state, record=record)
+            self.messages.update(row, content=final, state=state, record=record, reasoning=thought, thinking_ms=reply.thinking_ms)
         self._refresh_conversation(reply.conversation_id)
         finished = self._stored(lambda: self.store.message(reply.message_id))
         if self.current is not None and self.current.id == reply.conversation_id:  # the conversation on screen

@@ -1,4 +1,8 @@
-"""A conversation as Markdown (to read) or JSON (to process), with its settings and each reply's figures."""
+"""A conversation as Markdown (to read) or JSON (to process), with its settings and each reply's figures.
+
+A reply's thinking goes with it, apart from its answer: a folded, quoted block above the answer in
+Markdown, `reasoning` (and `thinking_ms`) beside `content` in JSON.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import os
 import time
 from pathlib import Path
 
-from app.chat.words import speaker_name, state_word
+from app.chat.words import speaker_name, state_word, thinking_caption
 from app.storage import store as st
 from app.storage.reply_record import stored_form
 from app.storage.store import Conversation, Message
@@ -27,7 +31,12 @@ def to_markdown(conv: Conversation, messages: list[Message]) -> str:
         heading = f"## {speaker_name(msg.role)}"
         if msg.state not in (st.COMPLETE, st.STREAMING):
             heading += f" ({state_word(msg.state)})"
-        lines += [heading, "", msg.content.rstrip(), ""]
+        lines += [heading, ""]
+        if msg.reasoning.strip():
+            # Folded as the window shows it (GitHub and most Markdown viewers render <details>), quoted apart from the answer.
+            lines += ["<details>", f"<summary>{thinking_caption(False, msg.thinking_ms)}</summary>", "",
+                      "> " + msg.reasoning.strip().replace("\n", "\n> "), "", "</details>", ""]
+        lines += [msg.content.rstrip(), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -41,7 +50,10 @@ def to_json(conv: Conversation, messages: list[Message]) -> str:
         "system_prompt": conv.system_prompt,
         "settings": conv.settings,
         "messages": [
-            {"role": m.role, "content": m.content, "state": m.state, "created_at": m.created_at, "model": m.model, "stats": stored_form(m.record) if m.record is not None else None}
+            {
+                "role": m.role, "content": m.content, "reasoning": m.reasoning, "thinking_ms": m.thinking_ms, "state": m.state,
+                "created_at": m.created_at, "model": m.model, "stats": stored_form(m.record) if m.record is not None else None,
+            }
             for m in messages
         ],
     }

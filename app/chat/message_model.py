@@ -14,6 +14,7 @@ ContentRole = Qt.ItemDataRole.UserRole + 11
 StateRole = Qt.ItemDataRole.UserRole + 12
 SpeakerRole = Qt.ItemDataRole.UserRole + 13
 RecordRole = Qt.ItemDataRole.UserRole + 14  # the reply's ReplyRecord (figures, finish reason, error)
+ReasoningRole = Qt.ItemDataRole.UserRole + 15  # a thinking model's reasoning, apart from the answer (ContentRole)
 
 
 class MessageListModel(QAbstractListModel):
@@ -38,6 +39,8 @@ class MessageListModel(QAbstractListModel):
             return msg.role
         if role == RecordRole:
             return msg.record
+        if role == ReasoningRole:
+            return msg.reasoning
         return None
 
     @property
@@ -73,6 +76,10 @@ class MessageListModel(QAbstractListModel):
     def append_text(self, row: int, text: str) -> None:
         self._items[row].content += text
         self.dataChanged.emit(self.index(row), self.index(row), [ContentRole])
+
+    def append_reasoning(self, row: int, text: str) -> None:
+        self._items[row].reasoning += text
+        self.dataChanged.emit(self.index(row), self.index(row), [ReasoningRole])
 
     def update(self, row: int, **fields: Any) -> None:
         msg = self._items[row]

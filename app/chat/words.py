@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import QLocale
+
 from app.storage import store as st
 from app.ui.language import Context
 
@@ -24,3 +26,20 @@ def state_badge(state: str) -> str:
 def state_word(state: str) -> str:
     """The same, as one word after a heading: 'Assistant (stopped)'."""
     return {st.STOPPED: Messages.tr("stopped"), st.INTERRUPTED: Messages.tr("interrupted"), st.FAILED: Messages.tr("failed")}.get(state, state)
+
+
+def thinking_caption(thinking: bool, thinking_ms: float) -> str:
+    """The thinking block's title: 'Thinking…' while the model thinks, then 'Thought for 12 s' (Open WebUI's words)."""
+    if thinking:
+        return Messages.tr("Thinking…")
+    if thinking_ms <= 0:
+        return Messages.tr("Thoughts")  # an old reply, or one cut before its thinking was timed
+    seconds = thinking_ms / 1000
+    return Messages.tr("Thought for {seconds} s").format(seconds=QLocale().toString(seconds, "f", 1 if seconds < 10 else 0))
+
+
+def cut_note(context_full: bool) -> str:
+    """Under a reply that did not end on its own: why it stopped where it did (the Continue button goes on)."""
+    if context_full:
+        return Messages.tr("The reply was cut: the context is full.")
+    return Messages.tr("The reply was cut at its length limit.")

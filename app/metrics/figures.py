@@ -62,9 +62,18 @@ STAT_ROWS: dict[str, str] = {
     "lookup_draft_tokens_accepted": "by_lookup",
     "model_draft_tokens": "by_model",
     "model_draft_tokens_accepted": "by_model",
+    "reasoning_tokens": "reasoning",
+    "thinking_ms": "reasoning",
+    "answer_tokens": "answer",
+    "ttfat_ms": "ttfat",
+    "context_full": "completion",  # "350 tokens, context full"
 }
 # Rows whose value is a sentence from the runtime rather than a figure (they wrap).
 FREE_TEXT_ROWS = {"speculation_notice", "template"}
+
+# Rows that come and go shown right under a given row rather than at their section's end: a thinking reply's
+# time to its first answer token beside the time to its first token, its thinking and answer under "Generated".
+PLACED_AFTER = {"ttfat": "ttft", "reasoning": "completion", "answer": "reasoning"}
 
 # The rows the panel always has, in order; created once, so streaming only changes their text.
 FIXED_ROWS = [
@@ -237,12 +246,18 @@ def rows(metrics: MetricsResult | None, stats: GenerationStats | None, draft_mod
         ttft, prefill = stats.ttft_ms, stats.prefill_tokens_per_s
         out.append(Row("ttft", fixed_label("ttft"), seconds(ttft) if ttft else "…"))
         out.append(Row("prefill", fixed_label("prefill"), speed(prefill) if prefill else "…"))
+        if stats.reasoning_tokens:  # only a thinking reply's first answer token comes later than its first token
+            out.append(Row("ttfat", Metrics.tr("Time to first answer token"), seconds(stats.ttfat_ms) if stats.ttfat_ms else "…"))
         if stats.prompt_tokens:
             out.append(Row("prompt", fixed_label("prompt"), tokens(stats.prompt_tokens)))
         reuse = Metrics.tr("{reused} / {evaluated}").format(reused=number(stats.prompt_tokens_reused), evaluated=tokens(stats.prompt_tokens_evaluated))
         out.append(Row("reuse", fixed_label("reuse"), reuse))
         out += restored_from_cache(stats)
-        out.append(Row("completion", fixed_label("completion"), tokens(stats.completion_tokens)))
+        generated = tokens(stats.completion_tokens)
+        if stats.context_full:
+            generated = Metrics.tr("{tokens}, context full").format(tokens=generated)
+        out.append(Row("completion", fixed_label("completion"), generated))
+        out += reasoning_rows(stats)
         if stats.total_ms:
             out.append(Row("total", fixed_label("total"), Metrics.tr("{seconds} s").format(seconds=number(stats.total_ms / 1000, 2))))
         if stats.chat_template_fallback:  # the error itself is in the reply's footer tooltip
@@ -270,6 +285,16 @@ def rows(metrics: MetricsResult | None, stats: GenerationStats | None, draft_mod
             label = Metrics.tr("GPU memory ({device})").format(device=device.name)
             out.append(Row(f"gpu:{device.name}", label, Metrics.tr("{used} of {total}").format(used=mb(used), total=mb(device.memory_total)), MEMORY))
     return out
+
+
+def reasoning_rows(stats: GenerationStats) -> list[Row]:
+    """A thinking reply's 'Thinking: 320 tokens, 12.4 s' and 'Answer: 30 tokens'; nothing for a reply that did not think."""
+    if not stats.reasoning_tokens:
+        return []
+    thought = tokens(stats.reasoning_tokens)
+    if stats.thinking_ms:
+        thought = Metrics.tr("{tokens}, {time}").format(tokens=thought, time=seconds(stats.thinking_ms))
+    return [Row("reasoning", Metrics.tr("Thinking"), thought), Row("answer", Metrics.tr("Answer"), tokens(stats.answer_tokens))]
 
 
 def offload_row(report: OffloadReport | None) -> Row | None:

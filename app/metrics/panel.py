@@ -239,6 +239,11 @@ class MetricsPanel(QFrame):
         # Rows that come and go (restored from cache, speculation, GPUs) go after the fixed rows of their section.
         order = {section: i for i, section in enumerate(self.sections)}
         rows = sorted(wanted + list(found.values()), key=lambda row: order[row.section])
+        for key, anchor in figures.PLACED_AFTER.items():
+            moved = next((r for r in rows if r.key == key), None)
+            if moved is not None and any(r.key == anchor for r in rows if r is not moved):
+                rows.remove(moved)
+                rows.insert(next(i for i, r in enumerate(rows) if r.key == anchor) + 1, moved)
         if [(r.section, r.key, r.label) for r in rows] != self._shown:
             self._place(rows)
         for row in rows:

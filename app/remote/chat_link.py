@@ -35,6 +35,7 @@ class RemoteCall:
 
 class RemoteChatLink(QObject):
     sig_delta = Signal(object, str)  # request id, text (as RuntimeLink's)
+    sig_reasoning_delta = Signal(object, str)  # as RuntimeLink's; a remote endpoint's reasoning is not read yet, so never emitted
 
     def __init__(self, client: RemoteClient, key_for: Callable[[RemoteModel], str], parent: QObject | None = None):
         super().__init__(parent)

@@ -122,7 +122,8 @@ class RuntimeLink(QObject):
     sig_ready = Signal(object)  # InitializeResult, after every (re)start
     sig_crashed = Signal(str)  # how the process ended, in words, with its last stderr lines
     sig_notification = Signal(str, object)  # method, its dataclass (protocol.NOTIFICATIONS)
-    sig_delta = Signal(object, str)  # request id, text
+    sig_delta = Signal(object, str)  # request id, text (the answer only)
+    sig_reasoning_delta = Signal(object, str)  # request id, reasoning text (a thinking model's, kept apart from the answer)
     sig_progress = Signal(str, float)  # model path, 0..1
     sig_queue_changed = Signal(int)  # engine jobs waiting for their turn
 
@@ -417,6 +418,8 @@ class RuntimeLink(QObject):
                 self._stderr.append(f"[malformed {message.method} from runtime] {exc.message}")
                 return
             if isinstance(params, ChatDelta):
+                if params.reasoning:  # first: a delta that carries both ends the thinking, then starts the answer
+                    self.sig_reasoning_delta.emit(params.request_id, params.reasoning)
                 self.sig_delta.emit(params.request_id, params.text)
             elif isinstance(params, ModelProgress):
                 self.sig_progress.emit(params.path, params.progress)

@@ -82,6 +82,16 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE messages ADD COLUMN model TEXT NOT NULL DEFAULT '';
     """,
+    # 2 -> 3: a reply's thinking, kept apart from its answer (#30), and how long it thought: measured by the
+    # window as well as by the runtime, so "Thought for 12 s" survives a reply that ended without figures.
+    # Every conversation stored the old default reply length, 512 tokens, which cut thinking replies before
+    # their answer: it becomes "until the model stops" (null), the new default.
+    """
+    ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT '';
+    ALTER TABLE messages ADD COLUMN thinking_ms REAL NOT NULL DEFAULT 0;
+    UPDATE conversations SET settings = json_set(settings, '$.max_tokens', json('null'))
+        WHERE json_valid(settings) AND json_extract(settings, '$.max_tokens') = 512;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # How long a statement waits for another connection's lock: short, because the window writes on its GUI thread.
@@ -250,6 +260,8 @@ class Message:
     record: ReplyRecord | None = None  # a reply's figures, finish reason or error (the `stats` column: reply_record.py)
     created_at: float = 0.0
     model: str = ""
+    reasoning: str = ""  # a reply's thinking, shown folded above the answer; never part of `content`
+    thinking_ms: float = 0.0  # how long it thought (0: it did not, or is still thinking)
 
 
 @dataclass
@@ -259,11 +271,15 @@ class _PendingUpdate:
     content: str | None = None
     state: str | None = None
     record: ReplyRecord | None = None
+    reasoning: str | None = None
+    thinking_ms: float | None = None
 
-    def merge(self, content: str | None, state: str | None, record: ReplyRecord | None) -> None:
+    def merge(self, content: str | None, state: str | None, record: ReplyRecord | None, reasoning: str | None = None, thinking_ms: float | None = None) -> None:
         self.content = content if content is not None else self.content
         self.state = state if state is not None else self.state
         self.record = record if record is not None else self.record
+        self.reasoning = reasoning if reasoning is not None else self.reasoning
+        self.thinking_ms = thinking_ms if thinking_ms is not None else self.thinking_ms
 
 
 class Store:
@@ -373,8 +389,9 @@ class Store:
             )
             for m in messages:
                 self._db.execute(
-                    "INSERT INTO messages (id, conversation_id, position, role, content, state, stats, created_at, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (m.id, m.conversation_id, m.position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model),
+                    "INSERT INTO messages (id, conversation_id, position, role, content, state, stats, created_at, model, reasoning, thinking_ms) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (m.id, m.conversation_id, m.position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model, m.reasoning, m.thinking_ms),
                 )
 
     # ---- messages ------------------------------------------------------------
@@ -392,16 +409,20 @@ class Store:
         return [self._with_deferred(_message(r)) for r in rows]
 
     @_guarded
-    def turns(self, conversation_id: str, since: int = 0) -> list[tuple[str, str, str]]:
-        """(role, content, state) of the messages at position `since` and after: what a reply's prompt is made
-        of, without the rest of each row (a long conversation's history is read on the GUI thread)."""
-        rows = self._db.execute("SELECT id, role, content, state FROM messages WHERE conversation_id = ? AND position >= ? ORDER BY position", (conversation_id, since)).fetchall()
+    def turns(self, conversation_id: str, since: int = 0) -> list[tuple[str, str, str, str]]:
+        """(role, content, state, reasoning) of the messages at position `since` and after: what a reply's prompt is
+        made of, without the rest of each row (a long conversation's history is read on the GUI thread). The
+        reasoning goes to the runtime apart from the answer: the model's template keeps it or (most) drop it."""
+        rows = self._db.execute(
+            "SELECT id, role, content, state, reasoning FROM messages WHERE conversation_id = ? AND position >= ? ORDER BY position", (conversation_id, since)
+        ).fetchall()
         out = []
-        for message_id, role, content, state in rows:
+        for message_id, role, content, state, reasoning in rows:
             deferred = self._deferred.get(message_id)
             if deferred is not None:
                 content, state = deferred.content if deferred.content is not None else content, deferred.state or state
-            out.append((role, content, state))
+                reasoning = deferred.reasoning if deferred.reasoning is not None else reasoning
+            out.append((role, content, state, reasoning))
         return out
 
     @_guarded
@@ -428,11 +449,14 @@ class Store:
         assert cur.lastrowid is not None  # an INSERT's row
         return Message(cur.lastrowid, conversation_id, position, role, content, state, None, now, model)
 
-    def update_message(self, message_id: int, *, content: str | None = None, state: str | None = None, record: ReplyRecord | None = None) -> None:
+    def update_message(
+        self, message_id: int, *, content: str | None = None, state: str | None = None, record: ReplyRecord | None = None,
+        reasoning: str | None = None, thinking_ms: float | None = None,
+    ) -> None:
         """Set a message's fields (None: left as it is). If the database refuses the write, it is kept and retried: see retry_deferred."""
-        if content is None and state is None and record is None:
+        if content is None and state is None and record is None and reasoning is None and thinking_ms is None:
             return
-        self._deferred.setdefault(message_id, _PendingUpdate()).merge(content, state, record)
+        self._deferred.setdefault(message_id, _PendingUpdate()).merge(content, state, record, reasoning, thinking_ms)
         self.retry_deferred()
 
     @property
@@ -449,8 +473,9 @@ class Store:
             with self._synchronous("NORMAL" if self._only_streaming_text() else "FULL"), self._transaction():
                 for message_id, pending in self._deferred.items():
                     self._db.execute(
-                        "UPDATE messages SET content = COALESCE(?, content), state = COALESCE(?, state), stats = COALESCE(?, stats) WHERE id = ?",
-                        (pending.content, pending.state, to_stored(pending.record), message_id),
+                        "UPDATE messages SET content = COALESCE(?, content), state = COALESCE(?, state), stats = COALESCE(?, stats), "
+                        "reasoning = COALESCE(?, reasoning), thinking_ms = COALESCE(?, thinking_ms) WHERE id = ?",
+                        (pending.content, pending.state, to_stored(pending.record), pending.reasoning, pending.thinking_ms, message_id),
                     )
         except sqlite3.Error as exc:
             problem = StoreUnavailable(fault_kind(exc), self.path, str(exc))
@@ -497,6 +522,8 @@ class Store:
             message.content = pending.content if pending.content is not None else message.content
             message.state = pending.state or message.state
             message.record = pending.record or message.record
+            message.reasoning = pending.reasoning if pending.reasoning is not None else message.reasoning
+            message.thinking_ms = pending.thinking_ms if pending.thinking_ms is not None else message.thinking_ms
         return message
 
     @_guarded
@@ -604,5 +631,5 @@ def _conversation(row: sqlite3.Row) -> Conversation:
 def _message(row: sqlite3.Row) -> Message:
     return Message(
         row["id"], row["conversation_id"], row["position"], row["role"], row["content"], row["state"],
-        from_stored(row["stats"], row["id"]), row["created_at"], row["model"],
+        from_stored(row["stats"], row["id"]), row["created_at"], row["model"], row["reasoning"], row["thinking_ms"],
     )

@@ -103,4 +103,9 @@ def stylesheet(dark: bool) -> str:
     #title {{ font-weight: 600; font-size: 11pt; }}
     QToolButton#messageAction {{ border: none; padding: 2px; border-radius: 4px; }}
     QToolButton#messageAction:hover {{ background: {border}; }}
+    QToolButton#thinkingToggle {{ border: none; color: {hint}; padding: 2px 4px; border-radius: 4px; }}
+    QToolButton#thinkingToggle:hover {{ background: {border}; }}
+    QToolButton#thinkingToggle:checked {{ background: transparent; }}
+    QFrame#thinkingBody {{ border: none; border-left: 2px solid {hint}; margin-left: 6px; padding-left: 8px; }}
+    #thinkingBody QTextBrowser {{ color: {hint}; }}
     """

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Protocol
 
 from runtime.api import errors
@@ -34,7 +35,7 @@ class EngineJobs(Protocol):
 
     def model_loading(self) -> bool: ...
 
-    def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str], None], finish: Finish) -> Any: ...
+    def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str, str], None], finish: Finish) -> Any: ...
 
     def cancel_job(self, job: Any) -> None: ...
 
@@ -45,19 +46,27 @@ def model_name(path: str) -> str:
     return name[: -len(".gguf")] if name.lower().endswith(".gguf") else name
 
 
+@dataclass(frozen=True)
+class Piece:
+    """What one delta of a reply brought: answer text, reasoning text (one of them, usually)."""
+
+    text: str = ""
+    reasoning: str = ""
+
+
 class Generation:
-    """One reply streaming from the engine: its text pieces in order, then its result."""
+    """One reply streaming from the engine: its pieces in order, then its result."""
 
     def __init__(self, engine: EngineJobs, params: ChatGenerateParams, loop: asyncio.AbstractEventLoop):
         self._engine = engine
         self._loop = loop
-        self._pieces: asyncio.Queue[str | None] = asyncio.Queue()
+        self._pieces: asyncio.Queue[Piece | None] = asyncio.Queue()
         self._done: asyncio.Future[ChatGenerateResult] = loop.create_future()
         self.job = engine.start_generation(params, self._on_text, self._on_finish)
 
     # The job thread calls these in order, the text first; call_soon_threadsafe keeps that order on the loop.
-    def _on_text(self, text: str) -> None:
-        self._post(self._pieces.put_nowait, text)
+    def _on_text(self, text: str, reasoning: str = "") -> None:
+        self._post(self._pieces.put_nowait, Piece(text, reasoning))
 
     def _on_finish(self, result: Any, error: RpcError | None) -> None:
         self._post(self._resolve, result, error)
@@ -74,11 +83,11 @@ class Generation:
                 self._done.set_result(result)
         self._pieces.put_nowait(None)
 
-    async def next_text(self) -> str | None:
-        """The next piece of text, or None once the reply is over."""
+    async def next_text(self) -> Piece | None:
+        """The next piece of the reply, or None once the reply is over."""
         return await self._pieces.get()
 
-    async def texts(self) -> AsyncIterator[str]:
+    async def texts(self) -> AsyncIterator[Piece]:
         while (text := await self.next_text()) is not None:
             yield text
 

@@ -28,7 +28,7 @@ from typing import Awaitable, Callable, Iterable
 from aiohttp import web
 
 from runtime.api import address, constraints, errors, keys, schema
-from runtime.api.backend import Backend
+from runtime.api.backend import Backend, Piece
 from runtime.api.conversation import chat_conversation_id, text_conversation_id
 from runtime.api.errors import ApiError
 from runtime.api.responses import SSE_DONE, Shapes, sse
@@ -246,11 +246,14 @@ def _chat_options(params: ChatGenerateParams, body: schema.ChatCompletionRequest
         params.tool_choice, params.tool_name = "required", choice.function.name
     elif choice is not None:
         params.tool_choice = choice
+    if body.reasoning_format is not None:
+        params.reasoning_format = body.reasoning_format
+    params.reasoning_effort, params.enable_thinking, params.reasoning_budget = body.effort(), body.enable_thinking(), body.reasoning_budget
 
 
 def _message(m: schema.Message) -> ChatMessage:
     calls = [ToolCall(c.id, c.function.name, c.function.arguments) for c in m.tool_calls or []]
-    return ChatMessage(m.runtime_role(), m.text(), calls, m.tool_call_id, m.name if m.role == "tool" else None)
+    return ChatMessage(m.runtime_role(), m.text(), calls, m.tool_call_id, m.name if m.role == "tool" else None, m.reasoning_content or "")
 
 
 async def chat_completions(request: web.Request) -> web.StreamResponse:
@@ -297,9 +300,9 @@ async def respond(request: web.Request, backend: Backend, body: schema._Sampling
         model = backend.model
         calls = ToolCallParser(model.tool_format if model is not None else "hermes", params.tools) if params.tools and params.tool_choice != "none" else None
         if first is not None:
-            await _write_text(response, shapes, calls, first)
-            async for text in generation.texts():
-                await _write_text(response, shapes, calls, text)
+            await _write_piece(response, shapes, calls, first)
+            async for piece in generation.texts():
+                await _write_piece(response, shapes, calls, piece)
             if calls is not None:
                 await _write_events(response, shapes, calls.finish())
             try:
@@ -315,6 +318,13 @@ async def respond(request: web.Request, backend: Backend, body: schema._Sampling
         await response.write(SSE_DONE)
         await response.write_eof()
         return response
+
+
+async def _write_piece(response: web.StreamResponse, shapes: Shapes, calls: ToolCallParser | None, piece: Piece) -> None:
+    if piece.reasoning:
+        await response.write(sse(shapes.reasoning_chunk(piece.reasoning)))
+    if piece.text:
+        await _write_text(response, shapes, calls, piece.text)
 
 
 async def _write_text(response: web.StreamResponse, shapes: Shapes, calls: ToolCallParser | None, text: str) -> None:

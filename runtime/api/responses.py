@@ -23,6 +23,8 @@ def usage(stats: GenerationStats) -> dict[str, Any]:
         "total_tokens": stats.prompt_tokens + stats.completion_tokens,
         # OpenAI's field for prompt tokens served from a cache: here, the KV prefix the runtime kept.
         "prompt_tokens_details": {"cached_tokens": stats.prompt_tokens_reused + stats.prompt_tokens_restored},
+        # OpenAI's field for the completion tokens spent thinking (runtime/reasoning); the rest are the answer's.
+        "completion_tokens_details": {"reasoning_tokens": stats.reasoning_tokens},
     }
 
 
@@ -52,6 +54,8 @@ class Shapes:
         reason = finish_reason(result)
         if self.chat:
             message: dict[str, Any] = {"role": "assistant", "content": result.text}
+            if result.reasoning:
+                message["reasoning_content"] = result.reasoning  # llama-server's and DeepSeek's name
             if result.tool_calls:
                 message["content"] = result.text or None
                 message["tool_calls"] = [tool_call_object(c) for c in result.tool_calls]
@@ -70,6 +74,9 @@ class Shapes:
 
     def text_chunk(self, text: str) -> dict[str, Any]:
         return self._chunk({"content": text} if self.chat else text, None)
+
+    def reasoning_chunk(self, text: str) -> dict[str, Any]:
+        return self._chunk({"reasoning_content": text}, None)
 
     def tool_call_chunks(self, call: ToolCall) -> list[dict[str, Any]]:
         """A call as OpenAI streams one: its id and name first, then its arguments."""

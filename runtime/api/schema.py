@@ -49,6 +49,9 @@ class Message(_Body):
     name: Optional[StrictStr] = None
     tool_calls: Optional[list[ToolCallIn]] = None  # assistant
     tool_call_id: Optional[StrictStr] = None  # tool
+    # An assistant turn's reasoning, as llama-server and DeepSeek's API return it: given to templates that render
+    # it (most drop it; runtime/reasoning).
+    reasoning_content: Optional[StrictStr] = None
 
     def text(self) -> str:
         if self.content is None:
@@ -59,6 +62,13 @@ class Message(_Body):
 
     def runtime_role(self) -> Role:
         return "system" if self.role == "developer" else self.role  # "developer" is OpenAI's newer name for system
+
+
+class ChatTemplateKwargs(_Body):
+    """The template switches this server knows (llama-server's chat_template_kwargs): any other is refused by name."""
+
+    enable_thinking: Optional[StrictBool] = None  # Qwen3, SmolLM3
+    reasoning_effort: Optional[Literal["low", "medium", "high"]] = None  # gpt-oss
 
 
 class StreamOptions(_Body):
@@ -186,6 +196,19 @@ class ChatCompletionRequest(_Sampling):
     tools: Optional[list[Tool]] = None
     tool_choice: Union[None, Literal["auto", "none", "required"], NamedToolChoice] = None
     parallel_tool_calls: Optional[StrictBool] = None
+    # Reasoning (runtime/reasoning), as llama-server takes them: how it is split from the answer, the effort and
+    # the template's switches, and a budget of thinking tokens (-1: unlimited, 0: no thinking).
+    reasoning_format: Optional[Literal["none", "auto", "deepseek"]] = None
+    reasoning_effort: Optional[Literal["low", "medium", "high"]] = None
+    chat_template_kwargs: Optional[ChatTemplateKwargs] = None
+    reasoning_budget: Optional[StrictInt] = Field(None, ge=-1, le=INT32_MAX)
+
+    def effort(self) -> Literal["low", "medium", "high"] | None:
+        kwargs = self.chat_template_kwargs
+        return self.reasoning_effort or (kwargs.reasoning_effort if kwargs is not None else None)
+
+    def enable_thinking(self) -> bool | None:
+        return self.chat_template_kwargs.enable_thinking if self.chat_template_kwargs is not None else None
 
     def requested_max_tokens(self) -> int | None:
         return self.max_completion_tokens if self.max_completion_tokens is not None else self.max_tokens
@@ -199,6 +222,9 @@ class ChatCompletionRequest(_Sampling):
             raise bad_request("response_format.json_schema.schema: a json_schema response format needs its schema", param="response_format.json_schema.schema")
         if fmt is not None and fmt.type != "text" and self.grammar is not None:
             raise bad_request("grammar: give either a grammar or a response_format, not both", param="grammar")
+        for i, message in enumerate(self.messages):
+            if message.reasoning_content is not None and message.role != "assistant":
+                raise bad_request(f"messages[{i}].reasoning_content: only an assistant message carries reasoning (this one is {message.role!r})", param=f"messages.{i}.reasoning_content")
         names = [tool.function.name for tool in self.tools or []]
         if len(set(names)) != len(names):
             raise bad_request("tools: two tools have the same name", param="tools")
@@ -237,7 +263,7 @@ Request = TypeVar("Request", bound=_Sampling)
 def parse(cls: type[Request], data: object) -> Request:
     """Validate a decoded JSON body; ApiError 400 naming the first bad field."""
     if cls is CompletionRequest and isinstance(data, dict):
-        for name in ("response_format", "tools", "tool_choice"):
+        for name in ("response_format", "tools", "tool_choice", "reasoning_format", "reasoning_effort", "chat_template_kwargs", "reasoning_budget"):
             if name in data:
                 raise bad_request(f"{name}: not supported by /v1/completions (use /v1/chat/completions)", param=name)
     if not isinstance(data, dict):

@@ -18,7 +18,7 @@ TemplateError in milliseconds, not run for minutes.
 from __future__ import annotations
 
 import datetime
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import jinja2
 from jinja2 import meta, nodes
@@ -86,12 +86,17 @@ class ChatTemplate:
         except jinja2.TemplateError as exc:
             raise TemplateError(f"the model's chat template does not parse: {exc}") from None
         # Whether the template renders `tools` itself (Qwen2.5's, Llama 3.1's, ...): the others get them in a system message.
-        self.takes_tools = "tools" in meta.find_undeclared_variables(parsed)
+        variables = meta.find_undeclared_variables(parsed)
+        self.takes_tools = "tools" in variables
+        # The switches a reasoning template reads (Qwen3's, SmolLM3's enable_thinking; gpt-oss's reasoning_effort).
+        self.options = frozenset(variables & {"enable_thinking", "reasoning_effort"})
         self.bos_token = bos_token
         self.eos_token = eos_token
 
-    def render(self, messages: Sequence[dict], add_generation_prompt: bool = True, tools: Sequence[dict] | None = None) -> str:
+    def render(self, messages: Sequence[dict], add_generation_prompt: bool = True, tools: Sequence[dict] | None = None, options: Mapping[str, Any] | None = None) -> str:
+        """`options`: template variables such as enable_thinking (chat_template_kwargs); given only to a template that reads them."""
         context = {"messages": list(messages), "add_generation_prompt": add_generation_prompt, "bos_token": self.bos_token, "eos_token": self.eos_token}
+        context.update({name: value for name, value in (options or {}).items() if name in self.options and value is not None})
         if tools:
             context["tools"] = list(tools)
         max_output = max(MIN_OUTPUT_CHARS, OUTPUT_PER_INPUT_CHAR * (_text_size(context["messages"]) + _text_size(tools or [])))

@@ -29,7 +29,7 @@ from runtime.llama import memory
 from runtime.engine.chat_template import ChatTemplate
 from runtime.engine.context_window import FitCancelled, fit_to_context
 from runtime.llama.devices import list_devices
-from runtime.llama.generation import GenerationRequest, plain_stepper
+from runtime.llama.generation import GenerationOutcome, GenerationRequest, plain_stepper
 from runtime.llama.llama_model import LlamaModel, LoadSettings, default_threads
 from runtime.engine.offload import ALL, AUTO, OFF, OffloadPlan, load_stepping_down, offload_report, plan_offload
 from runtime.llama.sampling import INT32_MAX, INT32_MIN, INT32_SETTINGS, Sampler, SamplerError, SamplingConfig
@@ -60,6 +60,8 @@ from runtime.protocol import (
     ToolCall,
     ToolSpec,
 )
+from runtime.reasoning.markers import UNNAMED_THINK, ReasoningSyntax, opens_block, syntax_for
+from runtime.reasoning.reply import ReasoningPlan, marker_tokens
 from runtime.speculative.compat import IncompatibleDraft, check_compatible
 from runtime.speculative.session import Speculation
 
@@ -69,6 +71,9 @@ log = logging.getLogger("lokal.engine")
 # What a template must render at load, or the model's replies use ChatML (and say so).
 TEMPLATE_PROBE = [{"role": "user", "content": "Hello"}]
 CHATML = ChatTemplate(None)
+
+# The prompt's last tokens, read for an open reasoning block (markers.opens_block): a generation prompt's header is shorter.
+PROMPT_TAIL_TOKENS = 16
 
 # A character no message contains: where the next user message would start in the rendered template.
 NEXT_TURN_SENTINEL = "\ue000lokal-next-turn\ue000"
@@ -198,11 +203,23 @@ class TemplateUse:
 
 
 @dataclass
+class WrittenReply:
+    """A conversation's last reply as the model wrote it and as it was split: continue_reply goes on from `raw`."""
+
+    raw: str
+    reasoning: str
+    answer: str
+
+
+@dataclass
 class LoadedModel:
     info: ModelLoadResult
     llama: LlamaModel
     template: ChatTemplate
     speculation: Speculation | None = None  # drafters and measured costs (runtime/speculative)
+    # Its reasoning markers (runtime/reasoning/markers.py) and the tokens that stand for them whole.
+    reasoning: ReasoningSyntax | None = None
+    marker_tokens: frozenset[int] = frozenset()
 
 
 class Engine:
@@ -212,7 +229,8 @@ class Engine:
         self._context_lock = threading.RLock()  # load and unload
         self.saved_states = SavedStates(store_from_environment())
         self._context_cuts: dict[str, int] = {}  # per conversation: oldest messages left out (context_window.py)
-        self._cuts_lock = threading.Lock()  # prompts are fitted on the replies' own threads
+        self._cuts_lock = threading.Lock()  # prompts are fitted on the replies' own threads (it guards _last_replies too)
+        self._last_replies: dict[str, WrittenReply] = {}  # per conversation: its last reply, for continue_reply
         # Renders each ended reply's next-turn start and sends it to the scheduler (Scheduler.follow_up), after
         # the reply is answered: neither the answer nor the engine thread waits for a template.
         self._next_turns = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="next-turn")
@@ -292,7 +310,9 @@ class Engine:
             offload=offload,
             draft_offload=draft_offload,
         )
-        self.loaded = LoadedModel(info, llama, template, Speculation(llama, draft))
+        syntax = syntax_for(template.source if template.from_model else None, lambda text: len(llama.tokenize(text, add_bos=False, special=True)) == 1)
+        markers = marker_tokens(syntax, lambda text: llama.tokenize(text, add_bos=False, special=True))
+        self.loaded = LoadedModel(info, llama, template, Speculation(llama, draft), syntax, markers)
         self.saved_states.attach(llama)
         self.scheduler = Scheduler(llama, self.saved_states)
         return info
@@ -304,6 +324,7 @@ class Engine:
             self.scheduler = None
         with self._cuts_lock:
             self._context_cuts.clear()
+            self._last_replies.clear()
         self.saved_states.detach()
         if self.loaded is None:
             return False
@@ -325,23 +346,42 @@ class Engine:
             return raw_prompt_tokens(loaded.llama, params.prompt)
         if not params.messages:
             raise RpcError(ErrorCode.INVALID_PARAMS, "params.messages: at least one message is needed")
+        if params.continue_reply:
+            # The reply goes on where it stopped: the turn before it with its header, then the reply's own text, no end of turn.
+            head = self.render(params, params.messages[:-1], add_generation_prompt=True, use=use)
+            return tokenize_rendered(loaded, head + self.reply_so_far(params, head))
         return tokenize_rendered(loaded, self.render(params, params.messages, add_generation_prompt=True, use=use))
+
+    def reply_so_far(self, params: ChatGenerateParams, head: str) -> str:
+        """The last (assistant) message as the model wrote it, for continue_reply: the text of the reply that ended
+        there if this conversation's last reply is that message (the live cache holds exactly it), else its
+        reasoning and answer written back in the model's markers."""
+        last = params.messages[-1]
+        with self._cuts_lock:
+            written = self._last_replies.get(params.conversation_id)
+        if written is not None and (written.answer, written.reasoning) == (last.content, last.reasoning):
+            return written.raw
+        if not last.reasoning:
+            return last.content
+        syntax = self.require_model().reasoning or UNNAMED_THINK
+        return written_reply(syntax, last.reasoning, last.content, opens_block(head, syntax))
 
     def render(self, params: ChatGenerateParams, messages: list[ChatMessage], add_generation_prompt: bool, use: "TemplateUse | None" = None) -> str:
         """The conversation through the model's template; through ChatML, said in `use.fallback`, if that fails."""
         loaded = self.require_model()
         use = use if use is not None else TemplateUse()
         tools = params.tools if params.tool_choice != "none" else []
+        options = template_options(params)
         if not use.fallback:
             try:
-                return render_with(loaded.template, messages, tools, add_generation_prompt)
+                return render_with(loaded.template, messages, tools, add_generation_prompt, options)
             except TemplateError as exc:
                 if not loaded.template.from_model:
                     raise RpcError(ErrorCode.INVALID_PARAMS, str(exc)) from None
                 use.fallback = f"{exc}; using ChatML"
                 log.warning("%s", use.fallback)
         try:
-            return render_with(CHATML, messages, tools, add_generation_prompt)
+            return render_with(CHATML, messages, tools, add_generation_prompt, options)
         except TemplateError as exc:
             raise RpcError(ErrorCode.INVALID_PARAMS, str(exc)) from None
 
@@ -361,7 +401,7 @@ class Engine:
         conversation = params.conversation_id
         with self._cuts_lock:
             cuts = {conversation: self._context_cuts[conversation]} if conversation in self._context_cuts else {}
-        fitted = fit_to_context(params.messages, render, loaded.llama.n_ctx, max(1, params.max_tokens - committed), cuts, conversation, committed, cancel)
+        fitted = fit_to_context(params.messages, render, loaded.llama.n_ctx, max(1, reply_limit(params, loaded.llama.n_ctx) - committed), cuts, conversation, committed, cancel)
         with self._cuts_lock:
             if conversation in cuts:
                 self._context_cuts[conversation] = cuts[conversation]
@@ -377,13 +417,14 @@ class Engine:
         request_id: Any,
         owner: str = PROTOCOL,
         on_wait: Callable[[], None] | None = None,
+        on_reasoning: Callable[[str], None] | None = None,
     ) -> ChatGenerateResult:
         """One reply, decoded by the scheduler together with whatever else streams; blocks this (job) thread until it is over.
 
         The prompt is rendered and fitted here, on the caller's thread, and so is a shorter one if the reply fills
-        the context (the scheduler asks: RoomNeeded); `on_text` gets the text from the engine thread and must not
-        block; `on_wait` is called if the reply has to wait for a seat. A cancel ends it where it is (waiting,
-        prefilling, decoding).
+        the context (the scheduler asks: RoomNeeded); `on_text` gets the answer's text and `on_reasoning` the
+        reasoning's (runtime/reasoning), from the engine thread, and must not block; `on_wait` is called if the
+        reply has to wait for a seat. A cancel ends it where it is (waiting, prefilling, decoding).
         """
         validate_generate(params)
         loaded = self.require_model()
@@ -392,7 +433,7 @@ class Engine:
         # Prompts sent together are read in one batch (scheduler.py); a long conversation is prepared outside
         # that, so no wave of other prompts waits for its render: it joins whichever batch is next when ready.
         with scheduler.arriving() if quick_to_prepare(params) else contextlib.nullcontext():
-            made = self._scheduled_reply(params, cancel, on_text, owner, loaded)
+            made = self._scheduled_reply(params, cancel, on_text, owner, loaded, on_reasoning)
             if made is None:
                 return ChatGenerateResult(request_id, params.conversation_id, "", "cancelled", GenerationStats())
             reply, use, fmt = made
@@ -407,12 +448,17 @@ class Engine:
             raise reply.error
         outcome = reply.outcome
         assert outcome is not None
+        whole = self._remember_reply(params, outcome)
         if reply.follows_up and outcome.finish_reason != "cancelled":  # the scheduler holds the seat for it until then
-            # After the answer, not before it: the next turn's start is rendered off this thread and off the engine's.
-            try:
-                self._next_turns.submit(self._send_next_turn, scheduler, reply, params, outcome.text, use)
-            except RuntimeError:  # the interpreter is shutting down
+            if outcome.finish_reason == "length":
+                # A reply cut short is continued more often than answered: the cache keeps it as written (continue_reply).
                 scheduler.follow_up(reply, [])
+            else:
+                # After the answer, not before it: the next turn's start is rendered off this thread and off the engine's.
+                try:
+                    self._next_turns.submit(self._send_next_turn, scheduler, reply, params, whole, use)
+                except RuntimeError:  # the interpreter is shutting down
+                    scheduler.follow_up(reply, [])
         self.saved_states.observe_prefill(outcome.stats)
         text, finish = outcome.text, outcome.finish_reason
         calls: list[ToolCall] = []
@@ -420,9 +466,25 @@ class Engine:
             text, calls = split_reply(outcome.text, fmt, params.tools)
             if calls and finish != "cancelled":
                 finish = "tool_calls"
-        return ChatGenerateResult(request_id, params.conversation_id, text, finish, outcome.stats, calls)
+        return ChatGenerateResult(request_id, params.conversation_id, text, finish, outcome.stats, calls, outcome.reasoning)
 
-    def _scheduled_reply(self, params: ChatGenerateParams, cancel: CancelEvent, on_text: Callable[[str], None], owner: str, loaded: LoadedModel) -> tuple[ScheduledReply, TemplateUse, str] | None:
+    def _remember_reply(self, params: ChatGenerateParams, outcome: GenerationOutcome) -> ChatMessage:
+        """The reply as the conversation's last assistant message (with continue_reply: the message it extended,
+        extended), remembered as written for a continue_reply to go on from."""
+        raw, reasoning, answer = outcome.raw_text, outcome.reasoning, outcome.text
+        if params.continue_reply and params.messages:
+            last = params.messages[-1]
+            with self._cuts_lock:
+                written = self._last_replies.get(params.conversation_id)
+            before = written.raw if written is not None and (written.answer, written.reasoning) == (last.content, last.reasoning) else None
+            raw = (before if before is not None else last.content) + raw
+            reasoning, answer = last.reasoning + reasoning, last.content + answer
+        if params.prompt is None:
+            with self._cuts_lock:
+                self._last_replies[params.conversation_id] = WrittenReply(raw, reasoning, answer)
+        return ChatMessage("assistant", answer, reasoning=reasoning)
+
+    def _scheduled_reply(self, params: ChatGenerateParams, cancel: CancelEvent, on_text: Callable[[str], None], owner: str, loaded: LoadedModel, on_reasoning: Callable[[str], None] | None = None) -> tuple[ScheduledReply, TemplateUse, str] | None:
         """The reply to hand the scheduler, its prompt rendered and fitted to the context, the template use its
         turns are rendered with and the format its tool calls come in (None: cancelled meanwhile)."""
         use = TemplateUse.after_load(loaded.info.chat_template_error)
@@ -431,17 +493,27 @@ class Engine:
         except FitCancelled:
             return None
         fmt = self.reply_format(use)
+        plan = reasoning_plan(params, loaded, prompt)
+        if plan is not None and params.continue_reply:
+            head = self.render(params, params.messages[:-1], add_generation_prompt=True, use=use)
+            plan = dataclasses.replace(plan, starts_open=opens_block(head, plan.syntax) or plan.starts_open and params.reasoning_format == "deepseek", prefix=self.reply_so_far(params, head))
         request = GenerationRequest(
             prompt=prompt,
-            max_tokens=params.max_tokens,
+            max_tokens=reply_limit(params, loaded.llama.n_ctx),
             sampling=sampling_config(params, loaded.llama, fmt),
             stop=params.stop,
             cancel=cancel,
             on_text=on_text,
             refits=params.prompt is None,
+            reasoning=plan,
+            on_reasoning=on_reasoning or (lambda _text: None),
         )
         stats = GenerationStats(context_dropped_messages=dropped, chat_template_fallback=use.fallback)
-        make_stepper = loaded.speculation.steppers_for(params.speculation) if loaded.speculation is not None else plain_stepper
+        if plan is not None and plan.budget is not None:
+            # The budget writes the closing marker in the model's place: drafts verified against it would be wasted.
+            make_stepper = plain_stepper
+        else:
+            make_stepper = loaded.speculation.steppers_for(params.speculation) if loaded.speculation is not None else plain_stepper
         # A conversation cut to fit has no next turn to prepare: its next prompt is cut again.
         follows_up = params.prompt is None and not dropped
         reply = ScheduledReply(request, make_stepper, owner, params.conversation_id, stats, follows_up=follows_up, saves_state=True)
@@ -459,16 +531,18 @@ class Engine:
             return None, 0
 
     # ---- saved KV states (runtime/kvstore) -------------------------------
-    def _send_next_turn(self, scheduler: Scheduler, reply: ScheduledReply, params: ChatGenerateParams, text: str, use: TemplateUse) -> None:
+    def _send_next_turn(self, scheduler: Scheduler, reply: ScheduledReply, params: ChatGenerateParams, whole: ChatMessage, use: TemplateUse) -> None:
         tokens: list[int] = []
+        # A reply that thought is written back without its reasoning by most templates: all of it may be rewritten.
+        rewritten = reply.outcome.stats.completion_tokens if reply.outcome is not None and whole.reasoning else 0
         try:
-            tokens = self._next_turn_tokens(params, text, use)
+            tokens = self._next_turn_tokens(params, whole, use)
         except Exception:
             log.exception("the next turn's start of %r", params.conversation_id)
         finally:
-            scheduler.follow_up(reply, tokens)
+            scheduler.follow_up(reply, tokens, rewritten)
 
-    def _next_turn_tokens(self, params: ChatGenerateParams, reply: str, use: TemplateUse) -> list[int]:
+    def _next_turn_tokens(self, params: ChatGenerateParams, reply: ChatMessage, use: TemplateUse) -> list[int]:
         """What every next turn of this conversation starts with, for the scheduler to evaluate while the user
         reads and types: the conversation so far with the reply, and the template's header of the next user
         message ([] when there is nothing to do).
@@ -477,13 +551,18 @@ class Engine:
         `<|im_end|>\n<|im_start|>user\n`); evaluated now, they are not part of the next turn's time to
         first token, and the saved state covers them too. If the next request is anything else (an edit,
         a regenerate, another conversation), the cache rewinds as usual and this work is simply unused.
+
+        The reply goes in as the next request will send it back, its reasoning apart: a template that drops the
+        reasoning of past turns (most do) renders it without, so this is where the cache is rewound to the reply's
+        start and its answer evaluated again, now, rather than in the next turn's time to first token.
         """
         loaded = self.loaded
         if loaded is None:
             return []
-        messages = [*params.messages, ChatMessage("assistant", reply), ChatMessage("user", NEXT_TURN_SENTINEL)]
+        history = params.messages[:-1] if params.continue_reply else params.messages
+        messages = [*history, reply, ChatMessage("user", NEXT_TURN_SENTINEL)]
         try:
-            text = render_with(CHATML if use.fallback else loaded.template, messages, params.tools if params.tool_choice != "none" else [], add_generation_prompt=False)
+            text = render_with(CHATML if use.fallback else loaded.template, messages, params.tools if params.tool_choice != "none" else [], add_generation_prompt=False, options=template_options(params))
         except TemplateError:
             return []
         cut = text.find(NEXT_TURN_SENTINEL)
@@ -560,9 +639,41 @@ def quick_to_prepare(params: ChatGenerateParams) -> bool:
     return len(params.messages) <= QUICK_PREPARE_MESSAGES and sum(len(m.content) for m in params.messages) <= QUICK_PREPARE_CHARS
 
 
-def render_with(template: ChatTemplate, messages: list[ChatMessage], tools: list[ToolSpec], add_generation_prompt: bool) -> str:
+def render_with(template: ChatTemplate, messages: list[ChatMessage], tools: list[ToolSpec], add_generation_prompt: bool, options: dict[str, Any] | None = None) -> str:
     dicts = template_messages(messages, tools, template.takes_tools)
-    return template.render(dicts, add_generation_prompt=add_generation_prompt, tools=openai_tools(tools) if tools and template.takes_tools else None)
+    return template.render(dicts, add_generation_prompt=add_generation_prompt, tools=openai_tools(tools) if tools and template.takes_tools else None, options=options)
+
+
+def template_options(params: ChatGenerateParams) -> dict[str, Any]:
+    """The reasoning switches a template may read (chat_template_kwargs): enable_thinking, off too for a budget of 0
+    (as llama-server does), and reasoning_effort."""
+    enable = params.enable_thinking
+    if enable is None and params.reasoning_budget == 0:
+        enable = False
+    return {"enable_thinking": enable, "reasoning_effort": params.reasoning_effort}
+
+
+def written_reply(syntax: ReasoningSyntax, reasoning: str, answer: str, opened: bool) -> str:
+    """A reply's reasoning and answer in the model's own markers (the prompt `opened` the block or not)."""
+    if syntax.kind == "harmony":
+        text = syntax.open + reasoning
+        return text + syntax.closing + answer if answer else text
+    text = ("" if opened else syntax.open + "\n") + reasoning
+    return text + syntax.closing + answer if answer else text
+
+
+def reasoning_plan(params: ChatGenerateParams, loaded: LoadedModel, prompt: list[int]) -> ReasoningPlan | None:
+    """How this reply's reasoning is kept apart (None: reasoning_format "none", or a raw prompt: the text as written)."""
+    if params.reasoning_format == "none" or params.prompt is not None:
+        return None
+    syntax = loaded.reasoning or UNNAMED_THINK
+    tail = b"".join(loaded.llama.piece(token, special=True) for token in prompt[-PROMPT_TAIL_TOKENS:]).decode("utf-8", "replace")
+    # deepseek: the reply is reasoning from its start even where the template did not open a block (DeepSeek-R1
+    # itself often leaves out the opening <think>); a <think> it writes anyway is read as the marker.
+    starts_open = opens_block(tail, syntax) or (params.reasoning_format == "deepseek" and syntax.kind == "think")
+    budget = None if params.reasoning_budget is None or params.reasoning_budget < 0 else params.reasoning_budget
+    closing = loaded.llama.tokenize(syntax.closing, add_bos=False, special=True) if budget is not None else []
+    return ReasoningPlan(syntax, starts_open, budget, closing, loaded.marker_tokens)
 
 
 def sampling_config(params: ChatGenerateParams, llama: LlamaModel, reply_format: str) -> SamplingConfig:
@@ -618,6 +729,11 @@ def sampling_config(params: ChatGenerateParams, llama: LlamaModel, reply_format:
     return config
 
 
+def reply_limit(params: ChatGenerateParams, n_ctx: int) -> int:
+    """The reply's token limit: max_tokens, or (None) the context, which no reply outgrows (it ends with "length" when full)."""
+    return params.max_tokens if params.max_tokens is not None else n_ctx
+
+
 def validate_generate(params: ChatGenerateParams) -> None:
     for name in ("temperature", "top_p", "min_p", "typical_p", "repeat_penalty", "frequency_penalty", "presence_penalty", "dry_multiplier", "dry_base"):
         if not math.isfinite(getattr(params, name)):
@@ -641,8 +757,12 @@ def validate_generate(params: ChatGenerateParams) -> None:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.dry_multiplier and params.dry_allowed_length: must not be negative")
     if params.tool_choice == "required" and not params.tools:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.tool_choice: 'required' needs tools")
-    if params.max_tokens < 0:
-        raise RpcError(ErrorCode.INVALID_PARAMS, "params.max_tokens: must not be negative")
+    if params.max_tokens is not None and params.max_tokens < 0:
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.max_tokens: must not be negative (null: until the model stops, within the context)")
+    if params.reasoning_budget is not None and params.reasoning_budget < -1:
+        raise RpcError(ErrorCode.INVALID_PARAMS, f"params.reasoning_budget: {params.reasoning_budget} is not a budget: -1 or null (unlimited), 0 (no thinking) or a number of tokens")
+    if params.continue_reply and (params.prompt is not None or not params.messages or params.messages[-1].role != "assistant"):
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.continue_reply: the last message must be the assistant message to continue")
     if params.temperature < 0:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.temperature: must not be negative")
     if not 0.0 < params.top_p <= 1.0:

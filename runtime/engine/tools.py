@@ -76,12 +76,21 @@ def _arguments(text: str) -> Any:
         return text
 
 
+def _add_reasoning(message: dict[str, Any], m: ChatMessage) -> dict[str, Any]:
+    """An assistant turn's reasoning, under the names templates read it by (Qwen3: reasoning_content, gpt-oss:
+    thinking); a template that reads neither drops it, as most do."""
+    if m.reasoning and m.role == "assistant":
+        message["reasoning_content"] = message["thinking"] = m.reasoning
+    return message
+
+
 def template_messages(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], takes_tools: bool) -> list[dict]:
     """The conversation as the template's `messages`; for templates without tools, in the hermes format as plain turns."""
     if takes_tools:
         out = []
         for m in messages:
             message: dict[str, Any] = {"role": m.role, "content": m.content}
+            _add_reasoning(message, m)
             if m.tool_calls:
                 message["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": _arguments(c.arguments)}} for c in m.tool_calls]
             if m.tool_call_id is not None:
@@ -98,7 +107,7 @@ def template_messages(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec]
             calls = "\n".join(f"{HERMES_OPEN}\n{json.dumps({'name': c.name, 'arguments': _arguments(c.arguments)}, ensure_ascii=False)}\n{HERMES_CLOSE}" for c in m.tool_calls)
             out.append({"role": m.role, "content": (m.content + "\n" if m.content else "") + calls})
         else:
-            out.append({"role": m.role, "content": m.content})
+            out.append(_add_reasoning({"role": m.role, "content": m.content}, m))
     if tools:
         listing = HERMES_SYSTEM.format(tools="\n".join(json.dumps(t, ensure_ascii=False) for t in openai_tools(tools)))
         if out and out[0]["role"] == "system":

@@ -22,6 +22,7 @@ from runtime.llama.sampling import Sampler, SamplingConfig
 from runtime.llama.text_stream import TextStream
 from runtime.llama.token_alignment import align
 from runtime.protocol import ErrorCode, FinishReason, GenerationStats, RpcError
+from runtime.reasoning.reply import ReasoningPlan, ReplyReasoning
 
 # Prefill is split so a cancel is seen between chunks too; llama.cpp's abort callback covers the inside of one.
 PREFILL_CHUNK = 512
@@ -43,14 +44,20 @@ class GenerationRequest:
     # When the reply fills the context it waits (Phase.NEEDS_ROOM) for a shorter prompt, fewer old turns
     # (ReplyRun.make_room; runtime/engine/context_window.py); else it ends there with "length".
     refits: bool = False
+    # The reply's reasoning kept apart from its answer (runtime/reasoning); None: all of it is text, as written.
+    reasoning: ReasoningPlan | None = None
+    # Where the reasoning goes as it streams (on_text then gets the answer only); called just before on_text.
+    on_reasoning: Callable[[str], None] = lambda text: None
 
 
 @dataclass
 class GenerationOutcome:
-    text: str
+    text: str  # the answer (without reasoning: the whole reply)
     finish_reason: FinishReason
     stats: GenerationStats
     completion: list[int]
+    reasoning: str = ""
+    raw_text: str = ""  # the reply as the model wrote it, markers and reasoning included
 
 
 class TokenSink:
@@ -69,6 +76,9 @@ class TokenSink:
         self.finish_reason: FinishReason | None = None
         self.context_full = False  # the reply stopped because the context had no room for its next token
         self.unsent = ""  # text streamed since the driver last took it (take_text)
+        self.unsent_reasoning = ""
+        self.reasoning = ReplyReasoning(request.reasoning, stats, started) if request.reasoning is not None else None
+        self._marker_tokens = request.reasoning.marker_tokens if request.reasoning is not None else frozenset()
         self._started = started
         self._first_token_at: float | None = None
 
@@ -87,8 +97,12 @@ class TokenSink:
             return False
         self.completion.append(token)
         self.stats.completion_tokens = len(self.completion)
-        text = self.stream.push(self.model.piece(token))
-        if text:
+        text = self.stream.push(self.model.piece(token, special=token in self._marker_tokens))
+        if self.reasoning is not None:
+            parts = self.reasoning.take(text)
+            self.unsent += parts.answer
+            self.unsent_reasoning += parts.reasoning
+        elif text:
             self.unsent += text
         if self.stream.stopped:
             self.finish_reason = "stop"
@@ -96,19 +110,34 @@ class TokenSink:
             self.finish_reason = "length"
         elif len(self.model.tokens) >= self.model.n_ctx:  # no room to evaluate this token
             self.finish_reason = "length"
-            self.context_full = True
+            self.context_full = self.stats.context_full = True
         elif self.request.cancel.is_set():
             self.finish_reason = "cancelled"
         if len(self.completion) > 1:
             self.stats.decode_tokens_per_s = (len(self.completion) - 1) / max(now - self._first_token_at, 1e-9)
         return self.finish_reason is None
 
+    def steer(self, sampled: int) -> int:
+        """The token the reply takes: the sampled one, unless a reasoning budget is writing the closing marker."""
+        return self.reasoning.steer(sampled) if self.reasoning is not None else sampled
+
     def close(self) -> None:
-        self.unsent += self.stream.finish()
+        text = self.stream.finish()
+        if self.reasoning is None:
+            self.unsent += text
+            return
+        parts = self.reasoning.take_final(text)
+        self.unsent += parts.answer
+        self.unsent_reasoning += parts.reasoning
 
     def take_text(self) -> str:
-        """The text streamed since the last call, for the driver to hand on (GenerationRequest.on_text)."""
+        """The answer streamed since the last call, for the driver to hand on (GenerationRequest.on_text)."""
         text, self.unsent = self.unsent, ""
+        return text
+
+    def take_reasoning(self) -> str:
+        """The reasoning streamed since the last call (GenerationRequest.on_reasoning)."""
+        text, self.unsent_reasoning = self.unsent_reasoning, ""
         return text
 
 
@@ -191,6 +220,7 @@ class PlainStepper:
         return self._take(self.sampler.sample(self.model.logits(-1)))
 
     def _take(self, token: int) -> bool:
+        token = self.sink.steer(token)
         self.pending = token
         going_on = self.sink.accept(token)
         if going_on or self.sink.context_full:  # the token is in the reply (a full context may be made room for)
@@ -254,8 +284,12 @@ class ReplyRun:
         return self.phase is Phase.DONE
 
     def take_text(self) -> str:
-        """The text this reply streamed since the last call."""
+        """The answer this reply streamed since the last call."""
         return self.sink.take_text()
+
+    def take_reasoning(self) -> str:
+        """The reasoning this reply streamed since the last call."""
+        return self.sink.take_reasoning()
 
     def next_slice(self, batch: BatchSoFar, budget: int) -> Slice | None:
         """This reply's part of the next batch (at most `budget` tokens of prompt), or None when it has none."""
@@ -330,7 +364,7 @@ class ReplyRun:
         kept = self.seq.truncate(self.seq.common_prefix(target[:-1]))  # the last token is read again for its logits
         self.to_prefill = target[kept:]
         self._dropped_by_refill = dropped
-        self.sink.finish_reason, self.sink.context_full = None, False
+        self.sink.finish_reason, self.sink.context_full, self.stats.context_full = None, False, False
         self.phase = Phase.PREFILLING
 
     def _start_decoding(self) -> None:
@@ -372,7 +406,10 @@ class ReplyRun:
         self.finish("cancelled")
 
     def outcome(self) -> GenerationOutcome:
-        return GenerationOutcome(self.sink.stream.text, self.sink.finish_reason or "stop", self.stats, self.sink.completion)
+        raw, reasoning = self.sink.stream.text, self.sink.reasoning
+        if reasoning is None:
+            return GenerationOutcome(raw, self.sink.finish_reason or "stop", self.stats, self.sink.completion, raw_text=raw)
+        return GenerationOutcome(reasoning.answer, self.sink.finish_reason or "stop", self.stats, self.sink.completion, reasoning.reasoning, raw)
 
 
 def decode_step(runs: Sequence[ReplyRun], budget: int | None = None) -> list[ReplyRun]:
@@ -442,15 +479,19 @@ def generate(
     run.prepare(align(run.seq.tokens, request.prompt, lambda token: model.piece(token, special=True)))
     while not run.done:
         decode_step([run])
-        text = run.take_text()
-        if text:
-            request.on_text(text)
+        _hand_on(run, request)
         if run.phase is Phase.NEEDS_ROOM:
             fitted = refit(len(run.sink.completion)) if refit is not None else None
             run.make_room(*(fitted if fitted is not None else (None, 0)))
-    text = run.take_text()
-    if text:
-        request.on_text(text)
+    _hand_on(run, request)
     if run.error is not None:
         raise run.error
     return run.outcome()
+
+
+def _hand_on(run: ReplyRun, request: GenerationRequest) -> None:
+    reasoning, text = run.take_reasoning(), run.take_text()
+    if reasoning:
+        request.on_reasoning(reasoning)
+    if text:
+        request.on_text(text)

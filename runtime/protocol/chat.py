@@ -11,6 +11,11 @@ ToolChoice = Literal["auto", "none", "required"]
 
 
 SpeculationMode = Literal["off", "auto", "lookup", "draft", "both"]
+# Where a reply's reasoning goes (llama-server's --reasoning-format): none: left in the text as the model wrote
+# it; auto: split into `reasoning` by the markers the model's template and metadata name (runtime/reasoning);
+# deepseek: the same, and a reply read as thinking from its start even where the template did not open a block.
+ReasoningFormat = Literal["none", "auto", "deepseek"]
+ReasoningEffort = Literal["low", "medium", "high"]
 
 
 @dataclass
@@ -29,6 +34,8 @@ class ChatMessage:
     tool_calls: list[ToolCall] = field(default_factory=list)  # an assistant turn that called tools
     tool_call_id: Optional[str] = None  # role "tool": the call this message answers
     name: Optional[str] = None  # role "tool": the function that answered
+    # An assistant turn's reasoning: passed to templates that render it, else dropped (most templates drop it).
+    reasoning: str = ""
 
 
 @dataclass
@@ -50,7 +57,7 @@ class LogitBias:
 class ChatGenerateParams:
     conversation_id: str
     messages: list[ChatMessage]
-    max_tokens: int = 512
+    max_tokens: Optional[int] = None  # None: until the model stops, within the context
     temperature: float = 0.7
     top_p: float = 0.95
     top_k: int = 40
@@ -80,6 +87,15 @@ class ChatGenerateParams:
     tools: list[ToolSpec] = field(default_factory=list)
     tool_choice: ToolChoice = "auto"  # required: the reply is a call (grammar-constrained); none: no call
     tool_name: Optional[str] = None  # the one function the reply must call (a grammar makes sure)
+    # Reasoning (runtime/reasoning): how it is split from the answer, and what the template is told.
+    reasoning_format: ReasoningFormat = "auto"
+    reasoning_effort: Optional[ReasoningEffort] = None  # passed to templates that take it (gpt-oss); None: theirs
+    enable_thinking: Optional[bool] = None  # passed to templates that take it (Qwen3's chat_template_kwargs); None: theirs
+    # Thinking tokens allowed before the block is closed and the answer begins (llama-server's --reasoning-budget):
+    # None or -1: unlimited; 0: no thinking.
+    reasoning_budget: Optional[int] = None
+    # The last message is an assistant message to extend in place (no new assistant header), from the live cache.
+    continue_reply: bool = False
 
 
 @dataclass
@@ -119,25 +135,34 @@ class GenerationStats:
     lookup_draft_tokens_accepted: int = 0
     model_draft_tokens: int = 0
     model_draft_tokens_accepted: int = 0
+    # Reasoning (runtime/reasoning): completion_tokens == reasoning_tokens + answer_tokens (markers count as reasoning).
+    reasoning_tokens: int = 0
+    answer_tokens: int = 0
+    thinking_ms: float = 0.0  # from the first reasoning token to the end of the block
+    ttfat_ms: float = 0.0  # time to the first answer token, from the request (0: no answer yet)
+    # The reply ended ("length") because the context had no room for another token, not because of max_tokens.
+    context_full: bool = False
 
 
 @dataclass
 class ChatGenerateResult:
     request_id: Union[int, str]
     conversation_id: str
-    text: str  # with tools: the reply's text outside its tool calls
+    text: str  # the answer; with tools: the reply's text outside its tool calls
     finish_reason: FinishReason
     stats: GenerationStats
     tool_calls: list[ToolCall] = field(default_factory=list)
+    reasoning: str = ""  # the reply's reasoning, apart from the answer (reasoning_format "none": always "")
 
 
 @dataclass
 class ChatDelta:
-    """Notification `chat.delta`: text that streamed since the previous delta."""
+    """Notification `chat.delta`: text that streamed since the previous delta, the answer and the reasoning apart."""
 
     request_id: Union[int, str]
     conversation_id: str
-    text: str
+    text: str  # the answer only
+    reasoning: str = ""
 
 
 @dataclass

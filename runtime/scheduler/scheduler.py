@@ -131,7 +131,7 @@ class Seat:
 class StepOutput:
     """What one pass of the loop did, for the loop to hand out: text per reply, replies over, replies out of room."""
 
-    texts: list[tuple[ScheduledReply, str]] = field(default_factory=list)
+    texts: list[tuple[ScheduledReply, str, str]] = field(default_factory=list)  # (reply, answer, reasoning)
     ended: list[tuple[Seat, ScheduledReply]] = field(default_factory=list)
     room_needed: list[tuple[ScheduledReply, int]] = field(default_factory=list)
 
@@ -142,6 +142,7 @@ class _AfterWork:
 
     seats: list[tuple[Seat, ScheduledReply]]
     next_turns: dict[int, Sequence[int]] = field(default_factory=dict)  # by id(reply)
+    rewritten: dict[int, int] = field(default_factory=dict)  # by id(reply): its tokens the next turn writes anew (follow_up)
     waiting_for: set[int] = field(default_factory=set)  # id(reply) of the follow-ups still to come
 
 
@@ -199,14 +200,17 @@ class Scheduler:
                 reply._end()
             self._changed.notify_all()
 
-    def follow_up(self, reply: ScheduledReply, next_turn: Sequence[int]) -> None:
+    def follow_up(self, reply: ScheduledReply, next_turn: Sequence[int], rewritten: int = 0) -> None:
         """From the caller of a reply that `follows_up`, once it has the outcome: the tokens every next turn of the
-        conversation starts with (the whole prompt so far; [] when there is nothing to evaluate)."""
+        conversation starts with (the whole prompt so far; [] when there is nothing to evaluate). `rewritten`: how
+        many of the reply's last tokens the next turn writes otherwise (its reasoning left out by the template):
+        the cache may be rewound over them and their new form evaluated now, not in the next turn's time to first token."""
         with self._changed:
             for work in self._after:
                 if id(reply) in work.waiting_for:
                     work.waiting_for.discard(id(reply))
                     work.next_turns[id(reply)] = next_turn
+                    work.rewritten[id(reply)] = rewritten
                     self._changed.notify_all()
                     return
 
@@ -398,9 +402,9 @@ class Scheduler:
             run, reply = seat.run, seat.reply
             if run is None or reply is None:
                 continue
-            text = run.take_text()
-            if text:
-                output.texts.append((reply, text))
+            text, reasoning = run.take_text(), run.take_reasoning()
+            if text or reasoning:
+                output.texts.append((reply, text, reasoning))
             if not run.done:
                 continue
             reply.error = run.error
@@ -412,9 +416,12 @@ class Scheduler:
     def _hand_out(self, output: StepOutput) -> None:
         """The step's results to the replies' channels and callers: text first, then who ended, then who needs room.
         The after-work of the replies that ended begins only after all of them are out."""
-        for reply, text in output.texts:
+        for reply, text, reasoning in output.texts:
             try:
-                reply.request.on_text(text)
+                if reasoning:
+                    reply.request.on_reasoning(reasoning)
+                if text:
+                    reply.request.on_text(text)
             except Exception:  # an output channel that fails loses its text, never the loop
                 log.exception("handing out the text of %r", reply.conversation_id)
         if output.ended:
@@ -444,9 +451,10 @@ class Scheduler:
         if not done:
             return
         next_turns = {key: tokens for work in ready for key, tokens in work.next_turns.items()}
+        rewritten = {key: n for work in ready for key, n in work.rewritten.items()}
         headers = []
         for seat, reply in done:
-            tokens = self._next_turn_header(seat.seq, next_turns.get(id(reply), ()))
+            tokens = self._next_turn_header(seat.seq, next_turns.get(id(reply), ()), rewritten.get(id(reply), 0))
             if tokens:
                 headers.append(Slice(seat.seq, tokens))
         try:
@@ -465,15 +473,16 @@ class Scheduler:
                     self._finishing -= 1
                     self._changed.notify_all()
 
-    def _next_turn_header(self, seq: Seq, next_turn: Sequence[int]) -> list[int]:
+    def _next_turn_header(self, seq: Seq, next_turn: Sequence[int], rewritten: int = 0) -> list[int]:
         """The tokens of `next_turn` (how every next turn starts) that `seq` lacks, `seq` rewound to where they go;
-        [] when that is not the cache of this reply or too much to evaluate unasked."""
+        [] when that is not the cache of this reply or too much to evaluate unasked (beyond the `rewritten` tokens)."""
         if not next_turn:
             return []
         try:
             header = align(seq.tokens, next_turn, lambda token: seq.piece(token, special=True))
             common = seq.common_prefix(header)
-            if len(header) - common > MAX_NEXT_TURN_HEADER or len(header) >= seq.n_ctx - 1 or common < len(seq.tokens) - MAX_NEXT_TURN_HEADER:
+            allowed = MAX_NEXT_TURN_HEADER + rewritten
+            if len(header) - common > allowed or len(header) >= seq.n_ctx - 1 or common < len(seq.tokens) - allowed:
                 return []
             seq.truncate(common)
             return header[common:]

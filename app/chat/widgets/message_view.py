@@ -3,6 +3,10 @@
 It follows the bottom while a reply streams only if the user was already at
 the bottom: someone who scrolled up to read stays where they are.
 
+A reply's thinking shows folded above its answer (widgets/thinking_block.py); Copy copies the answer
+alone. A reply cut by its length limit or by a full context says so under it, with a Continue button
+that extends it in place.
+
 A message of yours is edited in place: Edit (or Chat ▸ Edit last message) turns its text into an
 editor; Enter resends it (the replies after it are replaced), Shift+Enter starts a new line, Esc
 cancels.
@@ -19,9 +23,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat.message_model import MessageListModel
-from app.chat.words import speaker_name, state_badge
+from app.chat.words import cut_note, speaker_name, state_badge
 from app.chat.widgets.composer import ComposerEdit
 from app.chat.widgets.markdown_view import MarkdownView
+from app.chat.widgets.thinking_block import ThinkingBlock
 from app.metrics import figures
 from app.storage import store as st
 from app.storage.store import Message
@@ -107,8 +112,10 @@ class MessageWidget(QFrame):
     sig_regenerate = Signal(object)
     sig_edit = Signal(object)
     sig_edit_submitted = Signal(object, str)  # self, the new text
+    sig_continue = Signal(object)  # self: extend this cut reply in place
+    sig_thinking_toggled = Signal(bool)  # the user unfolded (True) or folded a reply's thinking
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, thinking_expanded: bool = False):
         super().__init__(parent)
         self.message: Message | None = None
         self.editor: InlineEditor | None = None
@@ -144,9 +151,26 @@ class MessageWidget(QFrame):
             head.addWidget(button)
             self.buttons[name] = button
         outer.addLayout(head)
+        self.thinking = ThinkingBlock(thinking_expanded)
+        self.thinking.sig_toggled.connect(self.sig_thinking_toggled)
+        self.thinking.hide()
+        outer.addWidget(self.thinking)
         self.body = MarkdownView()
         outer.addWidget(self.body)
         self._outer = outer
+        self.cut = QWidget()  # why the reply stopped where it did, and Continue
+        cut_row = QHBoxLayout(self.cut)
+        cut_row.setContentsMargins(0, 0, 0, 0)
+        self.cut_note = QLabel()
+        self.cut_note.setObjectName("hint")
+        self.cut_note.setWordWrap(True)
+        self.continue_button = QPushButton(self.tr("Continue"))
+        self.continue_button.setAccessibleDescription(self.tr("Let the model go on writing this reply where it stopped"))
+        self.continue_button.clicked.connect(lambda: self.sig_continue.emit(self))
+        cut_row.addWidget(self.cut_note, 1)
+        cut_row.addWidget(self.continue_button)
+        self.cut.hide()
+        outer.addWidget(self.cut)
         self.footer = QLabel()
         self.footer.setObjectName("hint")
         self.footer.hide()
@@ -200,6 +224,12 @@ class MessageWidget(QFrame):
         self.setAccessibleName(self.tr("Message from {speaker}").format(speaker=speaker) if not user else self.tr("Your message"))
         self.body.set_accessible_name(self.accessibleName())
         streaming = message.state == st.STREAMING
+        # Thinking until the answer begins: the controller sets thinking_ms then (and the runtime's value at the end).
+        thinking = streaming and bool(message.reasoning) and not message.thinking_ms
+        self.thinking.setVisible(bool(message.reasoning))
+        if message.reasoning:
+            self.thinking.show_reasoning(message.reasoning, thinking, message.thinking_ms)
+        self.body.setVisible(not (thinking and not message.content) and not self.editing)
         if streaming and not message.content:
             self.body.set_markdown("*…*")
         else:
@@ -221,13 +251,19 @@ class MessageWidget(QFrame):
         self.show_actions(is_last, generating)
 
     def show_actions(self, is_last: bool, generating: bool) -> None:
-        """The buttons this message offers now (Edit and Regenerate wait while a reply streams)."""
+        """The buttons this message offers now (Edit, Regenerate and Continue wait while a reply streams)."""
         message = self.message
         if message is None:
             return
         self.buttons["edit"].setVisible(message.role == "user" and not generating and not self.editing)
         self.buttons["regenerate"].setVisible(message.role == "assistant" and is_last and not generating)
         self.buttons["copy"].setVisible(message.state != st.STREAMING)
+        record = message.record
+        cut = message.role == "assistant" and message.state == st.COMPLETE and record is not None and record.finish_reason == "length"
+        if cut and record is not None:
+            self.cut_note.setText(cut_note(record.stats is not None and record.stats.context_full))
+        self.cut.setVisible(cut)
+        self.continue_button.setVisible(cut and is_last and not generating)  # the live cache holds the last reply only
 
 
 class ChatView(QScrollArea):
@@ -236,12 +272,15 @@ class ChatView(QScrollArea):
     sig_copied = Signal(str)
     sig_focus_order_changed = Signal()  # messages came or went: the window puts them back in its Tab order
     sig_show_earlier = Signal()  # a long conversation shows its newest messages: the user asks for older ones
+    sig_continue_requested = Signal()  # Continue under the last reply, cut by its length limit or a full context
+    sig_thinking_expanded_changed = Signal(bool)  # the user's choice: replies' thinking unfolded or folded (to remember)
 
     def __init__(self, model: MessageListModel, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("chatScroll")
         self.model = model
         self.generating = False
+        self.thinking_expanded = False  # how a reply's thinking shows at first: the user's last choice (set_thinking_expanded)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -288,6 +327,17 @@ class ChatView(QScrollArea):
         model.dataChanged.connect(self._on_data_changed)
         self._on_reset()
 
+    def set_thinking_expanded(self, expanded: bool) -> None:
+        """How replies show their thinking: the remembered choice, read by the window at start (a user's fold or
+        unfold of one reply after that sets it for the replies shown later, not for those on screen)."""
+        self.thinking_expanded = expanded
+        for widget in self.widgets:
+            widget.thinking.set_expanded(expanded)
+
+    def _on_thinking_toggled(self, expanded: bool) -> None:
+        self.thinking_expanded = expanded
+        self.sig_thinking_expanded_changed.emit(expanded)
+
     def set_generating(self, generating: bool) -> None:
         self.generating = generating
         for row, widget in enumerate(self.widgets):  # only the buttons change: no widget is restyled or re-rendered
@@ -301,8 +351,10 @@ class ChatView(QScrollArea):
         return self.widgets.index(widget) + self._unbuilt
 
     def _new_widget(self) -> MessageWidget:
-        widget = MessageWidget()
+        widget = MessageWidget(thinking_expanded=self.thinking_expanded)
         widget.sig_copy.connect(self._on_copy)
+        widget.sig_continue.connect(lambda _w: self.sig_continue_requested.emit())
+        widget.sig_thinking_toggled.connect(self._on_thinking_toggled)
         widget.sig_edit.connect(self._edit)
         widget.sig_edit_submitted.connect(lambda w, text: self.sig_edit_submitted.emit(self._row_of(w), text))
         widget.sig_regenerate.connect(lambda _w: self.sig_regenerate_requested.emit())

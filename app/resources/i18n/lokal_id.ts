@@ -615,6 +615,42 @@ terakhir aktif {time}</translation>
         <translation>Kurangi peluang token yang dipakai dalam 64 token terakhir (1: mati)</translation>
     </message>
     <message>
+        <source>Until the model stops</source>
+        <translation>Sampai model berhenti</translation>
+    </message>
+    <message>
+        <source>A reply cut by this limit, or by a full context, can be continued</source>
+        <translation>Balasan yang terpotong oleh batas ini, atau oleh konteks yang penuh, dapat dilanjutkan</translation>
+    </message>
+    <message>
+        <source>The model&apos;s default</source>
+        <translation>Bawaan model</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>Aktif</translation>
+    </message>
+    <message>
+        <source>Whether a model that can think before it answers does so (models that cannot ignore it)</source>
+        <translation>Apakah model yang dapat berpikir sebelum menjawab melakukannya (model yang tidak bisa mengabaikannya)</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>Berpikir</translation>
+    </message>
+    <message>
+        <source>No limit</source>
+        <translation>Tanpa batas</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> token</translation>
+    </message>
+    <message>
+        <source>After this many thinking tokens the model stops thinking and answers</source>
+        <translation>Setelah token berpikir sebanyak ini, model berhenti berpikir dan menjawab</translation>
+    </message>
+    <message>
         <source>The model&apos;s setting</source>
         <translation>Pengaturan model</translation>
     </message>
@@ -639,6 +675,14 @@ terakhir aktif {time}</translation>
         <translation>Pencarian di prompt dan model draf</translation>
     </message>
     <message>
+        <source>The longest a reply may get; by default it runs until the model stops, within the context</source>
+        <translation>Panjang maksimum sebuah balasan; secara bawaan balasan berjalan sampai model berhenti, di dalam konteks</translation>
+    </message>
+    <message>
+        <source>Thinking budget</source>
+        <translation>Batas berpikir</translation>
+    </message>
+    <message>
         <source>Off</source>
         <translation>Mati</translation>
     </message>
@@ -657,10 +701,6 @@ terakhir aktif {time}</translation>
     <message>
         <source>Pick only among the likeliest words that together make up this share</source>
         <translation>Pilih hanya di antara kata-kata paling mungkin yang bersama-sama mencapai porsi ini</translation>
-    </message>
-    <message>
-        <source>The longest a reply may get</source>
-        <translation>Panjang maksimum sebuah balasan</translation>
     </message>
     <message>
         <source>System prompt</source>
@@ -1361,6 +1401,14 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Tulis ulang balasan ini</translation>
     </message>
     <message>
+        <source>Continue</source>
+        <translation>Lanjutkan</translation>
+    </message>
+    <message>
+        <source>Let the model go on writing this reply where it stopped</source>
+        <translation>Biarkan model melanjutkan balasan ini dari tempat ia berhenti</translation>
+    </message>
+    <message>
         <source>Message from {speaker}</source>
         <translation>Pesan dari {speaker}</translation>
     </message>
@@ -1406,6 +1454,26 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     <message>
         <source>failed</source>
         <translation>gagal</translation>
+    </message>
+    <message>
+        <source>Thinking…</source>
+        <translation>Berpikir…</translation>
+    </message>
+    <message>
+        <source>Thoughts</source>
+        <translation>Pemikiran</translation>
+    </message>
+    <message>
+        <source>Thought for {seconds} s</source>
+        <translation>Berpikir selama {seconds} dtk</translation>
+    </message>
+    <message>
+        <source>The reply was cut: the context is full.</source>
+        <translation>Balasan terpotong: konteks sudah penuh.</translation>
+    </message>
+    <message>
+        <source>The reply was cut at its length limit.</source>
+        <translation>Balasan terpotong pada batas panjangnya.</translation>
     </message>
 </context>
 <context>
@@ -1607,8 +1675,16 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>templat obrolan model ini gagal; memakai ChatML</translation>
     </message>
     <message>
+        <source>Time to first answer token</source>
+        <translation>Waktu ke token jawaban pertama</translation>
+    </message>
+    <message>
         <source>{reused} / {evaluated}</source>
         <translation>{reused} / {evaluated}</translation>
+    </message>
+    <message>
+        <source>{tokens}, context full</source>
+        <translation>{tokens}, konteks penuh</translation>
     </message>
     <message>
         <source>Chat template</source>
@@ -1631,6 +1707,18 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     <message>
         <source>{used} of {total}</source>
         <translation>{used} dari {total}</translation>
+    </message>
+    <message>
+        <source>{tokens}, {time}</source>
+        <translation>{tokens} selama {time}</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>Berpikir</translation>
+    </message>
+    <message>
+        <source>Answer</source>
+        <translation>Jawaban</translation>
     </message>
     <message>
         <source>the GPU</source>
@@ -2170,6 +2258,17 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
     <message>
         <source>Your conversations file was damaged ({reason}). It was kept, with everything it holds, as {file} (in {folder}), and a new one was started.</source>
         <translation>Berkas percakapan Anda rusak ({reason}). Berkas itu disimpan beserta seluruh isinya sebagai {file} (di {folder}), dan berkas baru telah dimulai.</translation>
+    </message>
+</context>
+<context>
+    <name>ThinkingBlock</name>
+    <message>
+        <source>Show or hide how the model thought before it answered</source>
+        <translation>Tampilkan atau sembunyikan cara model berpikir sebelum menjawab</translation>
+    </message>
+    <message>
+        <source>The model&apos;s thinking</source>
+        <translation>Pemikiran model</translation>
     </message>
 </context>
 <context>

@@ -63,3 +63,18 @@ def test_export_markdown_and_json(tmp_path):
     data = json.loads(export.to_json(conv, messages))
     assert data["format"] == "lokal.conversation/1" and data["settings"] == {"temperature": 0.2}
     assert [(m["role"], m["state"]) for m in data["messages"]] == [("user", "complete"), ("assistant", "stopped")]
+
+
+def test_export_keeps_a_replys_thinking_apart_from_its_answer(tmp_path):
+    store = Store(tmp_path / "c.sqlite3")
+    conv = store.create_conversation("Sums")
+    store.add_message(conv.id, "user", "2 + 2?")
+    reply = store.add_message(conv.id, "assistant", "4")
+    store.update_message(reply.id, reasoning="Two and two.\nThat makes four.", thinking_ms=12_400.0)
+    conv, messages = store.conversation(conv.id), store.messages(conv.id)
+    md = export.to_markdown(conv, messages)
+    assert "<details>\n<summary>Thought for 12 s</summary>\n\n> Two and two.\n> That makes four.\n\n</details>\n\n4\n" in md
+    data = json.loads(export.to_json(conv, messages))
+    answer = data["messages"][1]
+    assert (answer["content"], answer["reasoning"], answer["thinking_ms"]) == ("4", "Two and two.\nThat makes four.", 12_400.0)
+    assert data["messages"][0]["reasoning"] == ""

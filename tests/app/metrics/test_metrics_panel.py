@@ -149,3 +149,25 @@ def test_the_offload_row_says_how_many_layers_are_on_which_device(qtbot, english
     panel.on_turn_finished(None, dataclasses.replace(METRICS, offload=on_gpu))
     assert panel.value_of("offload") == "28/28 layers on Apple M2 GPU" and panel.label_of("offload") == "GPU offload"
     assert panel.value_of("gpu:GPU0") == "500.0 MB of 1,000.0 MB"  # and the device's memory beside it
+
+
+def test_a_thinking_reply_shows_its_thinking_and_its_first_answer_token_beside_its_first_token(qtbot, english):
+    thinking = GenerationStats(ttft_ms=120.0, ttfat_ms=12_900.0, completion_tokens=350, reasoning_tokens=320, answer_tokens=30,
+                               thinking_ms=12_400.0, decode_tokens_per_s=25.0, total_ms=14_000.0)
+    rows = {r.key: r for r in figures.rows(METRICS, thinking)}
+    assert (rows["ttft"].value, rows["ttfat"].value, rows["ttfat"].label) == ("120 ms", "12.9 s", "Time to first answer token")
+    assert (rows["reasoning"].label, rows["reasoning"].value) == ("Thinking", "320 tokens, 12.4 s")
+    assert (rows["answer"].label, rows["answer"].value) == ("Answer", "30 tokens")
+    panel = MetricsPanel()
+    qtbot.addWidget(panel)
+    panel.on_turn_finished(finished(thinking), METRICS)
+    keys = [key for _section, key, _label in panel._shown]
+    assert keys[keys.index("ttft") + 1] == "ttfat"  # beside the time to the first token, not at the section's end
+    assert keys[keys.index("completion") + 1: keys.index("completion") + 3] == ["reasoning", "answer"]
+    assert panel.value_of("ttfat") == "12.9 s"
+    # A reply that did not think: no thinking rows, and one time to first token.
+    panel.on_turn_finished(finished(GenerationStats(ttft_ms=120.0, completion_tokens=30, decode_tokens_per_s=25.0)), METRICS)
+    assert panel.value_of("ttfat") is None and panel.value_of("reasoning") is None
+    # A reply cut by a full context says so where its tokens are counted.
+    cut = {r.key: r for r in figures.rows(METRICS, GenerationStats(completion_tokens=900, context_full=True))}
+    assert cut["completion"].value == "900 tokens, context full"

@@ -62,3 +62,49 @@ def test_delete_from_position_and_restore(tmp_path):
     back = store.conversation(conv.id)
     assert back.system_prompt == "be brief" and back.settings == {"temperature": 0.1}
     assert [m.content for m in store.messages(conv.id)] == ["m0", "m1"]
+
+
+def _released_database(path):
+    """A database as the released Lokal (schema 2, main 6bfe667) left it: one conversation with a reply and its figures."""
+    with sqlite3.connect(str(path)) as db:
+        for version, script in enumerate(st.MIGRATIONS[:2], start=1):
+            db.executescript(script + f"\nPRAGMA user_version = {version};")
+        db.execute("INSERT INTO conversations VALUES ('c1', 'Old chat', 1.0, 2.0, '', '{\"max_tokens\": 512, \"temperature\": 0.2}')")
+        db.execute("INSERT INTO conversations VALUES ('c2', 'Chosen', 1.0, 2.0, '', '{\"max_tokens\": 300}')")
+        db.execute("INSERT INTO messages (conversation_id, position, role, content, state, created_at) VALUES ('c1', 0, 'user', 'hi', 'complete', 1.0)")
+        db.execute(
+            "INSERT INTO messages (conversation_id, position, role, content, state, stats, created_at, model) "
+            "VALUES ('c1', 1, 'assistant', 'hello', 'complete', '{\"completion_tokens\": 3, \"finish_reason\": \"stop\"}', 1.5, 'SmolLM2')"
+        )
+
+
+def test_a_released_database_gains_the_reasoning_columns_and_keeps_its_replies(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    _released_database(path)
+    store = Store(path)
+    assert store.schema_version == st.SCHEMA_VERSION
+    user, reply = store.messages("c1")
+    assert (reply.content, reply.model, reply.reasoning, reply.thinking_ms) == ("hello", "SmolLM2", "", 0.0)
+    assert reply.record is not None and reply.record.stats is not None and reply.record.stats.completion_tokens == 3
+    # The old default length (512, stored in every conversation) is no longer a cap; a length someone chose stays.
+    assert store.conversation("c1").settings == {"max_tokens": None, "temperature": 0.2}
+    assert store.conversation("c2").settings == {"max_tokens": 300}
+    # A thinking reply is stored in the migrated file, apart from its answer, and read back after a reopen.
+    thought = store.add_message("c1", "assistant", "", state=st.STREAMING)
+    store.update_message(thought.id, reasoning="Let me count: 2 + 2", thinking_ms=1250.0)
+    store.update_message(thought.id, content="4", state=st.COMPLETE)
+    store.close()
+    again = Store(path).message(thought.id)
+    assert again is not None and (again.content, again.reasoning, again.thinking_ms) == ("4", "Let me count: 2 + 2", 1250.0)
+
+
+def test_reasoning_survives_delete_and_undo(tmp_path):
+    store = Store(tmp_path / "c.sqlite3")
+    conv = store.create_conversation("t")
+    reply = store.add_message(conv.id, "assistant", "answer")
+    store.update_message(reply.id, reasoning="thinking", thinking_ms=800.0)
+    deleted = store.delete_conversation(conv.id)
+    assert deleted is not None
+    store.restore_conversation(*deleted)
+    (back,) = store.messages(conv.id)
+    assert (back.content, back.reasoning, back.thinking_ms) == ("answer", "thinking", 800.0)
