@@ -82,6 +82,26 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE messages ADD COLUMN model TEXT NOT NULL DEFAULT '';
     """,
+    # 2 -> 3: search through every message (app/search). An FTS5 index over messages.content only (a reply's
+    # reasoning is not searched), reading its text from the messages table (external content: no second copy),
+    # kept in step by triggers, so every writer (the window, an import, an undo) keeps it right; built here for
+    # the messages already there. The table's rows, not a conversation's path: every branch is searched.
+    """
+    CREATE VIRTUAL TABLE message_search USING fts5(
+        content, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 2', prefix='2 3'
+    );
+    INSERT INTO message_search(message_search) VALUES ('rebuild');
+    CREATE TRIGGER message_search_insert AFTER INSERT ON messages BEGIN
+        INSERT INTO message_search(rowid, content) VALUES (new.id, new.content);
+    END;
+    CREATE TRIGGER message_search_delete AFTER DELETE ON messages BEGIN
+        INSERT INTO message_search(message_search, rowid, content) VALUES ('delete', old.id, old.content);
+    END;
+    CREATE TRIGGER message_search_update AFTER UPDATE OF content ON messages BEGIN
+        INSERT INTO message_search(message_search, rowid, content) VALUES ('delete', old.id, old.content);
+        INSERT INTO message_search(rowid, content) VALUES (new.id, new.content);
+    END;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # How long a statement waits for another connection's lock: short, because the window writes on its GUI thread.

@@ -1,0 +1,86 @@
+"""Search through every message: the FTS5 query, built from what the user typed, and one page of hits.
+
+Qt-free, so the benchmark (bench/search_speed.py) and the search worker run the same code. The index is
+`message_search` (app/storage/store.py, migration 2 -> 3): every row of the messages table, every branch
+of every conversation, kept in step by triggers.
+
+What the user types is never FTS5 syntax: each word becomes a quoted phrase (a `"` inside is doubled), so
+`"`, `AND (`, `NEAR(` or `title:` are words to look for, never an error. The last word also matches as a
+prefix while it is being typed ("pyth" finds "python"). Words are ANDed, as in every search box.
+
+Hits come newest first, a page at a time (keyset paging on the message id): FTS5 walks its index in
+rowid order and stops at the page's end, so the first page of a common word costs the same on 500,000
+messages as on 500. Ranking by bm25 instead would score every match before the first one shows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+MARK_START = "\x02"  # around a match in a snippet: the view turns them into highlighting after escaping the text
+MARK_END = "\x03"
+ELLIPSIS = "…"
+SNIPPET_TOKENS = 16  # words of context in a snippet (FTS5 allows at most 64)
+PAGE = 50
+MAX_WORDS = 16  # more words than anyone types: the rest is ignored rather than built into a huge query
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One message that matches: where it is, and a snippet with the matches between MARK_START and MARK_END."""
+
+    message_id: int
+    conversation_id: str
+    title: str
+    role: str
+    created_at: float
+    snippet: str
+
+
+def fts_query(text: str, prefix_last: bool = True) -> str | None:
+    """The FTS5 MATCH expression for what the user typed; None when there is nothing to look for.
+
+    A word without a letter or digit in it (`"`, `(`, `-`) is dropped: the tokenizer would make nothing of it.
+    """
+    words = [w for w in text.split() if any(ch.isalnum() for ch in w)][:MAX_WORDS]
+    if not words:
+        return None
+    phrases = ['"' + w.replace('"', '""') + '"' for w in words]
+    if prefix_last:
+        phrases[-1] += "*"
+    return " ".join(phrases)
+
+
+_SELECT = (
+    "SELECT m.id, m.conversation_id, c.title, m.role, m.created_at, "
+    f"snippet(message_search, 0, char(2), char(3), '{ELLIPSIS}', {SNIPPET_TOKENS}) "
+    "FROM message_search JOIN messages m ON m.id = message_search.rowid JOIN conversations c ON c.id = m.conversation_id "
+    "WHERE message_search MATCH ? AND message_search.rowid < ? "
+)
+
+
+def search(db: sqlite3.Connection, text: str, conversation_id: str | None = None, before_id: int | None = None, limit: int = PAGE) -> list[Hit]:
+    """A page of the messages matching `text`, newest first; only those of `conversation_id` if given, only
+    those older than message `before_id` if given (the next page). Raises sqlite3.Error only for a fault of
+    the database (or sqlite3.OperationalError "interrupted" when a newer search cancelled this one)."""
+    match = fts_query(text)
+    if match is None:
+        return []
+    bound = before_id if before_id is not None else 2**63 - 1
+    if conversation_id is None:
+        rows = db.execute(_SELECT + "ORDER BY message_search.rowid DESC LIMIT ?", (match, bound, limit)).fetchall()
+    else:
+        # Within one conversation: its messages (by its index) are the ones looked up in the index.
+        rows = db.execute(
+            _SELECT + "AND message_search.rowid IN (SELECT id FROM messages WHERE conversation_id = ?) ORDER BY message_search.rowid DESC LIMIT ?",
+            (match, bound, conversation_id, limit),
+        ).fetchall()
+    return [Hit(int(r[0]), str(r[1]), str(r[2]), str(r[3]), float(r[4]), str(r[5])) for r in rows]
+
+
+def highlighted_html(snippet: str) -> str:
+    """The snippet as HTML: its text escaped, its matches in <b> (the markers never reach the screen)."""
+    import html
+
+    return html.escape(snippet).replace(MARK_START, "<b>").replace(MARK_END, "</b>")
