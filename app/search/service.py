@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from app.search import query
 from app.storage.store import BUSY_TIMEOUT_S, read_only_uri
@@ -36,7 +36,7 @@ class _Request:
 class _Worker:
     """The search thread: one search at a time, in the order asked; each answer goes to `answer`."""
 
-    def __init__(self, path: Path, answer: "SignalLike"):
+    def __init__(self, path: Path, answer: SignalInstance):
         self.path = path
         self.answer = answer
         self.requests: queue.Queue[_Request | None] = queue.Queue()
@@ -67,10 +67,6 @@ class _Worker:
             self.answer.emit(request.number, [], str(exc))
             return
         self.answer.emit(request.number, hits, "")
-
-
-class SignalLike:  # what _Worker needs of a bound signal (for mypy)
-    def emit(self, *args: object) -> None: ...
 
 
 class SearchService(QObject):
