@@ -71,10 +71,14 @@ def search(db: sqlite3.Connection, text: str, conversation_id: str | None = None
     if conversation_id is None:
         rows = db.execute(_SELECT + "ORDER BY message_search.rowid DESC LIMIT ?", (match, bound, limit)).fetchall()
     else:
-        # Within one conversation: its messages (by its index) are the ones looked up in the index.
+        # Within one conversation: its messages' ids bound the walk through the index, which then stops at the
+        # page's end as above. (Looking up each of its ids in the index instead costs a doclist read per id.)
+        lowest, highest = db.execute("SELECT min(id), max(id) FROM messages WHERE conversation_id = ?", (conversation_id,)).fetchone()
+        if lowest is None:
+            return []
         rows = db.execute(
-            _SELECT + "AND message_search.rowid IN (SELECT id FROM messages WHERE conversation_id = ?) ORDER BY message_search.rowid DESC LIMIT ?",
-            (match, bound, conversation_id, limit),
+            _SELECT + "AND message_search.rowid >= ? AND m.conversation_id = ? ORDER BY message_search.rowid DESC LIMIT ?",
+            (match, min(bound, highest + 1), lowest, conversation_id, limit),
         ).fetchall()
     return [Hit(int(r[0]), str(r[1]), str(r[2]), str(r[3]), float(r[4]), str(r[5])) for r in rows]
 
