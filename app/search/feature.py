@@ -7,16 +7,13 @@ branches, switching to the branch that holds it) and scrolls to it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
-
 from app.features import FeatureContext
 from app.search.dialog import SearchDialog
 from app.search.service import SearchService
+from app.ui.language import Context
 from app.ui.menus import MenuId, add_command
 
-
-def tr(text: str) -> str:
-    return QCoreApplication.translate("Search", text)
+Search = Context("Search")
 
 
 class SearchFeature:
@@ -26,8 +23,8 @@ class SearchFeature:
         self.dialog: SearchDialog | None = None
         menu = context.menu(MenuId.EDIT)
         menu.addSeparator()
-        self.action_search = add_command(menu, tr("Search all &conversations…"), self.search_all, "Ctrl+K")
-        self.action_find = add_command(menu, tr("&Find in this conversation…"), self.find_here, "Ctrl+F")
+        self.action_search = add_command(menu, Search.tr("Search all &conversations…"), self.search_all, "Ctrl+K")
+        self.action_find = add_command(menu, Search.tr("&Find in this conversation…"), self.find_here, "Ctrl+F")
         context.chat.sig_current_changed.connect(lambda conv: self.action_find.setEnabled(conv is not None))
         self.action_find.setEnabled(context.chat.current is not None)
 
@@ -55,10 +52,10 @@ class SearchFeature:
         chat = self.context.chat
         chat.open(conversation_id)
         if chat.current is None or chat.current.id != conversation_id:
-            self.context.show_status(tr("That conversation is no longer there"), 4000)
+            self.context.show_status(Search.tr("That conversation is no longer there"), 4000)
             return False
         if not chat.reveal_message(message_id):
-            self.context.show_status(tr("That message is no longer there"), 4000)
+            self.context.show_status(Search.tr("That message is no longer there"), 4000)
             return False
         return True
 

@@ -102,6 +102,19 @@ MIGRATIONS: list[str] = [
         INSERT INTO message_search(rowid, content) VALUES (new.id, new.content);
     END;
     """,
+    # 3 -> 4: presets (app/presets): a system prompt and sampling settings, optionally a model file and its
+    # load settings; the built-in ones live in the code (translated), not here. JSON columns are checked by
+    # app/presets/preset.py on the way in and on the way out.
+    """
+    CREATE TABLE presets (
+        name TEXT PRIMARY KEY COLLATE NOCASE,
+        system_prompt TEXT NOT NULL DEFAULT '',
+        sampling TEXT NOT NULL DEFAULT '{}',
+        model TEXT NOT NULL DEFAULT '',
+        load_settings TEXT,
+        created_at REAL NOT NULL
+    );
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # How long a statement waits for another connection's lock: short, because the window writes on its GUI thread.
