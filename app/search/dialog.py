@@ -8,7 +8,7 @@ Enter or a double click opens the chosen hit (sig_open); Esc closes.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent, QPainter, QTextDocument
+from PySide6.QtGui import QKeyEvent, QPainter, QPalette, QTextDocument
 from PySide6.QtWidgets import (
     QDialog, QLabel, QLineEdit, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget,
 )
@@ -20,14 +20,16 @@ DEBOUNCE_MS = 120
 ROW_WIDTH = 560
 
 
-def _row_html(title: str, date: str, snippet: str, selected: bool) -> str:
+def _row_html(title: str, date: str, snippet: str, selected: bool, color: str) -> str:
+    """A hit's two lines; a match is marked yellow, and bold on a selected row (whose colours are the palette's)."""
     import html
 
     mark = "" if selected else "b { background-color: #ffe58a; color: #1a1a1a; }"
+    meta = color if selected else "gray"
     return (
-        f"<style>{mark} .meta {{ color: gray; }}</style>"
-        f"<div><span style='font-weight:600'>{html.escape(title)}</span> <span class='meta'>· {html.escape(date)}</span></div>"
-        f"<div>{snippet}</div>"
+        f"<style>{mark}</style><div style='color:{color}'>"
+        f"<div><span style='font-weight:600'>{html.escape(title)}</span> <span style='color:{meta}'>· {html.escape(date)}</span></div>"
+        f"<div>{snippet}</div></div>"
     )
 
 
@@ -38,7 +40,9 @@ class HitDelegate(QStyledItemDelegate):
         doc = QTextDocument()
         doc.setDefaultFont(option.font)  # type: ignore[attr-defined]  # QStyleOptionViewItem's fields, not in the stubs
         selected = bool(option.state & QStyle.StateFlag.State_Selected)  # type: ignore[attr-defined]
-        doc.setHtml(_row_html(index.data(TitleRole) or "", index.data(DateRole) or "", index.data(SnippetHtmlRole) or "", selected))
+        palette = option.palette  # type: ignore[attr-defined]
+        role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        doc.setHtml(_row_html(index.data(TitleRole) or "", index.data(DateRole) or "", index.data(SnippetHtmlRole) or "", selected, palette.color(role).name()))
         doc.setTextWidth(max(option.rect.width(), 200))  # type: ignore[attr-defined]
         return doc
 
