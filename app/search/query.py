@@ -52,12 +52,20 @@ def fts_query(text: str, prefix_last: bool = True) -> str | None:
     return " ".join(phrases)
 
 
-_SELECT = (
-    "SELECT m.id, m.conversation_id, c.title, m.role, m.created_at, "
-    f"snippet(message_search, 0, char(2), char(3), '{ELLIPSIS}', {SNIPPET_TOKENS}) "
+# Two whole statements (no SQL built from strings): across every conversation, and within one, whose messages'
+# ids bound the walk through the index (below). The snippet's markers and length are bound like any value.
+_HITS = (
+    "SELECT m.id, m.conversation_id, c.title, m.role, m.created_at, snippet(message_search, 0, ?, ?, ?, ?) "
     "FROM message_search JOIN messages m ON m.id = message_search.rowid JOIN conversations c ON c.id = m.conversation_id "
-    "WHERE message_search MATCH ? AND message_search.rowid < ? "
+    "WHERE message_search MATCH ? AND message_search.rowid < ? ORDER BY message_search.rowid DESC LIMIT ?"
 )
+_HITS_WITHIN = (
+    "SELECT m.id, m.conversation_id, c.title, m.role, m.created_at, snippet(message_search, 0, ?, ?, ?, ?) "
+    "FROM message_search JOIN messages m ON m.id = message_search.rowid JOIN conversations c ON c.id = m.conversation_id "
+    "WHERE message_search MATCH ? AND message_search.rowid < ? AND message_search.rowid >= ? AND m.conversation_id = ? "
+    "ORDER BY message_search.rowid DESC LIMIT ?"
+)
+_SNIPPET = (MARK_START, MARK_END, ELLIPSIS, SNIPPET_TOKENS)
 
 
 def search(db: sqlite3.Connection, text: str, conversation_id: str | None = None, before_id: int | None = None, limit: int = PAGE) -> list[Hit]:
@@ -69,17 +77,14 @@ def search(db: sqlite3.Connection, text: str, conversation_id: str | None = None
         return []
     bound = before_id if before_id is not None else 2**63 - 1
     if conversation_id is None:
-        rows = db.execute(_SELECT + "ORDER BY message_search.rowid DESC LIMIT ?", (match, bound, limit)).fetchall()
+        rows = db.execute(_HITS, (*_SNIPPET, match, bound, limit)).fetchall()
     else:
         # Within one conversation: its messages' ids bound the walk through the index, which then stops at the
         # page's end as above. (Looking up each of its ids in the index instead costs a doclist read per id.)
         lowest, highest = db.execute("SELECT min(id), max(id) FROM messages WHERE conversation_id = ?", (conversation_id,)).fetchone()
         if lowest is None:
             return []
-        rows = db.execute(
-            _SELECT + "AND message_search.rowid >= ? AND m.conversation_id = ? ORDER BY message_search.rowid DESC LIMIT ?",
-            (match, min(bound, highest + 1), lowest, conversation_id, limit),
-        ).fetchall()
+        rows = db.execute(_HITS_WITHIN, (*_SNIPPET, match, min(bound, highest + 1), lowest, conversation_id, limit)).fetchall()
     return [Hit(int(r[0]), str(r[1]), str(r[2]), str(r[3]), float(r[4]), str(r[5])) for r in rows]
 
 
