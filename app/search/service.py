@@ -44,6 +44,12 @@ class _Worker:
         self.thread = threading.Thread(target=self._loop, name="search", daemon=True)
         self.thread.start()
 
+    def _answer(self, number: int, hits: list[query.Hit], error: str) -> None:
+        try:
+            self.answer.emit(number, hits, error)
+        except RuntimeError:
+            pass  # the window (and its service) went away meanwhile: nobody waits for this answer
+
     def _loop(self) -> None:
         while True:
             request = self.requests.get()
@@ -64,9 +70,9 @@ class _Worker:
             if isinstance(exc, sqlite3.OperationalError) and "interrupted" in str(exc):
                 return  # a newer search took its place
             log.warning("search %r failed: %s", request.text, exc)
-            self.answer.emit(request.number, [], str(exc))
+            self._answer(request.number, [], str(exc))
             return
-        self.answer.emit(request.number, hits, "")
+        self._answer(request.number, hits, "")
 
 
 class SearchService(QObject):
