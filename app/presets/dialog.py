@@ -226,6 +226,3 @@ class SavePresetDialog(QDialog):
             self.problem.setText(str(exc))
             return
         self.accept()
-
-
-

@@ -82,8 +82,8 @@ def _number(value: object, where: str, low: float, high: float, low_ok: bool) ->
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise PresetError(f"{where}: {value!r} is not a number")
     if not (low <= value <= high) or (value == low and not low_ok):
-        bound = "between" if low_ok else "above"
-        raise PresetError(f"{where}: {value!r} is not {bound} {low:g}{' and' if low_ok else ', up to'} {high:g}")
+        wanted = f"between {low:g} and {high:g}" if low_ok else f"above {low:g} and at most {high:g}"
+        raise PresetError(f"{where}: {value!r} is not {wanted}")
     return float(value)
 
 
