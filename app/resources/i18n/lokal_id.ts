@@ -2089,8 +2089,8 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Tidak ada pesan yang memuat ini</translation>
     </message>
     <message>
-        <source>{count}{more} messages, newest first</source>
-        <translation>{count}{more} pesan, yang terbaru lebih dulu</translation>
+        <source>Found: {count}{more}, newest first</source>
+        <translation>Ditemukan: {count}{more}, yang terbaru lebih dulu</translation>
     </message>
 </context>
 <context>
