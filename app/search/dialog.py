@@ -130,7 +130,7 @@ class SearchDialog(QDialog):
         else:
             shown = self.results.rowCount()
             more = "" if self.service.exhausted else "+"
-            self.status.setText(self.tr("Found: {count}{more}, newest first").format(count=shown, more=more))
+            self.status.setText(self.tr("Found: {count}{more} (whole words first, then newest first)").format(count=shown, more=more))
             if self.list.currentIndex().row() < 0:
                 self.list.setCurrentIndex(self.results.index(0))
 

@@ -5,12 +5,18 @@ Qt-free, so the benchmark (bench/search_speed.py) and the search worker run the 
 of every conversation, kept in step by triggers.
 
 What the user types is never FTS5 syntax: each word becomes a quoted phrase (a `"` inside is doubled), so
-`"`, `AND (`, `NEAR(` or `title:` are words to look for, never an error. The last word also matches as a
-prefix while it is being typed ("pyth" finds "python"). Words are ANDed, as in every search box.
+`"`, `AND (`, `NEAR(` or `title:` are words to look for, never an error. Words are ANDed, as in every
+search box, and the last word (of two characters or more) also matches as a prefix while it is being typed
+("pyth" finds "python").
 
-Hits come newest first, a page at a time (keyset paging on the message id): FTS5 walks its index in
-rowid order and stops at the page's end, so the first page of a common word costs the same on 500,000
-messages as on 500. Ranking by bm25 instead would score every match before the first one shows.
+Hits come a page at a time (keyset paging on the message id), in two runs: the messages with the words as
+typed, newest first, then those where the last word only begins a longer one ("tomato", then "tomatoes"),
+newest first. FTS5 walks a word's list in rowid order and stops at the page's end, so the first page of a
+common word costs the same on 500,000 messages as on 500; a prefix, though, it merges from every word that
+begins with it before the first hit comes (the index keeps that ready for prefixes of 2 and 3 characters
+only), so it runs only once the whole-word hits are all shown, where it usually has little to merge (a long
+prefix is rare; a common one is a whole word, and fills the first pages). Ranking by bm25 instead would
+score every match before the first one shows.
 """
 
 from __future__ import annotations
@@ -24,6 +30,21 @@ ELLIPSIS = "…"
 SNIPPET_TOKENS = 16  # words of context in a snippet (FTS5 allows at most 64)
 PAGE = 50
 MAX_WORDS = 16  # more words than anyone types: the rest is ignored rather than built into a huge query
+MIN_PREFIX = 2  # a last word of one character is looked for as a word only: as a prefix it would match nearly everything
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """Where the next page starts: in the whole-word run (0) or the prefix run (1), below message `before_id`."""
+
+    run: int = 0
+    before_id: int = 2**63 - 1  # SQLite's largest integer: from the newest
+
+
+@dataclass(frozen=True)
+class Page:
+    hits: list["Hit"]
+    next: Cursor | None  # None: there is no more
 
 
 @dataclass(frozen=True)
@@ -38,13 +59,16 @@ class Hit:
     snippet: str
 
 
-def fts_query(text: str, prefix_last: bool = True) -> str | None:
-    """The FTS5 MATCH expression for what the user typed; None when there is nothing to look for.
+def _words(text: str) -> list[str]:
+    """The words typed; one without a letter or digit in it (`"`, `(`, `-`) is dropped: the tokenizer would make nothing of it."""
+    return [w for w in text.split() if any(ch.isalnum() for ch in w)][:MAX_WORDS]
 
-    A word without a letter or digit in it (`"`, `(`, `-`) is dropped: the tokenizer would make nothing of it.
-    """
-    words = [w for w in text.split() if any(ch.isalnum() for ch in w)][:MAX_WORDS]
-    if not words:
+
+def fts_query(text: str, prefix_last: bool = True) -> str | None:
+    """The FTS5 MATCH expression for what the user typed; None when there is nothing to look for (or, with
+    `prefix_last`, when the last word is too short to be a prefix worth looking for)."""
+    words = _words(text)
+    if not words or (prefix_last and len(words[-1]) < MIN_PREFIX):
         return None
     phrases = ['"' + w.replace('"', '""') + '"' for w in words]
     if prefix_last:
@@ -68,23 +92,41 @@ _HITS_WITHIN = (
 _SNIPPET = (MARK_START, MARK_END, ELLIPSIS, SNIPPET_TOKENS)
 
 
-def search(db: sqlite3.Connection, text: str, conversation_id: str | None = None, before_id: int | None = None, limit: int = PAGE) -> list[Hit]:
-    """A page of the messages matching `text`, newest first; only those of `conversation_id` if given, only
-    those older than message `before_id` if given (the next page). Raises sqlite3.Error only for a fault of
-    the database (or sqlite3.OperationalError "interrupted" when a newer search cancelled this one)."""
-    match = fts_query(text)
-    if match is None:
-        return []
-    bound = before_id if before_id is not None else 2**63 - 1
+def search(db: sqlite3.Connection, text: str, conversation_id: str | None = None, cursor: Cursor | None = None, limit: int = PAGE) -> Page:
+    """A page of the messages matching `text` (only those of `conversation_id` if given), from `cursor` on
+    (None: the first page). Raises sqlite3.Error only for a fault of the database (or sqlite3.OperationalError
+    "interrupted" when a newer search cancelled this one)."""
+    cursor = cursor or Cursor()
+    whole = fts_query(text, prefix_last=False)
+    if whole is None:
+        return Page([], None)
+    bounds = (0, 2**63 - 1)
+    if conversation_id is not None:
+        lowest, highest = db.execute("SELECT min(id), max(id) FROM messages WHERE conversation_id = ?", (conversation_id,)).fetchone()
+        if lowest is None:
+            return Page([], None)
+        bounds = (lowest, highest + 1)
+    prefix = fts_query(text)
+    runs = [whole] + ([f"({prefix}) NOT ({whole})"] if prefix is not None else [])  # the prefix run: only what the first had not
+    hits: list[Hit] = []
+    run, before = cursor.run, cursor.before_id
+    while run < len(runs):
+        found = _hits(db, runs[run], conversation_id, bounds, before, limit - len(hits))
+        hits += found
+        if len(hits) == limit:
+            return Page(hits, Cursor(run, found[-1].message_id))
+        run, before = run + 1, 2**63 - 1
+    return Page(hits, None)
+
+
+def _hits(db: sqlite3.Connection, match: str, conversation_id: str | None, bounds: tuple[int, int], before: int, limit: int) -> list[Hit]:
     if conversation_id is None:
-        rows = db.execute(_HITS, (*_SNIPPET, match, bound, limit)).fetchall()
+        rows = db.execute(_HITS, (*_SNIPPET, match, before, limit)).fetchall()
     else:
         # Within one conversation: its messages' ids bound the walk through the index, which then stops at the
         # page's end as above. (Looking up each of its ids in the index instead costs a doclist read per id.)
-        lowest, highest = db.execute("SELECT min(id), max(id) FROM messages WHERE conversation_id = ?", (conversation_id,)).fetchone()
-        if lowest is None:
-            return []
-        rows = db.execute(_HITS_WITHIN, (*_SNIPPET, match, min(bound, highest + 1), lowest, conversation_id, limit)).fetchall()
+        lowest, highest = bounds
+        rows = db.execute(_HITS_WITHIN, (*_SNIPPET, match, min(before, highest), lowest, conversation_id, limit)).fetchall()
     return [Hit(int(r[0]), str(r[1]), str(r[2]), str(r[3]), float(r[4]), str(r[5])) for r in rows]
 
 

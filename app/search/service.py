@@ -29,7 +29,7 @@ class _Request:
     number: int
     text: str
     conversation_id: str | None
-    before_id: int | None
+    cursor: query.Cursor | None
     limit: int
 
 
@@ -44,9 +44,9 @@ class _Worker:
         self.thread = threading.Thread(target=self._loop, name="search", daemon=True)
         self.thread.start()
 
-    def _answer(self, number: int, hits: list[query.Hit], error: str) -> None:
+    def _answer(self, number: int, page: query.Page | None, error: str) -> None:
         try:
-            self.answer.emit(number, hits, error)
+            self.answer.emit(number, page, error)
         except RuntimeError:
             pass  # the window (and its service) went away meanwhile: nobody waits for this answer
 
@@ -65,14 +65,14 @@ class _Worker:
         try:
             if self.db is None:
                 self.db = sqlite3.connect(read_only_uri(self.path), uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
-            hits = query.search(self.db, request.text, request.conversation_id, request.before_id, request.limit)
+            page = query.search(self.db, request.text, request.conversation_id, request.cursor, request.limit)
         except sqlite3.Error as exc:
             if isinstance(exc, sqlite3.OperationalError) and "interrupted" in str(exc):
                 return  # a newer search took its place
             log.warning("search %r failed: %s", request.text, exc)
-            self._answer(request.number, [], str(exc))
+            self._answer(request.number, None, str(exc))
             return
-        self._answer(request.number, hits, "")
+        self._answer(request.number, page, "")
 
 
 class SearchService(QObject):
@@ -80,7 +80,7 @@ class SearchService(QObject):
 
     sig_results = Signal(object, bool)  # list[Hit], True for a new search's first page (False: a further page)
     sig_failed = Signal(str)  # the database could not be searched: why
-    _sig_done = Signal(int, object, str)  # from the search thread: search number, list[Hit], error ("" when none)
+    _sig_done = Signal(int, object, str)  # from the search thread: search number, Page (None on an error), error ("" when none)
 
     def __init__(self, store_path: Path, parent: QObject | None = None, page: int = query.PAGE):
         super().__init__(parent)
@@ -90,14 +90,14 @@ class SearchService(QObject):
         self.searching = False
         self.exhausted = True  # the last page came back short: there is no more
         self._number = 0
-        self._last_id: int | None = None  # the oldest message shown: the next page starts below it
+        self._cursor: query.Cursor | None = None  # where the next page starts (None: a new search's first page)
         self._sig_done.connect(self._on_done)  # emitted on the search thread: queued to this object's (the GUI) thread
         self._worker = _Worker(Path(store_path), self._sig_done)
 
     def search(self, text: str, conversation_id: str | None = None) -> None:
         self.text, self.conversation_id = text, conversation_id
-        self._last_id = None
-        self.exhausted = query.fts_query(text) is None
+        self._cursor = None
+        self.exhausted = query.fts_query(text, prefix_last=False) is None
         self._start()
 
     def more(self) -> bool:
@@ -113,21 +113,20 @@ class SearchService(QObject):
         if self.searching and db is not None:
             db.interrupt()  # the running one is out of date
         self.searching = True
-        self._worker.requests.put(_Request(self._number, self.text, self.conversation_id, self._last_id, self.page))
+        self._worker.requests.put(_Request(self._number, self.text, self.conversation_id, self._cursor, self.page))
 
-    def _on_done(self, number: int, hits: list[query.Hit], error: str) -> None:
+    def _on_done(self, number: int, page: query.Page | None, error: str) -> None:
         if number != self._number:
             return
         self.searching = False
-        if error:
+        if page is None:
             self.exhausted = True
             self.sig_failed.emit(error)
             return
-        first = self._last_id is None
-        self.exhausted = len(hits) < self.page
-        if hits:
-            self._last_id = hits[-1].message_id
-        self.sig_results.emit(hits, first)
+        first = self._cursor is None
+        self.exhausted = page.next is None
+        self._cursor = page.next
+        self.sig_results.emit(page.hits, first)
 
     def close(self) -> None:
         """End the search thread (the window closes); safe to call twice."""

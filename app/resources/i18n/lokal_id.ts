@@ -2089,8 +2089,8 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Tidak ada pesan yang memuat ini</translation>
     </message>
     <message>
-        <source>Found: {count}{more}, newest first</source>
-        <translation>Ditemukan: {count}{more}, yang terbaru lebih dulu</translation>
+        <source>Found: {count}{more} (whole words first, then newest first)</source>
+        <translation>Ditemukan: {count}{more} (kata utuh lebih dulu, lalu yang terbaru)</translation>
     </message>
 </context>
 <context>

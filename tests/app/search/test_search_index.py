@@ -25,7 +25,7 @@ def _db(store: Store) -> sqlite3.Connection:
 def _ids(store: Store, text: str, conversation_id: str | None = None) -> list[int]:
     db = _db(store)
     try:
-        return [hit.message_id for hit in search(db, text, conversation_id)]
+        return [hit.message_id for hit in search(db, text, conversation_id).hits]
     finally:
         db.close()
 
@@ -37,7 +37,7 @@ def test_a_word_is_found_in_any_message_of_any_conversation_newest_first(store):
     store.add_message(a.id, "assistant", "Use a deep pot and plenty of sun.")
     m3 = store.add_message(b.id, "assistant", "Tomatoes make a fine sauce with basil.")
     db = _db(store)
-    hits = search(db, "tomatoes")
+    hits = search(db, "tomatoes").hits
     db.close()
     assert [h.message_id for h in hits] == [m3.id, m1.id]
     assert [h.title for h in hits] == ["Cooking", "Gardening"]
@@ -53,7 +53,7 @@ def test_the_match_is_highlighted_in_the_snippet_and_the_html_is_escaped(store):
     conv = store.create_conversation("Markup")
     store.add_message(conv.id, "user", "Is <script>alert(1)</script> dangerous in a snippet about kangaroos?")
     db = _db(store)
-    (hit,) = search(db, "kangaroos")
+    (hit,) = search(db, "kangaroos").hits
     db.close()
     assert f"{MARK_START}kangaroos{MARK_END}" in hit.snippet
     html = highlighted_html(hit.snippet)
@@ -66,7 +66,7 @@ def test_a_long_message_gives_a_snippet_around_the_match(store):
     conv = store.create_conversation("Long")
     store.add_message(conv.id, "assistant", " ".join(["filler"] * 400 + ["needle"] + ["filler"] * 400))
     db = _db(store)
-    (hit,) = search(db, "needle")
+    (hit,) = search(db, "needle").hits
     db.close()
     assert f"{MARK_START}needle{MARK_END}" in hit.snippet
     assert hit.snippet.startswith(query.ELLIPSIS) and hit.snippet.endswith(query.ELLIPSIS)
@@ -103,7 +103,7 @@ def test_what_the_user_types_is_never_fts5_syntax(store, typed):
     conv = store.create_conversation("Syntax")
     m = store.add_message(conv.id, "user", "tomatoes and foo OR x near col")
     db = _db(store)
-    hits = search(db, typed)  # never raises
+    hits = search(db, typed).hits  # never raises
     db.close()
     assert all(h.message_id == m.id for h in hits)
     assert _ids(store, 'tomatoes"') == [m.id]  # a stray quote next to a word still finds the word
@@ -133,3 +133,24 @@ def test_the_migration_builds_the_index_for_messages_already_there(store_path):
         assert [m.content for m in store.messages("c1")] == ["What is a quokka?", "A small marsupial, the quokka."]
     finally:
         store.close()
+
+
+def test_whole_words_come_first_then_words_the_last_one_begins_each_newest_first_across_pages(store):
+    conv = store.create_conversation("Plants")
+    whole_old = store.add_message(conv.id, "user", "a tomato in spring")
+    longer_old = store.add_message(conv.id, "user", "tomatoes in summer")
+    whole_new = store.add_message(conv.id, "user", "one tomato more")
+    longer_new = store.add_message(conv.id, "user", "tomatoey sauce")
+    assert _ids(store, "tomato") == [whole_new.id, whole_old.id, longer_new.id, longer_old.id]
+    db = _db(store)
+    pages, cursor = [], None
+    while True:  # a page of one at a time: the cursor crosses from the whole-word run to the prefix run
+        page = search(db, "tomato", cursor=cursor, limit=1)
+        pages += [h.message_id for h in page.hits]
+        if page.next is None:
+            break
+        cursor = page.next
+    db.close()
+    assert pages == [whole_new.id, whole_old.id, longer_new.id, longer_old.id]
+    assert _ids(store, "t") == []  # one character: a word, never a prefix of nearly everything
+    assert fts_query("t") is None and fts_query("t", prefix_last=False) == '"t"'
