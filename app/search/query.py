@@ -21,7 +21,9 @@ score every match before the first one shows.
 
 from __future__ import annotations
 
+import re
 import sqlite3
+import unicodedata
 from dataclasses import dataclass
 
 MARK_START = "\x02"  # around a match in a snippet: the view turns them into highlighting after escaping the text
@@ -30,6 +32,8 @@ ELLIPSIS = "…"
 SNIPPET_TOKENS = 16  # words of context in a snippet (FTS5 allows at most 64)
 PAGE = 50
 MAX_WORDS = 16  # more words than anyone types: the rest is ignored rather than built into a huge query
+INDEXED_PREFIX = 3  # the longest prefix the index keeps a list for (prefix='2 3' in the migration)
+WITHIN_BATCH = 200  # candidates read at a time by the prefix run within one conversation
 MIN_PREFIX = 2  # a last word of one character is looked for as a word only: as a prefix it would match nearly everything
 
 
@@ -84,7 +88,7 @@ _HITS = (
     "WHERE message_search MATCH ? AND message_search.rowid < ? ORDER BY message_search.rowid DESC LIMIT ?"
 )
 _HITS_WITHIN = (
-    "SELECT m.id, m.conversation_id, c.title, m.role, m.created_at, snippet(message_search, 0, ?, ?, ?, ?) "
+    "SELECT m.id, m.conversation_id, c.title, m.role, m.created_at, snippet(message_search, 0, ?, ?, ?, ?), m.content "
     "FROM message_search JOIN messages m ON m.id = message_search.rowid JOIN conversations c ON c.id = m.conversation_id "
     "WHERE message_search MATCH ? AND message_search.rowid < ? AND message_search.rowid >= ? AND m.conversation_id = ? "
     "ORDER BY message_search.rowid DESC LIMIT ?"
@@ -111,12 +115,55 @@ def search(db: sqlite3.Connection, text: str, conversation_id: str | None = None
     hits: list[Hit] = []
     run, before = cursor.run, cursor.before_id
     while run < len(runs):
-        found = _hits(db, runs[run], conversation_id, bounds, before, limit - len(hits))
+        if run == 1 and conversation_id is not None and len(_words(text)[-1]) > INDEXED_PREFIX:
+            found = _prefix_run_within(db, _words(text), whole, conversation_id, bounds, before, limit - len(hits))
+        else:
+            found = _hits(db, runs[run], conversation_id, bounds, before, limit - len(hits))
         hits += found
         if len(hits) == limit:
             return Page(hits, Cursor(run, found[-1].message_id))
         run, before = run + 1, 2**63 - 1
     return Page(hits, None)
+
+
+def _prefix_run_within(db: sqlite3.Connection, words: list[str], whole: str, conversation_id: str, bounds: tuple[int, int], before: int, limit: int) -> list[Hit]:
+    """The prefix run within one conversation, for a last word longer than the index's prefixes: FTS5 would
+    merge the lists of every word in the database that begins with it before the first hit (150 ms for a
+    common one in 500,000 messages), however few messages the conversation has. Instead the walk uses the
+    indexed prefix of its first letters (lazily, within the conversation's ids) and keeps the messages with
+    a word that begins with the whole last word, as the tokenizer reads words; the snippet then marks only those."""
+    last = _normal(words[-1])
+    others = {_normal(w) for w in words[:-1]}
+    short = " ".join(['"' + w.replace('"', '""') + '"' for w in words[:-1]] + ['"' + words[-1][:INDEXED_PREFIX].replace('"', '""') + '"*'])
+    broad = f"({short}) NOT ({whole})"
+    lowest, highest = bounds
+    hits: list[Hit] = []
+    while len(hits) < limit:
+        rows = db.execute(_HITS_WITHIN, (*_SNIPPET, broad, min(before, highest), lowest, conversation_id, WITHIN_BATCH)).fetchall()
+        for r in rows:
+            if any(token.startswith(last) for token in _tokens(str(r[6]))):
+                snippet = _MARKED.sub(lambda m: m.group(0) if _normal(m.group(1)).startswith(last) or _normal(m.group(1)) in others else m.group(1), str(r[5]))
+                hits.append(Hit(int(r[0]), str(r[1]), str(r[2]), str(r[3]), float(r[4]), snippet))
+                if len(hits) == limit:
+                    break
+        if len(rows) < WITHIN_BATCH:
+            break
+        before = int(rows[-1][0])
+    return hits
+
+
+_MARKED = re.compile(MARK_START + "(.*?)" + MARK_END, re.S)
+_TOKEN = re.compile(r"[^\W_]+")  # as unicode61 splits: letters and digits; "read_csv" is two words
+
+
+def _normal(word: str) -> str:
+    """A word as the index's tokenizer keeps it: case folded, diacritics dropped (unicode61 remove_diacritics 2)."""
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(_normal(text))
 
 
 def _hits(db: sqlite3.Connection, match: str, conversation_id: str | None, bounds: tuple[int, int], before: int, limit: int) -> list[Hit]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
+import unicodedata
 
 import pytest
 
@@ -154,3 +156,41 @@ def test_whole_words_come_first_then_words_the_last_one_begins_each_newest_first
     assert pages == [whole_new.id, whole_old.id, longer_new.id, longer_old.id]
     assert _ids(store, "t") == []  # one character: a word, never a prefix of nearly everything
     assert fts_query("t") is None and fts_query("t", prefix_last=False) == '"t"'
+
+
+def test_a_long_prefix_within_one_conversation_finds_what_fts5_itself_finds_and_marks_only_those_words(store):
+    """Ctrl+F's prefix run walks the index by the word's first letters and keeps the messages FTS5's own prefix
+    query would match (checked against it here), on words with capitals, diacritics and underscores."""
+    import random
+
+    rng = random.Random(5)
+    vocabulary = ["Tomate", "tomates", "tomatillo", "TOMATO_sauce", "tomb", "tome", "tómato", "automaton", "potato", "tomato", "tomat"]
+    conv = store.create_conversation("Kitchen")
+    other = store.create_conversation("Elsewhere")
+    for i in range(120):
+        store.add_message(conv.id if i % 3 else other.id, "user", " ".join(rng.choice(vocabulary) for _ in range(rng.randint(1, 6))))
+    db = _db(store)
+    try:
+        for typed in ["tomat", "toma", "tomati", "sauce tomat"]:
+            expected_whole = [r[0] for r in db.execute(
+                "SELECT rowid FROM message_search WHERE message_search MATCH ? AND rowid IN (SELECT id FROM messages WHERE conversation_id = ?) ORDER BY rowid DESC",
+                (fts_query(typed, prefix_last=False), conv.id))]
+            expected_prefix = [r[0] for r in db.execute(
+                "SELECT rowid FROM message_search WHERE message_search MATCH ? AND rowid IN (SELECT id FROM messages WHERE conversation_id = ?) ORDER BY rowid DESC",
+                (f"({fts_query(typed)}) NOT ({fts_query(typed, prefix_last=False)})", conv.id))]
+            pages, cursor = [], None
+            while True:
+                page = search(db, typed, conv.id, cursor=cursor, limit=7)
+                pages += page.hits
+                if page.next is None:
+                    break
+                cursor = page.next
+            assert [h.message_id for h in pages] == expected_whole + expected_prefix, typed
+            last = typed.split()[-1]
+            for hit in pages:
+                for marked in re.findall(MARK_START + "(.*?)" + MARK_END, hit.snippet):
+                    plain = unicodedata.normalize("NFKD", marked.casefold())
+                    plain = "".join(ch for ch in plain if not unicodedata.combining(ch))
+                    assert plain.startswith(last) or plain in typed.split(), (typed, hit.snippet)
+    finally:
+        db.close()
