@@ -58,6 +58,10 @@ class FeatureContext(Protocol):
 
     def menu(self, menu_id: MenuId) -> QMenu: ...
 
+    def load_model(self, path: str) -> None:
+        """Load the GGUF file at `path` with its stored load settings (a preset's model)."""
+        ...
+
     def show_banner(self, text: str) -> None:
         """Say something that went wrong, above the conversation, until the user dismisses it."""
         ...

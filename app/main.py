@@ -45,11 +45,15 @@ def create_main_window(store_path=None, runtime_command: Sequence[str] | None = 
     from app.api.feature import install as install_api  # Model ▸ Serve the API… (app/api)
     from app.kvcache.feature import install as install_kv_cache  # Edit ▸ Saved conversation caches… (app/kvcache)
     from app.remote.feature import install as install_remote  # remote endpoints in the Model menu (app/remote)
+    from app.presets.feature import install as install_presets  # Ctrl+Shift+N: a new chat from a preset (app/presets)
+    from app.search.feature import install as install_search  # Ctrl+K and Ctrl+F: search through every message (app/search)
 
     context = window.feature_context()  # what they may use of the window (app/features.py)
     install_remote(context)
     install_api(context)
     install_kv_cache(context)
+    install_search(context)
+    install_presets(context)
     return window
 
 

@@ -226,6 +226,7 @@ class MainWindow(QMainWindow):
         chat.sig_reply_link_changed.connect(self._on_reply_link_changed)
         chat.sig_store_problem.connect(self._on_store_problem)
         chat.sig_refused.connect(lambda reason: self.statusBar().showMessage(reason, 5000))
+        chat.sig_reveal.connect(self.chat_view.reveal_row)  # a search's hit (app/search)
         self.banner_retry.clicked.connect(chat.retry_store)
         self.poller.sig_sample.connect(self.metrics_panel.on_sample)
         self.sidebar.sig_open.connect(chat.open)

@@ -142,6 +142,7 @@ class ChatController(QObject):
     sig_reply_link_changed = Signal()
     sig_store_problem = Signal(object)  # StoreUnavailable while the database refuses work; None once it takes it again
     sig_refused = Signal(str)  # why what the user asked for cannot be done now (a reply is being written)
+    sig_reveal = Signal(int)  # the row of a message the view should scroll to (reveal_message: a search's hit)
 
     def __init__(self, store: Store, link: RuntimeLink, model_session: ModelSession, parent: QObject | None = None):
         super().__init__(parent)
@@ -292,6 +293,19 @@ class ChatController(QObject):
             return 0
         self.messages.prepend(earlier)
         return len(earlier)
+
+    def reveal_message(self, message_id: int) -> bool:
+        """Show message `message_id` of the conversation on screen and have the view scroll to it (sig_reveal):
+        older messages are loaded until it is there. False if it is not in this conversation (any more).
+        With branches, this is where the branch that holds it becomes the selected one first."""
+        message = self._stored(lambda: self.store.message(message_id))
+        if self.current is None or message is None or message.conversation_id != self.current.id:
+            return False
+        while self.messages.row_of_id(message_id) < 0:
+            if self.show_earlier() == 0:
+                return False
+        self.sig_reveal.emit(self.messages.row_of_id(message_id))
+        return True
 
     def _on_screen(self) -> Conversation:
         """The conversation on screen, where the caller made sure there is one."""

@@ -41,6 +41,7 @@ def add_parser(sub) -> None:
     p.add_argument("--draft", metavar="PATH", help="a draft model for speculative decoding, auto or none (default: the model's load settings, else auto)")
     p.add_argument("--max-queue", type=int, default=8, help="requests that may wait behind the streaming ones before 429 (default 8)")
     p.add_argument("--max-body", type=int, default=4 * 1024 * 1024, metavar="BYTES", help="largest request body accepted (default 4 MiB)")
+    p.add_argument("--preset", metavar="NAME", help="a preset (built in, or one of yours as the window lists them): its system prompt and sampling become the API's defaults for what a request leaves out, and its model, with its load settings, is served unless --model is given (a flag still wins over a load setting)")
     p.add_argument("--json", action="store_true", help="print events as JSON lines on stdout")
     p.set_defaults(run=run)
 
@@ -77,15 +78,29 @@ def run(args: argparse.Namespace) -> int:
 
     from app.cli.load_settings import stored_load
 
+    from app.presets.serving import PresetNotFound, api_defaults, find_preset, load_flags
+
     try:
-        path = args.model or _starter_model()
+        preset = find_preset(args.preset) if args.preset else None
+    except PresetNotFound as exc:
+        say(str(exc))
+        return EXIT_USAGE
+    except Exception as exc:  # the database cannot be read, or the stored preset cannot be used (named)
+        say(f"--preset: {exc}")
+        return EXIT_ERROR
+    try:
+        path = args.model or (preset.model if preset is not None and preset.model else None) or _starter_model()
         keys.load_or_create()
-        # The model's stored load settings (the window's too), a flag in place of a stored value for this run.
-        load, _settings = stored_load(path, draft=args.draft, gpu_offload=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.n_threads, n_seq=args.parallel, split_mode=args.split_mode, main_gpu=args.main_gpu)
+        # The model's stored load settings (the window's too), the preset's for its own model, and a flag in
+        # place of either for this run.
+        flags = dict(draft=args.draft, gpu_offload=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.n_threads, n_seq=args.parallel, split_mode=args.split_mode, main_gpu=args.main_gpu)
+        if preset is not None:
+            flags = load_flags(preset, path, flags)
+        load, _settings = stored_load(path, **flags)
     except Exception as exc:
         say(str(exc))
         return EXIT_ERROR
-    supervisor = Supervisor(args, host, load, Events(args.json))
+    supervisor = Supervisor(args, host, load, Events(args.json), api_defaults(preset))
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_args: supervisor.request_stop())
     return supervisor.run()
@@ -107,8 +122,9 @@ def _set_when_ended(process: subprocess.Popen[bytes], event: threading.Event) ->
 class Supervisor:
     """One runtime process at a time, serving the API; a new one, on the same port, when it dies."""
 
-    def __init__(self, args: argparse.Namespace, host: str, load, events: Events):
+    def __init__(self, args: argparse.Namespace, host: str, load, events: Events, defaults=None):
         from runtime.api.backend import model_name
+        from runtime.protocol import ApiDefaults
 
         self.args = args
         self.host = host
@@ -117,6 +133,7 @@ class Supervisor:
         self.model_path = load.path
         self.model = model_name(load.path)
         self.events = events
+        self.defaults = defaults or ApiDefaults()  # a preset's system prompt and sampling (--preset)
         self.restarts = 0
         self.stopping = threading.Event()  # SIGINT or SIGTERM
         self.wake = threading.Event()  # the stop, or the death of the runtime serving now
@@ -162,11 +179,12 @@ class Supervisor:
         self._emit_state("loading")
         # The load goes first, so the API is never up without it: until it is done, requests get 503 "loading".
         load = client.start(methods.MODEL_LOAD, self.load)
-        params = ApiStartParams(host=self.host, port=self.port, allow_network=self.args.allow_network, cors_origins=list(self.args.cors), max_queue=self.args.max_queue, max_body=self.args.max_body)
+        params = ApiStartParams(host=self.host, port=self.port, allow_network=self.args.allow_network, cors_origins=list(self.args.cors), max_queue=self.args.max_queue, max_body=self.args.max_body, defaults=self.defaults)
         served = client.request(methods.API_START, params, timeout=60)
         self.serving = True
         self.port = served.port  # a restart listens where clients already look, even after --port 0
-        self.events.emit("listening", f"{served.url} (model {self.model}; the API key is in {served.key_file})", url=served.url, host=served.host, port=served.port, model=self.model, key_file=served.key_file)
+        preset = f"; preset {self.defaults.preset}" if self.defaults.preset else ""
+        self.events.emit("listening", f"{served.url} (model {self.model}{preset}; the API key is in {served.key_file})", url=served.url, host=served.host, port=served.port, model=self.model, key_file=served.key_file, preset=self.defaults.preset or None)
         try:
             loaded = load.result()
         except RpcError as exc:

@@ -92,6 +92,39 @@ MIGRATIONS: list[str] = [
     UPDATE conversations SET settings = json_set(settings, '$.max_tokens', json('null'))
         WHERE json_valid(settings) AND json_extract(settings, '$.max_tokens') = 512;
     """,
+    # 3 -> 4: search through every message (app/search). An FTS5 index over messages.content only (a reply's
+    # reasoning is not searched), reading its text from the messages table (external content: no second copy),
+    # kept in step by triggers, so every writer (the window, an import, an undo) keeps it right; built here for
+    # the messages already there. The table's rows, not a conversation's path: every branch is searched.
+    """
+    CREATE VIRTUAL TABLE message_search USING fts5(
+        content, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 2', prefix='2 3'
+    );
+    INSERT INTO message_search(message_search) VALUES ('rebuild');
+    CREATE TRIGGER message_search_insert AFTER INSERT ON messages BEGIN
+        INSERT INTO message_search(rowid, content) VALUES (new.id, new.content);
+    END;
+    CREATE TRIGGER message_search_delete AFTER DELETE ON messages BEGIN
+        INSERT INTO message_search(message_search, rowid, content) VALUES ('delete', old.id, old.content);
+    END;
+    CREATE TRIGGER message_search_update AFTER UPDATE OF content ON messages BEGIN
+        INSERT INTO message_search(message_search, rowid, content) VALUES ('delete', old.id, old.content);
+        INSERT INTO message_search(rowid, content) VALUES (new.id, new.content);
+    END;
+    """,
+    # 4 -> 5: presets (app/presets): a system prompt and sampling settings, optionally a model file and its
+    # load settings; the built-in ones live in the code (translated), not here. JSON columns are checked by
+    # app/presets/preset.py on the way in and on the way out.
+    """
+    CREATE TABLE presets (
+        name TEXT PRIMARY KEY COLLATE NOCASE,
+        system_prompt TEXT NOT NULL DEFAULT '',
+        sampling TEXT NOT NULL DEFAULT '{}',
+        model TEXT NOT NULL DEFAULT '',
+        load_settings TEXT,
+        created_at REAL NOT NULL
+    );
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # How long a statement waits for another connection's lock: short, because the window writes on its GUI thread.

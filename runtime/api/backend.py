@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Protocol
 
 from runtime.api import errors
-from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ModelLoadResult, RpcError
+from runtime.protocol import ApiDefaults, ChatGenerateParams, ChatGenerateResult, ModelLoadResult, RpcError
 
 LOADING, READY, NO_MODEL = "loading", "ready", "no_model"
 
@@ -104,8 +104,9 @@ class Generation:
 
 
 class Backend:
-    def __init__(self, engine: EngineJobs, max_queue: int = 8):
+    def __init__(self, engine: EngineJobs, max_queue: int = 8, defaults: ApiDefaults | None = None):
         self.engine = engine
+        self.defaults = defaults or ApiDefaults()  # what a request leaves out (lokal serve --preset)
         self.max_queue = max_queue
         self._admitted = 0  # streaming + waiting
         self._generations: set[Generation] = set()

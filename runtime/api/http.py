@@ -219,15 +219,19 @@ def _depth_over(data: object, limit: int) -> bool:
 
 def _params(backend: Backend, body: schema._Sampling, conversation_id: str, messages: list[ChatMessage], prompt: str | None) -> ChatGenerateParams:
     body.check_windows(backend.n_ctx)
-    params = ChatGenerateParams(conversation_id, messages, max_tokens=backend.max_tokens(body.requested_max_tokens()), stop=body.stop_list(), prompt=prompt)
-    # Only what the caller set overrides the runtime's defaults.
+    defaults = backend.defaults  # a preset's (lokal serve --preset): they fill what the request leaves out
+    requested = body.requested_max_tokens()
+    params = ChatGenerateParams(conversation_id, messages, max_tokens=backend.max_tokens(requested if requested is not None else defaults.max_tokens), stop=body.stop_list(), prompt=prompt)
+    # Only what the caller set overrides the runtime's defaults (or the preset's).
     for name in SAMPLING_FIELDS:
         value = getattr(body, name)
+        if value is None:
+            value = getattr(defaults, name, None)
         if value is not None:
             setattr(params, name, value)
     if body.repeat_last_n is not None:
         params.penalty_last_n = body.repeat_last_n
-    params.seed = body.seed_in_range()
+    params.seed = body.seed_in_range() if body.seed is not None else defaults.seed
     params.logit_bias = [LogitBias(token, bias) for token, bias in body.logit_biases()]
     return params
 
@@ -262,6 +266,8 @@ async def chat_completions(request: web.Request) -> web.StreamResponse:
     backend.check_model(body.model)
     await constraints.check_off_loop(body)
     messages = [_message(m) for m in body.messages]
+    if backend.defaults.system_prompt and not any(m.role == "system" for m in messages):
+        messages.insert(0, ChatMessage("system", backend.defaults.system_prompt))  # the preset's, for a chat that brings none
     params = _params(backend, body, chat_conversation_id(messages), messages, None)
     _chat_options(params, body)
     return await respond(request, backend, body, params, Shapes(chat=True, model=body.model))

@@ -66,7 +66,7 @@ class Listener:
             raise
 
     async def _listen(self) -> tuple[str, int]:
-        self.backend = Backend(self._engine, self.params.max_queue)
+        self.backend = Backend(self._engine, self.params.max_queue, self.params.defaults)
         app = create_app(self.backend, self._api_key, self.params.cors_origins, self.params.max_body, loopback=address.is_loopback(self.params.host))
         runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=HANDLER_GRACE_S)
         await runner.setup()

@@ -94,7 +94,7 @@ from runtime.protocol.local_models import (
     ModelsRemoveParams,
     ModelsRemoveResult,
 )
-from runtime.protocol.api import ApiStartParams, ApiStartResult, ApiStopResult
+from runtime.protocol.api import ApiDefaults, ApiStartParams, ApiStartResult, ApiStopResult
 from runtime.protocol.fetch import (
     FETCH_NOTIFICATION_NAMES,
     FETCH_NOTIFICATIONS,
@@ -128,6 +128,7 @@ from runtime.protocol.framing import (
 )
 
 __all__ = [
+    "ApiDefaults",
     "ApiStartParams",
     "ApiStartResult",
     "ApiStopResult",

@@ -7,6 +7,21 @@ from typing import Optional
 
 
 @dataclass
+class ApiDefaults:
+    """What a request leaves out and the API fills in (`lokal serve --preset`): a system prompt for a chat that
+    has none, and sampling values for the fields a request does not set. None / "": the runtime's own default."""
+
+    preset: str = ""  # the preset's name, for the log
+    system_prompt: str = ""
+    temperature: Optional[float] = None
+    top_p: Optional[float] = None
+    min_p: Optional[float] = None
+    repeat_penalty: Optional[float] = None
+    max_tokens: Optional[int] = None
+    seed: Optional[int] = None
+
+
+@dataclass
 class ApiStartParams:
     host: str = "127.0.0.1"
     port: int = 8080  # 0: any free port (the result says which)
@@ -15,6 +30,7 @@ class ApiStartParams:
     cors_origins: list[str] = field(default_factory=list)  # empty: no CORS headers; "*": any origin
     max_queue: int = 8  # API requests that may wait behind the running one before 429
     max_body: int = 4 * 1024 * 1024  # bytes; larger bodies get 413
+    defaults: ApiDefaults = field(default_factory=ApiDefaults)  # a preset's prompt and sampling (lokal serve --preset)
 
 
 @dataclass

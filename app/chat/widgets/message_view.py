@@ -318,6 +318,7 @@ class ChatView(QScrollArea):
         self._fill_timer.setInterval(0)
         self._fill_timer.timeout.connect(self._fill)
         self.follow = True
+        self.revealed: MessageWidget | None = None  # the message a search's hit scrolled to last
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._on_scrolled)
         bar.rangeChanged.connect(self._on_range_changed)
@@ -465,6 +466,18 @@ class ChatView(QScrollArea):
         self.sig_copied.emit(widget.message.content)
 
     # ---- scrolling -----------------------------------------------------------
+    def reveal_row(self, row: int) -> None:
+        """Scroll to the message at `row` (a search's hit: ChatController.sig_reveal), building its widget first."""
+        if not 0 <= row < self.model.rowCount():
+            return
+        if row < self._unbuilt:
+            self._fill(at_least=self._unbuilt - row)
+        widget = self.widgets[row - self._unbuilt]
+        self.follow = False
+        self.revealed = widget
+        # Once the layout has placed the widgets just built: scrolled to now, it could land short of it.
+        QTimer.singleShot(0, lambda: self.ensureWidgetVisible(widget, 0, 40))
+
     def _on_scrolled(self, value: int) -> None:
         bar = self.verticalScrollBar()
         self.follow = value >= bar.maximum() - 8

@@ -1947,6 +1947,150 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     </message>
 </context>
 <context>
+    <name>PresetDetail</name>
+    <message>
+        <source>(no system prompt)</source>
+        <translation>(tanpa prompt sistem)</translation>
+    </message>
+    <message>
+        <source>Model: {path}</source>
+        <translation>Berkas model: {path}</translation>
+    </message>
+    <message>
+        <source>Built in</source>
+        <translation>Bawaan</translation>
+    </message>
+</context>
+<context>
+    <name>PresetMenu</name>
+    <message>
+        <source>New chat from &amp;preset…</source>
+        <translation>Obrolan baru dari &amp;preset…</translation>
+    </message>
+    <message>
+        <source>Save chat settings as &amp;preset…</source>
+        <translation>Simpan pengaturan obrolan sebagai &amp;preset…</translation>
+    </message>
+    <message>
+        <source>Saved the preset “{name}”</source>
+        <translation>Preset “{name}” disimpan</translation>
+    </message>
+</context>
+<context>
+    <name>PresetPicker</name>
+    <message>
+        <source>New chat from preset</source>
+        <translation>Obrolan baru dari preset</translation>
+    </message>
+    <message>
+        <source>Presets</source>
+        <translation>Daftar preset</translation>
+    </message>
+    <message>
+        <source>&amp;Start chat</source>
+        <translation>&amp;Mulai obrolan</translation>
+    </message>
+    <message>
+        <source>&amp;Import…</source>
+        <translation>&amp;Impor…</translation>
+    </message>
+    <message>
+        <source>E&amp;xport all…</source>
+        <translation>E&amp;kspor semua…</translation>
+    </message>
+    <message>
+        <source>&amp;Delete</source>
+        <translation>&amp;Hapus</translation>
+    </message>
+    <message>
+        <source>The chat could not start from this preset: {reason}</source>
+        <translation>Obrolan tidak dapat dimulai dari preset ini: {reason}</translation>
+    </message>
+    <message>
+        <source>Import presets</source>
+        <translation>Impor preset</translation>
+    </message>
+    <message>
+        <source>Presets (*.json)</source>
+        <translation>Berkas preset (*.json)</translation>
+    </message>
+    <message>
+        <source>Export presets</source>
+        <translation>Ekspor preset</translation>
+    </message>
+    <message>
+        <source>Nothing was imported from {file}: {reason}</source>
+        <translation>Tidak ada yang diimpor dari {file}: {reason}</translation>
+    </message>
+    <message>
+        <source>Imported {added}; {skipped} already there; {renamed} under a new name.</source>
+        <translation>Diimpor {added}; {skipped} sudah ada; {renamed} dengan nama baru.</translation>
+    </message>
+    <message>
+        <source>The presets could not be exported: {reason}</source>
+        <translation>Preset tidak dapat diekspor: {reason}</translation>
+    </message>
+    <message>
+        <source>Exported {count} presets to {file}</source>
+        <translation>{count} preset diekspor ke {file}</translation>
+    </message>
+</context>
+<context>
+    <name>Presets</name>
+    <message>
+        <source>General assistant</source>
+        <translation>Asisten umum</translation>
+    </message>
+    <message>
+        <source>You are a helpful assistant. Answer clearly and concisely, and say so when you are not sure.</source>
+        <translation>Anda adalah asisten yang membantu. Jawablah dengan jelas dan ringkas, dan katakan bila Anda tidak yakin.</translation>
+    </message>
+    <message>
+        <source>Code reviewer</source>
+        <translation>Peninjau kode</translation>
+    </message>
+    <message>
+        <source>You are a careful senior software engineer reviewing code. Point out bugs, risky patterns and unclear names, the most important first, and suggest concrete fixes with short code examples.</source>
+        <translation>Anda adalah insinyur perangkat lunak senior yang teliti dan sedang meninjau kode. Tunjukkan bug, pola yang berisiko, dan nama yang tidak jelas, yang terpenting lebih dulu, lalu sarankan perbaikan konkret dengan contoh kode singkat.</translation>
+    </message>
+    <message>
+        <source>Translator English ↔ Indonesian</source>
+        <translation>Penerjemah Inggris ↔ Indonesia</translation>
+    </message>
+    <message>
+        <source>You are a translator. If the user&apos;s text is in English, translate it into Indonesian; otherwise translate it into English. Keep the meaning, the tone and the formatting, and reply with the translation only.</source>
+        <translation>Anda adalah penerjemah. Jika teks pengguna berbahasa Inggris, terjemahkan ke bahasa Indonesia; jika tidak, terjemahkan ke bahasa Inggris. Pertahankan makna, nada, dan formatnya, dan balas hanya dengan terjemahannya.</translation>
+    </message>
+    <message>
+        <source>Creative writer</source>
+        <translation>Penulis kreatif</translation>
+    </message>
+    <message>
+        <source>You are an imaginative writer. Write vivid, original prose and verse in the style the user asks for.</source>
+        <translation>Anda adalah penulis yang imajinatif. Tulislah prosa dan puisi yang hidup dan orisinal dengan gaya yang diminta pengguna.</translation>
+    </message>
+    <message>
+        <source>Precise answers</source>
+        <translation>Jawaban tepat</translation>
+    </message>
+    <message>
+        <source>Answer precisely and briefly. Give facts, steps or numbers, without filler.</source>
+        <translation>Jawablah dengan tepat dan singkat. Berikan fakta, langkah, atau angka, tanpa basa-basi.</translation>
+    </message>
+    <message>
+        <source>The preset&apos;s model is not on this machine ({path}): the chat uses the model in use.</source>
+        <translation>Model preset ini tidak ada di komputer ini ({path}): obrolan memakai model yang sedang digunakan.</translation>
+    </message>
+    <message>
+        <source>A reply is being written, so the preset&apos;s model was not loaded: choose the preset again once it ends.</source>
+        <translation>Sebuah balasan sedang ditulis, jadi model preset tidak dimuat: pilih preset itu lagi setelah balasan selesai.</translation>
+    </message>
+    <message>
+        <source>The new chat could not be stored: the database refused it.</source>
+        <translation>Obrolan baru tidak dapat disimpan: basis data menolaknya.</translation>
+    </message>
+</context>
+<context>
     <name>Remote</name>
     <message>
         <source>Remote endpoint: {reason}</source>
@@ -2002,6 +2146,91 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     <message>
         <source>The Lokal runtime stopped unexpectedly: {how}.</source>
         <translation>Runtime Lokal berhenti tiba-tiba: {how}.</translation>
+    </message>
+</context>
+<context>
+    <name>SavePresetDialog</name>
+    <message>
+        <source>Save as preset</source>
+        <translation>Simpan sebagai preset</translation>
+    </message>
+    <message>
+        <source>Name of the preset</source>
+        <translation>Nama preset</translation>
+    </message>
+    <message>
+        <source>With the model in use and its load settings ({name})</source>
+        <translation>Beserta model yang sedang dipakai dan pengaturan muatnya ({name})</translation>
+    </message>
+    <message>
+        <source>With the model in use (none is)</source>
+        <translation>Beserta model yang sedang dipakai (tidak ada)</translation>
+    </message>
+    <message>
+        <source>The chat&apos;s system prompt and sampling settings become a preset for new chats.</source>
+        <translation>Prompt sistem dan pengaturan sampling obrolan ini menjadi preset untuk obrolan baru.</translation>
+    </message>
+</context>
+<context>
+    <name>Search</name>
+    <message>
+        <source>Search all &amp;conversations…</source>
+        <translation>Cari di semua &amp;percakapan…</translation>
+    </message>
+    <message>
+        <source>&amp;Find in this conversation…</source>
+        <translation>&amp;Cari di percakapan ini…</translation>
+    </message>
+    <message>
+        <source>That conversation is no longer there</source>
+        <translation>Percakapan itu sudah tidak ada</translation>
+    </message>
+    <message>
+        <source>That message is no longer there</source>
+        <translation>Pesan itu sudah tidak ada</translation>
+    </message>
+</context>
+<context>
+    <name>SearchDialog</name>
+    <message>
+        <source>Search</source>
+        <translation>Cari</translation>
+    </message>
+    <message>
+        <source>Messages found</source>
+        <translation>Pesan yang ditemukan</translation>
+    </message>
+    <message>
+        <source>The search failed: {reason}</source>
+        <translation>Pencarian gagal: {reason}</translation>
+    </message>
+    <message>
+        <source>Search all conversations</source>
+        <translation>Cari di semua percakapan</translation>
+    </message>
+    <message>
+        <source>Search every message of every conversation</source>
+        <translation>Cari di setiap pesan dari setiap percakapan</translation>
+    </message>
+    <message>
+        <source>Find in “{title}”</source>
+        <translation>Cari di “{title}”</translation>
+    </message>
+    <message>
+        <source>Search this conversation</source>
+        <translation>Cari di percakapan ini</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>Mencari…</translation>
+    </message>
+    <message>
+        <source>No message contains this</source>
+        <translation>Tidak ada pesan yang memuat ini</translation>
+    </message>
+    <message>
+        <source>Found: {count}{more} (whole words first, then newest first)</source>
+        <translation>Ditemukan: {count}{more} (kata utuh lebih dulu, lalu yang terbaru)</translation>
     </message>
 </context>
 <context>
