@@ -20,7 +20,8 @@ import os
 from typing import Any, AsyncIterator, Callable, Protocol
 
 from runtime.api import errors
-from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ModelLoadResult, RpcError
+from runtime.embeddings.model import EmbeddingModel
+from runtime.protocol import Attachment, ChatGenerateParams, ChatGenerateResult, ModelLoadResult, RpcError
 
 LOADING, READY, NO_MODEL = "loading", "ready", "no_model"
 
@@ -37,6 +38,10 @@ class EngineJobs(Protocol):
     def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str], None], finish: Finish) -> Any: ...
 
     def cancel_job(self, job: Any) -> None: ...
+
+    def embedding_model(self) -> EmbeddingModel | None: ...
+
+    def store_document(self, data: bytes, name: str, mime: str) -> Attachment: ...
 
 
 def model_name(path: str) -> str:
