@@ -139,7 +139,7 @@ class DocumentLibrary:
         if embedder is None:
             raise RpcError(ErrorCode.INVALID_PARAMS, "no embedding model is loaded (embedding.load)")
         vector = embedder.embed([query], truncate=True).vectors[0]
-        return self.index.search(docs, embedder.identity, vector, k)
+        return self.index.search(docs, embedder.identity, vector, k, words=query)
 
     # ---- prompts -------------------------------------------------------------
     def expand(self, params: ChatGenerateParams) -> tuple[ChatGenerateParams, list[Citation]]:
