@@ -308,7 +308,15 @@ class RuntimeServer:
         if loaded is None:
             return None
         llama = loaded.llama
-        return ChatModelView(lambda text: len(llama.tokenize(text, add_bos=False, special=False)), llama.n_ctx)
+
+        def count_tokens(text: str) -> int:
+            # attachment.add counts on the pool: never while a load or unload frees the model it counts with.
+            with self.engine.load_lock:
+                if self.engine.loaded is not loaded:
+                    raise RpcError(ErrorCode.NO_MODEL_LOADED, "the model was unloaded meanwhile: add the attachment again")
+                return len(llama.tokenize(text, add_bos=False, special=False))
+
+        return ChatModelView(count_tokens, llama.n_ctx)
 
     def _stop_jobs(self) -> None:
         for job in self.slot.jobs():

@@ -39,3 +39,17 @@ def test_bad_input_is_refused_naming_the_field_and_the_runtime_goes_on(runtime, 
         runtime.request(methods.ATTACHMENT_ADD, params)
     assert caught.value.code == ErrorCode.INVALID_PARAMS and named in caught.value.message
     assert runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(name="ok.txt", data_base64="b2s=")).bytes == 2
+
+
+def test_an_embedding_model_that_is_not_there_is_refused_by_path_and_none_stays_loaded(runtime, tmp_path):
+    from runtime.protocol import EmbeddingLoadParams
+
+    with pytest.raises(RpcError) as caught:
+        runtime.request(methods.EMBEDDING_LOAD, EmbeddingLoadParams(str(tmp_path / "missing.gguf")))
+    assert caught.value.code == ErrorCode.MODEL_NOT_FOUND and "missing.gguf" in caught.value.message
+    not_gguf = tmp_path / "notes.gguf"
+    not_gguf.write_bytes(b"not a model at all")
+    with pytest.raises(RpcError) as caught:
+        runtime.request(methods.EMBEDDING_LOAD, EmbeddingLoadParams(str(not_gguf)))
+    assert caught.value.code == ErrorCode.INVALID_MODEL and "notes.gguf" in caught.value.message
+    assert runtime.request(methods.EMBEDDING_UNLOAD).unloaded is False
