@@ -17,11 +17,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from typing import Any, AsyncIterator, Callable, Protocol
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Protocol
 
 from runtime.api import errors
-from runtime.embeddings.model import EmbeddingModel
 from runtime.protocol import Attachment, ChatGenerateParams, ChatGenerateResult, ModelLoadResult, RpcError
+
+if TYPE_CHECKING:  # a type only: `lokal serve` (app/cli) imports this module, and the model module reaches llama.cpp
+    from runtime.embeddings.model import EmbeddingModel
 
 LOADING, READY, NO_MODEL = "loading", "ready", "no_model"
 

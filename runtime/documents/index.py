@@ -114,14 +114,16 @@ class ChunkIndex:
         if not terms:
             return []
         match = " OR ".join(f'"{t}"' for t in dict.fromkeys(terms))
-        marks = ",".join("?" for _ in docs)
+        rows: list[tuple[float, str, int]] = []
         with self._lock:
-            rows = self._db.execute(
-                f"SELECT c.doc, c.idx FROM chunk_words JOIN chunks c ON c.rowid = chunk_words.rowid "  # nosec B608: only placeholders are formatted in
-                f"WHERE chunk_words MATCH ? AND c.model = ? AND c.doc IN ({marks}) ORDER BY bm25(chunk_words) LIMIT ?",
-                (match, model, *docs, k),
-            ).fetchall()
-        return [(doc, idx) for doc, idx in rows]
+            for doc in docs:  # one query a document: BM25 scores come from one table, so they compare across them
+                rows += self._db.execute(
+                    "SELECT bm25(chunk_words), c.doc, c.idx FROM chunk_words JOIN chunks c ON c.rowid = chunk_words.rowid "
+                    "WHERE chunk_words MATCH ? AND c.model = ? AND c.doc = ? ORDER BY bm25(chunk_words) LIMIT ?",
+                    (match, model, doc, k),
+                ).fetchall()
+        rows.sort()  # bm25() is lower for a better match
+        return [(doc, idx) for _, doc, idx in rows[:k]]
 
     def nearest(self, docs: list[str], model: str, query: np.ndarray, k: int) -> list[Hit]:
         """The `k` chunks of `docs` most similar to `query` (a unit vector), best first."""

@@ -53,3 +53,17 @@ def test_an_embedding_model_that_is_not_there_is_refused_by_path_and_none_stays_
         runtime.request(methods.EMBEDDING_LOAD, EmbeddingLoadParams(str(not_gguf)))
     assert caught.value.code == ErrorCode.INVALID_MODEL and "notes.gguf" in caught.value.message
     assert runtime.request(methods.EMBEDDING_UNLOAD).unloaded is False
+
+
+def test_a_pdf_and_a_docx_are_read_when_added_and_a_broken_one_is_refused(runtime):
+    from document_files import docx_bytes, pdf_bytes
+
+    pdf = pdf_bytes([["Page one."], ["Page two."], ["Page three."]])
+    info = runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(name="three.pdf", data_base64=base64.b64encode(pdf).decode()))
+    assert (info.kind, info.mime, info.pages) == ("document", "application/pdf", 3)
+    assert info.tokens == 0 and "no model is loaded" in info.note  # counted for the model once one is loaded
+    docx = docx_bytes(["One paragraph."])
+    assert runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(name="one.docx", data_base64=base64.b64encode(docx).decode())).pages == 0
+    with pytest.raises(RpcError) as caught:
+        runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(name="cut.pdf", data_base64=base64.b64encode(pdf[:40]).decode()))
+    assert caught.value.code == ErrorCode.INVALID_PARAMS and "cut.pdf" in caught.value.message and "PDF" in caught.value.message
