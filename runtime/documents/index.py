@@ -36,7 +36,7 @@ RRF_DEPTH = 50  # how deep each ranking is read before fusing
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (
     doc TEXT NOT NULL, model TEXT NOT NULL, idx INTEGER NOT NULL,
-    first_line INTEGER NOT NULL, last_line INTEGER NOT NULL, page INTEGER NOT NULL,
+    first_line INTEGER NOT NULL, last_line INTEGER NOT NULL, page INTEGER NOT NULL, last_page INTEGER NOT NULL,
     text TEXT NOT NULL, vector BLOB NOT NULL,
     PRIMARY KEY (doc, model, idx)
 );
@@ -58,7 +58,8 @@ class Hit:
     text: str
     first_line: int
     last_line: int
-    page: int  # 0: not paged
+    page: int  # the page it starts on (0: not paged)
+    last_page: int  # the page it ends on
 
 
 class ChunkIndex:
@@ -74,10 +75,11 @@ class ChunkIndex:
         with self._lock:
             return self._db.execute("SELECT 1 FROM indexed WHERE doc = ? AND model = ?", (doc, model)).fetchone() is not None
 
-    def add(self, doc: str, model: str, chunks: list[Chunk], pages: list[int], vectors: np.ndarray) -> None:
+    def add(self, doc: str, model: str, chunks: list[Chunk], pages: list[tuple[int, int]], vectors: np.ndarray) -> None:
+        """Store a document's chunks, each with its (first, last) page ((0, 0): not paged) and vector, replacing any before."""
         rows = [
-            (doc, model, c.index, c.first_line, c.last_line, page, c.text, np.ascontiguousarray(v, dtype=np.float32).tobytes())
-            for c, page, v in zip(chunks, pages, vectors)
+            (doc, model, c.index, c.first_line, c.last_line, first, last, c.text, np.ascontiguousarray(v, dtype=np.float32).tobytes())
+            for c, (first, last), v in zip(chunks, pages, vectors)
         ]
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -85,7 +87,7 @@ class ChunkIndex:
                 old = self._db.execute("SELECT rowid, text FROM chunks WHERE doc = ? AND model = ?", (doc, model)).fetchall()
                 self._db.executemany("INSERT INTO chunk_words(chunk_words, rowid, text) VALUES ('delete', ?, ?)", old)
                 self._db.execute("DELETE FROM chunks WHERE doc = ? AND model = ?", (doc, model))
-                self._db.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                self._db.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
                 self._db.execute("INSERT INTO chunk_words(rowid, text) SELECT rowid, text FROM chunks WHERE doc = ? AND model = ?", (doc, model))
                 self._db.execute("INSERT OR REPLACE INTO indexed VALUES (?, ?, ?, ?, ?)", (doc, model, len(rows), int(vectors.shape[1]) if len(rows) else 0, time.time_ns()))
                 self._db.execute("COMMIT")
@@ -146,10 +148,10 @@ class ChunkIndex:
             if cached is not None:
                 return cached
             rows = self._db.execute(
-                "SELECT idx, first_line, last_line, page, text, vector FROM chunks WHERE doc = ? AND model = ? ORDER BY idx", (doc, model)
+                "SELECT idx, first_line, last_line, page, last_page, text, vector FROM chunks WHERE doc = ? AND model = ? ORDER BY idx", (doc, model)
             ).fetchall()
-            hits = [Hit(doc, idx, 0.0, text, first, last, page) for idx, first, last, page, text, _ in rows]
-            matrix = np.vstack([np.frombuffer(row[5], dtype=np.float32) for row in rows]) if rows else np.zeros((0, 0), dtype=np.float32)
+            hits = [Hit(doc, idx, 0.0, text, first, last, page, last_page) for idx, first, last, page, last_page, text, _ in rows]
+            matrix = np.vstack([np.frombuffer(row[6], dtype=np.float32) for row in rows]) if rows else np.zeros((0, 0), dtype=np.float32)
             self._matrices[(doc, model)] = (matrix, hits)
             return matrix, hits
 
