@@ -38,12 +38,13 @@ import threading
 import traceback
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable
 
-from runtime import __version__, protocol
+from runtime import __version__, paths, protocol
 from runtime.dispatch import DispatchTable, OnText
 from runtime.protocol import (
     ApiStartParams,
     ApiStartResult,
     ApiStopResult,
+    Attachment,
     ChatCancelParams,
     ChatCancelResult,
     ChatDelta,
@@ -69,6 +70,9 @@ from runtime.protocol import (
     ShutdownResult,
     methods,
 )
+from runtime.documents.service import AttachmentService
+from runtime.embeddings.model import EmbeddingModel
+from runtime.documents.library import ChatModelView, DocumentLibrary
 from runtime.hub.service import HubService
 from runtime.job_slot import API, PROTOCOL, Job, JobSlot
 from runtime.output_writer import OutputWriter, stream_limit_from_environment
@@ -101,6 +105,8 @@ class RuntimeServer:
         self._stopping = False
         self.hub = HubService(self.notify)
         self.models = ModelsService()
+        self.documents = DocumentLibrary(paths.data_dir() / "attachments", self._chat_model_view)
+        self.attachments = AttachmentService(self.documents)
         # Every method's handler; which thread runs it is its lane (runtime.protocol.methods).
         self.dispatch = DispatchTable()
         self.dispatch.handle(methods.INITIALIZE, self._initialize)
@@ -116,6 +122,7 @@ class RuntimeServer:
         self.dispatch.handle_job(methods.CHAT_GENERATE, self._generate)
         self.hub.register(self.dispatch)
         self.models.register(self.dispatch)
+        self.attachments.register(self.dispatch)
         if self.dispatch.missing():
             raise RuntimeError(f"no handler for {', '.join(self.dispatch.missing())}")
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="pool")
@@ -290,10 +297,29 @@ class RuntimeServer:
         return ModelUnloadResult(self.engine.unload())
 
     def _generate(self, params: ChatGenerateParams, job: Job, on_text: OnText | None) -> ChatGenerateResult:
+        # Attached documents become their turns' text (whole, or the chunks retrieved): the engine sees text only.
+        params, citations = self.documents.expand(params)
         stream = on_text or (lambda _text, _reasoning: None)
-        return self.engine.generate(
+        result = self.engine.generate(
             params, job.cancel, lambda text: stream(text, ""), job.request_id, job.owner, lambda: self._say_waiting(job), lambda reasoning: stream("", reasoning)
         )
+        result.citations = citations
+        return result
+
+    def _chat_model_view(self) -> ChatModelView | None:
+        loaded = self.engine.loaded
+        if loaded is None:
+            return None
+        llama = loaded.llama
+
+        def count_tokens(text: str) -> int:
+            # attachment.add counts on the pool: never while a load or unload frees the model it counts with.
+            with self.engine.load_lock:
+                if self.engine.loaded is not loaded:
+                    raise RpcError(ErrorCode.NO_MODEL_LOADED, "the model was unloaded meanwhile: add the attachment again")
+                return len(llama.tokenize(text, add_bos=False, special=False))
+
+        return ChatModelView(count_tokens, llama.n_ctx)
 
     def _stop_jobs(self) -> None:
         for job in self.slot.jobs():
@@ -318,6 +344,14 @@ class RuntimeServer:
 
     def cancel_job(self, job: Job) -> None:
         self.slot.cancel(job)
+
+    def embedding_model(self) -> EmbeddingModel | None:
+        return self.documents.embedder
+
+    def store_document(self, data: bytes, name: str, mime: str) -> Attachment:
+        """A document of the API's (a `file` part), stored and read as attachment.add does; RpcError if it cannot be read."""
+        info = self.documents.add(data, name, mime, "document")
+        return Attachment("document", info.id, name, info.mime)
 
     def _api_start(self, params: ApiStartParams) -> ApiStartResult:
         with self._api_lock:

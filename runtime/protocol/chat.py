@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
+from runtime.protocol.attachments import Attachment, Citation
+
 Role = Literal["system", "user", "assistant", "tool"]
 FinishReason = Literal["stop", "length", "cancelled", "tool_calls"]
 ToolChoice = Literal["auto", "none", "required"]
@@ -36,6 +38,9 @@ class ChatMessage:
     name: Optional[str] = None  # role "tool": the function that answered
     # An assistant turn's reasoning: passed to templates that render it, else dropped (most templates drop it).
     reasoning: str = ""
+    # Files stored with attachment.add (runtime/protocol/attachments.py): a user turn's documents go into
+    # its prompt whole, or their best chunks when too large.
+    attachments: list[Attachment] = field(default_factory=list)
 
 
 @dataclass
@@ -153,6 +158,8 @@ class ChatGenerateResult:
     stats: GenerationStats
     tool_calls: list[ToolCall] = field(default_factory=list)
     reasoning: str = ""  # the reply's reasoning, apart from the answer (reasoning_format "none": always "")
+    # The attachments' chunks this reply was given (retrieval): what to cite under it.
+    citations: list[Citation] = field(default_factory=list)
 
 
 @dataclass
