@@ -45,11 +45,13 @@ def create_main_window(store_path=None, runtime_command: Sequence[str] | None = 
     from app.api.feature import install as install_api  # Model ▸ Serve the API… (app/api)
     from app.kvcache.feature import install as install_kv_cache  # Edit ▸ Saved conversation caches… (app/kvcache)
     from app.remote.feature import install as install_remote  # remote endpoints in the Model menu (app/remote)
+    from app.attachments.feature import install as install_attachments  # files and pictures on messages, Chat ▸ Documents… (app/attachments)
 
     context = window.feature_context()  # what they may use of the window (app/features.py)
     install_remote(context)
     install_api(context)
     install_kv_cache(context)
+    install_attachments(context)
     return window
 
 

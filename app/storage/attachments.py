@@ -74,7 +74,7 @@ class StoredAttachment:
     kind: str  # "document" or "image"
     name: str
     mime: str = ""
-    bytes: int = 0
+    size: int = 0  # in bytes
     tokens: int = 0
     pages: int = 0
     fits_whole: bool = False
@@ -115,7 +115,7 @@ def remember(db: sqlite3.Connection, attachment: StoredAttachment, now: float | 
         "fits_whole = excluded.fits_whole, searchable = excluded.searchable, note = excluded.note, "
         "thumbnail = COALESCE(excluded.thumbnail, thumbnail), image = COALESCE(excluded.image, image), used_at = excluded.used_at",
         (
-            attachment.id, attachment.kind, attachment.name, attachment.mime, attachment.bytes, attachment.tokens, attachment.pages,
+            attachment.id, attachment.kind, attachment.name, attachment.mime, attachment.size, attachment.tokens, attachment.pages,
             int(attachment.fits_whole), int(attachment.searchable), attachment.note,
             attachment.thumbnail or None, attachment.image or None, now, now,
         ),

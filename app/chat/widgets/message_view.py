@@ -11,6 +11,7 @@ cancels.
 from __future__ import annotations
 
 import time
+from typing import Callable
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
@@ -18,6 +19,8 @@ from PySide6.QtWidgets import (
     QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QToolButton, QVBoxLayout, QWidget,
 )
 
+from app.attachments.widgets.chips import MessageAttachments
+from app.attachments.widgets.citations import Citations
 from app.chat.message_model import MessageListModel
 from app.chat.words import speaker_name, state_badge
 from app.chat.widgets.composer import ComposerEdit
@@ -108,7 +111,7 @@ class MessageWidget(QFrame):
     sig_edit = Signal(object)
     sig_edit_submitted = Signal(object, str)  # self, the new text
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, image_source: Callable[[str], bytes | None] = lambda _id: None, parent: QWidget | None = None):
         super().__init__(parent)
         self.message: Message | None = None
         self.editor: InlineEditor | None = None
@@ -144,8 +147,12 @@ class MessageWidget(QFrame):
             head.addWidget(button)
             self.buttons[name] = button
         outer.addLayout(head)
+        self.attached = MessageAttachments(image_source)  # its files: chips, pictures as thumbnails (app/attachments)
+        outer.addWidget(self.attached)
         self.body = MarkdownView()
         outer.addWidget(self.body)
+        self.citations = Citations()  # a reply's sources, each opening to the text it was given
+        outer.addWidget(self.citations)
         self._outer = outer
         self.footer = QLabel()
         self.footer.setObjectName("hint")
@@ -204,6 +211,10 @@ class MessageWidget(QFrame):
             self.body.set_markdown("*…*")
         else:
             self.body.set_markdown(message.content)
+        if not self.editing:  # a message of files only shows no empty text under them
+            self.body.setVisible(bool(message.content) or not message.attachments)
+        self.attached.show_attachments(message.attachments)
+        self.citations.show_citations(message.citations)
         badge = state_badge(message.state)
         self.badge.setVisible(bool(badge))
         self.badge.setText(badge)
@@ -237,10 +248,11 @@ class ChatView(QScrollArea):
     sig_focus_order_changed = Signal()  # messages came or went: the window puts them back in its Tab order
     sig_show_earlier = Signal()  # a long conversation shows its newest messages: the user asks for older ones
 
-    def __init__(self, model: MessageListModel, parent: QWidget | None = None):
+    def __init__(self, model: MessageListModel, parent: QWidget | None = None, image_source: Callable[[str], bytes | None] = lambda _id: None):
         super().__init__(parent)
         self.setObjectName("chatScroll")
         self.model = model
+        self.image_source = image_source  # a picture's bytes by its attachment id (the store), for the full view
         self.generating = False
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
@@ -301,7 +313,7 @@ class ChatView(QScrollArea):
         return self.widgets.index(widget) + self._unbuilt
 
     def _new_widget(self) -> MessageWidget:
-        widget = MessageWidget()
+        widget = MessageWidget(self.image_source)
         widget.sig_copy.connect(self._on_copy)
         widget.sig_edit.connect(self._edit)
         widget.sig_edit_submitted.connect(lambda w, text: self.sig_edit_submitted.emit(self._row_of(w), text))
