@@ -70,7 +70,7 @@ from runtime.protocol import (
     methods,
 )
 from runtime.documents.service import AttachmentService
-from runtime.documents.store import AttachmentStore
+from runtime.documents.library import ChatModelView, DocumentLibrary
 from runtime.hub.service import HubService
 from runtime.job_slot import API, PROTOCOL, Job, JobSlot
 from runtime.output_writer import OutputWriter, stream_limit_from_environment
@@ -103,7 +103,8 @@ class RuntimeServer:
         self._stopping = False
         self.hub = HubService(self.notify)
         self.models = ModelsService()
-        self.attachments = AttachmentService(AttachmentStore(paths.data_dir() / "attachments"))
+        self.documents = DocumentLibrary(paths.data_dir() / "attachments", self._chat_model_view)
+        self.attachments = AttachmentService(self.documents)
         # Every method's handler; which thread runs it is its lane (runtime.protocol.methods).
         self.dispatch = DispatchTable()
         self.dispatch.handle(methods.INITIALIZE, self._initialize)
@@ -294,7 +295,18 @@ class RuntimeServer:
         return ModelUnloadResult(self.engine.unload())
 
     def _generate(self, params: ChatGenerateParams, job: Job, on_text: OnText | None) -> ChatGenerateResult:
-        return self.engine.generate(params, job.cancel, on_text or (lambda _text: None), job.request_id, job.owner, lambda: self._say_waiting(job))
+        # Attached documents become their turns' text (whole, or the chunks retrieved): the engine sees text only.
+        params, citations = self.documents.expand(params)
+        result = self.engine.generate(params, job.cancel, on_text or (lambda _text: None), job.request_id, job.owner, lambda: self._say_waiting(job))
+        result.citations = citations
+        return result
+
+    def _chat_model_view(self) -> ChatModelView | None:
+        loaded = self.engine.loaded
+        if loaded is None:
+            return None
+        llama = loaded.llama
+        return ChatModelView(lambda text: len(llama.tokenize(text, add_bos=False, special=False)), llama.n_ctx)
 
     def _stop_jobs(self) -> None:
         for job in self.slot.jobs():

@@ -1,6 +1,7 @@
-"""The runtime's `attachment.add`: a file into the attachment store (runtime/documents/store.py).
+"""The runtime's attachment.add, embedding.load and embedding.unload (runtime/documents/library.py does the work).
 
-It reads and hashes files, so it runs on the server's pool (its lane in runtime.protocol.methods).
+They read, hash, extract and embed files, or load a model, so they run on the server's pool (their
+lane in runtime.protocol.methods), never in the engine's job slot: a reply streams meanwhile.
 """
 
 from __future__ import annotations
@@ -8,29 +9,63 @@ from __future__ import annotations
 import base64
 import binascii
 import mimetypes
+import threading
 from pathlib import Path
 
 from runtime.dispatch import DispatchTable
-from runtime.documents.store import AttachmentStore
-from runtime.protocol import AttachmentAddParams, AttachmentInfo, AttachmentKind, ErrorCode, RpcError, methods
+from runtime.documents.library import DocumentLibrary
+from runtime.embeddings.model import EmbeddingModel
+from runtime.protocol import (
+    AttachmentAddParams,
+    AttachmentInfo,
+    AttachmentKind,
+    EmbeddingLoadParams,
+    EmbeddingLoadResult,
+    EmbeddingUnloadResult,
+    Empty,
+    ErrorCode,
+    RpcError,
+    methods,
+)
 
 MAX_ATTACHMENT_BYTES = 64 * 1024 * 1024  # a file larger than this is refused before it is read
 
 
 class AttachmentService:
-    def __init__(self, store: AttachmentStore):
-        self.store = store
+    def __init__(self, library: DocumentLibrary):
+        self.library = library
+        self._loading = threading.Lock()  # one embedding model load at a time
 
     def register(self, table: DispatchTable) -> None:
         table.handle(methods.ATTACHMENT_ADD, self.add)
+        table.handle(methods.EMBEDDING_LOAD, self.load_embedding)
+        table.handle(methods.EMBEDDING_UNLOAD, self.unload_embedding)
 
     def add(self, params: AttachmentAddParams) -> AttachmentInfo:
         data = read_attachment(params)
         name = params.name or (Path(params.path).name if params.path else "")
-        mime = params.mime or mimetypes.guess_type(name)[0] or "application/octet-stream"
+        mime = params.mime or guess_mime(name)
         kind: AttachmentKind = "image" if mime.startswith("image/") else "document"
-        stored = self.store.put(data, name, mime, kind)
-        return AttachmentInfo(stored.id, kind, name, mime, stored.bytes)
+        return self.library.add(data, name, mime, kind)
+
+    def load_embedding(self, params: EmbeddingLoadParams) -> EmbeddingLoadResult:
+        with self._loading:
+            model = EmbeddingModel(params.path, params.n_threads or None)
+            previous, self.library.embedder = self.library.embedder, model
+            if previous is not None:
+                previous.close()
+        return EmbeddingLoadResult(model.name, model.path, model.identity, model.dimensions, model.n_ctx)
+
+    def unload_embedding(self, _params: Empty) -> EmbeddingUnloadResult:
+        with self._loading:
+            previous, self.library.embedder = self.library.embedder, None
+            if previous is not None:
+                previous.close()
+        return EmbeddingUnloadResult(previous is not None)
+
+
+def guess_mime(name: str) -> str:
+    return mimetypes.guess_type(name)[0] or "application/octet-stream"
 
 
 def read_attachment(params: AttachmentAddParams) -> bytes:
@@ -47,9 +82,13 @@ def read_attachment(params: AttachmentAddParams) -> bytes:
         except OSError as exc:
             raise RpcError(ErrorCode.INVALID_PARAMS, f"params.path: cannot read {params.path}: {exc.strerror or exc}") from None
     assert params.data_base64 is not None
-    if len(params.data_base64) > MAX_ATTACHMENT_BYTES * 4 // 3 + 4:
-        raise RpcError(ErrorCode.INVALID_PARAMS, f"params.data_base64: over the {MAX_ATTACHMENT_BYTES}-byte limit")
+    return decode_base64(params.data_base64, "params.data_base64")
+
+
+def decode_base64(text: str, field: str) -> bytes:
+    if len(text) > MAX_ATTACHMENT_BYTES * 4 // 3 + 4:
+        raise RpcError(ErrorCode.INVALID_PARAMS, f"{field}: over the {MAX_ATTACHMENT_BYTES}-byte limit")
     try:
-        return base64.b64decode(params.data_base64, validate=True)
+        return base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError) as exc:
-        raise RpcError(ErrorCode.INVALID_PARAMS, f"params.data_base64: not valid base64 ({exc})") from None
+        raise RpcError(ErrorCode.INVALID_PARAMS, f"{field}: not valid base64 ({exc})") from None

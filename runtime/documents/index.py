@@ -1,0 +1,113 @@
+"""Chunk vectors in SQLite, searched with numpy: a document embedded once per embedding model, kept across conversations.
+
+Rows are keyed by (the file's sha256, the embedding model's file identity), so a document attached
+again, in this conversation or another, or sent again through the API, is found already embedded; a
+different embedding model embeds it anew (its vectors mean something else). `indexed` marks a
+document complete only after all its chunks are in, in one transaction, so a crash halfway leaves
+nothing that looks finished.
+
+Search is exact: a document's vectors are read once into a numpy matrix (kept in memory per document)
+and scored with one matrix-vector product. bench/vector_search.py judges this against sqlite-vec: for
+the sizes attachments have (thousands of chunks), numpy's scan is as fast or faster and needs no
+extension loaded into SQLite; sqlite-vec's brute-force KNN is what it would offer, not an ANN index.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from runtime.documents.chunking import Chunk
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS chunks (
+    doc TEXT NOT NULL, model TEXT NOT NULL, idx INTEGER NOT NULL,
+    first_line INTEGER NOT NULL, last_line INTEGER NOT NULL, page INTEGER NOT NULL,
+    text TEXT NOT NULL, vector BLOB NOT NULL,
+    PRIMARY KEY (doc, model, idx)
+);
+CREATE TABLE IF NOT EXISTS indexed (
+    doc TEXT NOT NULL, model TEXT NOT NULL, chunks INTEGER NOT NULL, dimensions INTEGER NOT NULL,
+    embedded_ns INTEGER NOT NULL,  -- when its chunks were embedded: a reuse leaves it as it was
+    PRIMARY KEY (doc, model)
+);
+"""
+
+
+@dataclass
+class Hit:
+    doc: str
+    chunk: int
+    score: float
+    text: str
+    first_line: int
+    last_line: int
+    page: int  # 0: not paged
+
+
+class ChunkIndex:
+    def __init__(self, path: Path):
+        self.path = path
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(SCHEMA)
+        self._lock = threading.Lock()
+        self._matrices: dict[tuple[str, str], tuple[np.ndarray, list[Hit]]] = {}
+
+    def has(self, doc: str, model: str) -> bool:
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM indexed WHERE doc = ? AND model = ?", (doc, model)).fetchone() is not None
+
+    def add(self, doc: str, model: str, chunks: list[Chunk], pages: list[int], vectors: np.ndarray) -> None:
+        rows = [
+            (doc, model, c.index, c.first_line, c.last_line, page, c.text, np.ascontiguousarray(v, dtype=np.float32).tobytes())
+            for c, page, v in zip(chunks, pages, vectors)
+        ]
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("DELETE FROM chunks WHERE doc = ? AND model = ?", (doc, model))
+                self._db.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                self._db.execute("INSERT OR REPLACE INTO indexed VALUES (?, ?, ?, ?, ?)", (doc, model, len(rows), int(vectors.shape[1]) if len(rows) else 0, time.time_ns()))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._matrices.pop((doc, model), None)
+
+    def search(self, docs: list[str], model: str, query: np.ndarray, k: int) -> list[Hit]:
+        """The `k` chunks of `docs` most similar to `query` (a unit vector), best first."""
+        candidates: list[Hit] = []
+        scores: list[np.ndarray] = []
+        for doc in docs:
+            matrix, hits = self._matrix(doc, model)
+            if len(hits):
+                scores.append(matrix @ query.astype(np.float32))
+                candidates.extend(hits)
+        if not candidates:
+            return []
+        flat = np.concatenate(scores)
+        order = np.argsort(-flat, kind="stable")[:k]
+        return [Hit(**{**candidates[i].__dict__, "score": float(flat[i])}) for i in order]
+
+    def _matrix(self, doc: str, model: str) -> tuple[np.ndarray, list[Hit]]:
+        with self._lock:
+            cached = self._matrices.get((doc, model))
+            if cached is not None:
+                return cached
+            rows = self._db.execute(
+                "SELECT idx, first_line, last_line, page, text, vector FROM chunks WHERE doc = ? AND model = ? ORDER BY idx", (doc, model)
+            ).fetchall()
+            hits = [Hit(doc, idx, 0.0, text, first, last, page) for idx, first, last, page, text, _ in rows]
+            matrix = np.vstack([np.frombuffer(row[5], dtype=np.float32) for row in rows]) if rows else np.zeros((0, 0), dtype=np.float32)
+            self._matrices[(doc, model)] = (matrix, hits)
+            return matrix, hits
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

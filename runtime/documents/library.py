@@ -1,0 +1,227 @@
+"""Attached documents, from stored bytes to what a user turn says: whole when it fits, its best chunks when not.
+
+The runtime's one place for documents (the window's attachment.add, a chat.generate whose messages
+carry attachments, and the API's `file` content parts all come here):
+
+- text is extracted once per file and kept beside its bytes (`<sha256>.text.json`);
+- a turn's documents go into that turn's text whole when together they take at most half the chat
+  model's context (the rest is for the conversation and the answer). Rendered by the model's own
+  template as part of the user turn, they are cached like any turn: a second question about the same
+  file evaluates only the question (the KV cache keeps the document);
+- larger ones are searched: chunked (chunking.py), embedded by the embedding model loaded beside the
+  chat model (runtime/embeddings), the vectors kept in SQLite (index.py), and the chunks most similar
+  to the turn's own text put in the turn instead, as many as fit the same half; the reply's citations
+  say which, with their lines or page.
+
+A turn's expansion depends only on the turn (its text and files), the context size and the embedding
+model, never on later turns, so a conversation's earlier turns render to the same tokens on every
+request and their KV cells are reused; expansions are remembered so later requests do not search again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+from runtime.documents.chunking import chunk_text
+from runtime.documents.extract import Extracted, ExtractionError, extract
+from runtime.documents.index import ChunkIndex, Hit
+from runtime.documents.store import AttachmentStore
+from runtime.embeddings.model import EmbeddingModel
+from runtime.protocol import Attachment, AttachmentInfo, ChatGenerateParams, ChatMessage, Citation, ErrorCode, RpcError
+
+EXPANSIONS_KEPT = 256
+MAX_RETRIEVED = 8  # chunks in one turn, at most, whatever room the context has
+
+
+@dataclass
+class ChatModelView:
+    """What documents need of the loaded chat model: its token count for a text, and its context (per sequence)."""
+
+    count_tokens: Callable[[str], int]
+    n_ctx: int
+
+    @property
+    def document_budget(self) -> int:
+        """Tokens a turn's documents may take, whole or as chunks: half the context."""
+        return self.n_ctx // 2
+
+
+class DocumentLibrary:
+    def __init__(self, root: Path, chat_model: Callable[[], Optional[ChatModelView]]):
+        self.store = AttachmentStore(root)
+        self._index: ChunkIndex | None = None
+        self._index_path = root / "chunks.sqlite3"
+        self._chat_model = chat_model
+        self.embedder: EmbeddingModel | None = None
+        self._lock = threading.Lock()
+        self._texts: dict[str, Extracted] = {}
+        self._expansions: OrderedDict[tuple, tuple[str, list[Citation]]] = OrderedDict()
+
+    @property
+    def index(self) -> ChunkIndex:
+        with self._lock:
+            if self._index is None:
+                self._index = ChunkIndex(self._index_path)
+            return self._index
+
+    # ---- files -------------------------------------------------------------
+    def add(self, data: bytes, name: str, mime: str, kind: str) -> AttachmentInfo:
+        """Store a file and say what it is to the loaded model; a document's text is extracted (once) here."""
+        stored = self.store.put(data, name, mime, kind)
+        if kind != "document":
+            return AttachmentInfo(stored.id, "image", name, mime, stored.bytes)
+        return self.info(stored.id, name, mime)
+
+    def info(self, doc: str, name: str, mime: str) -> AttachmentInfo:
+        extracted = self.text(doc, name, mime)
+        info = AttachmentInfo(doc, "document", name, mime, self.store.record(doc).bytes, pages=extracted.pages)
+        chat = self._chat_model()
+        if chat is None:
+            info.note = "no model is loaded: its size in tokens is known once one is"
+            return info
+        info.tokens = chat.count_tokens(extracted.text)
+        info.fits_whole = info.tokens <= chat.document_budget
+        if info.fits_whole:
+            return info
+        if self.embedder is None:
+            info.note = too_large(name, info.tokens, chat)
+            return info
+        self.ensure_indexed(doc, name, mime)
+        info.searchable = True
+        info.note = f"larger than half the context ({chat.document_budget} tokens): the parts most related to each question are used"
+        return info
+
+    def text(self, doc: str, name: str = "", mime: str = "") -> Extracted:
+        """The document's text, extracted the first time it is asked for and kept beside its bytes."""
+        with self._lock:
+            cached = self._texts.get(doc)
+        if cached is not None:
+            return cached
+        path = self.store.path(doc).with_name(doc + ".text.json")
+        if path.exists():
+            saved = json.loads(path.read_text(encoding="utf-8"))
+            extracted = Extracted(saved["text"], saved["page_starts"])
+        else:
+            try:
+                data = self.store.get(doc)
+            except KeyError:
+                raise RpcError(ErrorCode.INVALID_PARAMS, f"attachment {doc} ({name or 'no name'}) is not stored here: add it with attachment.add first") from None
+            try:
+                extracted = extract(data, name, mime)
+            except ExtractionError as exc:
+                raise RpcError(ErrorCode.INVALID_PARAMS, f"{name or doc}: {exc}") from None
+            path.write_text(json.dumps({"text": extracted.text, "page_starts": extracted.page_starts}), encoding="utf-8")
+        with self._lock:
+            self._texts[doc] = extracted
+        return extracted
+
+    # ---- search --------------------------------------------------------------
+    def ensure_indexed(self, doc: str, name: str = "", mime: str = "") -> str:
+        """Embed the document's chunks unless this embedding model has already; the model's identity."""
+        embedder = self.embedder
+        if embedder is None:
+            raise RpcError(ErrorCode.INVALID_PARAMS, "no embedding model is loaded (embedding.load)")
+        if not self.index.has(doc, embedder.identity):
+            extracted = self.text(doc, name, mime)
+            chunks = chunk_text(extracted.text)
+            vectors = embedder.embed([c.text for c in chunks], truncate=True).vectors
+            self.index.add(doc, embedder.identity, chunks, [extracted.page_of_line(c.first_line) for c in chunks], vectors)
+        return embedder.identity
+
+    def search(self, docs: list[str], query: str, k: int) -> list[Hit]:
+        embedder = self.embedder
+        if embedder is None:
+            raise RpcError(ErrorCode.INVALID_PARAMS, "no embedding model is loaded (embedding.load)")
+        vector = embedder.embed([query], truncate=True).vectors[0]
+        return self.index.search(docs, embedder.identity, vector, k)
+
+    # ---- prompts -------------------------------------------------------------
+    def expand(self, params: ChatGenerateParams) -> tuple[ChatGenerateParams, list[Citation]]:
+        """`params` with each message's documents written into its text; the citations of the newest turn's chunks."""
+        if not any(a.kind == "document" for m in params.messages for a in m.attachments):
+            return params, []
+        chat = self._chat_model()
+        if chat is None:
+            raise RpcError(ErrorCode.NO_MODEL_LOADED, "no model is loaded: call model.load first")
+        messages: list[ChatMessage] = []
+        citations: list[Citation] = []
+        for message in params.messages:
+            documents = [a for a in message.attachments if a.kind == "document"]
+            if not documents:
+                messages.append(message)
+                continue
+            content, citations = self._expanded_turn(message.content, documents, chat)
+            others = [a for a in message.attachments if a.kind != "document"]  # pictures: runtime/vision's
+            messages.append(dataclasses.replace(message, content=content, attachments=others))
+        last_user_has_docs = any(a.kind == "document" for m in params.messages[-1:] for a in m.attachments)
+        return dataclasses.replace(params, messages=messages), citations if last_user_has_docs else []
+
+    def _expanded_turn(self, question: str, documents: list[Attachment], chat: ChatModelView) -> tuple[str, list[Citation]]:
+        embedder = self.embedder
+        key = (tuple(d.id for d in documents), tuple(d.name for d in documents), question, chat.n_ctx, embedder.identity if embedder else "")
+        with self._lock:
+            known = self._expansions.get(key)
+            if known is not None:
+                self._expansions.move_to_end(key)
+                return known
+        texts = [self.text(d.id, d.name, d.mime) for d in documents]
+        sizes = [chat.count_tokens(t.text) for t in texts]
+        if sum(sizes) <= chat.document_budget:
+            parts = [whole_document(d, t.text) for d, t in zip(documents, texts)]
+            expanded: tuple[str, list[Citation]] = (join_turn(parts, question), [])
+        else:
+            if embedder is None:
+                largest = max(range(len(documents)), key=lambda i: sizes[i])
+                raise RpcError(ErrorCode.INVALID_PARAMS, too_large(documents[largest].name, sum(sizes), chat))
+            for d in documents:
+                self.ensure_indexed(d.id, d.name, d.mime)
+            query = question.strip() or " ".join(d.name for d in documents)
+            hits = self.search([d.id for d in documents], query, MAX_RETRIEVED * 4)
+            chosen: list[Hit] = []
+            used = 0
+            for hit in hits:
+                cost = chat.count_tokens(hit.text) + 24  # the excerpt's own markup
+                if chosen and (used + cost > chat.document_budget or len(chosen) == MAX_RETRIEVED):
+                    break
+                chosen.append(hit)
+                used += cost
+            names = {d.id: d.name for d in documents}
+            cites = [Citation(h.doc, names.get(h.doc, ""), h.chunk, where(h), h.text) for h in chosen]
+            expanded = (join_turn([excerpts(cites)], question), cites)
+        with self._lock:
+            self._expansions[key] = expanded
+            while len(self._expansions) > EXPANSIONS_KEPT:
+                self._expansions.popitem(last=False)
+        return expanded
+
+
+def too_large(name: str, tokens: int, chat: ChatModelView) -> str:
+    return (
+        f"{name or 'the document'} has {tokens} tokens, more than half this model's context ({chat.document_budget} of {chat.n_ctx}), "
+        "so it must be searched, and no embedding model is loaded: load one (the catalog has a small one) to ask about it"
+    )
+
+
+def whole_document(attachment: Attachment, text: str) -> str:
+    return f'<document name="{attachment.name}">\n{text}\n</document>'
+
+
+def excerpts(citations: list[Citation]) -> str:
+    parts = [f'<excerpt document="{c.name}" where="{c.where}">\n{c.text}\n</excerpt>' for c in citations]
+    return "The parts of the attached documents most related to the question:\n" + "\n".join(parts)
+
+
+def join_turn(parts: list[str], question: str) -> str:
+    return "\n\n".join(parts + ([question] if question else []))
+
+
+def where(hit: Hit) -> str:
+    if hit.page:
+        return f"page {hit.page}"
+    return f"line {hit.first_line}" if hit.first_line == hit.last_line else f"lines {hit.first_line}–{hit.last_line}"
