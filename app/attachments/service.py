@@ -29,7 +29,7 @@ from app.storage.store import Store, StoreUnavailable
 from runtime.protocol import AttachmentAddParams, AttachmentInfo, RpcError, methods
 
 log = logging.getLogger("lokal.attachments")
-ADD_TIMEOUT_MS = 120_000  # a large PDF's text is extracted before the answer
+ADD_TIMEOUT_MS = 600_000  # a large document is extracted and its chunks embedded before the answer (minutes on a slow CPU)
 
 
 class Attacher(QObject):

@@ -38,8 +38,8 @@ def chip_detail(attachment: StoredAttachment | None) -> str:
 
 def not_searchable_reason(attachment: StoredAttachment) -> str:
     return Words.tr(
-        "{name} is too large for the model's context ({tokens}), and no embedding model is downloaded to search it: "
-        "only its beginning reaches the model."
+        "{name} is too large for the model's context ({tokens}), and no embedding model is loaded to search it: "
+        "it can be sent once one is (the chosen parts of it then go into the prompt)."
     ).format(name=attachment.name, tokens=figures.tokens(attachment.tokens))
 
 
