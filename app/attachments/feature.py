@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.attachments.documents import DocumentsModel
 from app.attachments.embedding import EmbeddingModel
-from app.attachments.kinds import Words
+from app.attachments.kinds import Attachments
 from app.attachments.service import Attacher
 from app.attachments.widgets.documents_dialog import DocumentsDialog
 from app.attachments import words
@@ -39,12 +39,12 @@ class AttachmentsFeature:
         self.embedding = EmbeddingModel(context.link, attacher.store, context.window())
         self.question: QMessageBox | None = None
         self.offered = False  # asked once per window: a second large file does not ask again
-        self.action = context.menu(MenuId.CHAT).addAction(Words.tr("&Documents…"), self.open_documents)
+        self.action = context.menu(MenuId.CHAT).addAction(Attachments.tr("&Documents…"), self.open_documents)
         self.action.setShortcut(QKeySequence("Ctrl+Shift+D"))
         attacher.sig_problem.connect(context.show_banner)
         attacher.sig_not_searchable.connect(self.offer_embedding_model)
-        self.embedding.sig_started.connect(lambda name: context.show_status(Words.tr("Downloading {name}: large documents can be searched once it is there").format(name=name), 8000))
-        self.embedding.sig_loaded.connect(lambda result: context.show_status(Words.tr("{name} is loaded: large documents attached from now on are searched").format(name=result.name), 8000))
+        self.embedding.sig_started.connect(lambda name: context.show_status(Attachments.tr("Downloading {name}: large documents can be searched once it is there").format(name=name), 8000))
+        self.embedding.sig_loaded.connect(lambda result: context.show_status(Attachments.tr("{name} is loaded: large documents attached from now on are searched").format(name=result.name), 8000))
         self.embedding.sig_problem.connect(context.show_banner)
         self.embedding.follow_runtime(context.link.state)  # the runtime may be ready already
         context.session.sig_loaded.connect(lambda _result: self.follow_model())
@@ -84,10 +84,10 @@ class AttachmentsFeature:
         self.embedding.find(lambda entry: self._ask(attachment, entry))
 
     def _ask(self, attachment: StoredAttachment, entry: CatalogEntry) -> None:
-        box = QMessageBox(QMessageBox.Icon.Question, Words.tr("Search large documents"), words.not_searchable_reason(attachment), parent=self.context.window())
-        box.setInformativeText(Words.tr("Download {name} ({params}), an embedding model, so that Lokal can find the parts of large documents that answer your question?").format(name=entry.name, params=entry.params or entry.repo))
-        download = box.addButton(Words.tr("Download"), QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(Words.tr("Not now"), QMessageBox.ButtonRole.RejectRole)
+        box = QMessageBox(QMessageBox.Icon.Question, Attachments.tr("Search large documents"), words.not_searchable_reason(attachment), parent=self.context.window())
+        box.setInformativeText(Attachments.tr("Download {name} ({params}), an embedding model, so that Lokal can find the parts of large documents that answer your question?").format(name=entry.name, params=entry.params or entry.repo))
+        download = box.addButton(Attachments.tr("Download"), QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(Attachments.tr("Not now"), QMessageBox.ButtonRole.RejectRole)
         box.buttonClicked.connect(lambda button: self.embedding.download(entry) if button is download else None)
         box.open()  # window-modal, without a nested event loop
         self.question = box

@@ -18,7 +18,7 @@ from app.formatting import MIB
 from app.ui.language import Context
 
 Kind = Literal["document", "image"]
-Words = Context("Attachments")
+Attachments = Context("Attachments")
 
 # The runtime refuses more than this (runtime/documents/service.py MAX_ATTACHMENT_BYTES): said here before reading.
 MAX_DOCUMENT_BYTES = 64 * MIB
@@ -46,7 +46,7 @@ class Refusal:
 
     @property
     def message(self) -> str:
-        return Words.tr("{name} was not attached: {reason}").format(name=self.name, reason=self.reason)
+        return Attachments.tr("{name} was not attached: {reason}").format(name=self.name, reason=self.reason)
 
 
 def kind_of(name: str) -> Kind | None:
@@ -65,7 +65,7 @@ def mime_of(name: str) -> str:
 
 
 def supported_formats() -> str:
-    return Words.tr("text, Markdown, source code, CSV, HTML, PDF, DOCX, and pictures (PNG, JPEG, WebP, GIF, BMP)")
+    return Attachments.tr("text, Markdown, source code, CSV, HTML, PDF, DOCX, and pictures (PNG, JPEG, WebP, GIF, BMP)")
 
 
 def check_kind(name: str, vision: bool, model: str) -> tuple[Kind | None, Refusal | None]:
@@ -74,8 +74,8 @@ def check_kind(name: str, vision: bool, model: str) -> tuple[Kind | None, Refusa
     if kind is None:
         suffix = Path(name).suffix
         if not suffix:
-            return None, Refusal(name, Words.tr("it has no extension, so Lokal cannot tell its format. It reads {formats}.").format(formats=supported_formats()))
-        return None, Refusal(name, Words.tr("Lokal cannot read {suffix} files. It reads {formats}.").format(suffix=suffix, formats=supported_formats()))
+            return None, Refusal(name, Attachments.tr("it has no extension, so Lokal cannot tell its format. It reads {formats}.").format(formats=supported_formats()))
+        return None, Refusal(name, Attachments.tr("Lokal cannot read {suffix} files. It reads {formats}.").format(suffix=suffix, formats=supported_formats()))
     if kind == "image" and not vision:
         return None, Refusal(name, no_vision_reason(model))
     return kind, None
@@ -83,15 +83,15 @@ def check_kind(name: str, vision: bool, model: str) -> tuple[Kind | None, Refusa
 
 def no_vision_reason(model: str) -> str:
     if not model:
-        return Words.tr("no model is loaded. Pictures need a model that can see (a vision model with its projector).")
-    return Words.tr("{model} cannot see pictures. Load a vision model (one with a projector, from Model ▸ Browse models) to attach pictures.").format(model=model)
+        return Attachments.tr("no model is loaded. Pictures need a model that can see (a vision model with its projector).")
+    return Attachments.tr("{model} cannot see pictures. Load a vision model (one with a projector, from Model ▸ Browse models) to attach pictures.").format(model=model)
 
 
 def check_file(path: str | os.PathLike[str], vision: bool, model: str) -> tuple[Kind | None, Refusal | None]:
     """A local file's kind, or why it cannot be attached: checked without reading more than one byte."""
     path = Path(path)
     if path.is_dir():
-        return None, Refusal(path.name, Words.tr("it is a folder; attach the files in it instead."))
+        return None, Refusal(path.name, Attachments.tr("it is a folder; attach the files in it instead."))
     kind, refusal = check_kind(path.name, vision, model)
     if refusal is not None:
         return None, refusal
@@ -100,7 +100,7 @@ def check_file(path: str | os.PathLike[str], vision: bool, model: str) -> tuple[
         with open(path, "rb") as f:
             f.read(1)  # opening it proves it can be read (permissions, a file that vanished, an offline drive)
     except OSError as exc:
-        return None, Refusal(path.name, Words.tr("it cannot be read ({error}).").format(error=exc.strerror or exc))
+        return None, Refusal(path.name, Attachments.tr("it cannot be read ({error}).").format(error=exc.strerror or exc))
     refusal = check_size(path.name, kind, size)
     return (None, refusal) if refusal is not None else (kind, None)
 
@@ -109,7 +109,7 @@ def check_size(name: str, kind: Kind | None, size: int) -> Refusal | None:
     limit = MAX_IMAGE_BYTES if kind == "image" else MAX_DOCUMENT_BYTES
     if size > limit:
         # In MiB, as the limits are: a file just over 64 MiB must not read as "67 MB, the most is 67 MB".
-        return Refusal(name, Words.tr("it is {size} MiB; the most Lokal takes is {limit} MiB.").format(size=f"{size / MIB:.1f}", limit=limit // MIB))
+        return Refusal(name, Attachments.tr("it is {size} MiB; the most Lokal takes is {limit} MiB.").format(size=f"{size / MIB:.1f}", limit=limit // MIB))
     if size == 0:
-        return Refusal(name, Words.tr("the file is empty."))
+        return Refusal(name, Attachments.tr("the file is empty."))
     return None

@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
 from app.attachments import kinds, pictures
-from app.attachments.kinds import Refusal, Words
+from app.attachments.kinds import Refusal, Attachments
 from app.attachments.pending import PendingAttachments
 from app.runtime_link import RuntimeLink
 from app.storage.attachments import StoredAttachment
@@ -66,7 +66,7 @@ class Attacher(QObject):
             try:
                 data = Path(path).read_bytes()
             except OSError as exc:
-                return self._refuse(Refusal(name, Words.tr("it cannot be read ({error}).").format(error=exc.strerror or exc)))
+                return self._refuse(Refusal(name, Attachments.tr("it cannot be read ({error}).").format(error=exc.strerror or exc)))
             return self._add_picture(name, kinds.mime_of(name), data, AttachmentAddParams(name, kinds.mime_of(name), path=str(path)))
         key = self.pending.add(name, kind)
         self._send(key, name, AttachmentAddParams(name, kinds.mime_of(name), path=str(path)), b"", b"")
@@ -74,7 +74,7 @@ class Attacher(QObject):
 
     def add_image(self, image: QImage, name: str = "") -> bool:
         """A picture from the clipboard (or dropped as image data): sent as PNG bytes."""
-        name = name or Words.tr("pasted picture.png")
+        name = name or Attachments.tr("pasted picture.png")
         if not self.vision:
             return self._refuse(Refusal(name, kinds.no_vision_reason(self.model_name)))
         data = pictures.png_bytes(image)
@@ -98,7 +98,7 @@ class Attacher(QObject):
     def _add_picture(self, name: str, mime: str, data: bytes, params: AttachmentAddParams) -> bool:
         image = pictures.decode(data)
         if image is None:
-            return self._refuse(Refusal(name, Words.tr("it is not a picture Lokal can read (the file is damaged, or not the format its name says).")))
+            return self._refuse(Refusal(name, Attachments.tr("it is not a picture Lokal can read (the file is damaged, or not the format its name says).")))
         key = self.pending.add(name, "image")
         self._send(key, name, params, pictures.thumbnail(image), data)
         return True

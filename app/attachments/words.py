@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.attachments.kinds import Words
+from app.attachments.kinds import Attachments
 from app.metrics import figures
 from app.storage.attachments import StoredAttachment, StoredCitation
 
@@ -10,9 +10,9 @@ from app.storage.attachments import StoredAttachment, StoredCitation
 def chip_label(name: str, attachment: StoredAttachment | None) -> str:
     """'report.pdf · 5,400 tokens', 'cat.png · picture', 'notes.txt · reading…'."""
     if attachment is None:
-        return Words.tr("{name} · reading…").format(name=name)
+        return Attachments.tr("{name} · reading…").format(name=name)
     if attachment.kind == "image":
-        return Words.tr("{name} · picture").format(name=attachment.name)
+        return Attachments.tr("{name} · picture").format(name=attachment.name)
     if attachment.tokens <= 0:
         return attachment.name
     return f"{attachment.name} · {figures.tokens(attachment.tokens)}"
@@ -21,23 +21,23 @@ def chip_label(name: str, attachment: StoredAttachment | None) -> str:
 def chip_detail(attachment: StoredAttachment | None) -> str:
     """What the chip's tooltip (and a screen reader) says: how the document reaches the model."""
     if attachment is None:
-        return Words.tr("The runtime is reading the file")
+        return Attachments.tr("The runtime is reading the file")
     parts = [attachment.note] if attachment.note else []
     if attachment.kind == "image":
-        parts.insert(0, Words.tr("A picture, seen by the model"))
+        parts.insert(0, Attachments.tr("A picture, seen by the model"))
     elif attachment.fits_whole:
-        parts.insert(0, Words.tr("Fits the context: the whole document goes into the prompt"))
+        parts.insert(0, Attachments.tr("Fits the context: the whole document goes into the prompt"))
     elif attachment.searchable:
-        parts.insert(0, Words.tr("Too large for the context: the parts that match your question are put in the prompt, and cited under the reply"))
+        parts.insert(0, Attachments.tr("Too large for the context: the parts that match your question are put in the prompt, and cited under the reply"))
     elif attachment.tokens > 0:
         parts.insert(0, not_searchable_reason(attachment))
     if attachment.pages:
-        parts.append(Words.tr("%n page(s)", None, attachment.pages))
+        parts.append(Attachments.tr("%n page(s)", None, attachment.pages))
     return "\n".join(p for p in parts if p)
 
 
 def not_searchable_reason(attachment: StoredAttachment) -> str:
-    return Words.tr(
+    return Attachments.tr(
         "{name} is too large for the model's context ({tokens}), and no embedding model is loaded to search it: "
         "it can be sent once one is (the chosen parts of it then go into the prompt)."
     ).format(name=attachment.name, tokens=figures.tokens(attachment.tokens))
