@@ -1,6 +1,7 @@
 """Screenshots of attachments (issue #31) into docs/screenshots/, offscreen, through the real window and runtime.
 
     .venv/bin/python scripts/screenshots_attachments.py
+    LOKAL_SHOTS=picture .venv/bin/python scripts/screenshots_attachments.py   # one of them (pdf, picture)
 
 attached-pdf.png: a PDF larger than the context attached to a question; the reply, its figures and its
 citations (one opened to the cited text) come from the real runtime and the starter model, which also
@@ -12,6 +13,7 @@ the message is stored without a reply; the picture itself is drawn here.
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -61,53 +63,63 @@ def main() -> int:
     app, window = shots.open_window("light")
     saved: list[Path] = []
     folder = Path(tempfile.mkdtemp(prefix="lokal-shots-attachments-"))
+    wanted = os.environ.get("LOKAL_SHOTS", "pdf,picture").split(",")
     try:
-        feature = window.features["attachments"]
-        from app.models.starter import starter_path
-
-        feature.embedding.load(str(starter_path()))
-        if not shots.wait(app, lambda: feature.embedding.loaded is not None, 120):
-            raise SystemExit("the embedding model did not load")
-        window.chat.new_conversation()
-        window.attacher.add_path(str(report_pdf(folder / "harbour-report.pdf")))
-        if not shots.wait(app, lambda: window.attacher.take() != [], 900):
-            raise SystemExit(f"the PDF was not read: {window.banner_text.text()}")
-        window.composer.edit.setPlainText("How much did the new breakwater cost?")
-        window.composer.button.click()
-        shots.wait(app, lambda: not window.chat.any_generating, 600)
-        reply_widget = window.chat_view.widgets[-1]
-        if not reply_widget.citations.items:
-            raise SystemExit("the reply has no citations")
-        shots.wait(app, lambda: reply_widget.citations.isVisible(), 5)
-        reply_widget.citations.items[0].button.click()
-        shots.wait(app, lambda: False, 0.5)  # the layout settles
-        window.chat_view.ensureWidgetVisible(reply_widget.citations)
-        shots.save(window.grab(), "attached-pdf", saved)
-
-        window.attacher.set_model(window.session.display_name, True)  # see the docstring: the window's side only
-        window.chat.new_conversation()
-        window.attacher.add_path(str(picture(folder / "sunset-over-the-harbour.png")))
-        if not shots.wait(app, lambda: window.attacher.take() != [], 120):
-            raise SystemExit(f"the picture was not read: {window.banner_text.text()}")
-        conv = window.chat.current
-        window.store.add_message(conv.id, "user", "What time of day is it in this picture?", attached=window.attacher.take())
-        window.composer.sent()
-        window.chat.open(None)
-        window.chat.open(conv.id)
-        shots.wait(app, lambda: bool(window.chat_view.widgets) and window.chat_view.widgets[-1].isVisible(), 10)
-        (thumbnail,) = window.chat_view.widgets[-1].attached.thumbnails()
-        viewer = thumbnail.open_viewer()
-        viewer.resize(720, 500)
-        shots.wait(app, lambda: viewer.isVisible(), 5)
-        from PySide6.QtCore import QPoint
-
-        shots.save(shots.with_popup(window, viewer, QPoint(560, 150)), "picture-message", saved)
-        viewer.close()
+        if "pdf" in wanted:
+            shot_pdf(app, window, folder, saved)
+        if "picture" in wanted:
+            shot_picture(app, window, folder, saved)
     finally:
         shots.close_window(window)
     for path in saved:
         print(path)
     return 0
+
+
+def shot_pdf(app, window, folder: Path, saved: list[Path]) -> None:
+    feature = window.features["attachments"]
+    from app.models.starter import starter_path
+
+    feature.embedding.load(str(starter_path()))
+    if not shots.wait(app, lambda: feature.embedding.loaded is not None, 120):
+        raise SystemExit("the embedding model did not load")
+    window.chat.new_conversation()
+    window.attacher.add_path(str(report_pdf(folder / "harbour-report.pdf")))
+    if not shots.wait(app, lambda: window.attacher.take() != [], 900):
+        raise SystemExit(f"the PDF was not read: {window.banner_text.text()}")
+    window.composer.edit.setPlainText("How much did the new breakwater cost?")
+    window.composer.button.click()
+    shots.wait(app, lambda: not window.chat.any_generating, 600)
+    reply_widget = window.chat_view.widgets[-1]
+    if not reply_widget.citations.items:
+        raise SystemExit("the reply has no citations")
+    shots.wait(app, lambda: reply_widget.citations.isVisible(), 5)
+    reply_widget.citations.items[0].button.click()
+    shots.wait(app, lambda: False, 0.5)  # the layout settles
+    window.chat_view.ensureWidgetVisible(reply_widget.citations)
+    shots.save(window.grab(), "attached-pdf", saved)
+
+
+def shot_picture(app, window, folder: Path, saved: list[Path]) -> None:
+    window.attacher.set_model(window.session.display_name, True)  # see the docstring: the window's side only
+    window.chat.new_conversation()
+    window.attacher.add_path(str(picture(folder / "sunset-over-the-harbour.png")))
+    if not shots.wait(app, lambda: window.attacher.take() != [], 120):
+        raise SystemExit(f"the picture was not read: {window.banner_text.text()}")
+    conv = window.chat.current
+    window.store.add_message(conv.id, "user", "What time of day is it in this picture?", attached=window.attacher.take())
+    window.composer.sent()
+    window.chat.open(None)
+    window.chat.open(conv.id)
+    shots.wait(app, lambda: bool(window.chat_view.widgets) and window.chat_view.widgets[-1].isVisible(), 10)
+    (thumbnail,) = window.chat_view.widgets[-1].attached.thumbnails()
+    viewer = thumbnail.open_viewer()
+    viewer.resize(660, 440)
+    shots.wait(app, lambda: viewer.isVisible(), 5)
+    from PySide6.QtCore import QPoint
+
+    shots.save(shots.with_popup(window, viewer, QPoint(560, 150)), "picture-message", saved)
+    viewer.close()
 
 
 if __name__ == "__main__":
