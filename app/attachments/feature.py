@@ -57,7 +57,7 @@ class AttachmentsFeature:
         if chat.local_replies:
             self.attacher.set_model(session.display_name, can_see(session.loaded))
         else:
-            self.attacher.set_model(chat.reply_model_name, False)  # a remote endpoint: the window cannot tell that it sees
+            self.attacher.set_model(chat.reply_model_name, False, remote=True)  # a remote endpoint gets text only (app/remote/chat_link.py)
 
     def open_documents(self) -> DocumentsDialog | None:
         try:

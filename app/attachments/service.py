@@ -44,13 +44,21 @@ class Attacher(QObject):
         self.pending = PendingAttachments(self)
         self.vision = False  # the loaded model can see pictures (ModelLoadResult.vision)
         self.model_name = ""  # the loaded model, named when a picture is refused
+        self.remote = False  # replies come from a remote endpoint, which gets text only (app/remote): nothing can be attached
         for signal in (self.pending.rowsInserted, self.pending.rowsRemoved, self.pending.dataChanged, self.pending.modelReset):
             signal.connect(self.sig_changed)
 
-    def set_model(self, name: str, vision: bool) -> None:
-        """The model replies come from now, and whether it can see pictures (pictures are offered only then)."""
+    def set_model(self, name: str, vision: bool, remote: bool = False) -> None:
+        """The model replies come from now, whether it can see pictures (pictures are offered only then), and
+        whether it is a remote endpoint's (attachments are read by Lokal's own runtime, and never reach one)."""
         self.model_name = name
-        self.vision = vision
+        self.vision = vision and not remote
+        self.remote = remote
+
+    def _remote_refusal(self, name: str) -> bool:
+        return self._refuse(Refusal(name, Attachments.tr(
+            "replies come from a remote endpoint ({model}), which Lokal sends text only. Choose a local model to attach files."
+        ).format(model=self.model_name)))
 
     # ---- adding ----------------------------------------------------------------
     def add_paths(self, paths: list[str]) -> int:
@@ -59,6 +67,8 @@ class Attacher(QObject):
 
     def add_path(self, path: str) -> bool:
         name = Path(path).name
+        if self.remote:
+            return self._remote_refusal(name)
         kind, refusal = kinds.check_file(path, self.vision, self.model_name)
         if refusal is not None or kind is None:
             return self._refuse(refusal or Refusal(name, ""))
@@ -75,6 +85,8 @@ class Attacher(QObject):
     def add_image(self, image: QImage, name: str = "") -> bool:
         """A picture from the clipboard (or dropped as image data): sent as PNG bytes."""
         name = name or Attachments.tr("pasted picture.png")
+        if self.remote:
+            return self._remote_refusal(name)
         if not self.vision:
             return self._refuse(Refusal(name, kinds.no_vision_reason(self.model_name)))
         data = pictures.png_bytes(image)
@@ -85,6 +97,9 @@ class Attacher(QObject):
 
     def reuse(self, attachment: StoredAttachment) -> None:
         """A document from the Documents list: the runtime has it stored (and embedded) under its id already."""
+        if self.remote:
+            self._remote_refusal(attachment.name)
+            return
         key = self.pending.add(attachment.name, attachment.kind)
         self.pending.resolve(key, attachment)
 

@@ -121,7 +121,13 @@ class PendingChips(QWidget):
 
 
 class Thumbnail(QToolButton):
-    """A picture in a message: click (or Enter) to see it whole."""
+    """A picture in a message: click (or Enter, or Space) to see it whole."""
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.click()  # a tool button takes Space only; Enter is what a keyboard user tries first
+            return
+        super().keyPressEvent(event)
 
     def __init__(self, attachment: StoredAttachment, image_source: Callable[[str], bytes | None], parent: QWidget | None = None):
         super().__init__(parent)

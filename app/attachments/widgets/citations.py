@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout, QWidget
 
 from app.attachments import words
 from app.storage.attachments import StoredCitation
+
+
+class ToggleButton(QToolButton):
+    """A citation's heading: Enter toggles it too (a tool button takes Space only)."""
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.click()
+            return
+        super().keyPressEvent(event)
 
 
 class CitationItem(QWidget):
@@ -18,7 +29,7 @@ class CitationItem(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        self.button = QToolButton()
+        self.button = ToggleButton()
         self.button.setObjectName("citation")
         self.button.setText(words.citation_title(citation))
         self.button.setCheckable(True)

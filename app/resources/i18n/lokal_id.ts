@@ -207,6 +207,10 @@
         <translation>berkas ini kosong.</translation>
     </message>
     <message>
+        <source>replies come from a remote endpoint ({model}), which Lokal sends text only. Choose a local model to attach files.</source>
+        <translation>balasan datang dari endpoint jarak jauh ({model}), yang hanya dikirimi teks oleh Lokal. Pilih model lokal untuk melampirkan berkas.</translation>
+    </message>
+    <message>
         <source>pasted picture.png</source>
         <translation>gambar tempelan.png</translation>
     </message>

@@ -143,7 +143,7 @@ def test_a_pasted_picture_for_a_model_that_cannot_see_says_why(win):
     assert win.attacher.pending.items == [] and win.composer.text() == "look"
 
 
-def test_a_sent_message_keeps_its_attachments_and_a_reopened_conversation_shows_them(win, tmp_path, module_window):
+def test_a_sent_message_keeps_its_attachments_and_a_reopened_conversation_shows_them(win, qtbot, tmp_path):
     path = text_file(tmp_path, "facts.txt")
     picture = tmp_path / "sky.png"
     image = QImage(640, 320, QImage.Format.Format_RGB32)
@@ -163,7 +163,10 @@ def test_a_sent_message_keeps_its_attachments_and_a_reopened_conversation_shows_
     assert shown.isVisibleTo(win) and len(shown.parts) == 2
     (thumbnail,) = shown.thumbnails()
     assert isinstance(thumbnail, Thumbnail) and thumbnail.attachment.name == "sky.png"
-    viewer = thumbnail.open_viewer()
+    thumbnail.setFocus()
+    qtbot.keyClick(thumbnail, Qt.Key.Key_Return)  # the keyboard opens it as a click does
+    viewer = thumbnail.viewer
+    assert viewer is not None and viewer.isVisible()
     assert viewer.pixmap.width() == 640 and viewer.pixmap.height() == 320  # the picture itself, not its thumbnail
     viewer.close()
     again = Store(win.store.path)
@@ -171,3 +174,21 @@ def test_a_sent_message_keeps_its_attachments_and_a_reopened_conversation_shows_
         assert [a.name for a in again.message(message.id).attachments] == ["facts.txt", "sky.png"]
     finally:
         again.close()
+
+
+def test_sending_waits_until_the_runtime_has_read_every_attachment(win, tmp_path):
+    win.composer.edit.setPlainText("summarise it")
+    assert win.composer.button.isEnabled()
+    win.attacher.add_path(str(text_file(tmp_path, "long.txt")))
+    assert win.attacher.pending.reading and not win.composer.button.isEnabled()  # the chip says "reading…"
+    assert win.composer.chips.chips[0].label.text() == "long.txt · reading…"
+    chips_ready(win, 1)
+    assert win.composer.button.isEnabled()
+
+
+def test_nothing_is_attached_while_replies_come_from_a_remote_endpoint(win, tmp_path):
+    win.attacher.set_model("gpt-remote", False, remote=True)
+    win.composer.edit.setPlainText("hello")
+    assert not win.attacher.add_path(str(text_file(tmp_path)))
+    assert "remote endpoint (gpt-remote)" in win.banner_text.text() and "notes.txt" in win.banner_text.text()
+    assert win.attacher.pending.items == [] and win.composer.text() == "hello"
