@@ -11,15 +11,17 @@ nothing is extracted or embedded again).
 Citations are copied into their reply's rows, text included: they say what the reply was given, and
 stay true when the document is later attached again or its store cleared.
 
-These helpers run on the Store's connection, inside its transactions (app/storage/store.py).
+These helpers run on the Store's connection, inside its transactions (app/storage/store.py). A message's
+ids go to SQLite as one JSON array (json_each): no SQL is built from strings, and no limit on variables.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Sequence
 
 # The attachments' tables (a migration in store.MIGRATIONS). `place` is the citation's "page 3" /
 # "lines 40–62" (WHERE is a keyword of SQL).
@@ -60,9 +62,6 @@ CREATE TABLE message_citations (
 );
 """
 
-# SQLite's default limit on a statement's variables is 32766 (999 before 3.32): messages are read in parts of this many.
-_IDS_PER_QUERY = 500
-_COLUMNS = "a.id, a.kind, a.name, a.mime, a.bytes, a.tokens, a.pages, a.fits_whole, a.searchable, a.note, a.thumbnail"
 
 
 @dataclass
@@ -98,11 +97,6 @@ class StoredCitation:
 def _attachment(row: sqlite3.Row | tuple) -> StoredAttachment:
     id_, kind, name, mime, size, tokens, pages, fits_whole, searchable, note, thumbnail = row[-11:]
     return StoredAttachment(id_, kind, name, mime, size, tokens, pages, bool(fits_whole), bool(searchable), note, bytes(thumbnail or b""))
-
-
-def _in_parts(ids: Sequence[int]) -> Iterable[Sequence[int]]:
-    for start in range(0, len(ids), _IDS_PER_QUERY):
-        yield ids[start:start + _IDS_PER_QUERY]
 
 
 def remember(db: sqlite3.Connection, attachment: StoredAttachment, now: float | None = None) -> None:
@@ -141,35 +135,35 @@ def save_citations(db: sqlite3.Connection, message_id: int, citations: Sequence[
 def attachments_of(db: sqlite3.Connection, message_ids: Sequence[int]) -> dict[int, list[StoredAttachment]]:
     """Each message's attachments, in the order they were attached (messages without any are left out)."""
     out: dict[int, list[StoredAttachment]] = {}
-    for part in _in_parts(list(message_ids)):
-        marks = ",".join("?" * len(part))
-        rows = db.execute(
-            f"SELECT ma.message_id, {_COLUMNS} FROM message_attachments ma JOIN attachments a ON a.id = ma.attachment_id "  # nosec B608: only '?' marks are formatted in
-            f"WHERE ma.message_id IN ({marks}) ORDER BY ma.message_id, ma.ord",
-            tuple(part),
-        ).fetchall()
-        for row in rows:
-            out.setdefault(row[0], []).append(_attachment(row))
+    rows = db.execute(
+        "SELECT ma.message_id, a.id, a.kind, a.name, a.mime, a.bytes, a.tokens, a.pages, a.fits_whole, a.searchable, a.note, a.thumbnail "
+        "FROM message_attachments ma JOIN attachments a ON a.id = ma.attachment_id "
+        "WHERE ma.message_id IN (SELECT value FROM json_each(?)) ORDER BY ma.message_id, ma.ord",
+        (json.dumps(list(message_ids)),),
+    ).fetchall()
+    for row in rows:
+        out.setdefault(row[0], []).append(_attachment(row))
     return out
 
 
 def citations_of(db: sqlite3.Connection, message_ids: Sequence[int]) -> dict[int, list[StoredCitation]]:
     out: dict[int, list[StoredCitation]] = {}
-    for part in _in_parts(list(message_ids)):
-        marks = ",".join("?" * len(part))
-        rows = db.execute(
-            f"SELECT message_id, attachment_id, name, chunk, place, text FROM message_citations "  # nosec B608: only '?' marks are formatted in
-            f"WHERE message_id IN ({marks}) ORDER BY message_id, ord",
-            tuple(part),
-        ).fetchall()
-        for message_id, attachment_id, name, chunk, place, text in rows:
-            out.setdefault(message_id, []).append(StoredCitation(attachment_id, name, chunk, place, text))
+    rows = db.execute(
+        "SELECT message_id, attachment_id, name, chunk, place, text FROM message_citations "
+        "WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, ord",
+        (json.dumps(list(message_ids)),),
+    ).fetchall()
+    for message_id, attachment_id, name, chunk, place, text in rows:
+        out.setdefault(message_id, []).append(StoredCitation(attachment_id, name, chunk, place, text))
     return out
 
 
 def documents(db: sqlite3.Connection) -> list[StoredAttachment]:
     """Every document attached so far, the most recently used first: the Documents list."""
-    rows = db.execute(f"SELECT {_COLUMNS} FROM attachments a WHERE a.kind = 'document' ORDER BY a.used_at DESC").fetchall()  # nosec B608: a constant
+    rows = db.execute(
+        "SELECT a.id, a.kind, a.name, a.mime, a.bytes, a.tokens, a.pages, a.fits_whole, a.searchable, a.note, a.thumbnail "
+        "FROM attachments a WHERE a.kind = 'document' ORDER BY a.used_at DESC"
+    ).fetchall()
     return [_attachment(row) for row in rows]
 
 
