@@ -33,6 +33,7 @@ def win(module_window):
     window.banner.hide()
     window.attacher.set_model(window.session.display_name, False)
     yield window
+    QGuiApplication.clipboard().clear()  # mime data left on the offscreen clipboard crashes the interpreter's exit
     window.composer.sent()
     qt_wait_until(lambda: not window.chat.any_generating, 240, "the reply ending")
 
