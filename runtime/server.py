@@ -44,6 +44,7 @@ from runtime.protocol import (
     ApiStartParams,
     ApiStartResult,
     ApiStopResult,
+    Attachment,
     ChatCancelParams,
     ChatCancelResult,
     ChatDelta,
@@ -70,6 +71,7 @@ from runtime.protocol import (
     methods,
 )
 from runtime.documents.service import AttachmentService
+from runtime.embeddings.model import EmbeddingModel
 from runtime.documents.library import ChatModelView, DocumentLibrary
 from runtime.hub.service import HubService
 from runtime.job_slot import API, PROTOCOL, Job, JobSlot
@@ -306,7 +308,15 @@ class RuntimeServer:
         if loaded is None:
             return None
         llama = loaded.llama
-        return ChatModelView(lambda text: len(llama.tokenize(text, add_bos=False, special=False)), llama.n_ctx)
+
+        def count_tokens(text: str) -> int:
+            # attachment.add counts on the pool: never while a load or unload frees the model it counts with.
+            with self.engine.load_lock:
+                if self.engine.loaded is not loaded:
+                    raise RpcError(ErrorCode.NO_MODEL_LOADED, "the model was unloaded meanwhile: add the attachment again")
+                return len(llama.tokenize(text, add_bos=False, special=False))
+
+        return ChatModelView(count_tokens, llama.n_ctx)
 
     def _stop_jobs(self) -> None:
         for job in self.slot.jobs():
@@ -331,6 +341,14 @@ class RuntimeServer:
 
     def cancel_job(self, job: Job) -> None:
         self.slot.cancel(job)
+
+    def embedding_model(self) -> EmbeddingModel | None:
+        return self.documents.embedder
+
+    def store_document(self, data: bytes, name: str, mime: str) -> Attachment:
+        """A document of the API's (a `file` part), stored and read as attachment.add does; RpcError if it cannot be read."""
+        info = self.documents.add(data, name, mime, "document")
+        return Attachment("document", info.id, name, info.mime)
 
     def _api_start(self, params: ApiStartParams) -> ApiStartResult:
         with self._api_lock:

@@ -28,10 +28,11 @@ RESTART_DELAY_S = 0.3
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("serve", help="serve an OpenAI-compatible API", description="Serve an OpenAI-compatible API (/v1/models, /v1/chat/completions, /v1/completions) from a local model.")
+    p = sub.add_parser("serve", help="serve an OpenAI-compatible API", description="Serve an OpenAI-compatible API (/v1/models, /v1/chat/completions, /v1/completions, /v1/embeddings) from a local model.")
     p.add_argument("--host", default=None, help="address to bind (default 127.0.0.1; another needs --allow-network)")
     p.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks a free one)")
     p.add_argument("--model", metavar="PATH", help="a GGUF file (default: the starter model)")
+    p.add_argument("--embedding-model", metavar="PATH", help="a GGUF embedding model loaded beside the chat model: serves /v1/embeddings and searches documents too large for the context")
     p.add_argument("--allow-network", action="store_true", help="allow binding to a non-loopback address (default host becomes 0.0.0.0)")
     p.add_argument("--cors", metavar="ORIGIN", action="append", default=[], help="allow browser requests from ORIGIN (repeatable; '*' for any); off by default")
     p.add_argument("--n-ctx", type=int, default=None, help="context size in tokens, also the cap on max_tokens (default: the model's load settings, else its trained context as far as memory allows)")
@@ -155,7 +156,7 @@ class Supervisor:
 
     def _serve(self, client) -> int | None:
         """Serve until asked to stop (0), the model fails to load (EXIT_ERROR), or the runtime dies (None, or RuntimeDied)."""
-        from runtime.protocol import ApiStartParams, RpcError, methods
+        from runtime.protocol import ApiStartParams, EmbeddingLoadParams, RpcError, methods
 
         self.serving = False
         client.initialize("lokal-serve")
@@ -169,6 +170,9 @@ class Supervisor:
         self.events.emit("listening", f"{served.url} (model {self.model}; the API key is in {served.key_file})", url=served.url, host=served.host, port=served.port, model=self.model, key_file=served.key_file)
         try:
             loaded = load.result()
+            if self.args.embedding_model:
+                embedding = client.request(methods.EMBEDDING_LOAD, EmbeddingLoadParams(self.args.embedding_model), timeout=300)
+                self.events.emit("embedding", f"embedding model {embedding.name} ({embedding.dimensions} dimensions)", name=embedding.name, dimensions=embedding.dimensions)
         except RpcError as exc:
             self._emit_state("failed", exc.message)
             return EXIT_ERROR

@@ -17,10 +17,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from typing import Any, AsyncIterator, Callable, Protocol
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Protocol
 
 from runtime.api import errors
-from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ModelLoadResult, RpcError
+from runtime.protocol import Attachment, ChatGenerateParams, ChatGenerateResult, ModelLoadResult, RpcError
+
+if TYPE_CHECKING:  # a type only: `lokal serve` (app/cli) imports this module, and the model module reaches llama.cpp
+    from runtime.embeddings.model import EmbeddingModel
 
 LOADING, READY, NO_MODEL = "loading", "ready", "no_model"
 
@@ -37,6 +40,10 @@ class EngineJobs(Protocol):
     def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str], None], finish: Finish) -> Any: ...
 
     def cancel_job(self, job: Any) -> None: ...
+
+    def embedding_model(self) -> EmbeddingModel | None: ...
+
+    def store_document(self, data: bytes, name: str, mime: str) -> Attachment: ...
 
 
 def model_name(path: str) -> str:

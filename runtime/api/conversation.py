@@ -22,7 +22,8 @@ RAW_PREFIX_CHARS = 256
 def chat_conversation_id(messages: Sequence[ChatMessage]) -> str:
     prefix = []
     for message in messages:
-        prefix.append([message.role, message.content])
+        # Attached files are part of what names it (two questions alike about two files are two conversations).
+        prefix.append([message.role, message.content, *(a.id for a in message.attachments)])
         if message.role == "user":
             break
     return "api-chat-" + _digest(json.dumps(prefix, ensure_ascii=False))

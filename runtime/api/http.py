@@ -28,6 +28,8 @@ from typing import Awaitable, Callable, Iterable
 from aiohttp import web
 
 from runtime.api import address, constraints, errors, keys, schema
+from runtime.api.embeddings import embeddings
+from runtime.api.files import attach_files
 from runtime.api.backend import Backend
 from runtime.api.conversation import chat_conversation_id, text_conversation_id
 from runtime.api.errors import ApiError
@@ -117,6 +119,7 @@ def create_app(backend: Backend, api_key: str, cors_origins: Iterable[str] = (),
     app.router.add_get("/v1/models/{model:.+}", get_model)
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_post("/v1/completions", completions)
+    app.router.add_post("/v1/embeddings", embeddings_endpoint)
     return app
 
 
@@ -259,9 +262,14 @@ async def chat_completions(request: web.Request) -> web.StreamResponse:
     backend.check_model(body.model)
     await constraints.check_off_loop(body)
     messages = [_message(m) for m in body.messages]
+    await attach_files(backend, body.messages, messages)  # file parts: stored documents, whole or retrieved (runtime/documents)
     params = _params(backend, body, chat_conversation_id(messages), messages, None)
     _chat_options(params, body)
     return await respond(request, backend, body, params, Shapes(chat=True, model=body.model))
+
+
+async def embeddings_endpoint(request: web.Request) -> web.Response:
+    return await embeddings(request, request.app[BACKEND])
 
 
 async def completions(request: web.Request) -> web.StreamResponse:

@@ -32,6 +32,22 @@ class TextPart(_Body):
     text: StrictStr
 
 
+class FileData(_Body):
+    filename: Optional[StrictStr] = None
+    file_data: Optional[StrictStr] = None  # base64, or a data URL (data:application/pdf;base64,...), as OpenAI sends it
+    file_id: Optional[StrictStr] = None  # OpenAI's uploaded files: this server has none (refused by name)
+
+
+class FilePart(_Body):
+    """A document in a user turn (OpenAI's `file` part): it takes the window's path, whole or retrieved (runtime/documents)."""
+
+    type: Literal["file"]
+    file: FileData
+
+
+ContentPart = Annotated[Union[TextPart, FilePart], Field(discriminator="type")]
+
+
 class FunctionCall(_Body):
     name: StrictStr
     arguments: StrictStr  # JSON text, as OpenAI sends it
@@ -45,7 +61,7 @@ class ToolCallIn(_Body):
 
 class Message(_Body):
     role: Literal["system", "developer", "user", "assistant", "tool"]
-    content: Union[None, StrictStr, list[TextPart]] = None  # None: an assistant turn that only called tools
+    content: Union[None, StrictStr, list[ContentPart]] = None  # None: an assistant turn that only called tools
     name: Optional[StrictStr] = None
     tool_calls: Optional[list[ToolCallIn]] = None  # assistant
     tool_call_id: Optional[StrictStr] = None  # tool
@@ -55,7 +71,10 @@ class Message(_Body):
             return ""
         if isinstance(self.content, str):
             return self.content
-        return "".join(part.text for part in self.content)
+        return "".join(part.text for part in self.content if isinstance(part, TextPart))
+
+    def files(self) -> list[FilePart]:
+        return [part for part in self.content if isinstance(part, FilePart)] if isinstance(self.content, list) else []
 
     def runtime_role(self) -> Role:
         return "system" if self.role == "developer" else self.role  # "developer" is OpenAI's newer name for system

@@ -131,7 +131,7 @@ class DocumentLibrary:
             extracted = self.text(doc, name, mime)
             chunks = chunk_text(extracted.text)
             vectors = embedder.embed([c.text for c in chunks], truncate=True).vectors
-            self.index.add(doc, embedder.identity, chunks, [extracted.page_of_line(c.first_line) for c in chunks], vectors)
+            self.index.add(doc, embedder.identity, chunks, [(extracted.page_of_line(c.first_line), extracted.page_of_line(c.last_line)) for c in chunks], vectors)
         return embedder.identity
 
     def search(self, docs: list[str], query: str, k: int) -> list[Hit]:
@@ -139,7 +139,7 @@ class DocumentLibrary:
         if embedder is None:
             raise RpcError(ErrorCode.INVALID_PARAMS, "no embedding model is loaded (embedding.load)")
         vector = embedder.embed([query], truncate=True).vectors[0]
-        return self.index.search(docs, embedder.identity, vector, k)
+        return self.index.search(docs, embedder.identity, vector, k, words=query)
 
     # ---- prompts -------------------------------------------------------------
     def expand(self, params: ChatGenerateParams) -> tuple[ChatGenerateParams, list[Citation]]:
@@ -223,5 +223,5 @@ def join_turn(parts: list[str], question: str) -> str:
 
 def where(hit: Hit) -> str:
     if hit.page:
-        return f"page {hit.page}"
+        return f"page {hit.page}" if hit.last_page == hit.page else f"pages {hit.page}–{hit.last_page}"
     return f"line {hit.first_line}" if hit.first_line == hit.last_line else f"lines {hit.first_line}–{hit.last_line}"

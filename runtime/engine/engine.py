@@ -217,6 +217,11 @@ class Engine:
         # the reply is answered: neither the answer nor the engine thread waits for a template.
         self._next_turns = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="next-turn")
 
+    @property
+    def load_lock(self) -> threading.RLock:
+        """Held while a model loads or unloads: who uses the loaded model off the job slot (runtime/documents) takes it."""
+        return self._context_lock
+
     # ---- models ----------------------------------------------------------
     @_exclusive
     def load(self, params: ModelLoadParams, on_progress: Callable[[float], None] | None = None, cancel: threading.Event | None = None) -> ModelLoadResult:

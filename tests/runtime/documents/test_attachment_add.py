@@ -39,3 +39,31 @@ def test_bad_input_is_refused_naming_the_field_and_the_runtime_goes_on(runtime, 
         runtime.request(methods.ATTACHMENT_ADD, params)
     assert caught.value.code == ErrorCode.INVALID_PARAMS and named in caught.value.message
     assert runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(name="ok.txt", data_base64="b2s=")).bytes == 2
+
+
+def test_an_embedding_model_that_is_not_there_is_refused_by_path_and_none_stays_loaded(runtime, tmp_path):
+    from runtime.protocol import EmbeddingLoadParams
+
+    with pytest.raises(RpcError) as caught:
+        runtime.request(methods.EMBEDDING_LOAD, EmbeddingLoadParams(str(tmp_path / "missing.gguf")))
+    assert caught.value.code == ErrorCode.MODEL_NOT_FOUND and "missing.gguf" in caught.value.message
+    not_gguf = tmp_path / "notes.gguf"
+    not_gguf.write_bytes(b"not a model at all")
+    with pytest.raises(RpcError) as caught:
+        runtime.request(methods.EMBEDDING_LOAD, EmbeddingLoadParams(str(not_gguf)))
+    assert caught.value.code == ErrorCode.INVALID_MODEL and "notes.gguf" in caught.value.message
+    assert runtime.request(methods.EMBEDDING_UNLOAD).unloaded is False
+
+
+def test_a_pdf_and_a_docx_are_read_when_added_and_a_broken_one_is_refused(runtime):
+    from document_files import docx_bytes, pdf_bytes
+
+    pdf = pdf_bytes([["Page one."], ["Page two."], ["Page three."]])
+    info = runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(name="three.pdf", data_base64=base64.b64encode(pdf).decode()))
+    assert (info.kind, info.mime, info.pages) == ("document", "application/pdf", 3)
+    assert info.tokens == 0 and "no model is loaded" in info.note  # counted for the model once one is loaded
+    docx = docx_bytes(["One paragraph."])
+    assert runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(name="one.docx", data_base64=base64.b64encode(docx).decode())).pages == 0
+    with pytest.raises(RpcError) as caught:
+        runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(name="cut.pdf", data_base64=base64.b64encode(pdf[:40]).decode()))
+    assert caught.value.code == ErrorCode.INVALID_PARAMS and "cut.pdf" in caught.value.message and "PDF" in caught.value.message

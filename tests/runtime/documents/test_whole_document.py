@@ -33,7 +33,7 @@ def test_a_document_that_fits_is_prompted_whole_and_cached_like_any_turn(loaded_
     first_turn = ChatMessage("user", question, attachments=[attached])
     first = ask(loaded_runtime, "whole-doc", [first_turn])
     growth = first.stats.prompt_tokens - plain.stats.prompt_tokens
-    assert info.tokens <= growth <= info.tokens + 16  # the document, and its <document name="..."> wrapper
+    assert info.tokens <= growth <= info.tokens + 24  # the document, and its <document name="..."> wrapper (16 with SmolLM2)
     assert first.citations == []  # whole: nothing was retrieved
     print(f"document {info.tokens} tokens; prompt {plain.stats.prompt_tokens} -> {first.stats.prompt_tokens} (+{growth})")
 
