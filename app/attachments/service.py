@@ -145,7 +145,7 @@ class Attacher(QObject):
         if self.pending.row_of(key) < 0:
             return
         self.pending.remove(key)
-        self._refuse(Refusal(name, error.message))
+        self._refuse(Refusal(name, error.message.removeprefix(f"{name}: ")))  # the runtime's message may name the file too
 
     def _refuse(self, refusal: Refusal) -> bool:
         log.info("not attached: %s", refusal.message)

@@ -132,6 +132,20 @@ def test_a_bad_file_is_refused_with_its_reason_and_nothing_is_lost(win, tmp_path
     assert [p.name for p in win.attacher.pending.items] == ["good.txt"] and win.composer.text() == "my question"
 
 
+def test_a_file_the_runtime_cannot_read_is_taken_off_with_the_runtime_s_reason(win, tmp_path):
+    """What only the runtime can tell (a PDF that is not one): the chip goes, the banner says why, the rest stays."""
+    good = text_file(tmp_path, "good.txt")
+    win.attacher.add_path(str(good))
+    chips_ready(win, 1)
+    win.composer.edit.setPlainText("my question")
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\nthis is not a PDF at all\n")
+    assert win.attacher.add_path(str(broken))  # the window cannot tell: it asks the runtime
+    qt_wait_until(lambda: not win.attacher.pending.reading, 60, "the runtime's answer about broken.pdf")
+    assert [p.name for p in win.attacher.pending.items] == ["good.txt"] and win.composer.text() == "my question"
+    assert win.banner.isVisible() and win.banner_text.text().startswith("broken.pdf was not attached: not a readable PDF")
+
+
 def test_a_pasted_picture_for_a_model_that_cannot_see_says_why(win):
     image = QImage(8, 8, QImage.Format.Format_RGB32)
     image.fill(QColor("teal"))
