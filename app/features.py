@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 from app.ui.menus import MenuId, ModelMenu
 
 if TYPE_CHECKING:  # names for mypy only: a feature reaches the chat and the model session through this context, never by import
+    from app.attachments.service import Attacher
     from app.chat.controller import ChatController
     from app.models.session import ModelSession
     from app.runtime_link import RuntimeLink
@@ -42,6 +43,11 @@ class FeatureContext(Protocol):
     @property
     def chat(self) -> ChatController:
         """The conversations, and where their replies come from."""
+        ...
+
+    @property
+    def attacher(self) -> Attacher:
+        """The attachments of the message being written (the composer's chips)."""
         ...
 
     @property

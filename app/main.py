@@ -47,6 +47,7 @@ def create_main_window(store_path=None, runtime_command: Sequence[str] | None = 
     from app.remote.feature import install as install_remote  # remote endpoints in the Model menu (app/remote)
     from app.presets.feature import install as install_presets  # Ctrl+Shift+N: a new chat from a preset (app/presets)
     from app.search.feature import install as install_search  # Ctrl+K and Ctrl+F: search through every message (app/search)
+    from app.attachments.feature import install as install_attachments  # files and pictures on messages, Chat ▸ Documents… (app/attachments)
 
     context = window.feature_context()  # what they may use of the window (app/features.py)
     install_remote(context)
@@ -54,6 +55,7 @@ def create_main_window(store_path=None, runtime_command: Sequence[str] | None = 
     install_kv_cache(context)
     install_search(context)
     install_presets(context)
+    install_attachments(context)
     return window
 
 

@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QWidget
 
+from app.attachments.service import Attacher
 from app.chat.announcer import ReplyAnnouncer
 from app.chat.controller import ChatController
 from app.chat.conversation_model import ConversationFilterModel
@@ -102,9 +103,10 @@ class MainWindow(QMainWindow):
         top = TopBar(self.model_menu)
         self.title, self.model_button = top.title, top.model_button
         self.settings_button, self.metrics_button = top.settings_button, top.metrics_button
-        self.chat_view = ChatView(self.chat.messages)
+        self.chat_view = ChatView(self.chat.messages, image_source=self.store.image_bytes)
         self.announcer = ReplyAnnouncer(self.chat, self.chat_view, self)  # the streaming reply, read out politely
-        self.composer = Composer()
+        self.attacher = Attacher(self.link, self.store, self)  # the files on the message being written (app/attachments)
+        self.composer = Composer(self.attacher)
         self.metrics_panel = MetricsPanel()
         self.metrics_follow = PanelFollower(self.metrics_panel, self.poller, self.chat, lambda: self.session.loaded is not None)
         center = center_column(self.banner, top, self.chat_view, self.composer)
@@ -124,7 +126,7 @@ class MainWindow(QMainWindow):
         return [
             sidebar.new_button, sidebar.filter, sidebar.list, self.banner_retry, self.banner_close,
             self.model_button, self.settings_button, self.metrics_button,
-            self.chat_view, *self.chat_view.focusables(), composer.edit, composer.button,
+            self.chat_view, *self.chat_view.focusables(), *composer.focusables(),
         ]
 
     def _order_focus(self) -> None:
@@ -239,6 +241,7 @@ class MainWindow(QMainWindow):
         self.commands.sig_undo_available.connect(self.action_undo_delete.setEnabled)
         self.composer.sig_send.connect(self._on_send)
         self.composer.sig_stop.connect(chat.stop)
+        self.composer.sig_focus_order_changed.connect(self._order_focus)
         self.chat_view.sig_edit_submitted.connect(self._on_edit_submitted)
         self.chat_view.sig_focus_order_changed.connect(self._order_focus)
         self.chat_view.sig_regenerate_requested.connect(chat.regenerate)
@@ -371,7 +374,7 @@ class MainWindow(QMainWindow):
             self.composer.set_can_send(True)
 
     def _on_send(self, text: str) -> None:
-        if self.chat.send(text):
+        if self.chat.send(text, self.attacher.take()):
             self.composer.sent()
 
     def _on_new(self) -> None:

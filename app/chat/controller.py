@@ -41,9 +41,12 @@ from app.chat.message_model import MessageListModel
 from app.models.session import ModelChoice, ModelSession
 from app.runtime_link import RuntimeLink
 from app.storage import store as st
+from app.storage.attachments import StoredAttachment, StoredCitation
 from app.storage.reply_record import ReplyRecord
 from app.storage.store import Conversation, Message, Store, StoreUnavailable
-from runtime.protocol import ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, Role, RpcError, SpeculationMode, methods
+from runtime.protocol import (
+    Attachment, ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, Role, RpcError, SpeculationMode, methods,
+)
 from runtime.protocol.methods import Method
 
 FLUSH_MS = 50
@@ -410,19 +413,21 @@ class ChatController(QObject):
             self.sig_current_changed.emit(conv)
 
     # ---- turns ---------------------------------------------------------------
-    def send(self, text: str) -> bool:
-        """Store the user's message and start the reply; False if it could not be stored (nothing changed then)."""
+    def send(self, text: str, attached: list[StoredAttachment] | None = None) -> bool:
+        """Store the user's message (with the files `attached`, app/attachments) and start the reply; False if it
+        could not be stored (nothing changed then)."""
         text = text.strip()
-        if not text or self.generating:
+        attached = list(attached or [])
+        if (not text and not attached) or self.generating:
             return False
         if self.current is None and self.new_conversation() is None:
             return False
         conv = self._on_screen()
-        msg = self._stored(lambda: self.store.add_message(conv.id, "user", text))
+        msg = self._stored(lambda: self.store.add_message(conv.id, "user", text, attached=attached))
         if msg is None:
             return False
         if len(self.messages.messages) == 0 and conv.title in self.untitled():
-            title = " ".join(text.split())
+            title = " ".join((text or ", ".join(a.name for a in attached)).split())
             self._stored(lambda: self.store.update_conversation(conv.id, title=title[:TITLE_CHARS] + ("…" if len(title) > TITLE_CHARS else "")))
         self.messages.append(msg)
         self._refresh_conversation(conv.id)
@@ -484,11 +489,15 @@ class ChatController(QObject):
         start = history.send_from(count, limit) if count is not None else 0
         shown = self.messages.messages
         if shown and shown[0].position <= start:
-            turns = [(m.role, m.content, m.state, m.reasoning) for m in shown if m.position >= start]  # all of it is on screen already
+            turns = [(m.role, m.content, m.state, m.reasoning, m.attachments) for m in shown if m.position >= start]  # all of it is on screen already
         else:
             stored = self._stored(lambda: self.store.turns(conv.id, since=start))
+            attached = self._stored(lambda: self.store.attachments_since(conv.id, since=start))
             # The database refuses reads now: what is on screen.
-            turns = stored if stored is not None else [(m.role, m.content, m.state, m.reasoning) for m in shown]
+            if stored is not None and attached is not None and len(attached) == len(stored):
+                turns = [(*turn, files) for turn, files in zip(stored, attached)]
+            else:
+                turns = [(m.role, m.content, m.state, m.reasoning, m.attachments) for m in shown]
         if start > 0:
             first_user = next((i for i, turn in enumerate(turns) if turn[0] == "user"), len(turns) - 1)
             turns = turns[first_user:]  # what is sent opens with a user turn, as the runtime's own cuts do
@@ -496,8 +505,8 @@ class ChatController(QObject):
         # The messages table's CHECK constraint keeps its roles to the protocol's.
         # A reply's reasoning goes apart from its answer: the runtime gives it to templates that render it, else drops it.
         out += [
-            ChatMessage(typing.cast(Role, role), content, reasoning=reasoning)
-            for role, content, state, reasoning in turns if not (role == "assistant" and state == st.FAILED and not content)
+            ChatMessage(typing.cast(Role, role), content, reasoning=reasoning, attachments=[_wire(a) for a in files])
+            for role, content, state, reasoning, files in turns if not (role == "assistant" and state == st.FAILED and not content)
         ]
         return out
 
@@ -647,6 +656,11 @@ class ChatController(QObject):
         if outcome.stats.thinking_ms:  # the runtime's measure, from its first reasoning token to the block's end
             reply.thinking_ms = reply.base_thinking_ms + outcome.stats.thinking_ms
         reasoning = reply.base_reasoning + outcome.reasoning if outcome.reasoning else None  # None: what streamed
+        cited = [StoredCitation(c.attachment_id, c.name, c.chunk, c.where, c.text) for c in outcome.citations]
+        if cited and self._done(lambda: self.store.save_citations(reply.message_id, cited)):
+            row = self._visible_row(reply)
+            if row >= 0:
+                self.messages.update(row, citations=cited)
         self._end_reply(reply, state, ReplyRecord(outcome.stats, outcome.finish_reason), text=reply.base_text + outcome.text, reasoning=reasoning)
 
     def _on_reply_error(self, reply: Reply, error: RpcError) -> None:
@@ -682,3 +696,9 @@ class ChatController(QObject):
             self.sig_generating_changed.emit(False)
             if finished is not None:
                 self.sig_reply_finished.emit(finished)
+
+
+def _wire(attachment: StoredAttachment) -> Attachment:
+    """What a message carries to the runtime: the stored file's id (its bytes and text are in the runtime's store)."""
+    kind: typing.Literal["document", "image"] = "image" if attachment.kind == "image" else "document"
+    return Attachment(kind, attachment.id, attachment.name, attachment.mime)

@@ -29,6 +29,7 @@ works again; reads see them meanwhile.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
 import logging
@@ -42,6 +43,8 @@ from typing import Any, Callable, Concatenate, ParamSpec, TypeVar, cast
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from app.ui.language import Context
+from app.storage import attachments
+from app.storage.attachments import StoredAttachment, StoredCitation
 from app.storage.reply_record import ReplyRecord, from_stored, to_stored
 from runtime.paths import data_dir
 from runtime.private_files import create_private_file, tighten_file
@@ -125,6 +128,8 @@ MIGRATIONS: list[str] = [
         created_at REAL NOT NULL
     );
     """,
+    # 5 -> 6: a message's attachments (chips, thumbnails), a reply's citations, the Documents list
+    attachments.MIGRATION,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # How long a statement waits for another connection's lock: short, because the window writes on its GUI thread.
@@ -295,6 +300,8 @@ class Message:
     model: str = ""
     reasoning: str = ""  # a reply's thinking, shown folded above the answer; never part of `content`
     thinking_ms: float = 0.0  # how long it thought (0: it did not, or is still thinking)
+    attachments: list[StoredAttachment] = field(default_factory=list)  # the files sent with it (app/storage/attachments.py)
+    citations: list[StoredCitation] = field(default_factory=list)  # a reply's: the document chunks it was given
 
 
 @dataclass
@@ -426,6 +433,8 @@ class Store:
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (m.id, m.conversation_id, m.position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model, m.reasoning, m.thinking_ms),
                 )
+                attachments.link(self._db, m.id, m.attachments)
+                attachments.save_citations(self._db, m.id, m.citations)
 
     # ---- messages ------------------------------------------------------------
     @_guarded
@@ -439,7 +448,41 @@ class Store:
             rows = self._db.execute(
                 "SELECT * FROM messages WHERE conversation_id = ? AND position >= ? AND position < ? ORDER BY position DESC LIMIT ?", (*args, newest)
             ).fetchall()[::-1]
-        return [self._with_deferred(_message(r)) for r in rows]
+        return self._with_attached([self._with_deferred(_message(r)) for r in rows])
+
+    def _with_attached(self, messages: list[Message]) -> list[Message]:
+        """The messages with their attachments and citations (two queries, whatever their number)."""
+        ids = [m.id for m in messages]
+        attached, cited = attachments.attachments_of(self._db, ids), attachments.citations_of(self._db, ids)
+        for m in messages:
+            m.attachments = attached.get(m.id, [])
+            m.citations = cited.get(m.id, [])
+        return messages
+
+    @_guarded
+    def attachments_since(self, conversation_id: str, since: int = 0) -> list[list[StoredAttachment]]:
+        """The attachments of the messages at position `since` and after, in the order of turns()."""
+        ids = [r[0] for r in self._db.execute("SELECT id FROM messages WHERE conversation_id = ? AND position >= ? ORDER BY position", (conversation_id, since))]
+        attached = attachments.attachments_of(self._db, ids)
+        return [attached.get(i, []) for i in ids]
+
+    @_guarded
+    def save_citations(self, message_id: int, citations: list[StoredCitation]) -> None:
+        with self._transaction():
+            attachments.save_citations(self._db, message_id, citations)
+
+    @_guarded
+    def remember_attachment(self, attachment: StoredAttachment) -> None:
+        """Keep an attachment's row before any message refers to it (a document attached, not sent yet, is in the Documents list)."""
+        attachments.remember(self._db, attachment)
+
+    @_guarded
+    def documents(self) -> list[StoredAttachment]:
+        return attachments.documents(self._db)
+
+    @_guarded
+    def image_bytes(self, attachment_id: str) -> bytes | None:
+        return attachments.image_bytes(self._db, attachment_id)
 
     @_guarded
     def turns(self, conversation_id: str, since: int = 0) -> list[tuple[str, str, str, str]]:
@@ -461,7 +504,7 @@ class Store:
     @_guarded
     def message(self, message_id: int) -> Message | None:
         row = self._db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
-        return self._with_deferred(_message(row)) if row else None
+        return self._with_attached([self._with_deferred(_message(row))])[0] if row else None
 
     @_guarded
     def message_count(self, conversation_id: str) -> int:
@@ -470,7 +513,9 @@ class Store:
         return count
 
     @_guarded
-    def add_message(self, conversation_id: str, role: str, content: str, state: str = COMPLETE, model: str = "") -> Message:
+    def add_message(self, conversation_id: str, role: str, content: str, state: str = COMPLETE, model: str = "",
+                    attached: list[StoredAttachment] | None = None) -> Message:
+        """A new last message; `attached`: the files sent with it, kept in the same transaction."""
         now = time.time()
         with self._transaction():
             (position,) = self._db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM messages WHERE conversation_id = ?", (conversation_id,)).fetchone()
@@ -478,9 +523,10 @@ class Store:
                 "INSERT INTO messages (conversation_id, position, role, content, state, created_at, model) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (conversation_id, position, role, content, state, now, model),
             )
+            assert cur.lastrowid is not None  # an INSERT's row
+            attachments.link(self._db, cur.lastrowid, attached or [], now)
             self._db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
-        assert cur.lastrowid is not None  # an INSERT's row
-        return Message(cur.lastrowid, conversation_id, position, role, content, state, None, now, model)
+        return Message(cur.lastrowid, conversation_id, position, role, content, state, None, now, model, [dataclasses.replace(a, image=b"") for a in attached or []])
 
     def update_message(
         self, message_id: int, *, content: str | None = None, state: str | None = None, record: ReplyRecord | None = None,

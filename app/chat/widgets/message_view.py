@@ -15,6 +15,7 @@ cancels.
 from __future__ import annotations
 
 import time
+from typing import Callable
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
@@ -22,6 +23,8 @@ from PySide6.QtWidgets import (
     QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QToolButton, QVBoxLayout, QWidget,
 )
 
+from app.attachments.widgets.chips import MessageAttachments
+from app.attachments.widgets.citations import Citations
 from app.chat.message_model import MessageListModel
 from app.chat.words import cut_note, speaker_name, state_badge
 from app.chat.widgets.composer import ComposerEdit
@@ -115,7 +118,7 @@ class MessageWidget(QFrame):
     sig_continue = Signal(object)  # self: extend this cut reply in place
     sig_thinking_toggled = Signal(bool)  # the user unfolded (True) or folded a reply's thinking
 
-    def __init__(self, parent: QWidget | None = None, thinking_expanded: bool = False):
+    def __init__(self, image_source: Callable[[str], bytes | None] = lambda _id: None, parent: QWidget | None = None, thinking_expanded: bool = False):
         super().__init__(parent)
         self.message: Message | None = None
         self.editor: InlineEditor | None = None
@@ -155,8 +158,12 @@ class MessageWidget(QFrame):
         self.thinking.sig_toggled.connect(self.sig_thinking_toggled)
         self.thinking.hide()
         outer.addWidget(self.thinking)
+        self.attached = MessageAttachments(image_source)  # its files: chips, pictures as thumbnails (app/attachments)
+        outer.addWidget(self.attached)
         self.body = MarkdownView()
         outer.addWidget(self.body)
+        self.citations = Citations()  # a reply's sources, each opening to the text it was given
+        outer.addWidget(self.citations)
         self._outer = outer
         self.cut = QWidget()  # why the reply stopped where it did, and Continue
         cut_row = QHBoxLayout(self.cut)
@@ -234,6 +241,10 @@ class MessageWidget(QFrame):
             self.body.set_markdown("*…*")
         else:
             self.body.set_markdown(message.content)
+        if not self.editing:  # a message of files only shows no empty text under them
+            self.body.setVisible(bool(message.content) or not message.attachments)
+        self.attached.show_attachments(message.attachments)
+        self.citations.show_citations(message.citations)
         badge = state_badge(message.state)
         self.badge.setVisible(bool(badge))
         self.badge.setText(badge)
@@ -275,10 +286,11 @@ class ChatView(QScrollArea):
     sig_continue_requested = Signal()  # Continue under the last reply, cut by its length limit or a full context
     sig_thinking_expanded_changed = Signal(bool)  # the user's choice: replies' thinking unfolded or folded (to remember)
 
-    def __init__(self, model: MessageListModel, parent: QWidget | None = None):
+    def __init__(self, model: MessageListModel, parent: QWidget | None = None, image_source: Callable[[str], bytes | None] = lambda _id: None):
         super().__init__(parent)
         self.setObjectName("chatScroll")
         self.model = model
+        self.image_source = image_source  # a picture's bytes by its attachment id (the store), for the full view
         self.generating = False
         self.thinking_expanded = False  # how a reply's thinking shows at first: the user's last choice (set_thinking_expanded)
         self.setWidgetResizable(True)
@@ -352,7 +364,7 @@ class ChatView(QScrollArea):
         return self.widgets.index(widget) + self._unbuilt
 
     def _new_widget(self) -> MessageWidget:
-        widget = MessageWidget(thinking_expanded=self.thinking_expanded)
+        widget = MessageWidget(self.image_source, thinking_expanded=self.thinking_expanded)
         widget.sig_copy.connect(self._on_copy)
         widget.sig_continue.connect(lambda _w: self.sig_continue_requested.emit())
         widget.sig_thinking_toggled.connect(self._on_thinking_toggled)

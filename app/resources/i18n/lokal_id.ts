@@ -137,6 +137,123 @@
     </message>
 </context>
 <context>
+    <name>Attachments</name>
+    <message>
+        <source>&amp;Documents…</source>
+        <translation>&amp;Dokumen…</translation>
+    </message>
+    <message>
+        <source>Downloading {name}: large documents can be searched once it is there</source>
+        <translation>Mengunduh {name}: dokumen besar dapat dicari setelah selesai</translation>
+    </message>
+    <message>
+        <source>{name} is loaded: large documents attached from now on are searched</source>
+        <translation>{name} sudah dimuat: dokumen besar yang dilampirkan mulai sekarang akan dicari</translation>
+    </message>
+    <message>
+        <source>Search large documents</source>
+        <translation>Mencari dokumen besar</translation>
+    </message>
+    <message>
+        <source>Download {name} ({params}), an embedding model, so that Lokal can find the parts of large documents that answer your question?</source>
+        <translation>Unduh {name} ({params}), model embedding, agar Lokal dapat menemukan bagian dokumen besar yang menjawab pertanyaan Anda?</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>Unduh</translation>
+    </message>
+    <message>
+        <source>Not now</source>
+        <translation>Nanti saja</translation>
+    </message>
+    <message>
+        <source>{name} was not attached: {reason}</source>
+        <translation>{name} tidak dilampirkan: {reason}</translation>
+    </message>
+    <message>
+        <source>text, Markdown, source code, CSV, HTML, PDF, DOCX, and pictures (PNG, JPEG, WebP, GIF, BMP)</source>
+        <translation>teks, Markdown, kode sumber, CSV, HTML, PDF, DOCX, dan gambar (PNG, JPEG, WebP, GIF, BMP)</translation>
+    </message>
+    <message>
+        <source>it has no extension, so Lokal cannot tell its format. It reads {formats}.</source>
+        <translation>berkas ini tidak berekstensi, jadi Lokal tidak dapat mengenali formatnya. Lokal membaca {formats}.</translation>
+    </message>
+    <message>
+        <source>Lokal cannot read {suffix} files. It reads {formats}.</source>
+        <translation>Lokal tidak dapat membaca berkas {suffix}. Lokal membaca {formats}.</translation>
+    </message>
+    <message>
+        <source>no model is loaded. Pictures need a model that can see (a vision model with its projector).</source>
+        <translation>belum ada model yang dimuat. Gambar memerlukan model yang dapat melihat (model visi dengan proyektornya).</translation>
+    </message>
+    <message>
+        <source>{model} cannot see pictures. Load a vision model (one with a projector, from Model ▸ Browse models) to attach pictures.</source>
+        <translation>{model} tidak dapat melihat gambar. Muat model visi (yang memiliki proyektor, dari Model ▸ Jelajahi model) untuk melampirkan gambar.</translation>
+    </message>
+    <message>
+        <source>it is a folder; attach the files in it instead.</source>
+        <translation>ini sebuah folder; lampirkan berkas di dalamnya saja.</translation>
+    </message>
+    <message>
+        <source>it cannot be read ({error}).</source>
+        <translation>berkas ini tidak dapat dibaca ({error}).</translation>
+    </message>
+    <message>
+        <source>it is {size} MiB; the most Lokal takes is {limit} MiB.</source>
+        <translation>ukurannya {size} MiB; Lokal menerima paling banyak {limit} MiB.</translation>
+    </message>
+    <message>
+        <source>the file is empty.</source>
+        <translation>berkas ini kosong.</translation>
+    </message>
+    <message>
+        <source>replies come from a remote endpoint ({model}), which Lokal sends text only. Choose a local model to attach files.</source>
+        <translation>balasan datang dari endpoint jarak jauh ({model}), yang hanya dikirimi teks oleh Lokal. Pilih model lokal untuk melampirkan berkas.</translation>
+    </message>
+    <message>
+        <source>pasted picture.png</source>
+        <translation>gambar tempelan.png</translation>
+    </message>
+    <message>
+        <source>it is not a picture Lokal can read (the file is damaged, or not the format its name says).</source>
+        <translation>ini bukan gambar yang dapat dibaca Lokal (berkasnya rusak, atau formatnya tidak sesuai namanya).</translation>
+    </message>
+    <message>
+        <source>{name} · reading…</source>
+        <translation>{name} · sedang dibaca…</translation>
+    </message>
+    <message>
+        <source>{name} · picture</source>
+        <translation>{name} · gambar</translation>
+    </message>
+    <message>
+        <source>The runtime is reading the file</source>
+        <translation>Runtime sedang membaca berkas ini</translation>
+    </message>
+    <message>
+        <source>A picture, seen by the model</source>
+        <translation>Gambar, dilihat oleh model</translation>
+    </message>
+    <message>
+        <source>Fits the context: the whole document goes into the prompt</source>
+        <translation>Muat dalam konteks: seluruh dokumen masuk ke prompt</translation>
+    </message>
+    <message>
+        <source>Too large for the context: the parts that match your question are put in the prompt, and cited under the reply</source>
+        <translation>Terlalu besar untuk konteks: bagian yang sesuai dengan pertanyaan Anda dimasukkan ke prompt, dan dikutip di bawah balasan</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n page(s)</source>
+        <translation>
+            <numerusform>%n halaman</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{name} is too large for the model&apos;s context ({tokens}), and no embedding model is loaded to search it: it can be sent once one is (the chosen parts of it then go into the prompt).</source>
+        <translation>{name} terlalu besar untuk konteks model ({tokens}), dan belum ada model embedding yang dimuat untuk mencarinya: berkas ini dapat dikirim setelah ada (bagian yang terpilih lalu masuk ke prompt).</translation>
+    </message>
+</context>
+<context>
     <name>AutoHeightBrowser</name>
     <message>
         <source>[image: {address}]</source>
@@ -418,6 +535,39 @@
     </message>
 </context>
 <context>
+    <name>Chip</name>
+    <message>
+        <source>Remove {name} from the message</source>
+        <translation>Hapus {name} dari pesan</translation>
+    </message>
+    <message>
+        <source>Remove {name}</source>
+        <translation>Hapus {name}</translation>
+    </message>
+    <message>
+        <source>The file is not sent with this message (Delete)</source>
+        <translation>Berkas ini tidak dikirim bersama pesan ini (Delete)</translation>
+    </message>
+</context>
+<context>
+    <name>CitationItem</name>
+    <message>
+        <source>Source: {title}</source>
+        <translation>Sumber: {title}</translation>
+    </message>
+    <message>
+        <source>Shows or hides the text the reply was given from it</source>
+        <translation>Menampilkan atau menyembunyikan teks dari sumber ini yang diberikan kepada balasan</translation>
+    </message>
+</context>
+<context>
+    <name>Citations</name>
+    <message>
+        <source>Sources</source>
+        <translation>Sumber</translation>
+    </message>
+</context>
+<context>
     <name>CloseWhileServing</name>
     <message>
         <source>Keep serving the API?</source>
@@ -512,6 +662,18 @@
 <context>
     <name>Composer</name>
     <message>
+        <source>Attach files or pictures (you can also drop or paste them here)</source>
+        <translation>Lampirkan berkas atau gambar (bisa juga dijatuhkan atau ditempel di sini)</translation>
+    </message>
+    <message>
+        <source>Attach</source>
+        <translation>Lampirkan</translation>
+    </message>
+    <message>
+        <source>Choose files to send with the message: documents, and pictures when the model can see</source>
+        <translation>Pilih berkas untuk dikirim bersama pesan: dokumen, dan gambar bila model dapat melihat</translation>
+    </message>
+    <message>
         <source>Message the model  (Enter to send, Shift+Enter for a new line)</source>
         <translation>Kirim pesan ke model  (Enter untuk mengirim, Shift+Enter untuk baris baru)</translation>
     </message>
@@ -546,6 +708,22 @@
     <message>
         <source>Send the message</source>
         <translation>Kirim pesan</translation>
+    </message>
+    <message>
+        <source>Attach files</source>
+        <translation>Lampirkan berkas</translation>
+    </message>
+    <message>
+        <source>Documents ({patterns})</source>
+        <translation>Dokumen ({patterns})</translation>
+    </message>
+    <message>
+        <source>Documents and pictures ({patterns})</source>
+        <translation>Dokumen dan gambar ({patterns})</translation>
+    </message>
+    <message>
+        <source>Pictures ({patterns})</source>
+        <translation>Gambar ({patterns})</translation>
     </message>
 </context>
 <context>
@@ -732,6 +910,33 @@ terakhir aktif {time}</translation>
     </message>
 </context>
 <context>
+    <name>DocumentsDialog</name>
+    <message>
+        <source>Documents</source>
+        <translation>Dokumen</translation>
+    </message>
+    <message>
+        <source>Documents you attached before. Attaching one again reuses what was read and indexed: nothing is read again.</source>
+        <translation>Dokumen yang pernah Anda lampirkan. Melampirkannya lagi memakai ulang hasil baca dan indeksnya: tidak ada yang dibaca ulang.</translation>
+    </message>
+    <message>
+        <source>No documents yet: attach one to a message (the paperclip, or drop a file on the message box).</source>
+        <translation>Belum ada dokumen: lampirkan satu ke pesan (klip kertas, atau jatuhkan berkas ke kotak pesan).</translation>
+    </message>
+    <message>
+        <source>Choose documents, then Attach (Enter)</source>
+        <translation>Pilih dokumen, lalu Lampirkan (Enter)</translation>
+    </message>
+    <message>
+        <source>Attach</source>
+        <translation>Lampirkan</translation>
+    </message>
+    <message>
+        <source>Put the chosen documents on the message you are writing</source>
+        <translation>Tambahkan dokumen yang dipilih ke pesan yang sedang Anda tulis</translation>
+    </message>
+</context>
+<context>
     <name>DownloadsPanel</name>
     <message>
         <source>Pause</source>
@@ -764,6 +969,21 @@ terakhir aktif {time}</translation>
     <message>
         <source>One row per download: model, file, progress, speed, time left and state</source>
         <translation>Satu baris per unduhan: model, berkas, kemajuan, kecepatan, sisa waktu, dan status</translation>
+    </message>
+</context>
+<context>
+    <name>EmbeddingModel</name>
+    <message>
+        <source>The download of {name} did not start: {reason}</source>
+        <translation>Unduhan {name} tidak dimulai: {reason}</translation>
+    </message>
+    <message>
+        <source>The download of {repo} has no GGUF file to load</source>
+        <translation>Unduhan {repo} tidak berisi berkas GGUF untuk dimuat</translation>
+    </message>
+    <message>
+        <source>The embedding model {file} could not be loaded: {reason}</source>
+        <translation>Model embedding {file} tidak dapat dimuat: {reason}</translation>
     </message>
 </context>
 <context>
@@ -833,6 +1053,21 @@ terakhir aktif {time}</translation>
     <message>
         <source>Logs: {folder}</source>
         <translation>Log: {folder}</translation>
+    </message>
+</context>
+<context>
+    <name>ImageViewer</name>
+    <message>
+        <source>This picture cannot be shown (its stored copy is damaged).</source>
+        <translation>Gambar ini tidak dapat ditampilkan (salinan tersimpannya rusak).</translation>
+    </message>
+    <message>
+        <source>Picture {name}</source>
+        <translation>Gambar {name}</translation>
+    </message>
+    <message>
+        <source>The picture at full size; Esc closes it</source>
+        <translation>Gambar dalam ukuran penuh; Esc menutupnya</translation>
     </message>
 </context>
 <context>
@@ -2498,6 +2733,21 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
     <message>
         <source>The model&apos;s thinking</source>
         <translation>Pemikiran model</translation>
+    </message>
+</context>
+<context>
+    <name>Thumbnail</name>
+    <message>
+        <source>{name}: click to see it whole</source>
+        <translation>{name}: klik untuk melihatnya utuh</translation>
+    </message>
+    <message>
+        <source>Picture {name}</source>
+        <translation>Gambar {name}</translation>
+    </message>
+    <message>
+        <source>Opens the picture at full size</source>
+        <translation>Membuka gambar dalam ukuran penuh</translation>
     </message>
 </context>
 <context>

@@ -1,0 +1,158 @@
+"""Attacher: a file, a dropped or pasted picture, or a document from the Documents list, onto the message being written.
+
+Each goes through the runtime's `attachment.add` (runtime/documents), which stores the bytes by their
+sha256, extracts a document's text once and answers with its size in tokens for the loaded model.
+What the window can tell at once (the format, a folder, an unreadable or oversized file, a picture for
+a model that cannot see) is refused here, before anything is sent (kinds.py); what only the runtime
+can tell (a PDF it cannot parse) comes back as its error. Either way the user reads why, the other
+attachments and the text typed so far stay as they were.
+
+A picture is also decoded here: a broken one is refused before the runtime sees it, and its thumbnail
+and bytes are kept with the message (app/storage/attachments.py) so a reopened conversation shows it.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QImage
+
+from app.attachments import kinds, pictures
+from app.attachments.kinds import Refusal, Attachments
+from app.attachments.pending import PendingAttachments
+from app.runtime_link import RuntimeLink
+from app.storage.attachments import StoredAttachment
+from app.storage.store import Store, StoreUnavailable
+from runtime.protocol import AttachmentAddParams, AttachmentInfo, RpcError, methods
+
+log = logging.getLogger("lokal.attachments")
+ADD_TIMEOUT_MS = 600_000  # a large document is extracted and its chunks embedded before the answer (minutes on a slow CPU)
+
+
+class Attacher(QObject):
+    sig_problem = Signal(str)  # why a file was not attached (nothing else changed)
+    sig_not_searchable = Signal(object)  # a StoredAttachment too large to fit whole that no embedding model can search yet
+    sig_changed = Signal()  # an attachment was added, answered or removed: the composer updates its Send button
+
+    def __init__(self, link: RuntimeLink, store: Store, parent: QObject | None = None):
+        super().__init__(parent)
+        self.link = link
+        self.store = store
+        self.pending = PendingAttachments(self)
+        self.vision = False  # the loaded model can see pictures (ModelLoadResult.vision)
+        self.model_name = ""  # the loaded model, named when a picture is refused
+        self.remote = False  # replies come from a remote endpoint, which gets text only (app/remote): nothing can be attached
+        for signal in (self.pending.rowsInserted, self.pending.rowsRemoved, self.pending.dataChanged, self.pending.modelReset):
+            signal.connect(self.sig_changed)
+
+    def set_model(self, name: str, vision: bool, remote: bool = False) -> None:
+        """The model replies come from now, whether it can see pictures (pictures are offered only then), and
+        whether it is a remote endpoint's (attachments are read by Lokal's own runtime, and never reach one)."""
+        self.model_name = name
+        self.vision = vision and not remote
+        self.remote = remote
+
+    def _remote_refusal(self, name: str) -> bool:
+        return self._refuse(Refusal(name, Attachments.tr(
+            "replies come from a remote endpoint ({model}), which Lokal sends text only. Choose a local model to attach files."
+        ).format(model=self.model_name)))
+
+    # ---- adding ----------------------------------------------------------------
+    def add_paths(self, paths: list[str]) -> int:
+        """Attach these files; how many were taken (each refused one is said, with why)."""
+        return sum(self.add_path(path) for path in paths)
+
+    def add_path(self, path: str) -> bool:
+        name = Path(path).name
+        if self.remote:
+            return self._remote_refusal(name)
+        kind, refusal = kinds.check_file(path, self.vision, self.model_name)
+        if refusal is not None or kind is None:
+            return self._refuse(refusal or Refusal(name, ""))
+        if kind == "image":
+            try:
+                data = Path(path).read_bytes()
+            except OSError as exc:
+                return self._refuse(Refusal(name, Attachments.tr("it cannot be read ({error}).").format(error=exc.strerror or exc)))
+            return self._add_picture(name, kinds.mime_of(name), data, AttachmentAddParams(name, kinds.mime_of(name), path=str(path)))
+        key = self.pending.add(name, kind)
+        self._send(key, name, AttachmentAddParams(name, kinds.mime_of(name), path=str(path)), b"", b"")
+        return True
+
+    def add_image(self, image: QImage, name: str = "") -> bool:
+        """A picture from the clipboard (or dropped as image data): sent as PNG bytes."""
+        name = name or Attachments.tr("pasted picture.png")
+        if self.remote:
+            return self._remote_refusal(name)
+        if not self.vision:
+            return self._refuse(Refusal(name, kinds.no_vision_reason(self.model_name)))
+        data = pictures.png_bytes(image)
+        refusal = kinds.check_size(name, "image", len(data))
+        if refusal is not None:
+            return self._refuse(refusal)
+        return self._add_picture(name, "image/png", data, AttachmentAddParams(name, "image/png", data_base64=base64.b64encode(data).decode("ascii")))
+
+    def reuse(self, attachment: StoredAttachment) -> None:
+        """A document from the Documents list: the runtime has it stored (and embedded) under its id already."""
+        if self.remote:
+            self._remote_refusal(attachment.name)
+            return
+        key = self.pending.add(attachment.name, attachment.kind)
+        self.pending.resolve(key, attachment)
+
+    def remove(self, key: int) -> None:
+        self.pending.remove(key)
+
+    def take(self) -> list[StoredAttachment]:
+        """The attachments to send with the message (the composer clears them once it is stored: sent())."""
+        return self.pending.ready()
+
+    def _add_picture(self, name: str, mime: str, data: bytes, params: AttachmentAddParams) -> bool:
+        image = pictures.decode(data)
+        if image is None:
+            return self._refuse(Refusal(name, Attachments.tr("it is not a picture Lokal can read (the file is damaged, or not the format its name says).")))
+        key = self.pending.add(name, "image")
+        self._send(key, name, params, pictures.thumbnail(image), data)
+        return True
+
+    def _send(self, key: int, name: str, params: AttachmentAddParams, thumbnail: bytes, image: bytes) -> None:
+        self.link.call(
+            methods.ATTACHMENT_ADD, params,
+            on_result=lambda info: self._on_added(key, info, thumbnail, image),
+            on_error=lambda error: self._on_failed(key, name, error),
+            timeout_ms=ADD_TIMEOUT_MS,
+        )
+
+    def _on_added(self, key: int, info: AttachmentInfo, thumbnail: bytes, image: bytes) -> None:
+        attachment = StoredAttachment(
+            info.id, info.kind, info.name, info.mime, info.bytes, info.tokens, info.pages, info.fits_whole, info.searchable, info.note,
+            thumbnail=thumbnail, image=image,
+        )
+        if not self.pending.resolve(key, attachment):
+            return  # removed while the runtime read it
+        if attachment.kind == "document":
+            try:
+                self.store.remember_attachment(attachment)  # in the Documents list from now on, sent or not
+            except StoreUnavailable as exc:
+                log.warning("the Documents list could not keep %s: %s", attachment.name, exc)
+            if needs_embedding_model(attachment):
+                self.sig_not_searchable.emit(attachment)
+
+    def _on_failed(self, key: int, name: str, error: RpcError) -> None:
+        if self.pending.row_of(key) < 0:
+            return
+        self.pending.remove(key)
+        self._refuse(Refusal(name, error.message.removeprefix(f"{name}: ")))  # the runtime's message may name the file too
+
+    def _refuse(self, refusal: Refusal) -> bool:
+        log.info("not attached: %s", refusal.message)
+        self.sig_problem.emit(refusal.message)
+        return False
+
+
+def needs_embedding_model(attachment: StoredAttachment) -> bool:
+    """Too large for the context whole, and nothing can search it: the window offers to fetch an embedding model."""
+    return attachment.kind == "document" and attachment.tokens > 0 and not attachment.fits_whole and not attachment.searchable

@@ -1,0 +1,173 @@
+"""A message's attachments and a reply's citations, in the conversation database.
+
+The runtime keeps a file's bytes (content-addressed, by sha256) and its extracted text and vectors;
+the window keeps what it shows: the chip (name, size in tokens, whether it fits whole or is searched),
+a picture's thumbnail and the picture itself (for the full view, so a reopened conversation shows it
+even if the runtime's store was cleared), and the citations under a reply. The `attachments` table
+has one row per file, whichever messages refer to it: it is the Documents list, and a document
+attached again in another conversation is the same row (and the same stored file in the runtime, so
+nothing is extracted or embedded again).
+
+Citations are copied into their reply's rows, text included: they say what the reply was given, and
+stay true when the document is later attached again or its store cleared.
+
+These helpers run on the Store's connection, inside its transactions (app/storage/store.py). A message's
+ids go to SQLite as one JSON array (json_each): no SQL is built from strings, and no limit on variables.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+# The attachments' tables (a migration in store.MIGRATIONS). `place` is the citation's "page 3" /
+# "lines 40–62" (WHERE is a keyword of SQL).
+MIGRATION = """
+CREATE TABLE attachments (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('document', 'image')),
+    name TEXT NOT NULL,
+    mime TEXT NOT NULL DEFAULT '',
+    bytes INTEGER NOT NULL DEFAULT 0,
+    tokens INTEGER NOT NULL DEFAULT 0,
+    pages INTEGER NOT NULL DEFAULT 0,
+    fits_whole INTEGER NOT NULL DEFAULT 0,
+    searchable INTEGER NOT NULL DEFAULT 0,
+    note TEXT NOT NULL DEFAULT '',
+    thumbnail BLOB,
+    image BLOB,
+    added_at REAL NOT NULL,
+    used_at REAL NOT NULL
+);
+CREATE INDEX attachments_by_use ON attachments(kind, used_at DESC);
+CREATE TABLE message_attachments (
+    message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    ord INTEGER NOT NULL,
+    attachment_id TEXT NOT NULL REFERENCES attachments(id),
+    PRIMARY KEY (message_id, ord)
+);
+CREATE INDEX message_attachments_by_attachment ON message_attachments(attachment_id);
+CREATE TABLE message_citations (
+    message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    ord INTEGER NOT NULL,
+    attachment_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    chunk INTEGER NOT NULL,
+    place TEXT NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (message_id, ord)
+);
+"""
+
+
+
+@dataclass
+class StoredAttachment:
+    """A file attached to a message, as the window shows it: what the runtime's `attachment.add` answered,
+    and for a picture its thumbnail (PNG bytes; the picture itself is read on demand: `image_bytes`)."""
+
+    id: str  # sha256 hex of the file's bytes: the runtime's key for it
+    kind: str  # "document" or "image"
+    name: str
+    mime: str = ""
+    size: int = 0  # in bytes
+    tokens: int = 0
+    pages: int = 0
+    fits_whole: bool = False
+    searchable: bool = False
+    note: str = ""
+    thumbnail: bytes = b""
+    image: bytes = field(default=b"", repr=False)  # only while it is being stored: the picture, for the full view
+
+
+@dataclass
+class StoredCitation:
+    """A chunk a reply was given: which attachment, where in it, and the text itself."""
+
+    attachment_id: str
+    name: str
+    chunk: int
+    where: str
+    text: str
+
+
+def _attachment(row: sqlite3.Row | tuple) -> StoredAttachment:
+    id_, kind, name, mime, size, tokens, pages, fits_whole, searchable, note, thumbnail = row[-11:]
+    return StoredAttachment(id_, kind, name, mime, size, tokens, pages, bool(fits_whole), bool(searchable), note, bytes(thumbnail or b""))
+
+
+def remember(db: sqlite3.Connection, attachment: StoredAttachment, now: float | None = None) -> None:
+    """Keep (or refresh) the attachment's row; a picture already kept keeps its bytes if none come now."""
+    now = time.time() if now is None else now
+    db.execute(
+        "INSERT INTO attachments (id, kind, name, mime, bytes, tokens, pages, fits_whole, searchable, note, thumbnail, image, added_at, used_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+        "name = excluded.name, mime = excluded.mime, tokens = excluded.tokens, pages = excluded.pages, "
+        "fits_whole = excluded.fits_whole, searchable = excluded.searchable, note = excluded.note, "
+        "thumbnail = COALESCE(excluded.thumbnail, thumbnail), image = COALESCE(excluded.image, image), used_at = excluded.used_at",
+        (
+            attachment.id, attachment.kind, attachment.name, attachment.mime, attachment.size, attachment.tokens, attachment.pages,
+            int(attachment.fits_whole), int(attachment.searchable), attachment.note,
+            attachment.thumbnail or None, attachment.image or None, now, now,
+        ),
+    )
+
+
+def link(db: sqlite3.Connection, message_id: int, attachments: Sequence[StoredAttachment], now: float | None = None) -> None:
+    """Keep each attachment and tie it to the message, in order."""
+    for ord_, attachment in enumerate(attachments):
+        remember(db, attachment, now)
+        db.execute("INSERT INTO message_attachments (message_id, ord, attachment_id) VALUES (?, ?, ?)", (message_id, ord_, attachment.id))
+
+
+def save_citations(db: sqlite3.Connection, message_id: int, citations: Sequence[StoredCitation]) -> None:
+    """The reply's citations, replacing any it had (a reply ends once; regenerate makes a new message)."""
+    db.execute("DELETE FROM message_citations WHERE message_id = ?", (message_id,))
+    db.executemany(
+        "INSERT INTO message_citations (message_id, ord, attachment_id, name, chunk, place, text) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(message_id, i, c.attachment_id, c.name, c.chunk, c.where, c.text) for i, c in enumerate(citations)],
+    )
+
+
+def attachments_of(db: sqlite3.Connection, message_ids: Sequence[int]) -> dict[int, list[StoredAttachment]]:
+    """Each message's attachments, in the order they were attached (messages without any are left out)."""
+    out: dict[int, list[StoredAttachment]] = {}
+    rows = db.execute(
+        "SELECT ma.message_id, a.id, a.kind, a.name, a.mime, a.bytes, a.tokens, a.pages, a.fits_whole, a.searchable, a.note, a.thumbnail "
+        "FROM message_attachments ma JOIN attachments a ON a.id = ma.attachment_id "
+        "WHERE ma.message_id IN (SELECT value FROM json_each(?)) ORDER BY ma.message_id, ma.ord",
+        (json.dumps(list(message_ids)),),
+    ).fetchall()
+    for row in rows:
+        out.setdefault(row[0], []).append(_attachment(row))
+    return out
+
+
+def citations_of(db: sqlite3.Connection, message_ids: Sequence[int]) -> dict[int, list[StoredCitation]]:
+    out: dict[int, list[StoredCitation]] = {}
+    rows = db.execute(
+        "SELECT message_id, attachment_id, name, chunk, place, text FROM message_citations "
+        "WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, ord",
+        (json.dumps(list(message_ids)),),
+    ).fetchall()
+    for message_id, attachment_id, name, chunk, place, text in rows:
+        out.setdefault(message_id, []).append(StoredCitation(attachment_id, name, chunk, place, text))
+    return out
+
+
+def documents(db: sqlite3.Connection) -> list[StoredAttachment]:
+    """Every document attached so far, the most recently used first: the Documents list."""
+    rows = db.execute(
+        "SELECT a.id, a.kind, a.name, a.mime, a.bytes, a.tokens, a.pages, a.fits_whole, a.searchable, a.note, a.thumbnail "
+        "FROM attachments a WHERE a.kind = 'document' ORDER BY a.used_at DESC"
+    ).fetchall()
+    return [_attachment(row) for row in rows]
+
+
+def image_bytes(db: sqlite3.Connection, attachment_id: str) -> bytes | None:
+    """A picture's bytes as it was attached (the full view); None if none is kept."""
+    row = db.execute("SELECT image FROM attachments WHERE id = ?", (attachment_id,)).fetchone()
+    return bytes(row[0]) if row and row[0] is not None else None

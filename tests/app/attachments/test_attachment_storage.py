@@ -1,0 +1,69 @@
+"""A message's attachments and a reply's citations in the real SQLite store, and the migration that adds them."""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+
+from app.storage import store as st
+from app.storage.attachments import StoredAttachment, StoredCitation
+from app.storage.store import Store
+
+PDF = StoredAttachment("a" * 64, "document", "report.pdf", "application/pdf", 120_000, 5_400, 12, False, True, "")
+PICTURE = StoredAttachment("b" * 64, "image", "cat.png", "image/png", 2_000, 0, 0, True, False, "", thumbnail=b"thumb", image=b"\x89PNG whole")
+
+
+def _old_database(path):
+    """A database as the released Lokal (schema 2) left it, with a conversation in it."""
+    with sqlite3.connect(str(path)) as db:
+        for i, script in enumerate(st.MIGRATIONS[:2], start=1):
+            db.executescript(f"BEGIN;\n{script}\nPRAGMA user_version = {i};\nCOMMIT;")
+        db.execute("INSERT INTO conversations VALUES ('c1', 'Old chat', 1.0, 2.0, '', '{}')")
+        db.execute("INSERT INTO messages (conversation_id, position, role, content, state, created_at, model) VALUES ('c1', 0, 'user', 'hi', 'complete', 1.0, '')")
+        db.execute("INSERT INTO messages (conversation_id, position, role, content, state, created_at, model) VALUES ('c1', 1, 'assistant', 'hello', 'complete', 1.5, 'm')")
+
+
+def test_an_old_database_is_migrated_its_messages_kept_and_attachments_can_be_added(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    _old_database(path)
+    store = Store(path)
+    assert store.schema_version == st.SCHEMA_VERSION
+    old = store.messages("c1")
+    assert [(m.content, m.attachments, m.citations) for m in old] == [("hi", [], []), ("hello", [], [])]
+    sent = store.add_message("c1", "user", "what does it say?", attached=[PDF, PICTURE])
+    assert [a.name for a in sent.attachments] == ["report.pdf", "cat.png"] and sent.attachments[1].image == b""
+    store.close()
+    again = Store(path)
+    (reopened,) = again.messages("c1", since=2)
+    assert [a.name for a in reopened.attachments] == ["report.pdf", "cat.png"]
+    assert reopened.attachments[0].tokens == 5_400 and reopened.attachments[0].pages == 12 and reopened.attachments[0].searchable
+    assert reopened.attachments[1].thumbnail == b"thumb"
+    assert again.image_bytes(PICTURE.id) == b"\x89PNG whole"
+
+
+def test_citations_stay_with_their_reply_and_the_documents_list_has_each_document_once(tmp_path):
+    store = Store(tmp_path / "c.sqlite3")
+    first = store.create_conversation("first")
+    store.add_message(first.id, "user", "q", attached=[PDF])
+    reply = store.add_message(first.id, "assistant", "a")
+    cited = [StoredCitation(PDF.id, "report.pdf", 3, "page 3", "The answer is 42."), StoredCitation(PDF.id, "report.pdf", 9, "page 7", "More.")]
+    store.save_citations(reply.id, cited)
+    later = store.create_conversation("later")
+    store.add_message(later.id, "user", "again", attached=[PDF, PICTURE])  # reused: the same row, not a copy
+    assert store.message(reply.id).citations == cited
+    assert [d.name for d in store.documents()] == ["report.pdf"]  # pictures are not documents
+    assert store.attachments_since(first.id) == [[dataclasses.replace(PDF, image=b"")], []]
+
+
+def test_a_deleted_conversation_comes_back_with_its_attachments_and_citations(tmp_path):
+    store = Store(tmp_path / "c.sqlite3")
+    conv = store.create_conversation("t")
+    store.add_message(conv.id, "user", "q", attached=[PICTURE])
+    reply = store.add_message(conv.id, "assistant", "a")
+    store.save_citations(reply.id, [StoredCitation(PDF.id, "report.pdf", 1, "lines 4–9", "text")])
+    deleted = store.delete_conversation(conv.id)
+    assert deleted is not None
+    store.restore_conversation(*deleted)
+    question, answer = store.messages(conv.id)
+    assert [a.id for a in question.attachments] == [PICTURE.id] and answer.citations[0].where == "lines 4–9"
+    assert store.image_bytes(PICTURE.id) == b"\x89PNG whole"
