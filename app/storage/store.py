@@ -526,7 +526,7 @@ class Store:
             assert cur.lastrowid is not None  # an INSERT's row
             attachments.link(self._db, cur.lastrowid, attached or [], now)
             self._db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
-        return Message(cur.lastrowid, conversation_id, position, role, content, state, None, now, model, [dataclasses.replace(a, image=b"") for a in attached or []])
+        return Message(cur.lastrowid, conversation_id, position, role, content, state, None, now, model, attachments=[dataclasses.replace(a, image=b"") for a in attached or []])
 
     def update_message(
         self, message_id: int, *, content: str | None = None, state: str | None = None, record: ReplyRecord | None = None,
