@@ -236,13 +236,13 @@ class MessageWidget(QFrame):
         self.thinking.setVisible(bool(message.reasoning))
         if message.reasoning:
             self.thinking.show_reasoning(message.reasoning, thinking, message.thinking_ms)
-        self.body.setVisible(not (thinking and not message.content) and not self.editing)
         if streaming and not message.content:
             self.body.set_markdown("*…*")
         else:
             self.body.set_markdown(message.content)
-        if not self.editing:  # a message of files only shows no empty text under them
-            self.body.setVisible(bool(message.content) or not message.attachments)
+        # No "…" under a reply still thinking, and no empty text under a message of files only.
+        files_only = bool(message.attachments) and not message.content
+        self.body.setVisible(not (thinking and not message.content) and not files_only and not self.editing)
         self.attached.show_attachments(message.attachments)
         self.citations.show_citations(message.citations)
         badge = state_badge(message.state)
