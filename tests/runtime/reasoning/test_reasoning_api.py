@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from runtime.scheduler.scheduler import MAX_NEXT_TURN_HEADER
 from serve_process import MODEL_NAME, serving
 
 pytestmark = pytest.mark.slow
@@ -29,14 +30,16 @@ def events(body: bytes) -> list[dict]:
 
 
 def test_the_reply_carries_reasoning_content_apart_and_the_next_turn_reuses_the_cache(served):
-    reply = served.http("POST", CHAT, ASK, timeout=300)
+    # A reply longer than what the after-work evaluates unasked: the turn's rewrite is more than a header.
+    long_thought = THINKING.replace("{8,40}", "{100,120}").replace("{4,24}", "{20,24}")
+    reply = served.http("POST", CHAT, {**ASK, "grammar": long_thought}, timeout=300)
     assert reply.status == 200, reply.body
     body = reply.json()
     message, usage = body["choices"][0]["message"], body["usage"]
     assert message["reasoning_content"] and message["content"], message
     assert "<think>" not in message["content"] and "</think>" not in message["reasoning_content"]
     reasoning_tokens = usage["completion_tokens_details"]["reasoning_tokens"]
-    assert 0 < reasoning_tokens < usage["completion_tokens"]
+    assert 0 < reasoning_tokens < usage["completion_tokens"] and usage["completion_tokens"] > MAX_NEXT_TURN_HEADER
 
     # The reply goes back with its reasoning apart, with the switches a reasoning client sends (no more 400 for them).
     history = [*QUESTION, {"role": "assistant", "content": message["content"], "reasoning_content": message["reasoning_content"]}, {"role": "user", "content": "And at sunset?"}]

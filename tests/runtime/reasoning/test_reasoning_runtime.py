@@ -7,6 +7,7 @@ import pytest
 
 from bad_input import expect_error
 from runtime.client import RuntimeClient
+from runtime.scheduler.scheduler import MAX_NEXT_TURN_HEADER
 from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, KvStoreInfoParams, ModelLoadParams, methods
 
 pytestmark = pytest.mark.slow
@@ -28,7 +29,9 @@ def think(client, messages, conversation, **kw):
 
 
 def test_a_thinking_reply_streams_its_reasoning_apart_and_the_next_turn_reuses_the_cache(loaded_runtime):
-    result, texts, thoughts = think(loaded_runtime, QUESTION, "thinks")
+    # Longer than what a reply's after-work evaluates unasked: the rewrite of the turn is more than a header.
+    long_thought = THINKING.replace("{8,40}", "{100,120}").replace("{4,24}", "{20,24}")
+    result, texts, thoughts = think(loaded_runtime, QUESTION, "thinks", grammar=long_thought)
     assert result.finish_reason == "stop"
     assert result.reasoning and result.text, result
     assert "<think>" not in result.reasoning + result.text and "</think>" not in result.reasoning + result.text
@@ -37,6 +40,7 @@ def test_a_thinking_reply_streams_its_reasoning_apart_and_the_next_turn_reuses_t
     assert s1.reasoning_tokens > 0 and s1.answer_tokens > 0
     assert s1.reasoning_tokens + s1.answer_tokens == s1.completion_tokens
     assert s1.ttft_ms > 0 and s1.ttfat_ms >= s1.ttft_ms and s1.thinking_ms > 0
+    assert s1.completion_tokens > MAX_NEXT_TURN_HEADER
 
     # The next turn sends the reply back with its reasoning apart; SmolLM2's template drops it, and the reply's
     # after-work evaluated the answer as the template writes it: only the new message is left to evaluate.
