@@ -100,6 +100,12 @@ def test_continue_reply_extends_a_cut_reply_in_place_from_the_live_cache(loaded_
     assert "<think>" not in (cut.reasoning + rest.reasoning + rest.text)
     assert "".join(thoughts) == rest.reasoning and "".join(texts) == rest.text
 
+    # A conversation whose last reply the runtime does not hold as written: the message is written back in the
+    # model's markers (the block left open), and the rest still splits as reasoning, then answer.
+    other, _, _ = think(loaded_runtime, [*QUESTION, partial], "continue-elsewhere", continue_reply=True, grammar=rest_grammar)
+    assert other.finish_reason == "stop" and other.reasoning and other.text, other
+    assert "</think>" not in other.reasoning + other.text
+
 
 def test_max_tokens_none_goes_on_until_the_context_is_full(starter_model):
     with RuntimeClient() as client:
