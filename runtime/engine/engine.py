@@ -12,6 +12,7 @@ Load and unload run only while no reply does (the server's job line, job_slot.py
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import contextlib
 import dataclasses
@@ -74,6 +75,10 @@ CHATML = ChatTemplate(None)
 
 # The prompt's last tokens, read for an open reasoning block (markers.opens_block): a generation prompt's header is shorter.
 PROMPT_TAIL_TOKENS = 16
+
+# Conversations whose last reply is remembered as written (continue_reply goes on from it exactly; older ones are
+# written back from their reasoning and answer, and only the tail that differs is evaluated again).
+LAST_REPLIES_KEPT = 256
 
 # A character no message contains: where the next user message would start in the rendered template.
 NEXT_TURN_SENTINEL = "\ue000lokal-next-turn\ue000"
@@ -230,7 +235,8 @@ class Engine:
         self.saved_states = SavedStates(store_from_environment())
         self._context_cuts: dict[str, int] = {}  # per conversation: oldest messages left out (context_window.py)
         self._cuts_lock = threading.Lock()  # prompts are fitted on the replies' own threads (it guards _last_replies too)
-        self._last_replies: dict[str, WrittenReply] = {}  # per conversation: its last reply, for continue_reply
+        # Per conversation, its last reply as written, for continue_reply: the newest LAST_REPLIES_KEPT (an API serves many).
+        self._last_replies: collections.OrderedDict[str, WrittenReply] = collections.OrderedDict()
         # Renders each ended reply's next-turn start and sends it to the scheduler (Scheduler.follow_up), after
         # the reply is answered: neither the answer nor the engine thread waits for a template.
         self._next_turns = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="next-turn")
@@ -455,8 +461,9 @@ class Engine:
         assert outcome is not None
         whole = self._remember_reply(params, outcome)
         if reply.follows_up and outcome.finish_reason != "cancelled":  # the scheduler holds the seat for it until then
-            if outcome.finish_reason == "length":
-                # A reply cut short is continued more often than answered: the cache keeps it as written (continue_reply).
+            if outcome.finish_reason == "length" and outcome.reasoning:
+                # A thinking reply cut short is continued more often than answered, and its next turn would rewrite it
+                # without the reasoning: the cache keeps it as written, for continue_reply.
                 scheduler.follow_up(reply, [])
             else:
                 # After the answer, not before it: the next turn's start is rendered off this thread and off the engine's.
@@ -487,6 +494,9 @@ class Engine:
         if params.prompt is None:
             with self._cuts_lock:
                 self._last_replies[params.conversation_id] = WrittenReply(raw, reasoning, answer)
+                self._last_replies.move_to_end(params.conversation_id)
+                while len(self._last_replies) > LAST_REPLIES_KEPT:
+                    self._last_replies.popitem(last=False)
         return ChatMessage("assistant", answer, reasoning=reasoning)
 
     def _scheduled_reply(self, params: ChatGenerateParams, cancel: CancelEvent, on_text: Callable[[str], None], owner: str, loaded: LoadedModel, on_reasoning: Callable[[str], None] | None = None) -> tuple[ScheduledReply, TemplateUse, str] | None:

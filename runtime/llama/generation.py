@@ -102,8 +102,10 @@ class TokenSink:
             parts = self.reasoning.take(text)
             self.unsent += parts.answer
             self.unsent_reasoning += parts.reasoning
-        elif text:
+        else:  # no reasoning kept apart: every token is the answer's
             self.unsent += text
+            self.stats.answer_tokens = len(self.completion)
+            self.stats.ttfat_ms = self.stats.ttfat_ms or self.stats.ttft_ms
         if self.stream.stopped:
             self.finish_reason = "stop"
         elif len(self.completion) >= self.request.max_tokens:

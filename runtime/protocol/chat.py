@@ -99,7 +99,8 @@ class ChatGenerateParams:
     # Thinking tokens allowed before the block is closed and the answer begins (llama-server's --reasoning-budget):
     # None or -1: unlimited; 0: no thinking.
     reasoning_budget: Optional[int] = None
-    # The last message is an assistant message to extend in place (no new assistant header), from the live cache.
+    # The last message is an assistant message to extend in place (no new assistant header), from the live cache;
+    # the result's text and reasoning (and the deltas) are what was added to it.
     continue_reply: bool = False
 
 

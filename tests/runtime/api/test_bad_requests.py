@@ -127,7 +127,7 @@ def test_unsupported_options_are_refused_not_ignored(served):
     assert error["param"] == "logprobs"
 
 
-@pytest.mark.parametrize("field, value", [("foo", 1), ("functions", [{"name": "f"}]), ("reasoning_effort", "high"), ("top_logprobs", 3), ("parallel_tool_calls", False), ("prediction", {"type": "content", "content": "x"})])
+@pytest.mark.parametrize("field, value", [("foo", 1), ("functions", [{"name": "f"}]), ("thinking", {"type": "enabled"}), ("top_logprobs", 3), ("parallel_tool_calls", False), ("prediction", {"type": "content", "content": "x"})])
 def test_a_field_that_would_change_the_reply_is_refused_by_name_not_ignored(served, field, value):
     error = error_of(served.http("POST", CHAT, {**GOOD, field: value}), 400)
     assert error["param"] == field and field in error["message"]

@@ -7,6 +7,7 @@ import pytest
 
 from bad_input import expect_error
 from runtime.client import RuntimeClient
+from runtime.scheduler.scheduler import MAX_NEXT_TURN_HEADER
 from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, KvStoreInfoParams, ModelLoadParams, methods
 
 pytestmark = pytest.mark.slow
@@ -28,7 +29,9 @@ def think(client, messages, conversation, **kw):
 
 
 def test_a_thinking_reply_streams_its_reasoning_apart_and_the_next_turn_reuses_the_cache(loaded_runtime):
-    result, texts, thoughts = think(loaded_runtime, QUESTION, "thinks")
+    # Longer than what a reply's after-work evaluates unasked: the rewrite of the turn is more than a header.
+    long_thought = THINKING.replace("{8,40}", "{100,120}").replace("{4,24}", "{20,24}")
+    result, texts, thoughts = think(loaded_runtime, QUESTION, "thinks", grammar=long_thought)
     assert result.finish_reason == "stop"
     assert result.reasoning and result.text, result
     assert "<think>" not in result.reasoning + result.text and "</think>" not in result.reasoning + result.text
@@ -37,6 +40,7 @@ def test_a_thinking_reply_streams_its_reasoning_apart_and_the_next_turn_reuses_t
     assert s1.reasoning_tokens > 0 and s1.answer_tokens > 0
     assert s1.reasoning_tokens + s1.answer_tokens == s1.completion_tokens
     assert s1.ttft_ms > 0 and s1.ttfat_ms >= s1.ttft_ms and s1.thinking_ms > 0
+    assert s1.completion_tokens > MAX_NEXT_TURN_HEADER
 
     # The next turn sends the reply back with its reasoning apart; SmolLM2's template drops it, and the reply's
     # after-work evaluated the answer as the template writes it: only the new message is left to evaluate.
@@ -55,7 +59,7 @@ def test_reasoning_format_none_leaves_the_reply_as_written(loaded_runtime):
     result, texts, thoughts = think(loaded_runtime, QUESTION, "as-written", reasoning_format="none")
     assert result.text.startswith("<think>") and "</think>" in result.text
     assert result.reasoning == "" and thoughts == [] and "".join(texts) == result.text
-    assert result.stats.reasoning_tokens == 0 and result.stats.answer_tokens == 0
+    assert result.stats.reasoning_tokens == 0 and result.stats.answer_tokens == result.stats.completion_tokens
 
 
 def test_a_reply_that_does_not_think_is_all_answer(loaded_runtime):
@@ -85,7 +89,9 @@ def test_continue_reply_extends_a_cut_reply_in_place_from_the_live_cache(loaded_
     cut, _, _ = think(loaded_runtime, QUESTION, "continue", max_tokens=6)
     assert cut.finish_reason == "length" and cut.reasoning and not cut.text  # cut while thinking
     partial = ChatMessage("assistant", cut.text, reasoning=cut.reasoning)
-    rest, texts, thoughts = think(loaded_runtime, [*QUESTION, partial], "continue", continue_reply=True)
+    # The grammar of the rest: the block is open already.
+    rest_grammar = THINKING.replace('root ::= "<think>" thought', "root ::= thought")
+    rest, texts, thoughts = think(loaded_runtime, [*QUESTION, partial], "continue", continue_reply=True, grammar=rest_grammar)
     s = rest.stats
     # No new assistant header and nothing of the reply evaluated again: the cache held it as written.
     assert s.prompt_tokens_reused >= cut.stats.prompt_tokens + cut.stats.completion_tokens - 1, (cut.stats, s)
@@ -94,16 +100,23 @@ def test_continue_reply_extends_a_cut_reply_in_place_from_the_live_cache(loaded_
     assert "<think>" not in (cut.reasoning + rest.reasoning + rest.text)
     assert "".join(thoughts) == rest.reasoning and "".join(texts) == rest.text
 
+    # A conversation whose last reply the runtime does not hold as written: the message is written back in the
+    # model's markers (the block left open), and the rest still splits as reasoning, then answer.
+    other, _, _ = think(loaded_runtime, [*QUESTION, partial], "continue-elsewhere", continue_reply=True, grammar=rest_grammar)
+    assert other.finish_reason == "stop" and other.reasoning and other.text, other
+    assert "</think>" not in other.reasoning + other.text
+
 
 def test_max_tokens_none_goes_on_until_the_context_is_full(starter_model):
     with RuntimeClient() as client:
         client.initialize("pytest")
-        client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=128))
-        params = ChatGenerateParams("long", [ChatMessage("user", "Write forever.")], grammar='root ::= [a-z ]+', temperature=0.0)
+        loaded = client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=64))
+        long_question = "Please write a very long story about the sea, the sky, the wind and the old lighthouse keeper."
+        params = ChatGenerateParams("long", [ChatMessage("user", long_question)], grammar="root ::= [a-z ]+", temperature=0.0)
         assert params.max_tokens is None
-        result = client.chat(params, timeout=120)
+        result = client.chat(params, timeout=300)
         assert result.finish_reason == "length" and result.stats.context_full, result.stats
-        assert result.stats.prompt_tokens + result.stats.completion_tokens >= 127
+        assert result.stats.prompt_tokens + result.stats.completion_tokens >= loaded.n_ctx - 1
         short = client.chat(ChatGenerateParams("short", [ChatMessage("user", "Hi")], max_tokens=3, temperature=0.0), timeout=60)
         assert short.finish_reason == "length" and not short.stats.context_full
 
