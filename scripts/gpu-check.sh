@@ -38,7 +38,7 @@ if [ -z "$(cuda_wheel)" ]; then
     mkdir -p "$WHEELS"
     # The CPU flags of scripts/dev.sh, so layers left on the CPU run the same kernels as the CPU build.
     # GGML_CUDA_ARCHITECTURES: only this machine's GPU ("native"), unless the caller names others.
-    args="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
+    args="-DLLAVA_BUILD=ON -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
     args="$args -DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES:-native}"
     started=$(date +%s)
     # --no-cache-dir: pip's wheel cache is keyed by the source, not by CMAKE_ARGS, so it would hand back
