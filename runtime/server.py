@@ -38,7 +38,7 @@ import threading
 import traceback
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable
 
-from runtime import __version__, protocol
+from runtime import __version__, paths, protocol
 from runtime.dispatch import DispatchTable, OnText
 from runtime.protocol import (
     ApiStartParams,
@@ -69,6 +69,8 @@ from runtime.protocol import (
     ShutdownResult,
     methods,
 )
+from runtime.documents.service import AttachmentService
+from runtime.documents.store import AttachmentStore
 from runtime.hub.service import HubService
 from runtime.job_slot import API, PROTOCOL, Job, JobSlot
 from runtime.output_writer import OutputWriter, stream_limit_from_environment
@@ -101,6 +103,7 @@ class RuntimeServer:
         self._stopping = False
         self.hub = HubService(self.notify)
         self.models = ModelsService()
+        self.attachments = AttachmentService(AttachmentStore(paths.data_dir() / "attachments"))
         # Every method's handler; which thread runs it is its lane (runtime.protocol.methods).
         self.dispatch = DispatchTable()
         self.dispatch.handle(methods.INITIALIZE, self._initialize)
@@ -116,6 +119,7 @@ class RuntimeServer:
         self.dispatch.handle_job(methods.CHAT_GENERATE, self._generate)
         self.hub.register(self.dispatch)
         self.models.register(self.dispatch)
+        self.attachments.register(self.dispatch)
         if self.dispatch.missing():
             raise RuntimeError(f"no handler for {', '.join(self.dispatch.missing())}")
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="pool")

@@ -15,7 +15,7 @@ The package, one topic a module (everything is re-exported here, so
 - errors: ErrorCode and RpcError;
 - lanes: where the runtime runs each method;
 - messages, one module an area: session (initialize, shutdown, devices), model,
-  chat, metrics, kv, hub (Hugging Face and downloads), local_models, api; fetch (the `lokal fetch-model`
+  chat, metrics, kv, hub (Hugging Face and downloads), local_models, api, attachments; fetch (the `lokal fetch-model`
   process's own notifications);
 - codec: JSON data to the dataclasses and back;
 - methods: each method as a typed handle, Method[P, R] (`methods.CHAT_GENERATE`), and each
@@ -91,6 +91,7 @@ from runtime.protocol.local_models import (
     ModelsRemoveParams,
     ModelsRemoveResult,
 )
+from runtime.protocol.attachments import Attachment, AttachmentAddParams, AttachmentInfo, AttachmentKind, Citation
 from runtime.protocol.api import ApiStartParams, ApiStartResult, ApiStopResult
 from runtime.protocol.fetch import (
     FETCH_NOTIFICATION_NAMES,
@@ -128,6 +129,10 @@ __all__ = [
     "ApiStartParams",
     "ApiStartResult",
     "ApiStopResult",
+    "Attachment",
+    "AttachmentAddParams",
+    "AttachmentInfo",
+    "AttachmentKind",
     "BATCH",
     "CatalogEntry",
     "ChatCancelParams",
@@ -136,6 +141,7 @@ __all__ = [
     "ChatGenerateParams",
     "ChatGenerateResult",
     "ChatMessage",
+    "Citation",
     "Device",
     "DeviceUse",
     "DownloadIdParams",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
+from runtime.protocol.attachments import Attachment, Citation
+
 Role = Literal["system", "user", "assistant", "tool"]
 FinishReason = Literal["stop", "length", "cancelled", "tool_calls"]
 ToolChoice = Literal["auto", "none", "required"]
@@ -29,6 +31,9 @@ class ChatMessage:
     tool_calls: list[ToolCall] = field(default_factory=list)  # an assistant turn that called tools
     tool_call_id: Optional[str] = None  # role "tool": the call this message answers
     name: Optional[str] = None  # role "tool": the function that answered
+    # Files stored with attachment.add (runtime/protocol/attachments.py): a user turn's documents go into
+    # its prompt whole, or their best chunks when too large.
+    attachments: list[Attachment] = field(default_factory=list)
 
 
 @dataclass
@@ -129,6 +134,8 @@ class ChatGenerateResult:
     finish_reason: FinishReason
     stats: GenerationStats
     tool_calls: list[ToolCall] = field(default_factory=list)
+    # The attachments' chunks this reply was given (retrieval): what to cite under it.
+    citations: list[Citation] = field(default_factory=list)
 
 
 @dataclass

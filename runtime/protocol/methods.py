@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from runtime.protocol.attachments import AttachmentAddParams, AttachmentInfo
 from runtime.protocol.api import ApiStartParams, ApiStartResult, ApiStopResult
 from runtime.protocol.chat import ChatCancelParams, ChatCancelResult, ChatDelta, ChatGenerateParams, ChatGenerateResult
 from runtime.protocol.codec import decode
@@ -92,6 +93,7 @@ KV_STORE_INFO = Method("kv.store_info", KvStoreInfoParams, KvStoreInfo)
 KV_CLEAR = Method("kv.clear", Empty, KvClearResult)
 API_START = Method("api.start", ApiStartParams, ApiStartResult, POOL)  # starting or stopping a listener may take a moment
 API_STOP = Method("api.stop", Empty, ApiStopResult, POOL)
+ATTACHMENT_ADD = Method("attachment.add", AttachmentAddParams, AttachmentInfo, POOL)  # reads, hashes and extracts a file
 
 CHAT_DELTA = Topic("chat.delta", ChatDelta)
 MODEL_PROGRESS = Topic("model.progress", ModelProgress)
@@ -106,6 +108,7 @@ METHODS: dict[str, Method[Any, Any]] = {
         HUB_CATALOG, HUB_SEARCH, HUB_QUANTS, HUB_DRAFT_CHECK,
         DOWNLOAD_START, DOWNLOAD_PAUSE, DOWNLOAD_RESUME, DOWNLOAD_CANCEL, DOWNLOAD_LIST,
         MODELS_LIST, MODELS_ADD, MODELS_REMOVE, KV_STORE_INFO, KV_CLEAR, API_START, API_STOP,
+        ATTACHMENT_ADD,
     )
 }  # fmt: skip
 TOPICS: dict[str, Topic[Any]] = {topic.name: topic for topic in (CHAT_DELTA, MODEL_PROGRESS, DOWNLOAD_PROGRESS, JOB_WAITING)}

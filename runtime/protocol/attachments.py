@@ -1,0 +1,63 @@
+"""Files attached to a message: `attachment.add`, the Attachment a ChatMessage carries, and Citation.
+
+A file is sent once with `attachment.add` (a path the runtime can read, or its bytes in base64); the
+runtime keeps its bytes in a content-addressed store in its data dir (runtime/documents/store.py),
+extracts a document's text once, and answers with what the window shows on the chip: its size in
+tokens for the loaded model and whether it fits the context whole or will be searched. Messages then
+carry only the Attachment (its sha256), so a file is never resent with every turn, and a document
+attached in one conversation is the same stored file in the next (no new extraction or embedding).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Optional
+
+AttachmentKind = Literal["document", "image"]
+
+
+@dataclass
+class Attachment:
+    """A stored file a message refers to; `id` is the sha256 hex of its bytes (what attachment.add answered)."""
+
+    kind: AttachmentKind
+    id: str
+    name: str = ""
+    mime: str = ""
+
+
+@dataclass
+class AttachmentAddParams:
+    """`attachment.add`: exactly one of `path` (a file the runtime reads) or `data_base64` (its bytes)."""
+
+    name: str = ""  # the file's name as the user knows it (its extension helps tell the format)
+    mime: str = ""  # "" : told from the name and the bytes
+    path: Optional[str] = None
+    data_base64: Optional[str] = None
+
+
+@dataclass
+class AttachmentInfo:
+    """What the runtime knows of a stored attachment."""
+
+    id: str  # sha256 hex of the bytes
+    kind: AttachmentKind
+    name: str
+    mime: str
+    bytes: int
+    tokens: int = 0  # the extracted text's tokens for the loaded model (0: no model loaded, or an image)
+    pages: int = 0  # a PDF's pages (0: not paged)
+    fits_whole: bool = False  # the whole text fits the loaded model's context (with room to answer)
+    searchable: bool = False  # too large to fit whole, and an embedding model can search it
+    note: str = ""  # why it cannot be used whole or searched, or what was done ("" : nothing to say)
+
+
+@dataclass
+class Citation:
+    """A retrieved chunk a reply was given: `where` is "page 3" or "lines 40–62" of the attachment."""
+
+    attachment_id: str
+    name: str
+    chunk: int  # the chunk's index in the document
+    where: str
+    text: str
