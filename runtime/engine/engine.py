@@ -62,6 +62,7 @@ from runtime.protocol import (
 )
 from runtime.speculative.compat import IncompatibleDraft, check_compatible
 from runtime.speculative.session import Speculation
+from runtime.engine import pictures
 
 log = logging.getLogger("lokal.engine")
 
@@ -263,9 +264,14 @@ class Engine:
         except (ValueError, RuntimeError) as exc:
             raise RpcError(ErrorCode.INVALID_MODEL, f"llama.cpp could not load {os.path.basename(path)}: {exc}", {"path": path}) from None
         offload = offload_report(plan, llama.settings.n_gpu_layers, failed, error, devices, list_devices())
+        draft = None
         try:
             draft, draft_offload = load_draft(params, llama, draft_header) if draft_header is not None else (None, None)
+            if params.mmproj_path:
+                llama.projector = pictures.load_projector(params.mmproj_path, llama)
         except RpcError:
+            if draft is not None:
+                draft.close()
             llama.close()
             raise
         load_ms = (time.perf_counter() - started) * 1000
@@ -291,6 +297,7 @@ class Engine:
             tool_format=tool_format(template.source if template.from_model else None, template.takes_tools),
             offload=offload,
             draft_offload=draft_offload,
+            vision=llama.projector is not None,
         )
         self.loaded = LoadedModel(info, llama, template, Speculation(llama, draft))
         self.saved_states.attach(llama)
@@ -440,7 +447,7 @@ class Engine:
             on_text=on_text,
             refits=params.prompt is None,
         )
-        stats = GenerationStats(context_dropped_messages=dropped, chat_template_fallback=use.fallback)
+        stats = GenerationStats(context_dropped_messages=dropped, chat_template_fallback=use.fallback, prompt_image_positions=pictures.positions_in(prompt))
         make_stepper = loaded.speculation.steppers_for(params.speculation) if loaded.speculation is not None else plain_stepper
         # A conversation cut to fit has no next turn to prepare: its next prompt is cut again.
         follows_up = params.prompt is None and not dropped
@@ -561,7 +568,7 @@ def quick_to_prepare(params: ChatGenerateParams) -> bool:
 
 
 def render_with(template: ChatTemplate, messages: list[ChatMessage], tools: list[ToolSpec], add_generation_prompt: bool) -> str:
-    dicts = template_messages(messages, tools, template.takes_tools)
+    dicts = template_messages(pictures.with_markers(messages), tools, template.takes_tools)
     return template.render(dicts, add_generation_prompt=add_generation_prompt, tools=openai_tools(tools) if tools and template.takes_tools else None)
 
 
@@ -652,11 +659,11 @@ def validate_generate(params: ChatGenerateParams) -> None:
 
 
 def tokenize_rendered(loaded: LoadedModel, text: str) -> list[int]:
-    """Token ids of text the chat template rendered."""
+    """Token ids of text the chat template rendered, the pictures' positions spliced in (runtime/engine/pictures.py)."""
     bos_text = loaded.template.bos_token
     # Many templates write the BOS token themselves; a second one would change the model's output.
     add_bos = loaded.llama.adds_bos and not (bos_text and text.startswith(bos_text))
-    return loaded.llama.tokenize(text, add_bos=add_bos, special=True)
+    return pictures.tokenize(loaded.llama, text, lambda piece, first: loaded.llama.tokenize(piece, add_bos=add_bos and first, special=True))
 
 
 def raw_prompt_tokens(llama: LlamaModel, prompt: str) -> list[int]:
