@@ -32,6 +32,19 @@ class TextPart(_Body):
     text: StrictStr
 
 
+class ImageUrl(_Body):
+    url: StrictStr  # a data URL, or http(s) where the server allows it (runtime/api/images.py)
+    detail: Optional[Literal["auto", "low", "high"]] = None  # accepted; the projector decides the resolution
+
+
+class ImageUrlPart(_Body):
+    type: Literal["image_url"]
+    image_url: ImageUrl
+
+
+ContentPart = Annotated[Union[TextPart, ImageUrlPart], Field(discriminator="type")]
+
+
 class FunctionCall(_Body):
     name: StrictStr
     arguments: StrictStr  # JSON text, as OpenAI sends it
@@ -45,7 +58,7 @@ class ToolCallIn(_Body):
 
 class Message(_Body):
     role: Literal["system", "developer", "user", "assistant", "tool"]
-    content: Union[None, StrictStr, list[TextPart]] = None  # None: an assistant turn that only called tools
+    content: Union[None, StrictStr, list[ContentPart]] = None  # None: an assistant turn that only called tools
     name: Optional[StrictStr] = None
     tool_calls: Optional[list[ToolCallIn]] = None  # assistant
     tool_call_id: Optional[StrictStr] = None  # tool
@@ -55,7 +68,13 @@ class Message(_Body):
             return ""
         if isinstance(self.content, str):
             return self.content
-        return "".join(part.text for part in self.content)
+        return "".join(part.text for part in self.content if isinstance(part, TextPart))
+
+    def image_urls(self) -> list[tuple[int, str]]:
+        """The image_url parts' URLs, with their index in `content`."""
+        if not isinstance(self.content, list):
+            return []
+        return [(i, part.image_url.url) for i, part in enumerate(self.content) if isinstance(part, ImageUrlPart)]
 
     def runtime_role(self) -> Role:
         return "system" if self.role == "developer" else self.role  # "developer" is OpenAI's newer name for system

@@ -15,6 +15,7 @@ class ApiStartParams:
     cors_origins: list[str] = field(default_factory=list)  # empty: no CORS headers; "*": any origin
     max_queue: int = 8  # API requests that may wait behind the running one before 429
     max_body: int = 4 * 1024 * 1024  # bytes; larger bodies get 413
+    allow_remote_images: bool = False  # image_url parts may be http(s) URLs the server fetches (off: data URLs only)
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""A tiny SigLIP projector GGUF with random weights, for the vision tests.
+"""Test pictures, and a tiny SigLIP projector GGUF with random weights, for the vision tests.
 
 No vision model can be downloaded where the tests run, so the tests build one: a one-block SigLIP
 encoder (the encoder SmolVLM pairs with SmolLM2) and a Gemma 3 style projector (average pooling,
@@ -13,6 +13,12 @@ The tensor names and keys are the ones llama.cpp's tools/mtmd/clip.cpp reads (cl
 
 from __future__ import annotations
 
+import base64
+import os
+import random
+import struct
+import zlib
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -81,3 +87,39 @@ def write_projector(path: Path, *, text_width: int = TEXT_WIDTH, seed: int = 0) 
     writer.write_tensors_to_file()
     writer.close()
     return path
+
+
+def png(width: int = 40, height: int = 30, seed: int = 0) -> bytes:
+    """A PNG of random RGB pixels (each seed a different picture), written by hand: the runtime has no imaging library."""
+    rng = random.Random(seed)
+    rows = b"".join(b"\x00" + bytes(rng.randrange(256) for _ in range(width * 3)) for _ in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+@contextmanager
+def seeing_runtime(model, projector, env=None, **load):
+    """A runtime process with the starter model and the test projector loaded (`client.loaded`: the load's result)."""
+    from runtime.client import RuntimeClient
+    from runtime.protocol import ModelLoadParams
+
+    client = RuntimeClient(env=dict(os.environ, **(env or {})))
+    try:
+        client.initialize("pytest")
+        info = client.load_model(ModelLoadParams(path=str(model), n_ctx=load.pop("n_ctx", 1024), n_seq=load.pop("n_seq", 2), mmproj_path=str(projector), **load))
+        client.loaded = info
+        yield client
+    finally:
+        client.close()
+
+
+def add_picture(client, data: bytes, name: str = "picture.png", mime: str = ""):
+    """The picture stored in the runtime (attachment.add, as the window sends it), as a message carries it."""
+    from runtime.protocol import Attachment, AttachmentAddParams, methods
+
+    info = client.request(methods.ATTACHMENT_ADD, AttachmentAddParams(name=name, mime=mime, data_base64=base64.b64encode(data).decode()), timeout=30)
+    return Attachment("image", info.id, name, info.mime)
