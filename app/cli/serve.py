@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -41,6 +42,8 @@ def add_parser(sub) -> None:
     p.add_argument("--draft", metavar="PATH", help="a draft model for speculative decoding, auto or none (default: the model's load settings, else auto)")
     p.add_argument("--max-queue", type=int, default=8, help="requests that may wait behind the streaming ones before 429 (default 8)")
     p.add_argument("--max-body", type=int, default=4 * 1024 * 1024, metavar="BYTES", help="largest request body accepted (default 4 MiB)")
+    p.add_argument("--mmproj", metavar="PATH", help="the model's projector (an mmproj GGUF): with it the model sees image_url parts")
+    p.add_argument("--allow-remote-images", action="store_true", help="fetch image_url parts given as http(s) URLs (default: data URLs only)")
     p.add_argument("--json", action="store_true", help="print events as JSON lines on stdout")
     p.set_defaults(run=run)
 
@@ -82,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
         keys.load_or_create()
         # The model's stored load settings (the window's too), a flag in place of a stored value for this run.
         load, _settings = stored_load(path, draft=args.draft, gpu_offload=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.n_threads, n_seq=args.parallel, split_mode=args.split_mode, main_gpu=args.main_gpu)
+        if args.mmproj:
+            load = dataclasses.replace(load, mmproj_path=os.path.abspath(args.mmproj))
     except Exception as exc:
         say(str(exc))
         return EXIT_ERROR
@@ -162,7 +167,7 @@ class Supervisor:
         self._emit_state("loading")
         # The load goes first, so the API is never up without it: until it is done, requests get 503 "loading".
         load = client.start(methods.MODEL_LOAD, self.load)
-        params = ApiStartParams(host=self.host, port=self.port, allow_network=self.args.allow_network, cors_origins=list(self.args.cors), max_queue=self.args.max_queue, max_body=self.args.max_body)
+        params = ApiStartParams(host=self.host, port=self.port, allow_network=self.args.allow_network, cors_origins=list(self.args.cors), max_queue=self.args.max_queue, max_body=self.args.max_body, allow_remote_images=self.args.allow_remote_images)
         served = client.request(methods.API_START, params, timeout=60)
         self.serving = True
         self.port = served.port  # a restart listens where clients already look, even after --port 0
