@@ -37,7 +37,7 @@ def load_projector(path: str, llama: LlamaModel) -> Projector:
         if f.read(4) != b"GGUF":
             raise RpcError(ErrorCode.INVALID_MODEL, f"params.mmproj_path: {os.path.basename(path)} is not a GGUF file", {"mmproj_path": path})
     try:
-        return Projector(path, llama._model.model, llama.settings.n_threads, use_gpu=llama.settings.n_gpu_layers != 0)
+        return Projector(path, llama.model_pointer, llama.settings.n_threads, use_gpu=llama.settings.n_gpu_layers != 0)
     except ProjectorError as exc:
         raise RpcError(ErrorCode.INVALID_MODEL, f"params.mmproj_path: {os.path.basename(path)} cannot be used with this model: {exc}", {"mmproj_path": path}) from None
 

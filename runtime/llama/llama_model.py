@@ -221,6 +221,11 @@ class LlamaModel:
 
     # ---- identity ----------------------------------------------------
     @property
+    def model_pointer(self):
+        """llama.cpp's llama_model*, for what loads beside the model (the projector: runtime/vision)."""
+        return self._model.model
+
+    @property
     def n_params(self) -> int:
         return int(self._model.n_params())
 

@@ -27,6 +27,7 @@ from runtime.vision.positions import image_token
 log = logging.getLogger("lokal.vision")
 
 KEPT_PICTURES = 16  # tokenized pictures kept for the next render (each holds its preprocessed pixels)
+KEPT_SOURCES = 4096  # where pictures came from (an id and a function each), to prepare one again
 TEXT_CHUNK, IMAGE_CHUNK = 0, 1
 
 
@@ -100,6 +101,9 @@ class Projector:
         self._opt.video_params.ffmpeg_bin_dir = b"/nonexistent-lokal"
         self._pictures: OrderedDict[str, _Picture] = OrderedDict()
         self._by_token: dict[int, _Picture] = {}
+        # Where each picture seen came from, by placeholder id: one let go of (KEPT_PICTURES) before its prefill
+        # reached it, in a prompt with more new pictures than that, is prepared again for its decode.
+        self._sources: OrderedDict[int, tuple[str, Callable[[], bytes], str]] = OrderedDict()
         self._lock = threading.Lock()  # prompts render on several threads at once
         self.uses_mrope = bool(mtmd.mtmd_decode_use_mrope(self._ctx))
 
@@ -107,12 +111,19 @@ class Projector:
         """The ids the picture `image_id` (sha256 hex of its bytes) takes in a prompt; `data` gives its bytes when
         it is not kept already. ImageError (image_bytes.py) for bytes that are no usable picture."""
         with self._lock:
+            self._sources[image_token(image_id)] = (image_id, data, mime)
+            self._sources.move_to_end(image_token(image_id))
+            while len(self._sources) > KEPT_SOURCES:
+                self._sources.popitem(last=False)
             kept = self._pictures.get(image_id)
             if kept is not None:
                 self._pictures.move_to_end(image_id)
                 return list(kept.tokens)
         picture = self._tokenize(image_id, data(), mime)
         with self._lock:
+            if image_id in self._pictures:  # another thread prepared it meanwhile
+                self._mtmd.mtmd_input_chunks_free(picture.chunks)
+                return list(self._pictures[image_id].tokens)
             self._pictures[image_id] = picture
             self._by_token[image_token(image_id)] = picture
             while len(self._pictures) > KEPT_PICTURES:
@@ -170,11 +181,15 @@ class Projector:
     def decode(self, llama_ctx: Any, seq_id: int, n_past: int, token: int, n_batch: int) -> int:
         """Evaluate one copy of the picture `token` into sequence `seq_id` at position `n_past` (engine thread);
         returns the positions it took. ProjectorError when it is not known here or llama.cpp fails."""
+        with self._lock:
+            source = self._sources.get(token) if token not in self._by_token else None
+        if source is not None:
+            self.tokens_for(*source)  # let go of since its prompt was rendered: prepared again
         new_n_past = llama_cpp.llama_pos(0)
         with self._lock:  # held throughout: another thread's render must not free the chunk being evaluated
             picture = self._by_token.get(token)
             if picture is None:
-                raise ProjectorError("a picture in this prompt is no longer prepared (it was rendered too long ago)")
+                raise ProjectorError("a picture in this prompt is no longer known to the projector")
             rc = self._mtmd.mtmd_helper_eval_chunk_single(self._ctx, llama_ctx, picture.image_chunk, n_past, seq_id, n_batch, True, ctypes.byref(new_n_past))
         if rc != 0:
             raise ProjectorError(f"evaluating the picture failed (mtmd: {rc})")
@@ -186,6 +201,7 @@ class Projector:
                 self._mtmd.mtmd_input_chunks_free(picture.chunks)
             self._pictures.clear()
             self._by_token.clear()
+            self._sources.clear()
         if self._ctx:
             self._mtmd.mtmd_free(self._ctx)
             self._ctx = None
