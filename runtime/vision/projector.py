@@ -82,6 +82,7 @@ class Projector:
             mtmd.mtmd_helper_log_set(_LOG.callback, None)
             _log_installed = True
         self._mtmd = mtmd
+        self.path = path
         params = mtmd.mtmd_context_params_default()
         params.use_gpu = use_gpu
         params.n_threads = n_threads

@@ -97,7 +97,7 @@ def test_a_reply_with_a_picture_is_decoded_while_another_reply_streams(starter_m
 
 
 def test_a_saved_state_restores_a_turn_with_a_picture(starter_model, projector_file, tmp_path):
-    first_dir, restart_dir = tmp_path / "first", tmp_path / "restart"
+    first_dir, restart_dir, other_dir = tmp_path / "first", tmp_path / "restart", tmp_path / "other"
     env = lambda cache: {"LOKAL_CACHE_DIR": str(cache), "LOKAL_KV_MIN_TOKENS": "16", "LOKAL_KV_STORE": "on"}
     data = png(seed=6)
     with seeing_runtime(starter_model, projector_file, env=env(first_dir)) as client:
@@ -108,9 +108,16 @@ def test_a_saved_state_restores_a_turn_with_a_picture(starter_model, projector_f
         shutil.copytree(first_dir / "kv", restart_dir / "kv")  # the store as it was after turn 1
         turn2 = [*turn1, ChatMessage("assistant", first.text), ChatMessage("user", "Is it a photograph?")]
         warm = ask(client, turn2, max_tokens=16)
+    shutil.copytree(restart_dir / "kv", other_dir / "kv")
     with seeing_runtime(starter_model, projector_file, env=env(restart_dir)) as client:  # a new process: nothing in RAM
         add_picture(client, data)
         restored = ask(client, turn2, max_tokens=16)
+    # Another projector makes other positions of the same picture: its states are never candidates.
+    other_projector = write_projector(tmp_path / "mmproj-other.gguf", seed=1)
+    with seeing_runtime(starter_model, other_projector, env=env(other_dir)) as client:
+        add_picture(client, data)
+        elsewhere = ask(client, turn2, max_tokens=16)
+    assert elsewhere.stats.prompt_tokens_restored == 0 and elsewhere.stats.kv_restore_source == ""
     s = restored.stats
     assert s.kv_restore_source == "disk"
     assert s.prompt_tokens_restored >= first.stats.prompt_tokens  # the picture's positions came from the state
