@@ -35,6 +35,11 @@ LLAMA_SPEC="llama-cpp-python==0.3.36"
 WHEELS=$ROOT/.cache/wheels-vulkan
 VENV=$ROOT/.cache/vulkan-venv
 vulkan_wheel() { find "$WHEELS" -maxdepth 1 -name 'llama_cpp_python-0.3.36-*.whl' 2>/dev/null | head -n 1; }
+# A wheel from before LLAVA_BUILD=ON has no multimodal library (libmtmd, pictures): it is built again.
+if [ -n "$(vulkan_wheel)" ] && ! "$PY" -c 'import sys, zipfile; sys.exit(not any("mtmd" in n.rsplit("/", 1)[-1] for n in zipfile.ZipFile(sys.argv[1]).namelist() if "/lib/" in n))' "$(vulkan_wheel)"; then
+    rm -f "$(vulkan_wheel)"
+    rm -rf "$VENV"
+fi
 
 if [ -z "$(vulkan_wheel)" ]; then
     # The CPU flags of scripts/dev.sh: layers left on the CPU run the same kernels as in the CPU build.
