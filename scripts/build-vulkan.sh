@@ -35,10 +35,15 @@ LLAMA_SPEC="llama-cpp-python==0.3.36"
 WHEELS=$ROOT/.cache/wheels-vulkan
 VENV=$ROOT/.cache/vulkan-venv
 vulkan_wheel() { find "$WHEELS" -maxdepth 1 -name 'llama_cpp_python-0.3.36-*.whl' 2>/dev/null | head -n 1; }
+# A wheel from before LLAVA_BUILD=ON has no multimodal library (libmtmd, pictures): it is built again.
+if [ -n "$(vulkan_wheel)" ] && ! "$PY" -c 'import sys, zipfile; sys.exit(not any("mtmd" in n.rsplit("/", 1)[-1] for n in zipfile.ZipFile(sys.argv[1]).namelist() if "/lib/" in n))' "$(vulkan_wheel)"; then
+    rm -f "$(vulkan_wheel)"
+    rm -rf "$VENV"
+fi
 
 if [ -z "$(vulkan_wheel)" ]; then
     # The CPU flags of scripts/dev.sh: layers left on the CPU run the same kernels as in the CPU build.
-    args="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_VULKAN=ON"
+    args="-DLLAVA_BUILD=ON -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_VULKAN=ON"
     # llama.cpp's Vulkan backend needs Vulkan-Hpp with vk::LayerSettingEXT (1.3.275 or newer); Debian 12 has
     # 1.3.239. Then Debian 13's headers, and the SPIR-V headers that go with them, are unpacked from their .debs
     # into .cache/vulkan-headers, not installed: the system's loader and glslc stay as they are.

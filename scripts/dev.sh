@@ -33,9 +33,16 @@ PY=$ROOT/.venv/bin/python
 LLAMA_SPEC="llama-cpp-python==0.3.36"
 WHEELS=$ROOT/.cache/wheels
 llama_wheel() { ls "$WHEELS"/llama_cpp_python-0.3.36-*.whl 2>/dev/null | head -n 1; }
-if ! "$PY" -c 'import llama_cpp' 2>/dev/null || { [ "$mode" = test ] && [ -z "$(llama_wheel)" ]; }; then
+# Pictures need llama.cpp's multimodal library (libmtmd, LLAVA_BUILD=ON). A wheel or an install from before it
+# was turned on lacks it: it is built again, past pip's wheel cache (keyed by the source, not by CMAKE_ARGS).
+wheel_has_mtmd() { "$PY" -c 'import sys, zipfile; sys.exit(not any("mtmd" in n.rsplit("/", 1)[-1] for n in zipfile.ZipFile(sys.argv[1]).namelist() if "/lib/" in n))' "$1"; }
+if [ -n "$(llama_wheel)" ] && ! wheel_has_mtmd "$(llama_wheel)"; then
+    say "the kept llama-cpp-python wheel has no multimodal library (libmtmd): it is built again"
+    rm -f "$(llama_wheel)"
+fi
+if ! "$PY" -c 'import llama_cpp.mtmd_cpp' 2>/dev/null || { [ "$mode" = test ] && [ -z "$(llama_wheel)" ]; }; then
     say "building llama-cpp-python from source (about 5 minutes on 2 cores; a copy if pip has built it before)"
-    args="-DLLAVA_BUILD=OFF"
+    args="-DLLAVA_BUILD=ON"
     case "$(uname -s)-$(uname -m)" in
         Darwin-*) args="$args -DGGML_METAL=ON" ;;
         # Portable x86-64 (AVX2) rather than -march=native: native code uses AMX tiles on CPUs
@@ -44,9 +51,16 @@ if ! "$PY" -c 'import llama_cpp' 2>/dev/null || { [ "$mode" = test ] && [ -z "$(
     esac
     if command -v nvcc >/dev/null 2>&1 && [ "${LOKAL_CUDA:-0}" = 1 ]; then args="$args -DGGML_CUDA=on"; fi
     mkdir -p "$WHEELS"
-    CMAKE_ARGS="${CMAKE_ARGS:-$args}" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || sysctl -n hw.ncpu)}" \
-        "$PY" -m pip wheel --quiet --no-deps --no-binary llama-cpp-python -w "$WHEELS" "$LLAMA_SPEC"
-    "$PY" -m pip install --quiet "$(llama_wheel)"
+    build_wheel() {
+        CMAKE_ARGS="${CMAKE_ARGS:-$args}" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || sysctl -n hw.ncpu)}" \
+            "$PY" -m pip wheel --quiet "$@" --no-deps --no-binary llama-cpp-python -w "$WHEELS" "$LLAMA_SPEC"
+    }
+    build_wheel
+    if ! wheel_has_mtmd "$(llama_wheel)"; then  # pip's cache handed back a wheel built without it
+        rm -f "$(llama_wheel)"
+        build_wheel --no-cache-dir
+    fi
+    "$PY" -m pip install --quiet --force-reinstall --no-deps "$(llama_wheel)"
 fi
 
 extras=""

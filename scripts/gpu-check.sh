@@ -32,13 +32,18 @@ LLAMA_SPEC="llama-cpp-python==0.3.36"
 WHEELS=$ROOT/.cache/wheels-cuda
 VENV=$ROOT/.cache/cuda-venv
 cuda_wheel() { find "$WHEELS" -maxdepth 1 -name 'llama_cpp_python-0.3.36-*.whl' 2>/dev/null | head -n 1; }
+# A wheel from before LLAVA_BUILD=ON has no multimodal library (libmtmd, pictures): it is built again.
+if [ -n "$(cuda_wheel)" ] && ! .venv/bin/python -c 'import sys, zipfile; sys.exit(not any("mtmd" in n.rsplit("/", 1)[-1] for n in zipfile.ZipFile(sys.argv[1]).namelist() if "/lib/" in n))' "$(cuda_wheel)"; then
+    rm -f "$(cuda_wheel)"
+    rm -rf "$VENV"
+fi
 
 if [ -z "$(cuda_wheel)" ]; then
     say "building llama-cpp-python with CUDA (10-30 minutes, most of it CUDA kernels; once: kept in $WHEELS)"
     mkdir -p "$WHEELS"
     # The CPU flags of scripts/dev.sh, so layers left on the CPU run the same kernels as the CPU build.
     # GGML_CUDA_ARCHITECTURES: only this machine's GPU ("native"), unless the caller names others.
-    args="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
+    args="-DLLAVA_BUILD=ON -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
     args="$args -DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES:-native}"
     started=$(date +%s)
     # --no-cache-dir: pip's wheel cache is keyed by the source, not by CMAKE_ARGS, so it would hand back

@@ -51,9 +51,9 @@ done
 [ -n "$TARGET" ] || usage
 
 case "$TARGET" in
-    linux-x64) OS=linux; CMAKE_ARGS_FOR_TARGET="-DLLAVA_BUILD=OFF $X64_CPU_ARGS" ;;
-    macos-arm64) OS=macos; CMAKE_ARGS_FOR_TARGET="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_METAL=ON -DGGML_METAL_EMBED_LIBRARY=ON" ;;
-    windows-x64) OS=windows; CMAKE_ARGS_FOR_TARGET="-DLLAVA_BUILD=OFF $X64_CPU_ARGS" ;;
+    linux-x64) OS=linux; CMAKE_ARGS_FOR_TARGET="-DLLAVA_BUILD=ON $X64_CPU_ARGS" ;;
+    macos-arm64) OS=macos; CMAKE_ARGS_FOR_TARGET="-DLLAVA_BUILD=ON -DGGML_NATIVE=OFF -DGGML_METAL=ON -DGGML_METAL_EMBED_LIBRARY=ON" ;;
+    windows-x64) OS=windows; CMAKE_ARGS_FOR_TARGET="-DLLAVA_BUILD=ON $X64_CPU_ARGS" ;;
     # GGML_CUDA_NO_VMM: without it ggml-cuda links the NVIDIA driver's own library (nvcuda.dll, for
     # its virtual-memory pool), so on a machine without the driver, such as GitHub's runners,
     # llama.dll does not load at all, not even to run on the CPU. With it, ggml-cuda needs only the
@@ -61,7 +61,7 @@ case "$TARGET" in
     # llama.cpp runs on the CPU, so the self-test can run on a GPU-less runner, and a user who
     # installs this variant without an NVIDIA GPU still gets a working app. The cost is the CUDA
     # memory pool: the plain one instead of the VMM one.
-    windows-x64-cuda) OS=windows; CMAKE_ARGS_FOR_TARGET="-DLLAVA_BUILD=OFF -DGGML_CUDA=ON -DGGML_CUDA_NO_VMM=ON -DCMAKE_CUDA_ARCHITECTURES=61;75;86;89 $X64_CPU_ARGS" ;;
+    windows-x64-cuda) OS=windows; CMAKE_ARGS_FOR_TARGET="-DLLAVA_BUILD=ON -DGGML_CUDA=ON -DGGML_CUDA_NO_VMM=ON -DCMAKE_CUDA_ARCHITECTURES=61;75;86;89 $X64_CPU_ARGS" ;;
     *) echo "release: unknown target '$TARGET'; choose from: $TARGETS" >&2; exit 2 ;;
 esac
 
@@ -137,18 +137,28 @@ as_root() {
 }
 
 llama_wheel() { { ls "$WHEELHOUSE"/llama_cpp_python-"$LLAMA_CPP_PYTHON"-*.whl 2>/dev/null || true; } | head -n 1; }
+# Pictures need llama.cpp's multimodal library (libmtmd / mtmd.dll, LLAVA_BUILD=ON) in the wheel's lib folder.
+wheel_has_mtmd() { "$PYTHON" -c 'import sys, zipfile; sys.exit(not any("mtmd" in n.rsplit("/", 1)[-1] for n in zipfile.ZipFile(sys.argv[1]).namelist() if "/lib/" in n))' "$(native "$1")"; }
 
 # ---- every target -------------------------------------------------------------------------------
 
 step_wheel() {
     step wheel "llama-cpp-python $LLAMA_CPP_PYTHON for $TARGET, in $WHEELHOUSE" || return 0
+    if [ -n "$(llama_wheel)" ] && [ "$DRY_RUN" = 0 ] && ! wheel_has_mtmd "$(llama_wheel)"; then
+        say "  $(llama_wheel) has no multimodal library (built before LLAVA_BUILD=ON): building it again"
+        rm -f "$(llama_wheel)"
+    fi
     if [ -n "$(llama_wheel)" ]; then
         say "  reusing $(llama_wheel)"
         return
     fi
     say "  CMAKE_ARGS=$CMAKE_ARGS_FOR_TARGET"
     run env "CMAKE_ARGS=$CMAKE_ARGS_FOR_TARGET" "CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-4}" \
-        "$PYTHON" -m pip wheel --no-deps --no-binary llama-cpp-python "llama-cpp-python==$LLAMA_CPP_PYTHON" -w "$WHEELHOUSE"
+        "$PYTHON" -m pip wheel --no-cache-dir --no-deps --no-binary llama-cpp-python "llama-cpp-python==$LLAMA_CPP_PYTHON" -w "$WHEELHOUSE"
+    if [ "$DRY_RUN" = 0 ] && ! wheel_has_mtmd "$(llama_wheel)"; then
+        echo "release: $(llama_wheel) has no multimodal library (libmtmd): pictures would not work" >&2
+        exit 1
+    fi
 }
 
 step_install() {

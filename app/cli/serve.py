@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -43,6 +44,8 @@ def add_parser(sub) -> None:
     p.add_argument("--max-queue", type=int, default=8, help="requests that may wait behind the streaming ones before 429 (default 8)")
     p.add_argument("--max-body", type=int, default=4 * 1024 * 1024, metavar="BYTES", help="largest request body accepted (default 4 MiB)")
     p.add_argument("--preset", metavar="NAME", help="a preset (built in, or one of yours as the window lists them): its system prompt and sampling become the API's defaults for what a request leaves out, and its model, with its load settings, is served unless --model is given (a flag still wins over a load setting)")
+    p.add_argument("--mmproj", metavar="PATH", help="the model's projector (an mmproj GGUF): with it the model sees image_url parts")
+    p.add_argument("--allow-remote-images", action="store_true", help="fetch image_url parts given as http(s) URLs (default: data URLs only)")
     p.add_argument("--json", action="store_true", help="print events as JSON lines on stdout")
     p.set_defaults(run=run)
 
@@ -98,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
         if preset is not None:
             flags = load_flags(preset, path, flags)
         load, _settings = stored_load(path, **flags)
+        if args.mmproj:
+            load = dataclasses.replace(load, mmproj_path=os.path.abspath(args.mmproj))
     except Exception as exc:
         say(str(exc))
         return EXIT_ERROR
@@ -180,7 +185,7 @@ class Supervisor:
         self._emit_state("loading")
         # The load goes first, so the API is never up without it: until it is done, requests get 503 "loading".
         load = client.start(methods.MODEL_LOAD, self.load)
-        params = ApiStartParams(host=self.host, port=self.port, allow_network=self.args.allow_network, cors_origins=list(self.args.cors), max_queue=self.args.max_queue, max_body=self.args.max_body, defaults=self.defaults)
+        params = ApiStartParams(host=self.host, port=self.port, allow_network=self.args.allow_network, cors_origins=list(self.args.cors), max_queue=self.args.max_queue, max_body=self.args.max_body, defaults=self.defaults, allow_remote_images=self.args.allow_remote_images)
         served = client.request(methods.API_START, params, timeout=60)
         self.serving = True
         self.port = served.port  # a restart listens where clients already look, even after --port 0

@@ -22,8 +22,9 @@ RAW_PREFIX_CHARS = 256
 def chat_conversation_id(messages: Sequence[ChatMessage]) -> str:
     prefix = []
     for message in messages:
-        # Attached files are part of what names it (two questions alike about two files are two conversations).
-        prefix.append([message.role, message.content, *(a.id for a in message.attachments)])
+        # A message's files and pictures are part of it: the same question about another file is another conversation.
+        attached = [[a.id for a in message.attachments]] if message.attachments else []
+        prefix.append([message.role, message.content, *attached])
         if message.role == "user":
             break
     return "api-chat-" + _digest(json.dumps(prefix, ensure_ascii=False))

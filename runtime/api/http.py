@@ -27,7 +27,7 @@ from typing import Awaitable, Callable, Iterable
 
 from aiohttp import web
 
-from runtime.api import address, constraints, errors, keys, schema
+from runtime.api import address, constraints, errors, images, keys, schema
 from runtime.api.embeddings import embeddings
 from runtime.api.files import attach_files
 from runtime.api.backend import Backend, Piece
@@ -36,12 +36,13 @@ from runtime.api.errors import ApiError
 from runtime.api.responses import SSE_DONE, Shapes, sse
 from runtime.engine.structured import ANY_OBJECT
 from runtime.engine.tools import ToolCallParser
-from runtime.protocol import ChatGenerateParams, ChatMessage, LogitBias, RpcError, ToolCall, ToolSpec
+from runtime.protocol import Attachment, ChatGenerateParams, ChatMessage, LogitBias, RpcError, ToolCall, ToolSpec
 
 log = logging.getLogger("lokal.api")
 
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
 BACKEND = web.AppKey("backend", Backend)
+ALLOW_REMOTE_IMAGES = web.AppKey("allow_remote_images", bool)
 API_KEY = web.AppKey("api_key", str)
 OPEN_PATHS = {"/health"}  # no key needed: without one it says only "ok"
 MAX_JSON_DEPTH = 64  # nesting of a request body; JSON schemas and tool parameters stay far below it
@@ -60,8 +61,9 @@ SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "min_p", "typical_p", "repea
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def create_app(backend: Backend, api_key: str, cors_origins: Iterable[str] = (), max_body: int = DEFAULT_MAX_BODY, loopback: bool = False) -> web.Application:
-    """`loopback`: the server listens on loopback only, so requests must name it by a loopback name (DNS rebinding)."""
+def create_app(backend: Backend, api_key: str, cors_origins: Iterable[str] = (), max_body: int = DEFAULT_MAX_BODY, loopback: bool = False, allow_remote_images: bool = False) -> web.Application:
+    """`loopback`: the server listens on loopback only, so requests must name it by a loopback name (DNS rebinding).
+    `allow_remote_images`: image_url parts may be http(s) URLs, which the server fetches (runtime/api/images.py)."""
     origins = frozenset(cors_origins)
 
     def allowed_origin(request: web.Request) -> str | None:
@@ -114,6 +116,7 @@ def create_app(backend: Backend, api_key: str, cors_origins: Iterable[str] = (),
     app.on_response_prepare.append(cors_headers)
     app[BACKEND] = backend
     app[API_KEY] = api_key
+    app[ALLOW_REMOTE_IMAGES] = allow_remote_images
     app.router.add_get("/health", health)
     app.router.add_get("/v1/models", list_models)
     app.router.add_get("/v1/models/{model:.+}", get_model)
@@ -258,9 +261,24 @@ def _chat_options(params: ChatGenerateParams, body: schema.ChatCompletionRequest
     params.reasoning_effort, params.enable_thinking, params.reasoning_budget = body.effort(), body.enable_thinking(), body.reasoning_budget
 
 
-def _message(m: schema.Message) -> ChatMessage:
+def _message(m: schema.Message, pictures: list[Attachment] | None = None) -> ChatMessage:
     calls = [ToolCall(c.id, c.function.name, c.function.arguments) for c in m.tool_calls or []]
-    return ChatMessage(m.runtime_role(), m.text(), calls, m.tool_call_id, m.name if m.role == "tool" else None, m.reasoning_content or "")
+    return ChatMessage(m.runtime_role(), m.text(), calls, m.tool_call_id, m.name if m.role == "tool" else None, m.reasoning_content or "", attachments=pictures or [])
+
+
+async def _pictures(request: web.Request, backend: Backend, m: schema.Message, index: int) -> list[Attachment]:
+    """A message's image_url parts as stored pictures; 400 when the model cannot see or a part cannot be used."""
+    urls = m.image_urls()
+    if not urls:
+        return []
+    param = f"messages[{index}].content[{urls[0][0]}].image_url"
+    model = backend.model
+    if model is not None and not model.vision:
+        raise errors.bad_request(f"{param}: the model {backend.name!r} cannot see images (it is served without a projector: `lokal serve --mmproj PATH`)", param=param, code="model_not_multimodal")
+    if m.role != "user":
+        raise errors.bad_request(f"{param}: images are taken in user messages only", param=param)
+    allow_remote = request.app[ALLOW_REMOTE_IMAGES]
+    return [await images.attachment(url, f"messages[{index}].content[{i}].image_url.url", allow_remote) for i, url in urls]
 
 
 async def chat_completions(request: web.Request) -> web.StreamResponse:
@@ -268,10 +286,10 @@ async def chat_completions(request: web.Request) -> web.StreamResponse:
     body = await read_request(request, schema.ChatCompletionRequest)
     backend.check_model(body.model)
     await constraints.check_off_loop(body)
-    messages = [_message(m) for m in body.messages]
-    if backend.defaults.system_prompt and not any(m.role == "system" for m in messages):
-        messages.insert(0, ChatMessage("system", backend.defaults.system_prompt))  # the preset's, for a chat that brings none
+    messages = [_message(m, await _pictures(request, backend, m, i)) for i, m in enumerate(body.messages)]
     await attach_files(backend, body.messages, messages)  # file parts: stored documents, whole or retrieved (runtime/documents)
+    if backend.defaults.system_prompt and not any(m.role == "system" for m in messages):
+        messages.insert(0, ChatMessage("system", backend.defaults.system_prompt))  # the preset's, for a chat that brings none (after the files: their indices are the request's)
     params = _params(backend, body, chat_conversation_id(messages), messages, None)
     _chat_options(params, body)
     return await respond(request, backend, body, params, Shapes(chat=True, model=body.model))

@@ -45,7 +45,17 @@ class FilePart(_Body):
     file: FileData
 
 
-ContentPart = Annotated[Union[TextPart, FilePart], Field(discriminator="type")]
+class ImageUrl(_Body):
+    url: StrictStr  # a data URL, or http(s) where the server allows it (runtime/api/images.py)
+    detail: Optional[Literal["auto", "low", "high"]] = None  # accepted; the projector decides the resolution
+
+
+class ImageUrlPart(_Body):
+    type: Literal["image_url"]
+    image_url: ImageUrl
+
+
+ContentPart = Annotated[Union[TextPart, FilePart, ImageUrlPart], Field(discriminator="type")]
 
 
 class FunctionCall(_Body):
@@ -78,6 +88,11 @@ class Message(_Body):
 
     def files(self) -> list[FilePart]:
         return [part for part in self.content if isinstance(part, FilePart)] if isinstance(self.content, list) else []
+    def image_urls(self) -> list[tuple[int, str]]:
+        """The image_url parts' URLs, with their index in `content`."""
+        if not isinstance(self.content, list):
+            return []
+        return [(i, part.image_url.url) for i, part in enumerate(self.content) if isinstance(part, ImageUrlPart)]
 
     def runtime_role(self) -> Role:
         return "system" if self.role == "developer" else self.role  # "developer" is OpenAI's newer name for system

@@ -67,7 +67,7 @@ class Listener:
 
     async def _listen(self) -> tuple[str, int]:
         self.backend = Backend(self._engine, self.params.max_queue, self.params.defaults)
-        app = create_app(self.backend, self._api_key, self.params.cors_origins, self.params.max_body, loopback=address.is_loopback(self.params.host))
+        app = create_app(self.backend, self._api_key, self.params.cors_origins, self.params.max_body, loopback=address.is_loopback(self.params.host), allow_remote_images=self.params.allow_remote_images)
         runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=HANDLER_GRACE_S)
         await runner.setup()
         try:

@@ -65,6 +65,7 @@ from runtime.reasoning.markers import UNNAMED_THINK, ReasoningSyntax, opens_bloc
 from runtime.reasoning.reply import ReasoningPlan, marker_tokens
 from runtime.speculative.compat import IncompatibleDraft, check_compatible
 from runtime.speculative.session import Speculation
+from runtime.engine import pictures
 
 log = logging.getLogger("lokal.engine")
 
@@ -292,9 +293,14 @@ class Engine:
         except (ValueError, RuntimeError) as exc:
             raise RpcError(ErrorCode.INVALID_MODEL, f"llama.cpp could not load {os.path.basename(path)}: {exc}", {"path": path}) from None
         offload = offload_report(plan, llama.settings.n_gpu_layers, failed, error, devices, list_devices())
+        draft = None
         try:
             draft, draft_offload = load_draft(params, llama, draft_header) if draft_header is not None else (None, None)
+            if params.mmproj_path:
+                llama.projector = pictures.load_projector(params.mmproj_path, llama)
         except RpcError:
+            if draft is not None:
+                draft.close()
             llama.close()
             raise
         load_ms = (time.perf_counter() - started) * 1000
@@ -320,6 +326,7 @@ class Engine:
             tool_format=tool_format(template.source if template.from_model else None, template.takes_tools),
             offload=offload,
             draft_offload=draft_offload,
+            vision=llama.projector is not None,
         )
         syntax = syntax_for(template.source if template.from_model else None, lambda text: len(llama.tokenize(text, add_bos=False, special=True)) == 1)
         markers = marker_tokens(syntax, lambda text: llama.tokenize(text, add_bos=False, special=True))
@@ -523,7 +530,7 @@ class Engine:
             reasoning=plan,
             on_reasoning=on_reasoning or (lambda _text: None),
         )
-        stats = GenerationStats(context_dropped_messages=dropped, chat_template_fallback=use.fallback)
+        stats = GenerationStats(context_dropped_messages=dropped, chat_template_fallback=use.fallback, prompt_image_positions=pictures.positions_in(prompt))
         if plan is not None and plan.budget is not None:
             # The budget writes the closing marker in the model's place: drafts verified against it would be wasted.
             make_stepper = plain_stepper
@@ -655,7 +662,7 @@ def quick_to_prepare(params: ChatGenerateParams) -> bool:
 
 
 def render_with(template: ChatTemplate, messages: list[ChatMessage], tools: list[ToolSpec], add_generation_prompt: bool, options: dict[str, Any] | None = None) -> str:
-    dicts = template_messages(messages, tools, template.takes_tools)
+    dicts = template_messages(pictures.with_markers(messages), tools, template.takes_tools)
     return template.render(dicts, add_generation_prompt=add_generation_prompt, tools=openai_tools(tools) if tools and template.takes_tools else None, options=options)
 
 
@@ -787,11 +794,11 @@ def validate_generate(params: ChatGenerateParams) -> None:
 
 
 def tokenize_rendered(loaded: LoadedModel, text: str) -> list[int]:
-    """Token ids of text the chat template rendered."""
+    """Token ids of text the chat template rendered, the pictures' positions spliced in (runtime/engine/pictures.py)."""
     bos_text = loaded.template.bos_token
     # Many templates write the BOS token themselves; a second one would change the model's output.
     add_bos = loaded.llama.adds_bos and not (bos_text and text.startswith(bos_text))
-    return loaded.llama.tokenize(text, add_bos=add_bos, special=True)
+    return pictures.tokenize(loaded.llama, text, lambda piece, first: loaded.llama.tokenize(piece, add_bos=add_bos and first, special=True))
 
 
 def raw_prompt_tokens(llama: LlamaModel, prompt: str) -> list[int]:

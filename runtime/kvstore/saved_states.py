@@ -2,7 +2,7 @@
 
 What a state is valid for (its tag): the model file's identity (size and
 hashes of its first and last MiB, so a renamed file still matches and a
-replaced one does not), the context size, the K and V cache types, swa_full,
+replaced one does not), its projector's the same way when one is loaded, the context size, the K and V cache types, swa_full,
 flash attention (it changes the V layout) and the llama.cpp version. A state
 with any other tag is never a candidate; one whose token ids are not a prefix
 of the prompt is used only up to where they agree (the cache is rewound there).
@@ -58,6 +58,8 @@ def state_tag(model: LlamaModel) -> dict[str, Any]:
         "swa_full": s.swa_full,
         "flash_attn": flash,
         "llama_cpp": llama_cpp.__version__,
+        # A picture's positions hold what the projector made of it: another projector's are not these.
+        **({"mmproj": model_fingerprint(model.projector.path)} if model.projector is not None else {}),
     }
 
 

@@ -23,6 +23,7 @@ from runtime.llama.text_stream import TextStream
 from runtime.llama.token_alignment import align
 from runtime.protocol import ErrorCode, FinishReason, GenerationStats, RpcError
 from runtime.reasoning.reply import ReasoningPlan, ReplyReasoning
+from runtime.vision import positions
 
 # Prefill is split so a cancel is seen between chunks too; llama.cpp's abort callback covers the inside of one.
 PREFILL_CHUNK = 512
@@ -154,7 +155,7 @@ def prepare_prompt(model: LlamaModel | Seq, prompt: Sequence[int], stats: Genera
     reuse = model.common_prefix(prompt)
     if reuse == len(prompt):
         reuse -= 1  # the last prompt token is evaluated again to get the logits to sample from
-    kept = model.truncate(reuse)
+    kept = model.truncate(positions.whole_images(prompt, reuse))
     stats.prompt_tokens = len(prompt)
     stats.prompt_tokens_restored = min(stats.prompt_tokens_restored, kept)  # set by a restore just before
     stats.prompt_tokens_reused = kept - stats.prompt_tokens_restored
@@ -300,7 +301,11 @@ class ReplyRun:
                 self.sink.finish_reason = "cancelled"  # not "length": the context was to be made room for
             self.finish("cancelled")
         if self.phase is Phase.PREFILLING:
-            chunk = self.to_prefill[: max(1, min(budget, PREFILL_CHUNK, self.seq.n_batch))]
+            if positions.is_image(self.to_prefill[0]):
+                # A picture is evaluated whole, in a decode of its own (LlamaModel._decode_picture): outside the budget.
+                chunk = self.to_prefill[: positions.run_length(self.to_prefill)]
+            else:  # text up to the next picture
+                chunk = self.to_prefill[: max(1, positions.text_length(self.to_prefill, 0, min(budget, PREFILL_CHUNK, self.seq.n_batch)))]
             self._part = Slice(self.seq, chunk)
         elif self.phase is Phase.DECODING:
             assert self.stepper is not None
@@ -363,7 +368,7 @@ class ReplyRun:
         if prompt is None or dropped <= self.stats.context_dropped_messages or len(target) >= self.seq.n_ctx:
             self.finish(self.sink.finish_reason or "length")
             return
-        kept = self.seq.truncate(self.seq.common_prefix(target[:-1]))  # the last token is read again for its logits
+        kept = self.seq.truncate(positions.whole_images(target, self.seq.common_prefix(target[:-1])))  # the last token is read again for its logits
         self.to_prefill = target[kept:]
         self._dropped_by_refill = dropped
         self.sink.finish_reason, self.sink.context_full, self.stats.context_full = None, False, False
@@ -442,7 +447,8 @@ def decode_step(runs: Sequence[ReplyRun], budget: int | None = None) -> list[Rep
         if part is None:
             continue
         parts.append((run, part))
-        batch.tokens += len(part.tokens)
+        if not positions.is_image(part.tokens[0]):  # a picture is decoded apart from the batch
+            batch.tokens += len(part.tokens)
         batch.expected += run.expected()
     if not parts:
         return [r for r in runs if r.done]
@@ -455,7 +461,8 @@ def decode_step(runs: Sequence[ReplyRun], budget: int | None = None) -> list[Rep
             run.decode_failed(exc)
         return [r for r, _p in parts]
     seconds = time.perf_counter() - started
-    timed = not any(p.singly for _r, p in parts) and not (model.one_sequence_per_decode and len(parts) > 1)
+    # A pass with a picture in it times the vision encoder too: no measure of a decode's cost.
+    timed = not any(p.singly or positions.is_image(p.tokens[0]) for _r, p in parts) and not (model.one_sequence_per_decode and len(parts) > 1)
     if timed:
         for observe in model.pass_observers:  # the speculative cost model prices drafts from every pass
             observe(batch.tokens, seconds, sum(len(p.rows) for _r, p in parts))

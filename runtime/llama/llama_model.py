@@ -22,7 +22,7 @@ import ctypes
 import os
 import threading
 from dataclasses import dataclass, field
-from typing import Callable, Sequence as Seq
+from typing import TYPE_CHECKING, Callable, Sequence as Seq
 
 import numpy as np
 
@@ -32,6 +32,10 @@ from llama_cpp._logger import set_verbose
 
 from runtime.llama.token_alignment import common_prefix
 from runtime.gguf.reader import GGUFHeader
+from runtime.vision import positions
+
+if TYPE_CHECKING:
+    from runtime.vision.projector import Projector
 
 KV_TYPES = {"f16": llama_cpp.GGML_TYPE_F16, "q8_0": llama_cpp.GGML_TYPE_Q8_0, "q4_0": llama_cpp.GGML_TYPE_Q4_0}
 BATCH_ENV = "LOKAL_BATCH"  # "single": one llama_decode call per sequence (exactness tests)
@@ -212,8 +216,15 @@ class LlamaModel:
         self._piece_buf = ctypes.create_string_buffer(256)
         self._abort_event: threading.Event | None = None
         self._abort_cb = llama_cpp.ggml_abort_callback(lambda _data: bool(self._abort_event is not None and self._abort_event.is_set()))
+        # The projector loaded with the model (runtime/vision/projector.py): evaluates pictures' placeholder runs.
+        self.projector: "Projector | None" = None
 
     # ---- identity ----------------------------------------------------
+    @property
+    def model_pointer(self):
+        """llama.cpp's llama_model*, for what loads beside the model (the projector: runtime/vision)."""
+        return self._model.model
+
     @property
     def n_params(self) -> int:
         return int(self._model.n_params())
@@ -239,6 +250,8 @@ class LlamaModel:
 
     def piece(self, token: int, special: bool = False) -> bytes:
         """The bytes a token stands for (special tokens render as nothing, unless `special`: then as their text)."""
+        if token < 0:
+            return positions.piece(token)  # a picture's position (runtime/vision/positions.py)
         cache = self._special_pieces if special else self._pieces
         piece = cache.get(token)
         if piece is None:
@@ -284,6 +297,13 @@ class LlamaModel:
             return
         if len({s.seq.seq_id for s in slices}) != len(slices):
             raise ValueError("a batch may carry one slice per sequence")
+        # A picture's positions are embeddings, not token ids: they go in llama_decode calls of their own.
+        pictures = [s for s in slices if positions.is_image(s.tokens[0])]
+        for s in pictures:
+            self._decode_picture(s, abort)
+        slices = [s for s in slices if not positions.is_image(s.tokens[0])]
+        if not slices:
+            return
         alone = len(slices) > 1 and self.one_sequence_per_decode
         for s in slices:
             if s.singly:
@@ -294,6 +314,43 @@ class LlamaModel:
         rest = [s for s in slices if not s.singly and not alone]
         if rest:
             self._decode(rest, abort)
+
+    def _decode_picture(self, s: Slice, abort: threading.Event | None) -> None:
+        """A slice that is one picture's placeholder run (or several copies of the same picture), evaluated by the
+        projector into the slice's sequence at its position. If it fails, none of its positions stay in the cache."""
+        seq = s.seq
+        token = s.tokens[0]
+        if self.projector is None:
+            raise DecodeError("the prompt holds a picture, but no projector is loaded")
+        if any(t != token for t in s.tokens):
+            raise ValueError("a picture's slice holds one picture's positions only")
+        if len(seq.tokens) + len(s.tokens) > self.n_ctx:
+            raise DecodeError(f"the context is full ({self.n_ctx} tokens)")
+        start = len(seq.tokens)
+        if abort is not None:
+            self._abort_event = abort
+            llama_cpp.llama_set_abort_callback(self._ctx.ctx, self._abort_cb, None)
+        try:
+            done = 0
+            while done < len(s.tokens):
+                done += self.projector.decode(self._ctx.ctx, seq.seq_id, start + done, token, self.n_batch)
+            if done != len(s.tokens):
+                raise DecodeError(f"the picture took {done} positions, its prompt has {len(s.tokens)}")
+        except Exception as exc:
+            llama_cpp.llama_memory_seq_rm(self.memory, seq.seq_id, start, -1)
+            if abort is not None and abort.is_set():
+                raise DecodeAborted() from None
+            raise exc if isinstance(exc, DecodeError) else DecodeError(str(exc)) from None
+        finally:
+            if abort is not None:
+                llama_cpp.llama_set_abort_callback(self._ctx.ctx, llama_cpp.ggml_abort_callback(0), None)
+                self._abort_event = None
+        seq.tokens.extend(s.tokens)
+        # Embeddings give no logits: a prompt never ends in a picture (the template's text follows it), and
+        # the last prompt position is always evaluated again (prepare_prompt), so nothing samples from here.
+        s.rows = []
+        seq._rows = s.rows
+        seq._copied = []
 
     def _decode_singly(self, s: Slice, abort: threading.Event | None) -> None:
         """A slice's tokens one llama_decode call each; its rows are copied as they come."""
@@ -367,6 +424,9 @@ class LlamaModel:
         return self._ctx.memory
 
     def close(self) -> None:
+        if self.projector is not None:
+            self.projector.close()
+            self.projector = None
         self._batch.close()
         self._ctx.close()
         self._model.close()

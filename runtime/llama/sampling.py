@@ -189,7 +189,8 @@ class Sampler:
         tail = max(config.penalty_last_n if config.penalized else 0, config.dry_penalty_last_n if config.dry else 0)
         if tail and history:
             for token in history[max(len(history) - tail, 0) :]:
-                self._accept_history(int(token))
+                if token >= 0:  # a picture's positions (runtime/vision/positions.py) are no token to penalize
+                    self._accept_history(int(token))
 
     @staticmethod
     def _elementwise_parts(config: SamplingConfig, n_vocab: int) -> list:

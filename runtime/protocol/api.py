@@ -31,6 +31,7 @@ class ApiStartParams:
     max_queue: int = 8  # API requests that may wait behind the running one before 429
     max_body: int = 4 * 1024 * 1024  # bytes; larger bodies get 413
     defaults: ApiDefaults = field(default_factory=ApiDefaults)  # a preset's prompt and sampling (lokal serve --preset)
+    allow_remote_images: bool = False  # image_url parts may be http(s) URLs the server fetches (off: data URLs only)
 
 
 @dataclass

@@ -124,6 +124,8 @@ class GenerationStats:
     kv_restore_saved_ms: float = 0.0
     # Oldest messages left out because the conversation no longer fits the context (system prompt kept).
     context_dropped_messages: int = 0
+    # Of prompt_tokens, the positions pictures take (runtime/vision): embeddings from the projector, not token ids.
+    prompt_image_positions: int = 0
     # Why this reply was prompted with ChatML instead of the model's own chat template ("": it was not).
     chat_template_fallback: str = ""
     # Speculative decoding (runtime/speculative), this turn so far.

@@ -35,6 +35,9 @@ class ModelLoadParams:
     # intermediate results otherwise). llama.cpp's defaults; one GPU device or none: they change nothing.
     split_mode: SplitMode = "layer"
     main_gpu: int = 0
+    # The model's projector (an `mmproj` GGUF from the same repository): with it the model can see pictures
+    # (ChatMessage.attachments of kind "image"; runtime/vision). None: text only.
+    mmproj_path: Optional[str] = None
 
 
 @dataclass
@@ -94,6 +97,7 @@ class ModelLoadResult:
     tool_format: str = "hermes"  # how this model writes tool calls: "hermes", "llama3" or "mistral" (runtime/engine/tools.py)
     offload: Optional[OffloadReport] = None  # where the layers went and why (None only from an older runtime)
     draft_offload: Optional[OffloadReport] = None  # the draft model's, when one is loaded
+    vision: bool = False  # a projector is loaded with it (ModelLoadParams.mmproj_path): messages may hold pictures
 
 
 @dataclass

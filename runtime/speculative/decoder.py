@@ -123,6 +123,8 @@ class SpeculativeStepper:
         self.drafting.controller.begin_reply(self.history, resumed=so_far > 0)
         if self.drafting.lookup is not None:
             self.drafting.lookup.reset(self.history)
+        if self.drafting.draft_model is not None and any(t < 0 for t in self.history):
+            self.drafting.draft_model = None  # it cannot see the pictures in this prompt: prompt lookup only, if on
         if self.drafting.draft_model is not None:
             # The draft model reads the prompt now, as part of the time to the first token, not mid-reply.
             self.drafting.draft_model.sync(self.history)

@@ -77,11 +77,16 @@ class NgramIndex:
                 continue
             end = self._ends[n].get(tuple(tokens[-n:]))
             if end is not None:
-                return NgramMatch(n, self._up_to_an_end(tokens[end : end + limit]), end)
+                continuation = self._up_to_an_end(tokens[end : end + limit])
+                if continuation:
+                    return NgramMatch(n, continuation, end)
         return None
 
     def _up_to_an_end(self, continuation: list[int]) -> list[int]:
         for i, token in enumerate(continuation):
+            if token < 0:
+                # A picture's positions (runtime/vision/positions.py): no token can be drafted there, nor past them.
+                return continuation[:i]
             if self.ends(token):
                 return continuation[: i + 1]
         return continuation

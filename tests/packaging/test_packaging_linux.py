@@ -55,7 +55,7 @@ def test_bundle_is_under_250_mb(linux_build):
 def test_bundle_has_llama_cpp_libraries_where_llama_cpp_looks(linux_build):
     lib = linux_build.bundle / "_internal" / "llama_cpp" / "lib"
     names = {p.name for p in lib.iterdir()}
-    assert {"libllama.so", "libggml.so", "libggml-base.so", "libggml-cpu.so"} <= names
+    assert {"libllama.so", "libggml.so", "libggml-base.so", "libggml-cpu.so", "libmtmd.so"} <= names  # libmtmd: pictures (#31)
 
 
 def test_bundle_leaves_out_what_lokal_does_not_use(linux_build):

@@ -45,8 +45,10 @@ def test_dry_run_prints_each_step_and_finds_every_file_it_names(target):
     assert done.stderr.rstrip().endswith("dry run done: every file the steps name is there")
     commands = [line for line in done.stderr.splitlines() if line.startswith("  $ ")]
     wheel = next(line for line in commands if "pip wheel" in line)
-    for flag in ("-DGGML_NATIVE=OFF", "-DLLAVA_BUILD=OFF"):  # portable CPU code on every build machine
+    # portable CPU code on every build machine; llama.cpp's multimodal library (pictures, #31)
+    for flag in ("-DGGML_NATIVE=OFF", "-DLLAVA_BUILD=ON"):
         assert flag in wheel, (target, wheel)
+    assert "--no-cache-dir" in wheel  # pip's wheel cache ignores CMAKE_ARGS: it could hand back a wheel without libmtmd
     assert ("-DGGML_METAL=ON" in wheel) == (target == "macos-arm64")
     assert ("-DGGML_CUDA=ON" in wheel and "-DGGML_CUDA_NO_VMM=ON" in wheel) == (target == "windows-x64-cuda")
     assert ("-DGGML_AVX2=ON" in wheel) == (target != "macos-arm64")
