@@ -42,6 +42,7 @@ from typing import Any, Callable, Concatenate, ParamSpec, TypeVar, cast
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from app.ui.language import Context
+from app.storage import tree
 from app.storage.reply_record import ReplyRecord, from_stored, to_stored
 from runtime.paths import data_dir
 from runtime.private_files import create_private_file, tighten_file
@@ -81,6 +82,23 @@ MIGRATIONS: list[str] = [
     # 1 -> 2: the model a reply came from, shown under it
     """
     ALTER TABLE messages ADD COLUMN model TEXT NOT NULL DEFAULT '';
+    """,
+    # 2 -> 3: messages as a tree (app/storage/tree.py). `position` stays unique: it becomes the order in which
+    # a conversation's messages were written, which rises along every path (a child is written after its
+    # parent); `depth` is a message's index along its path. A version 2 conversation is one path, whose
+    # positions run 0..n-1 (messages were only ever cut from the end), so each message's parent is the one
+    # before it and its depth is its position. Columns are added, not the table rebuilt: what other
+    # migrations added to `messages` (and whatever refers to it) stays as it is.
+    """
+    ALTER TABLE messages ADD COLUMN parent_id INTEGER REFERENCES messages(id);
+    ALTER TABLE messages ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE conversations ADD COLUMN selected_leaf INTEGER;
+    UPDATE messages SET depth = position,
+        parent_id = (SELECT p.id FROM messages p WHERE p.conversation_id = messages.conversation_id AND p.position = messages.position - 1);
+    UPDATE conversations SET selected_leaf =
+        (SELECT m.id FROM messages m WHERE m.conversation_id = conversations.id ORDER BY m.position DESC LIMIT 1);
+    CREATE INDEX messages_by_parent ON messages(parent_id);
+    CREATE INDEX messages_siblings ON messages(conversation_id, parent_id, position);
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -237,6 +255,7 @@ class Conversation:
     updated_at: float
     system_prompt: str = ""
     settings: dict[str, Any] = field(default_factory=dict)
+    selected_leaf: int | None = None  # the last message of the path on screen (None: no messages)
 
 
 @dataclass
@@ -250,6 +269,23 @@ class Message:
     record: ReplyRecord | None = None  # a reply's figures, finish reason or error (the `stats` column: reply_record.py)
     created_at: float = 0.0
     model: str = ""
+    parent_id: int | None = None  # None: a first message (a conversation may have several: edits of it)
+    depth: int = 0  # its index along its path: 0 for a first message
+    branch: int = 1  # 1-based, among its siblings (the messages with the same parent) in the order written
+    branches: int = 1  # how many siblings it has, itself included: ◀ branch/branches ▶ when more than one
+
+
+# add_message's default parent: the conversation's selected leaf.
+SELECTED_LEAF = object()
+
+
+@dataclass
+class DeletedBranch:
+    """What Store.delete_branch took away, for an undo: the messages (in the order written) and the leaf selected before."""
+
+    conversation_id: str
+    messages: list[Message]
+    selected_leaf: int | None
 
 
 @dataclass
@@ -360,44 +396,53 @@ class Store:
         conv = self.conversation(conversation_id)
         if conv is None:
             return None
-        messages = self.messages(conversation_id)
+        messages = self.all_messages(conversation_id)
         self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
         return conv, messages
 
     @_guarded
     def restore_conversation(self, conv: Conversation, messages: list[Message]) -> None:
+        """Put back what delete_conversation returned: every branch, and the path that was on screen."""
         with self._transaction():
             self._db.execute(
-                "INSERT INTO conversations (id, title, created_at, updated_at, system_prompt, settings) VALUES (?, ?, ?, ?, ?, ?)",
-                (conv.id, conv.title, conv.created_at, conv.updated_at, conv.system_prompt, json.dumps(conv.settings)),
+                "INSERT INTO conversations (id, title, created_at, updated_at, system_prompt, settings, selected_leaf) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (conv.id, conv.title, conv.created_at, conv.updated_at, conv.system_prompt, json.dumps(conv.settings), conv.selected_leaf),
             )
-            for m in messages:
-                self._db.execute(
-                    "INSERT INTO messages (id, conversation_id, position, role, content, state, stats, created_at, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (m.id, m.conversation_id, m.position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model),
-                )
+            self._insert_messages(messages)
+
+    def _insert_messages(self, messages: list[Message]) -> None:
+        """Rows as they were, ids included; parents before children (a parent was written first: position order)."""
+        for m in sorted(messages, key=lambda m: m.position):
+            self._db.execute(
+                "INSERT INTO messages (id, conversation_id, position, role, content, state, stats, created_at, model, parent_id, depth) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (m.id, m.conversation_id, m.position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model, m.parent_id, m.depth),
+            )
 
     # ---- messages ------------------------------------------------------------
     @_guarded
     def messages(self, conversation_id: str, *, since: int = 0, before: int | None = None, newest: int | None = None) -> list[Message]:
-        """The conversation's messages in order: those at position `since` or later and before `before`; only
-        the `newest` of them if given (a long conversation is read a part at a time, by its index on position)."""
-        args = (conversation_id, since, before if before is not None else 2**63 - 1)  # SQLite's largest integer: no upper bound
-        if newest is None:
-            rows = self._db.execute("SELECT * FROM messages WHERE conversation_id = ? AND position >= ? AND position < ? ORDER BY position", args).fetchall()
-        else:
-            rows = self._db.execute(
-                "SELECT * FROM messages WHERE conversation_id = ? AND position >= ? AND position < ? ORDER BY position DESC LIMIT ?", (*args, newest)
-            ).fetchall()[::-1]
+        """The selected path's messages in order: those at depth `since` or more and below `before`; only the
+        `newest` of them if given (a long conversation is read a part at a time, upwards from its leaf)."""
+        rows = tree.path_rows(self._db, conversation_id, since, before, newest)
+        return [self._with_deferred(_message(r)) for r in rows]
+
+    @_guarded
+    def all_messages(self, conversation_id: str) -> list[Message]:
+        """Every message of every branch, in the order they were written (an export of the tree, an undo)."""
+        rows = self._db.execute(
+            f"SELECT m.*, {tree.BRANCH_COLUMNS} FROM messages m WHERE m.conversation_id = ? ORDER BY m.position", (conversation_id,)
+        ).fetchall()
         return [self._with_deferred(_message(r)) for r in rows]
 
     @_guarded
     def turns(self, conversation_id: str, since: int = 0) -> list[tuple[str, str, str]]:
-        """(role, content, state) of the messages at position `since` and after: what a reply's prompt is made
-        of, without the rest of each row (a long conversation's history is read on the GUI thread)."""
-        rows = self._db.execute("SELECT id, role, content, state FROM messages WHERE conversation_id = ? AND position >= ? ORDER BY position", (conversation_id, since)).fetchall()
+        """(role, content, state) of the selected path's messages at depth `since` and after: what a reply's
+        prompt is made of, without the rest of each row (a long conversation's history is read on the GUI thread)."""
+        rows = tree.path_rows(self._db, conversation_id, since, None, None)
         out = []
-        for message_id, role, content, state in rows:
+        for row in rows:
+            message_id, role, content, state = row["id"], row["role"], row["content"], row["state"]
             deferred = self._deferred.get(message_id)
             if deferred is not None:
                 content, state = deferred.content if deferred.content is not None else content, deferred.state or state
@@ -406,27 +451,114 @@ class Store:
 
     @_guarded
     def message(self, message_id: int) -> Message | None:
-        row = self._db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
+        row = self._db.execute(f"SELECT m.*, {tree.BRANCH_COLUMNS} FROM messages m WHERE m.id = ?", (message_id,)).fetchone()
         return self._with_deferred(_message(row)) if row else None
 
     @_guarded
     def message_count(self, conversation_id: str) -> int:
-        """Positions in use: the last one plus one (0 for none)."""
-        (count,) = self._db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM messages WHERE conversation_id = ?", (conversation_id,)).fetchone()
-        return count
+        """Messages on the selected path (0 for none)."""
+        leaf = tree.leaf_of(self._db, conversation_id)
+        return leaf[1] + 1 if leaf else 0
 
     @_guarded
-    def add_message(self, conversation_id: str, role: str, content: str, state: str = COMPLETE, model: str = "") -> Message:
+    def add_message(
+        self, conversation_id: str, role: str, content: str, state: str = COMPLETE, model: str = "", *, parent_id: int | None | object = SELECTED_LEAF
+    ) -> Message:
+        """A message under `parent_id` (by default the selected leaf: the end of the path on screen; None: a new
+        first message). It becomes the selected leaf: the path on screen now ends with it."""
         now = time.time()
         with self._transaction():
+            if parent_id is SELECTED_LEAF:
+                leaf = tree.leaf_of(self._db, conversation_id)
+                parent, depth = (leaf[0], leaf[1] + 1) if leaf else (None, 0)
+            elif parent_id is None:
+                parent, depth = None, 0
+            else:
+                row = self._db.execute("SELECT id, depth FROM messages WHERE id = ? AND conversation_id = ?", (parent_id, conversation_id)).fetchone()
+                if row is None:
+                    raise ValueError(f"parent_id {parent_id} is no message of conversation {conversation_id}")
+                parent, depth = row[0], row[1] + 1
             (position,) = self._db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM messages WHERE conversation_id = ?", (conversation_id,)).fetchone()
             cur = self._db.execute(
-                "INSERT INTO messages (conversation_id, position, role, content, state, created_at, model) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (conversation_id, position, role, content, state, now, model),
+                "INSERT INTO messages (conversation_id, position, role, content, state, created_at, model, parent_id, depth) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (conversation_id, position, role, content, state, now, model, parent, depth),
             )
-            self._db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
+            self._db.execute("UPDATE conversations SET updated_at = ?, selected_leaf = ? WHERE id = ?", (now, cur.lastrowid, conversation_id))
+            siblings = len(tree.sibling_ids(self._db, conversation_id, parent))
         assert cur.lastrowid is not None  # an INSERT's row
-        return Message(cur.lastrowid, conversation_id, position, role, content, state, None, now, model)
+        return Message(cur.lastrowid, conversation_id, position, role, content, state, None, now, model, parent, depth, siblings, siblings)
+
+    # ---- branches (app/storage/tree.py) ----------------------------------------
+    @_guarded
+    def siblings(self, message_id: int) -> list[Message]:
+        """The message and the others with the same parent, in the order they were written."""
+        row = self._db.execute("SELECT conversation_id, parent_id FROM messages WHERE id = ?", (message_id,)).fetchone()
+        if row is None:
+            return []
+        ids = tree.sibling_ids(self._db, row[0], row[1])
+        return [m for m in (self.message(i) for i in ids) if m is not None]
+
+    @_guarded
+    def path_ids(self, conversation_id: str) -> list[int]:
+        """The ids of the selected path, first message to leaf."""
+        leaf = tree.leaf_of(self._db, conversation_id)
+        return tree.path_ids(self._db, leaf[0]) if leaf else []
+
+    @_guarded
+    def set_selected_leaf(self, conversation_id: str, message_id: int | None) -> None:
+        """End the selected path exactly at `message_id` (None: an empty path), whether or not it has children
+        (a regenerated reply is written beside the old one: the path ends at their parent meanwhile)."""
+        self._db.execute("UPDATE conversations SET selected_leaf = ? WHERE id = ?", (message_id, conversation_id))
+
+    @_guarded
+    def select_branch(self, message_id: int) -> int | None:
+        """Put `message_id` on the selected path; the path goes on to the newest leaf under it. Returns that
+        leaf (None if there is no such message)."""
+        row = self._db.execute("SELECT conversation_id FROM messages WHERE id = ?", (message_id,)).fetchone()
+        if row is None:
+            return None
+        return self.select_leaf_through(row[0], message_id)
+
+    @_guarded
+    def select_leaf_through(self, conversation_id: str, message_id: int) -> int | None:
+        """As select_branch, for a message known to be in `conversation_id` (a search result); None if it is not."""
+        with self._transaction():
+            found = self._db.execute("SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?", (message_id, conversation_id)).fetchone()
+            if found is None:
+                return None
+            leaf = tree.newest_leaf_under(self._db, conversation_id, message_id)
+            self._db.execute("UPDATE conversations SET selected_leaf = ? WHERE id = ?", (leaf, conversation_id))
+        return leaf
+
+    @_guarded
+    def delete_branch(self, message_id: int) -> DeletedBranch | None:
+        """Delete `message_id` and everything under it; returns what was deleted, for restore_branch (an undo).
+        If the selected path went through it, the path moves to the sibling before it (else the one after it,
+        else its parent)."""
+        with self._transaction():
+            row = self._db.execute("SELECT conversation_id, parent_id FROM messages WHERE id = ?", (message_id,)).fetchone()
+            if row is None:
+                return None
+            conversation_id, parent_id = row[0], row[1]
+            (selected,) = self._db.execute("SELECT selected_leaf FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
+            ids = tree.subtree_ids(self._db, conversation_id, message_id)
+            messages = [m for m in (self.message(i) for i in ids) if m is not None]
+            siblings = tree.sibling_ids(self._db, conversation_id, parent_id)
+            at = siblings.index(message_id)
+            others = siblings[:at][::-1] + siblings[at + 1:]
+            # Children first: each row's parent is still there when the foreign key is checked.
+            self._db.executemany("DELETE FROM messages WHERE id = ?", [(i,) for i in reversed(ids)])
+            if selected in ids:
+                leaf = tree.newest_leaf_under(self._db, conversation_id, others[0]) if others else parent_id
+                self._db.execute("UPDATE conversations SET selected_leaf = ? WHERE id = ?", (leaf, conversation_id))
+        return DeletedBranch(conversation_id, messages, selected)
+
+    @_guarded
+    def restore_branch(self, deleted: DeletedBranch) -> None:
+        """Put a deleted branch back, with the path that was selected then."""
+        with self._transaction():
+            self._insert_messages(deleted.messages)
+            self._db.execute("UPDATE conversations SET selected_leaf = ? WHERE id = ?", (deleted.selected_leaf, deleted.conversation_id))
 
     def update_message(self, message_id: int, *, content: str | None = None, state: str | None = None, record: ReplyRecord | None = None) -> None:
         """Set a message's fields (None: left as it is). If the database refuses the write, it is kept and retried: see retry_deferred."""
@@ -498,11 +630,6 @@ class Store:
             message.state = pending.state or message.state
             message.record = pending.record or message.record
         return message
-
-    @_guarded
-    def delete_messages_from(self, conversation_id: str, position: int) -> None:
-        """Drop the message at `position` and every one after it (regenerate, edit and resend)."""
-        self._db.execute("DELETE FROM messages WHERE conversation_id = ? AND position >= ?", (conversation_id, position))
 
     # ---- small app state (last conversation, chosen model, window geometry) ---
     @_guarded
@@ -598,11 +725,14 @@ class _Transaction:
 
 
 def _conversation(row: sqlite3.Row) -> Conversation:
-    return Conversation(row["id"], row["title"], row["created_at"], row["updated_at"], row["system_prompt"], json.loads(row["settings"] or "{}"))
+    return Conversation(
+        row["id"], row["title"], row["created_at"], row["updated_at"], row["system_prompt"], json.loads(row["settings"] or "{}"), row["selected_leaf"],
+    )
 
 
 def _message(row: sqlite3.Row) -> Message:
     return Message(
         row["id"], row["conversation_id"], row["position"], row["role"], row["content"], row["state"],
-        from_stored(row["stats"], row["id"]), row["created_at"], row["model"],
+        from_stored(row["stats"], row["id"]), row["created_at"], row["model"], row["parent_id"], row["depth"],
+        *((row["branch"], row["branches"]) if "branches" in row.keys() else (1, 1)),
     )
