@@ -294,7 +294,14 @@ class ChatController(QObject):
         messages = self._stored(lambda: self.store.messages(conversation_id)) if conv is not None else None
         if conv is None or messages is None:
             return False
-        text = export.to_markdown(conv, messages) if kind == "md" else export.to_json(conv, messages)
+        if kind == "md":
+            text = export.to_markdown(conv, messages)
+        else:
+            on_path = {m.id for m in messages}
+            every = self._stored(lambda: self.store.all_messages(conversation_id))
+            if every is None:
+                return False
+            text = export.to_json(conv, messages, [m for m in every if m.id not in on_path])
         export.save(path, text)
         return True
 
@@ -539,6 +546,13 @@ class ChatController(QObject):
             return wanted.n_ctx
         return settings.n_ctx or ModelChoice.n_ctx
 
+    def _branch_key(self, conversation_id: str) -> str:
+        """Which saved KV state the reply extends: the branch on screen, named by the deepest message shown that
+        has siblings; "" (the conversation's) without one. Each branch then keeps its own state in the runtime's
+        KV store, so switching back to one restores it instead of evaluating it again."""
+        forks = [m for m in self.messages.messages if m.branches > 1]
+        return f"{conversation_id}/{forks[-1].id}" if forks else ""
+
     def _start_reply(self) -> None:
         """Ask for a reply to the path on screen, written at its end."""
         conv = self._on_screen()
@@ -563,6 +577,7 @@ class ChatController(QObject):
         if msg is None:
             return  # the user's message is stored; Regenerate asks again once the database takes writes
         self.messages.append(msg)
+        params.cache_key = self._branch_key(conv.id)
         # The answer is this reply's only while it is the reply in progress: one that was ended already
         # (stopped for a closing window, a deleted conversation) has its late answer ignored.
         reply = self.replies[conv.id] = Reply(None, msg.id, conv.id)

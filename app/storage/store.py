@@ -289,6 +289,36 @@ class DeletedBranch:
 
 
 @dataclass
+class TreeMessage:
+    """A message to write with a new conversation (an import): `parent` is the index of an earlier one in the list."""
+
+    role: str
+    content: str
+    parent: int | None
+    created_at: float
+    state: str = COMPLETE
+    model: str = ""
+    record: ReplyRecord | None = None
+
+
+@dataclass
+class NewConversation:
+    """A whole conversation to write at once (an import); `key` names its content, so a second import skips it."""
+
+    title: str
+    created_at: float
+    updated_at: float
+    messages: list[TreeMessage]
+    selected: int | None  # the index of the selected leaf; None: the newest message
+    key: str
+    system_prompt: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+IMPORTED_KEY = "imported:"  # app_state: IMPORTED_KEY + a NewConversation's key -> the conversation it became
+
+
+@dataclass
 class _PendingUpdate:
     """A message update the database has not taken yet: the newest value of each field (None: unchanged)."""
 
@@ -630,6 +660,52 @@ class Store:
             message.state = pending.state or message.state
             message.record = pending.record or message.record
         return message
+
+    # ---- imports ---------------------------------------------------------------
+    @_guarded
+    def add_conversations(self, items: list[NewConversation]) -> tuple[list[Conversation], list[NewConversation]]:
+        """Write whole conversations in one transaction: all of them or, if anything fails, none. One whose key
+        an earlier import wrote (and that conversation is still here) is skipped. Returns (added, skipped)."""
+        added: list[Conversation] = []
+        skipped: list[NewConversation] = []
+        with self._transaction():
+            for item in items:
+                (earlier,) = self._db.execute(
+                    "SELECT COUNT(*) FROM app_state s JOIN conversations c ON c.id = s.value WHERE s.key = ?", (IMPORTED_KEY + item.key,)
+                ).fetchone()
+                if earlier:
+                    skipped.append(item)
+                    continue
+                added.append(self._write_tree(item))
+        return added, skipped
+
+    def _write_tree(self, item: NewConversation) -> Conversation:
+        conv = Conversation(uuid.uuid4().hex, item.title, item.created_at, item.updated_at, item.system_prompt, dict(item.settings))
+        self._db.execute(
+            "INSERT INTO conversations (id, title, created_at, updated_at, system_prompt, settings) VALUES (?, ?, ?, ?, ?, ?)",
+            (conv.id, conv.title, conv.created_at, conv.updated_at, conv.system_prompt, json.dumps(conv.settings)),
+        )
+        ids: list[int] = []
+        depths: list[int] = []
+        for position, m in enumerate(item.messages):
+            if m.parent is not None and not 0 <= m.parent < position:
+                raise ValueError(f"message {position}'s parent {m.parent} is not an earlier message")
+            parent_id, depth = (ids[m.parent], depths[m.parent] + 1) if m.parent is not None else (None, 0)
+            cur = self._db.execute(
+                "INSERT INTO messages (conversation_id, position, role, content, state, stats, created_at, model, parent_id, depth) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (conv.id, position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model, parent_id, depth),
+            )
+            assert cur.lastrowid is not None
+            ids.append(cur.lastrowid)
+            depths.append(depth)
+        if ids:
+            conv.selected_leaf = ids[item.selected] if item.selected is not None else ids[-1]
+            self._db.execute("UPDATE conversations SET selected_leaf = ? WHERE id = ?", (conv.selected_leaf, conv.id))
+        self._db.execute(
+            "INSERT INTO app_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (IMPORTED_KEY + item.key, conv.id)
+        )
+        return conv
 
     # ---- small app state (last conversation, chosen model, window geometry) ---
     @_guarded
