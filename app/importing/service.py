@@ -14,7 +14,7 @@ from typing import Any, Callable
 from app.importing import chatgpt, lmstudio, lokal, openwebui
 from app.importing.conversation import ImportedConversation, ImportRefused, to_new
 from app.importing.reading import read_json
-from app.storage.store import Conversation, Store
+from app.storage.store import Conversation, NewConversation, Store
 
 Reader = Callable[[Any], list[ImportedConversation]]
 # In the order they are tried: the first that recognises the file's shape reads it.
@@ -59,6 +59,10 @@ def read_file(path: str | Path) -> tuple[str, list[ImportedConversation]]:
 def import_file(store: Store, path: str | Path) -> ImportSummary:
     """Import every conversation of the file, or none (ImportRefused, or StoreUnavailable from the store)."""
     name, conversations = read_file(path)
-    new = [to_new(c) for c in conversations]
+    return write(store, name, [to_new(c) for c in conversations])
+
+
+def write(store: Store, name: str, new: list[NewConversation]) -> ImportSummary:
+    """Write what read_file gave (made ready by to_new), in one transaction; StoreUnavailable if the database refuses."""
     added, skipped = store.add_conversations(new)
     return ImportSummary(name, added, len(skipped), sum(len(n.messages) for n in new) - sum(len(n.messages) for n in skipped))

@@ -83,9 +83,8 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE messages ADD COLUMN model TEXT NOT NULL DEFAULT '';
     """,
-    # 2 -> 3: messages as a tree (app/storage/tree.py). `position` stays unique: it becomes the order in which
-    # a conversation's messages were written, which rises along every path (a child is written after its
-    # parent); `depth` is a message's index along its path. A version 2 conversation is one path, whose
+    # 2 -> 3: messages as a tree (app/storage/tree.py). `position` stays unique, now a number in the order the
+    # conversation's messages were written; `depth` is a message's index along its path. A version 2 conversation is one path, whose
     # positions run 0..n-1 (messages were only ever cut from the end), so each message's parent is the one
     # before it and its depth is its position. Columns are added, not the table rebuilt: what other
     # migrations added to `messages` (and whatever refers to it) stays as it is.
@@ -98,7 +97,7 @@ MIGRATIONS: list[str] = [
     UPDATE conversations SET selected_leaf =
         (SELECT m.id FROM messages m WHERE m.conversation_id = conversations.id ORDER BY m.position DESC LIMIT 1);
     CREATE INDEX messages_by_parent ON messages(parent_id);
-    CREATE INDEX messages_siblings ON messages(conversation_id, parent_id, position);
+    CREATE INDEX messages_siblings ON messages(conversation_id, parent_id);
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -441,12 +440,17 @@ class Store:
             self._insert_messages(messages)
 
     def _insert_messages(self, messages: list[Message]) -> None:
-        """Rows as they were, ids included; parents before children (a parent was written first: position order)."""
-        for m in sorted(messages, key=lambda m: m.position):
+        """Rows as they were, ids included (they keep their places among siblings); parents before children (a
+        parent has the smaller id). A position written meanwhile (a message sent after a delete) gets a new one."""
+        for m in sorted(messages, key=lambda m: m.id):
+            (taken,) = self._db.execute("SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND position = ?", (m.conversation_id, m.position)).fetchone()
+            position = m.position
+            if taken:
+                (position,) = self._db.execute("SELECT MAX(position) + 1 FROM messages WHERE conversation_id = ?", (m.conversation_id,)).fetchone()
             self._db.execute(
                 "INSERT INTO messages (id, conversation_id, position, role, content, state, stats, created_at, model, parent_id, depth) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (m.id, m.conversation_id, m.position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model, m.parent_id, m.depth),
+                (m.id, m.conversation_id, position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model, m.parent_id, m.depth),
             )
 
     # ---- messages ------------------------------------------------------------
@@ -461,7 +465,7 @@ class Store:
     def all_messages(self, conversation_id: str) -> list[Message]:
         """Every message of every branch, in the order they were written (an export of the tree, an undo)."""
         rows = self._db.execute(
-            f"SELECT m.*, {tree.BRANCH_COLUMNS} FROM messages m WHERE m.conversation_id = ? ORDER BY m.position", (conversation_id,)
+            f"SELECT m.*, {tree.BRANCH_COLUMNS} FROM messages m WHERE m.conversation_id = ? ORDER BY m.id", (conversation_id,)
         ).fetchall()
         return [self._with_deferred(_message(r)) for r in rows]
 
@@ -521,7 +525,7 @@ class Store:
     # ---- branches (app/storage/tree.py) ----------------------------------------
     @_guarded
     def siblings(self, message_id: int) -> list[Message]:
-        """The message and the others with the same parent, in the order they were written."""
+        """The message and the others with the same parent, in the order they were written (by id)."""
         row = self._db.execute("SELECT conversation_id, parent_id FROM messages WHERE id = ?", (message_id,)).fetchone()
         if row is None:
             return []
@@ -585,10 +589,12 @@ class Store:
 
     @_guarded
     def restore_branch(self, deleted: DeletedBranch) -> None:
-        """Put a deleted branch back, with the path that was selected then."""
+        """Put a deleted branch back; if the path on screen went through it then, it does again (else the path
+        stays as it is now: its old leaf may have had replies since)."""
         with self._transaction():
             self._insert_messages(deleted.messages)
-            self._db.execute("UPDATE conversations SET selected_leaf = ? WHERE id = ?", (deleted.selected_leaf, deleted.conversation_id))
+            if deleted.selected_leaf in {m.id for m in deleted.messages}:
+                self._db.execute("UPDATE conversations SET selected_leaf = ? WHERE id = ?", (deleted.selected_leaf, deleted.conversation_id))
 
     def update_message(self, message_id: int, *, content: str | None = None, state: str | None = None, record: ReplyRecord | None = None) -> None:
         """Set a message's fields (None: left as it is). If the database refuses the write, it is kept and retried: see retry_deferred."""

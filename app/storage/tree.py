@@ -4,11 +4,13 @@ Each message names its parent (NULL for a first message); a conversation names i
 what the window shows and sends is the path from a first message down to that leaf. Paths are walked
 upwards from the leaf with a recursive query bounded by depth, so showing the newest 100 messages of a
 200,000-message path reads about 100 rows; a subtree (a branch to select or delete) is walked downwards
-along the (conversation_id, parent_id, position) index. messages(parent_id) is the foreign key's own
+along the (conversation_id, parent_id) index (whose rows end with the id: siblings come in order). messages(parent_id) is the foreign key's own
 index: without it each deleted message would scan the table for children.
 
-The newest leaf under a message is simply the newest message in its subtree: a message is always
-written after its parent, so the newest one cannot have children.
+Order among messages is their id's: ids are never used twice (AUTOINCREMENT), a message is always
+written after its parent, and an undone delete puts messages back with their ids, so siblings come back
+in their places. The newest leaf under a message is simply the newest message in its subtree: the
+newest one cannot have children. (`position` only has to stay unique, the column's old constraint.)
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import sqlite3
 
 # A message's place among its siblings (same conversation, same parent), 1-based, and their number.
 BRANCH_COLUMNS = """
-    (SELECT COUNT(*) FROM messages s WHERE s.conversation_id = m.conversation_id AND s.parent_id IS m.parent_id AND s.position <= m.position) AS branch,
+    (SELECT COUNT(*) FROM messages s WHERE s.conversation_id = m.conversation_id AND s.parent_id IS m.parent_id AND s.id <= m.id) AS branch,
     (SELECT COUNT(*) FROM messages s WHERE s.conversation_id = m.conversation_id AND s.parent_id IS m.parent_id) AS branches
 """
 
@@ -77,7 +79,7 @@ def path_ids(db: sqlite3.Connection, leaf_id: int) -> list[int]:
 def subtree_ids(db: sqlite3.Connection, conversation_id: str, root_id: int) -> list[int]:
     """`root_id` and every message under it, in the order they were written."""
     rows = db.execute(
-        _SUBTREE + "SELECT m.id FROM sub JOIN messages m ON m.id = sub.id ORDER BY m.position",
+        _SUBTREE + "SELECT id FROM sub ORDER BY id",
         {"root": root_id, "conversation": conversation_id},
     ).fetchall()
     return [r[0] for r in rows]
@@ -86,16 +88,16 @@ def subtree_ids(db: sqlite3.Connection, conversation_id: str, root_id: int) -> l
 def newest_leaf_under(db: sqlite3.Connection, conversation_id: str, root_id: int) -> int:
     """The newest message in the subtree under `root_id`: a leaf (see the module docstring)."""
     row = db.execute(
-        _SUBTREE + "SELECT m.id FROM sub JOIN messages m ON m.id = sub.id ORDER BY m.position DESC LIMIT 1",
+        _SUBTREE + "SELECT MAX(id) FROM sub",
         {"root": root_id, "conversation": conversation_id},
     ).fetchone()
-    return int(row[0]) if row else root_id
+    return int(row[0]) if row and row[0] is not None else root_id
 
 
 def sibling_ids(db: sqlite3.Connection, conversation_id: str, parent_id: int | None) -> list[int]:
     """The messages under `parent_id` (None: the first messages), in the order they were written."""
     rows = db.execute(
-        "SELECT id FROM messages WHERE conversation_id = ? AND parent_id IS ? ORDER BY position", (conversation_id, parent_id)
+        "SELECT id FROM messages WHERE conversation_id = ? AND parent_id IS ? ORDER BY id", (conversation_id, parent_id)
     ).fetchall()
     return [r[0] for r in rows]
 

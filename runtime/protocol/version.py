@@ -3,7 +3,7 @@ with VERSION_MISMATCH."""
 
 from __future__ import annotations
 
-PROTOCOL_VERSION = "1.5"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group. 1.2: llama.cpp's samplers, grammar/json_schema, tools; chat template errors. 1.3: chat.generate in the batch lane (several in flight, one per conversation); n_seq; MetricsResult.api_requests. 1.4: runtime.metrics takes MetricsParams.conversation_id (the panel follows the conversation on screen); ModelLoadParams.n_gpu_layers None (Auto, the default); ModelLoadResult.offload, MetricsResult.offload, InitializeResult.gpu_backends, Device.backend and id. 1.5: ModelLoadParams.split_mode and main_gpu; GenerationStats per drafter (lookup_*, model_*); HubQuantsParams.draft (the fit counts the draft partner too)
+PROTOCOL_VERSION = "1.6"  # 1.1: api.start, api.stop, job.waiting; LocalModel.group. 1.2: llama.cpp's samplers, grammar/json_schema, tools; chat template errors. 1.3: chat.generate in the batch lane (several in flight, one per conversation); n_seq; MetricsResult.api_requests. 1.4: runtime.metrics takes MetricsParams.conversation_id (the panel follows the conversation on screen); ModelLoadParams.n_gpu_layers None (Auto, the default); ModelLoadResult.offload, MetricsResult.offload, InitializeResult.gpu_backends, Device.backend and id. 1.5: ModelLoadParams.split_mode and main_gpu; GenerationStats per drafter (lookup_*, model_*); HubQuantsParams.draft (the fit counts the draft partner too). 1.6: ChatGenerateParams.cache_key (a branch keeps its own saved KV state)
 
 
 def major(version: str) -> str:

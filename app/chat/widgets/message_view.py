@@ -4,8 +4,11 @@ It follows the bottom while a reply streams only if the user was already at
 the bottom: someone who scrolled up to read stays where they are.
 
 A message of yours is edited in place: Edit (or Chat ▸ Edit last message) turns its text into an
-editor; Enter resends it (the replies after it are replaced), Shift+Enter starts a new line, Esc
-cancels.
+editor; Enter resends it (as a new branch: the message as it was and the replies after it stay),
+Shift+Enter starts a new line, Esc cancels.
+
+A message with siblings (edits of it, or replies written again) shows ◀ n/m ▶ under it: the arrows
+show another branch, and a button deletes this one (Edit ▸ Undo delete brings it back).
 """
 
 from __future__ import annotations
@@ -102,11 +105,59 @@ class InlineEditor(QFrame):
         self.edit.setFixedHeight(lines * self.edit.fontMetrics().lineSpacing() + 14)
 
 
+class BranchBar(QWidget):
+    """◀ n/m ▶ under a message with siblings, and Delete branch."""
+
+    sig_step = Signal(int)  # -1: the branch before, +1: the one after
+    sig_delete = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("branchBar")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(2)
+        self.previous = self._button("◀", self.tr("Previous branch"), self.tr("Show the version before this one (Alt+Left)"))
+        self.previous.clicked.connect(lambda: self.sig_step.emit(-1))
+        self.label = QLabel()
+        self.label.setObjectName("hint")
+        self.next = self._button("▶", self.tr("Next branch"), self.tr("Show the version after this one (Alt+Right)"))
+        self.next.clicked.connect(lambda: self.sig_step.emit(1))
+        self.delete = self._button("", self.tr("Delete branch"), self.tr("Delete this version and every reply under it (Edit ▸ Undo delete brings it back)"))
+        self.delete.setIcon(icons.icon("delete"))
+        self.delete.clicked.connect(self.sig_delete)
+        row.addWidget(self.previous)
+        row.addWidget(self.label)
+        row.addWidget(self.next)
+        row.addWidget(self.delete)
+        row.addStretch(1)
+
+    def _button(self, text: str, name: str, tip: str) -> QToolButton:
+        button = QToolButton()
+        button.setObjectName("branchButton")
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setAccessibleName(name)
+        button.setAccessibleDescription(tip)
+        button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        button.setAutoRaise(True)
+        return button
+
+    def show_branch(self, branch: int, branches: int, enabled: bool) -> None:
+        self.label.setText(f"{branch}/{branches}")
+        self.label.setAccessibleName(self.tr("Version {n} of {m}").format(n=branch, m=branches))
+        self.previous.setEnabled(enabled and branch > 1)
+        self.next.setEnabled(enabled and branch < branches)
+        self.delete.setEnabled(enabled)
+
+
 class MessageWidget(QFrame):
     sig_copy = Signal(object)  # self
     sig_regenerate = Signal(object)
     sig_edit = Signal(object)
     sig_edit_submitted = Signal(object, str)  # self, the new text
+    sig_branch = Signal(object, int)  # self, -1 or +1: show a sibling
+    sig_delete_branch = Signal(object)  # self
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -151,6 +202,7 @@ class MessageWidget(QFrame):
         self.footer.setObjectName("hint")
         self.footer.hide()
         outer.addWidget(self.footer)
+        self.branch_bar: BranchBar | None = None  # made for a message that has siblings
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self._focusables: list[QWidget] | None = None
 
@@ -220,6 +272,21 @@ class MessageWidget(QFrame):
             self.footer.hide()
         self.show_actions(is_last, generating)
 
+    def _show_branches(self, generating: bool) -> None:
+        message = self.message
+        if message is None or message.branches <= 1:
+            if self.branch_bar is not None:
+                self.branch_bar.hide()
+            return
+        if self.branch_bar is None:
+            self.branch_bar = BranchBar()
+            self.branch_bar.sig_step.connect(lambda step: self.sig_branch.emit(self, step))
+            self.branch_bar.sig_delete.connect(lambda: self.sig_delete_branch.emit(self))
+            self._outer.addWidget(self.branch_bar)
+            self._focusables = None
+        self.branch_bar.show_branch(message.branch, message.branches, not generating)
+        self.branch_bar.show()
+
     def show_actions(self, is_last: bool, generating: bool) -> None:
         """The buttons this message offers now (Edit and Regenerate wait while a reply streams)."""
         message = self.message
@@ -228,6 +295,7 @@ class MessageWidget(QFrame):
         self.buttons["edit"].setVisible(message.role == "user" and not generating and not self.editing)
         self.buttons["regenerate"].setVisible(message.role == "assistant" and is_last and not generating)
         self.buttons["copy"].setVisible(message.state != st.STREAMING)
+        self._show_branches(generating)
 
 
 class ChatView(QScrollArea):
@@ -236,6 +304,8 @@ class ChatView(QScrollArea):
     sig_copied = Signal(str)
     sig_focus_order_changed = Signal()  # messages came or went: the window puts them back in its Tab order
     sig_show_earlier = Signal()  # a long conversation shows its newest messages: the user asks for older ones
+    sig_branch_requested = Signal(int, int)  # row, -1 or +1: show another branch at that message
+    sig_delete_branch_requested = Signal(int)  # row: delete the branch that starts there
 
     def __init__(self, model: MessageListModel, parent: QWidget | None = None):
         super().__init__(parent)
@@ -306,6 +376,8 @@ class ChatView(QScrollArea):
         widget.sig_edit.connect(self._edit)
         widget.sig_edit_submitted.connect(lambda w, text: self.sig_edit_submitted.emit(self._row_of(w), text))
         widget.sig_regenerate.connect(lambda _w: self.sig_regenerate_requested.emit())
+        widget.sig_branch.connect(lambda w, step: self.sig_branch_requested.emit(self._row_of(w), step))
+        widget.sig_delete_branch.connect(lambda w: self.sig_delete_branch_requested.emit(self._row_of(w)))
         return widget
 
     def _on_reset(self) -> None:
@@ -413,6 +485,16 @@ class ChatView(QScrollArea):
         self.sig_copied.emit(widget.message.content)
 
     # ---- scrolling -----------------------------------------------------------
+    def scroll_to_message(self, message_id: int) -> None:
+        """Bring a message into view (a search result opened in its branch); its widget is built first if need be."""
+        row = self.model.row_of_id(message_id)
+        if row < 0:
+            return
+        while self._unbuilt > row:
+            self._fill(at_least=self._unbuilt - row)
+        self.follow = False
+        self.ensureWidgetVisible(self.widgets[row - self._unbuilt])
+
     def _on_scrolled(self, value: int) -> None:
         bar = self.verticalScrollBar()
         self.follow = value >= bar.maximum() - 8
