@@ -382,6 +382,7 @@ class ChatView(QScrollArea):
 
     def _on_reset(self) -> None:
         for widget in self.widgets:
+            widget.hide()
             widget.deleteLater()
         self.widgets = []
         self._unbuilt = self.model.rowCount()
@@ -425,6 +426,7 @@ class ChatView(QScrollArea):
         unbuilt_gone = max(0, min(last + 1, self._unbuilt) - first)
         built = slice(max(first, self._unbuilt) - self._unbuilt, max(0, last + 1 - self._unbuilt))
         for widget in self.widgets[built]:
+            widget.hide()  # gone from the column now, not when the event loop next deletes it (a branch switch puts another in its place)
             widget.deleteLater()
         del self.widgets[built]
         self._unbuilt -= unbuilt_gone
