@@ -855,8 +855,8 @@ terakhir aktif {time}</translation>
         <translation>Sunting pesan Anda</translation>
     </message>
     <message>
-        <source>Enter resends it and replaces the replies after it; Shift+Enter starts a new line; Esc cancels</source>
-        <translation>Enter mengirimnya ulang dan mengganti balasan sesudahnya; Shift+Enter memulai baris baru; Esc membatalkan</translation>
+        <source>Enter resends it as a new branch (the message as it was and its replies stay, ◀ ▶); Shift+Enter starts a new line; Esc cancels</source>
+        <translation>Enter mengirimnya ulang sebagai cabang baru (pesan semula dan balasannya tetap ada, ◀ ▶); Shift+Enter memulai baris baru; Esc membatalkan</translation>
     </message>
     <message>
         <source>Enter to resend · Shift+Enter for a new line · Esc to cancel</source>
@@ -875,8 +875,8 @@ terakhir aktif {time}</translation>
         <translation>Kirim ulang</translation>
     </message>
     <message>
-        <source>Send the edited message; the replies after it are replaced</source>
-        <translation>Kirim pesan yang disunting; balasan sesudahnya diganti</translation>
+        <source>Send the edited message as a new branch; the message as it was stays (◀ ▶)</source>
+        <translation>Kirim pesan yang disunting sebagai cabang baru; pesan semula tetap ada (◀ ▶)</translation>
     </message>
 </context>
 <context>
