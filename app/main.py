@@ -44,6 +44,8 @@ def create_main_window(store_path=None, runtime_command: Sequence[str] | None = 
     # Features plug into the window's extension points: its menus by id, and the Model menu's sections.
     from app.api.feature import install as install_api  # Model ▸ Serve the API… (app/api)
     from app.kvcache.feature import install as install_kv_cache  # Edit ▸ Saved conversation caches… (app/kvcache)
+    from app.branches.feature import install as install_branches  # Chat ▸ Previous/Next/Delete branch (app/branches)
+    from app.importing.feature import install as install_importing  # File ▸ Import conversations… (app/importing)
     from app.remote.feature import install as install_remote  # remote endpoints in the Model menu (app/remote)
     from app.presets.feature import install as install_presets  # Ctrl+Shift+N: a new chat from a preset (app/presets)
     from app.search.feature import install as install_search  # Ctrl+K and Ctrl+F: search through every message (app/search)
@@ -56,6 +58,8 @@ def create_main_window(store_path=None, runtime_command: Sequence[str] | None = 
     install_search(context)
     install_presets(context)
     install_attachments(context)
+    install_branches(context)
+    install_importing(context)
     return window
 
 

@@ -20,6 +20,7 @@ from app.attachments.service import Attacher
 from app.chat.announcer import ReplyAnnouncer
 from app.chat.controller import ChatController
 from app.chat.conversation_model import ConversationFilterModel
+from app.chat.view_wiring import wire_chat_view
 from app.chat.widgets.composer import Composer
 from app.chat.widgets.conversation_commands import ConversationCommands
 from app.chat.widgets.message_view import ChatView
@@ -228,7 +229,6 @@ class MainWindow(QMainWindow):
         chat.sig_reply_link_changed.connect(self._on_reply_link_changed)
         chat.sig_store_problem.connect(self._on_store_problem)
         chat.sig_refused.connect(lambda reason: self.statusBar().showMessage(reason, 5000))
-        chat.sig_reveal.connect(self.chat_view.reveal_row)  # a search's hit (app/search)
         self.banner_retry.clicked.connect(chat.retry_store)
         self.poller.sig_sample.connect(self.metrics_panel.on_sample)
         self.sidebar.sig_open.connect(chat.open)
@@ -244,11 +244,7 @@ class MainWindow(QMainWindow):
         self.composer.sig_focus_order_changed.connect(self._order_focus)
         self.chat_view.sig_edit_submitted.connect(self._on_edit_submitted)
         self.chat_view.sig_focus_order_changed.connect(self._order_focus)
-        self.chat_view.sig_regenerate_requested.connect(chat.regenerate)
-        self.chat_view.sig_continue_requested.connect(chat.continue_reply)
-        self.chat_view.set_thinking_expanded(chat.thinking_expanded())
-        self.chat_view.sig_thinking_expanded_changed.connect(chat.set_thinking_expanded)
-        self.chat_view.sig_show_earlier.connect(chat.show_earlier)
+        wire_chat_view(self.chat_view, chat)
         self.chat_view.sig_copied.connect(lambda _t: self.statusBar().showMessage(self.tr("Copied to the clipboard"), 2000))
         self.settings_button.clicked.connect(self._on_settings)
         self.metrics_button.toggled.connect(self.action_metrics.setChecked)

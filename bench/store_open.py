@@ -31,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.storage.store import Store  # noqa: E402
+from app.storage import tree  # noqa: E402
 from report import publish  # noqa: E402
 
 
@@ -50,6 +51,7 @@ def build(path: Path, conversations: int, messages: int, chars: int) -> None:
             "INSERT INTO messages (conversation_id, position, role, content, state, stats, created_at, model) VALUES (?, ?, ?, ?, 'complete', ?, ?, 'm')",
             [(cid, i, "user" if i % 2 == 0 else "assistant", text, json.dumps({"ttft_ms": 120.0}) if i % 2 else None, now) for i in range(messages)],
         )
+        tree.link_as_one_path(db, cid)
     db.execute("COMMIT")
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()

@@ -43,7 +43,7 @@ from app.runtime_link import RuntimeLink
 from app.storage import store as st
 from app.storage.attachments import StoredAttachment, StoredCitation
 from app.storage.reply_record import ReplyRecord
-from app.storage.store import Conversation, Message, Store, StoreUnavailable
+from app.storage.store import Conversation, DeletedBranch, Message, Store, StoreUnavailable
 from runtime.protocol import (
     Attachment, ChatGenerateParams, ChatGenerateResult, ChatMessage, ErrorCode, Role, RpcError, SpeculationMode, methods,
 )
@@ -145,7 +145,8 @@ class ChatController(QObject):
     sig_reply_link_changed = Signal()
     sig_store_problem = Signal(object)  # StoreUnavailable while the database refuses work; None once it takes it again
     sig_refused = Signal(str)  # why what the user asked for cannot be done now (a reply is being written)
-    sig_reveal = Signal(int)  # the row of a message the view should scroll to (reveal_message: a search's hit)
+    sig_branch_deleted = Signal(object)  # a DeletedBranch, for an undo
+    sig_revealed = Signal(int)  # a message id, now on screen in its branch: the view scrolls to it
 
     def __init__(self, store: Store, link: RuntimeLink, model_session: ModelSession, parent: QObject | None = None):
         super().__init__(parent)
@@ -290,25 +291,12 @@ class ChatController(QObject):
         """Show up to SHOWN_MESSAGES more of the older messages; how many came."""
         if self.current is None or not self.has_earlier():
             return 0
-        conv, first = self.current, self.messages.message(0).position
+        conv, first = self.current, self.messages.message(0).depth
         earlier = self._stored(lambda: self.store.messages(conv.id, before=first, newest=history.SHOWN_MESSAGES))
         if not earlier:
             return 0
         self.messages.prepend(earlier)
         return len(earlier)
-
-    def reveal_message(self, message_id: int) -> bool:
-        """Show message `message_id` of the conversation on screen and have the view scroll to it (sig_reveal):
-        older messages are loaded until it is there. False if it is not in this conversation (any more).
-        With branches, this is where the branch that holds it becomes the selected one first."""
-        message = self._stored(lambda: self.store.message(message_id))
-        if self.current is None or message is None or message.conversation_id != self.current.id:
-            return False
-        while self.messages.row_of_id(message_id) < 0:
-            if self.show_earlier() == 0:
-                return False
-        self.sig_reveal.emit(self.messages.row_of_id(message_id))
-        return True
 
     def _on_screen(self) -> Conversation:
         """The conversation on screen, where the caller made sure there is one."""
@@ -343,7 +331,14 @@ class ChatController(QObject):
         messages = self._stored(lambda: self.store.messages(conversation_id)) if conv is not None else None
         if conv is None or messages is None:
             return False
-        text = export.to_markdown(conv, messages) if kind == "md" else export.to_json(conv, messages)
+        if kind == "md":
+            text = export.to_markdown(conv, messages)
+        else:
+            on_path = {m.id for m in messages}
+            every = self._stored(lambda: self.store.all_messages(conversation_id))
+            if every is None:
+                return False
+            text = export.to_json(conv, messages, [m for m in every if m.id not in on_path])
         export.save(path, text)
         return True
 
@@ -444,11 +439,12 @@ class ChatController(QObject):
         return not self.generating and bool(msgs) and msgs[-1].role == "assistant"
 
     def regenerate(self) -> bool:
-        """Replace the last reply with a new one."""
+        """Write the last reply again, as a sibling of it: the earlier one stays a branch (◀ ▶ shows it again)."""
         if not self.can_regenerate():
             return False
         last = self.messages.messages[-1]
-        if not self._done(lambda: self.store.delete_messages_from(last.conversation_id, last.position)):
+        # The path ends at the reply's parent for a moment: the prompt is that path, the new reply goes under it.
+        if not self._done(lambda: self.store.set_selected_leaf(last.conversation_id, last.parent_id)):
             return False
         self.messages.truncate(len(self.messages.messages) - 1)
         self._start_reply()
@@ -463,7 +459,8 @@ class ChatController(QObject):
         return next((m for m in reversed(self.messages.messages) if m.role == "assistant"), None)
 
     def edit_and_resend(self, row: int, text: str) -> bool:
-        """Change the user message at `row`; every message after it is replaced by a new reply."""
+        """Send an edited copy of the user message at `row`, as a sibling of it, and a new reply to it: the
+        message as it was, and the replies after it, stay a branch (◀ ▶ shows them again)."""
         text = text.strip()
         if self.generating:
             self.sig_refused.emit(self.tr("Stop the reply first (Esc), then resend the edited message"))
@@ -473,13 +470,99 @@ class ChatController(QObject):
         msg = self.messages.message(row)
         if msg.role != "user":
             return False
-        if not self._done(lambda: self.store.delete_messages_from(msg.conversation_id, msg.position + 1)):
+        edited = self._stored(lambda: self.store.add_message(msg.conversation_id, "user", text, parent_id=msg.parent_id))
+        if edited is None:
             return False
-        self.store.update_message(msg.id, content=text)
-        self.messages.truncate(row + 1)
-        self.messages.update(row, content=text)
+        self.messages.truncate(row)
+        self.messages.append(edited)
         self._start_reply()
         return True
+
+    # ---- branches ----------------------------------------------------------------
+    def _branch_refused(self) -> bool:
+        """Branches change the path on screen, which a streaming reply is writing at the end of."""
+        if self.generating:
+            self.sig_refused.emit(self.tr("Stop the reply first (Esc), then switch or delete a branch"))
+            return True
+        return False
+
+    def switch_branch(self, row: int, step: int) -> bool:
+        """Show the sibling `step` places from the message at `row` (◀ is -1, ▶ is +1), and the newest path under it."""
+        if self.current is None or not 0 <= row < self.messages.rowCount() or self._branch_refused():
+            return False
+        msg = self.messages.message(row)
+        siblings = self._stored(lambda: self.store.siblings(msg.id)) or []
+        at = next((i for i, m in enumerate(siblings) if m.id == msg.id), -1)
+        if at < 0 or not 0 <= at + step < len(siblings):
+            return False
+        target = siblings[at + step]
+        if self._stored(lambda: self.store.select_leaf_through(msg.conversation_id, target.id)) is None:
+            return False
+        self._show_path_from(row)
+        return True
+
+    def last_branch_row(self) -> int:
+        """The row of the last message on screen that has siblings (what the keyboard's branch switch acts on); -1 if none."""
+        rows = [row for row, m in enumerate(self.messages.messages) if m.branches > 1]
+        return rows[-1] if rows else -1
+
+    def switch_last_branch(self, step: int) -> bool:
+        """Chat ▸ Previous/Next branch: switch at the last message on screen that has siblings."""
+        row = self.last_branch_row()
+        return row >= 0 and self.switch_branch(row, step)
+
+    def delete_branch(self, row: int) -> bool:
+        """Delete the message at `row` and every reply under it (undo: undo_delete_branch); the path moves to a sibling."""
+        if self.current is None or not 0 <= row < self.messages.rowCount() or self._branch_refused():
+            return False
+        msg = self.messages.message(row)
+        deleted = self._stored(lambda: self.store.delete_branch(msg.id))
+        if deleted is None:
+            return False
+        self._show_path_from(row)
+        self._refresh_conversation(msg.conversation_id)
+        self.sig_branch_deleted.emit(deleted)
+        return True
+
+    def undo_delete_branch(self, deleted: DeletedBranch) -> None:
+        if not self._done(lambda: self.store.restore_branch(deleted)):
+            return
+        if self.current is not None and self.current.id == deleted.conversation_id:
+            self._show_path_from(0)
+            self._refresh_conversation(deleted.conversation_id)
+        else:
+            self.open(deleted.conversation_id)
+
+    def reveal_message(self, message_id: int) -> bool:
+        """Open the message's conversation on the branch that holds it, scrolled to it (a search result). False
+        if there is no such message (deleted meanwhile) or a reply is being written in that conversation."""
+        msg = self._stored(lambda: self.store.message(message_id))
+        if msg is None:
+            return False
+        if msg.conversation_id in self.replies:
+            self.sig_refused.emit(self.tr("Stop the reply first (Esc), then open another branch of this chat"))
+            return False
+        if self._stored(lambda: self.store.select_leaf_through(msg.conversation_id, message_id)) is None:
+            return False
+        if self.current is None or self.current.id != msg.conversation_id:
+            self.open(msg.conversation_id)
+        leaf_depth = (self._stored(lambda: self.store.message_count(msg.conversation_id)) or 1) - 1
+        since = max(0, min(msg.depth, leaf_depth - history.SHOWN_MESSAGES + 1))
+        path = self._stored(lambda: self.store.messages(msg.conversation_id, since=since))
+        if path is None:
+            return False
+        self.messages.set_messages(path)
+        self.sig_revealed.emit(message_id)
+        return True
+
+    def _show_path_from(self, row: int) -> None:
+        """The selected path changed below `row`: show it from there on (the rows above are the same messages)."""
+        conv = self._on_screen()
+        since = self.messages.message(row).depth if row < self.messages.rowCount() else 0
+        path = self._stored(lambda: self.store.messages(conv.id, since=since))
+        if path is None:
+            return
+        self.messages.replace_from(row, path)
 
     def _history(self, settings: "ConversationSettings") -> list[ChatMessage]:
         """The system prompt and the part of the conversation that can reach the model (app/chat/history.py)."""
@@ -488,8 +571,8 @@ class ChatController(QObject):
         count = self._stored(lambda: self.store.message_count(conv.id))
         start = history.send_from(count, limit) if count is not None else 0
         shown = self.messages.messages
-        if shown and shown[0].position <= start:
-            turns = [(m.role, m.content, m.state, m.reasoning, m.attachments) for m in shown if m.position >= start]  # all of it is on screen already
+        if shown and shown[0].depth <= start:
+            turns = [(m.role, m.content, m.state, m.reasoning, m.attachments) for m in shown if m.depth >= start]  # all of it is on screen already
         else:
             stored = self._stored(lambda: self.store.turns(conv.id, since=start))
             attached = self._stored(lambda: self.store.attachments_since(conv.id, since=start))
@@ -516,6 +599,13 @@ class ChatController(QObject):
         if wanted is not None:
             return wanted.n_ctx
         return settings.n_ctx or ModelChoice.n_ctx
+
+    def _branch_key(self, conversation_id: str) -> str:
+        """Which saved KV state the reply extends: the branch on screen, named by the deepest message shown that
+        has siblings; "" (the conversation's) without one. Each branch then keeps its own state in the runtime's
+        KV store, so switching back to one restores it instead of evaluating it again."""
+        forks = [m for m in self.messages.messages if m.branches > 1]
+        return f"{conversation_id}/{forks[-1].id}" if forks else ""
 
     def _params(self, conv: Conversation) -> ChatGenerateParams:
         """The request for a reply in `conv` now: its history and its settings."""
@@ -546,6 +636,7 @@ class ChatController(QObject):
         if msg is None:
             return  # the user's message is stored; Regenerate asks again once the database takes writes
         self.messages.append(msg)
+        params.cache_key = self._branch_key(conv.id)
         self._launch(Reply(None, msg.id, conv.id), params)
 
     def can_continue(self) -> bool:
@@ -573,6 +664,7 @@ class ChatController(QObject):
             saved_reasoning_len=len(last.reasoning), thinking_ms=last.thinking_ms, shown_thinking_ms=last.thinking_ms,
             base_text=last.content, base_reasoning=last.reasoning, base_thinking_ms=last.thinking_ms,
         )
+        params.cache_key = self._branch_key(conv.id)
         self._launch(reply, params)
         return True
 

@@ -1,5 +1,9 @@
 """A conversation as Markdown (to read) or JSON (to process), with its settings and each reply's figures.
 
+Markdown holds the path on screen (the selected branch). JSON holds the whole tree: `messages` is the
+path on screen, as version 1 of the format always had it, and `branches` every other message; each
+message names its `id` and its `parent` (null for a first message), so a reader that knows only
+`messages` still reads the conversation as it was shown, and Lokal's import rebuilds every branch.
 A reply's thinking goes with it, apart from its answer: a folded, quoted block above the answer in
 Markdown, `reasoning` (and `thinking_ms`) beside `content` in JSON.
 """
@@ -40,7 +44,16 @@ def to_markdown(conv: Conversation, messages: list[Message]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def to_json(conv: Conversation, messages: list[Message]) -> str:
+def _message(m: Message) -> dict[str, object]:
+    return {
+        "id": m.id, "parent": m.parent_id, "role": m.role, "content": m.content, "reasoning": m.reasoning, "thinking_ms": m.thinking_ms,
+        "state": m.state, "created_at": m.created_at,
+        "model": m.model, "stats": stored_form(m.record) if m.record is not None else None,
+    }
+
+
+def to_json(conv: Conversation, messages: list[Message], branches: list[Message] | None = None) -> str:
+    """`messages`: the path on screen; `branches`: the conversation's other messages (see the module docstring)."""
     data = {
         "format": "lokal.conversation/1",
         "id": conv.id,
@@ -49,13 +62,8 @@ def to_json(conv: Conversation, messages: list[Message]) -> str:
         "updated_at": conv.updated_at,
         "system_prompt": conv.system_prompt,
         "settings": conv.settings,
-        "messages": [
-            {
-                "role": m.role, "content": m.content, "reasoning": m.reasoning, "thinking_ms": m.thinking_ms, "state": m.state,
-                "created_at": m.created_at, "model": m.model, "stats": stored_form(m.record) if m.record is not None else None,
-            }
-            for m in messages
-        ],
+        "messages": [_message(m) for m in messages],
+        "branches": [_message(m) for m in branches or []],
     }
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 

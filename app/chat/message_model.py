@@ -57,7 +57,7 @@ class MessageListModel(QAbstractListModel):
 
     def has_earlier(self) -> bool:
         """Older messages of the conversation are not in the model (a long one opens with its newest)."""
-        return bool(self._items) and self._items[0].position > 0
+        return bool(self._items) and self._items[0].depth > 0
 
     def prepend(self, messages: list[Message]) -> None:
         """Older messages, shown above the others (a long conversation, read a part at a time)."""
@@ -93,6 +93,15 @@ class MessageListModel(QAbstractListModel):
             self.beginRemoveRows(QModelIndex(), row, len(self._items) - 1)
             del self._items[row:]
             self.endRemoveRows()
+
+    def replace_from(self, row: int, messages: list[Message]) -> None:
+        """Rows from `row` on become `messages` (another branch of the conversation is shown below `row`)."""
+        self.truncate(row)
+        if messages:
+            first = len(self._items)
+            self.beginInsertRows(QModelIndex(), first, first + len(messages) - 1)
+            self._items += [dataclasses.replace(m) for m in messages]
+            self.endInsertRows()
 
     def row_of_id(self, message_id: int) -> int:
         for i, msg in enumerate(self._items):

@@ -45,6 +45,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 from app.ui.language import Context
 from app.storage import attachments
 from app.storage.attachments import StoredAttachment, StoredCitation
+from app.storage import tree
 from app.storage.reply_record import ReplyRecord, from_stored, to_stored
 from runtime.paths import data_dir
 from runtime.private_files import create_private_file, tighten_file
@@ -128,7 +129,23 @@ MIGRATIONS: list[str] = [
         created_at REAL NOT NULL
     );
     """,
-    # 5 -> 6: a message's attachments (chips, thumbnails), a reply's citations, the Documents list
+    # 5 -> 6: messages as a tree (app/storage/tree.py). `position` stays unique, now a number in the order the
+    # conversation's messages were written; `depth` is a message's index along its path. A version 2 conversation is one path, whose
+    # positions run 0..n-1 (messages were only ever cut from the end), so each message's parent is the one
+    # before it and its depth is its position. Columns are added, not the table rebuilt: what other
+    # migrations added to `messages` (and whatever refers to it) stays as it is.
+    """
+    ALTER TABLE messages ADD COLUMN parent_id INTEGER REFERENCES messages(id);
+    ALTER TABLE messages ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE conversations ADD COLUMN selected_leaf INTEGER;
+    UPDATE messages SET depth = position,
+        parent_id = (SELECT p.id FROM messages p WHERE p.conversation_id = messages.conversation_id AND p.position = messages.position - 1);
+    UPDATE conversations SET selected_leaf =
+        (SELECT m.id FROM messages m WHERE m.conversation_id = conversations.id ORDER BY m.position DESC LIMIT 1);
+    CREATE INDEX messages_by_parent ON messages(parent_id);
+    CREATE INDEX messages_siblings ON messages(conversation_id, parent_id);
+    """,
+    # 6 -> 7: a message's attachments (chips, thumbnails), a reply's citations, the Documents list
     attachments.MIGRATION,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -285,6 +302,7 @@ class Conversation:
     updated_at: float
     system_prompt: str = ""
     settings: dict[str, Any] = field(default_factory=dict)
+    selected_leaf: int | None = None  # the last message of the path on screen (None: no messages)
 
 
 @dataclass
@@ -302,6 +320,53 @@ class Message:
     thinking_ms: float = 0.0  # how long it thought (0: it did not, or is still thinking)
     attachments: list[StoredAttachment] = field(default_factory=list)  # the files sent with it (app/storage/attachments.py)
     citations: list[StoredCitation] = field(default_factory=list)  # a reply's: the document chunks it was given
+    parent_id: int | None = None  # None: a first message (a conversation may have several: edits of it)
+    depth: int = 0  # its index along its path: 0 for a first message
+    branch: int = 1  # 1-based, among its siblings (the messages with the same parent) in the order written
+    branches: int = 1  # how many siblings it has, itself included: ◀ branch/branches ▶ when more than one
+
+
+# add_message's default parent: the conversation's selected leaf.
+SELECTED_LEAF = object()
+
+
+@dataclass
+class DeletedBranch:
+    """What Store.delete_branch took away, for an undo: the messages (in the order written) and the leaf selected before."""
+
+    conversation_id: str
+    messages: list[Message]
+    selected_leaf: int | None
+
+
+@dataclass
+class TreeMessage:
+    """A message to write with a new conversation (an import): `parent` is the index of an earlier one in the list."""
+
+    role: str
+    content: str
+    parent: int | None
+    created_at: float
+    state: str = COMPLETE
+    model: str = ""
+    record: ReplyRecord | None = None
+
+
+@dataclass
+class NewConversation:
+    """A whole conversation to write at once (an import); `key` names its content, so a second import skips it."""
+
+    title: str
+    created_at: float
+    updated_at: float
+    messages: list[TreeMessage]
+    selected: int | None  # the index of the selected leaf; None: the newest message
+    key: str
+    system_prompt: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+IMPORTED_KEY = "imported:"  # app_state: IMPORTED_KEY + a NewConversation's key -> the conversation it became
 
 
 @dataclass
@@ -416,38 +481,42 @@ class Store:
         conv = self.conversation(conversation_id)
         if conv is None:
             return None
-        messages = self.messages(conversation_id)
+        messages = self.all_messages(conversation_id)
         self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
         return conv, messages
 
     @_guarded
     def restore_conversation(self, conv: Conversation, messages: list[Message]) -> None:
+        """Put back what delete_conversation returned: every branch, and the path that was on screen."""
         with self._transaction():
             self._db.execute(
-                "INSERT INTO conversations (id, title, created_at, updated_at, system_prompt, settings) VALUES (?, ?, ?, ?, ?, ?)",
-                (conv.id, conv.title, conv.created_at, conv.updated_at, conv.system_prompt, json.dumps(conv.settings)),
+                "INSERT INTO conversations (id, title, created_at, updated_at, system_prompt, settings, selected_leaf) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (conv.id, conv.title, conv.created_at, conv.updated_at, conv.system_prompt, json.dumps(conv.settings), conv.selected_leaf),
             )
-            for m in messages:
-                self._db.execute(
-                    "INSERT INTO messages (id, conversation_id, position, role, content, state, stats, created_at, model, reasoning, thinking_ms) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (m.id, m.conversation_id, m.position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model, m.reasoning, m.thinking_ms),
-                )
-                attachments.link(self._db, m.id, m.attachments)
-                attachments.save_citations(self._db, m.id, m.citations)
+            self._insert_messages(messages)
+
+    def _insert_messages(self, messages: list[Message]) -> None:
+        """Rows as they were, ids included (they keep their places among siblings); parents before children (a
+        parent has the smaller id). A position written meanwhile (a message sent after a delete) gets a new one."""
+        for m in sorted(messages, key=lambda m: m.id):
+            (taken,) = self._db.execute("SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND position = ?", (m.conversation_id, m.position)).fetchone()
+            position = m.position
+            if taken:
+                (position,) = self._db.execute("SELECT MAX(position) + 1 FROM messages WHERE conversation_id = ?", (m.conversation_id,)).fetchone()
+            self._db.execute(
+                "INSERT INTO messages (id, conversation_id, position, role, content, state, stats, created_at, model, parent_id, depth, reasoning, thinking_ms) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (m.id, m.conversation_id, position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model, m.parent_id, m.depth, m.reasoning, m.thinking_ms),
+            )
+            attachments.link(self._db, m.id, m.attachments)
+            attachments.save_citations(self._db, m.id, m.citations)
 
     # ---- messages ------------------------------------------------------------
     @_guarded
     def messages(self, conversation_id: str, *, since: int = 0, before: int | None = None, newest: int | None = None) -> list[Message]:
-        """The conversation's messages in order: those at position `since` or later and before `before`; only
-        the `newest` of them if given (a long conversation is read a part at a time, by its index on position)."""
-        args = (conversation_id, since, before if before is not None else 2**63 - 1)  # SQLite's largest integer: no upper bound
-        if newest is None:
-            rows = self._db.execute("SELECT * FROM messages WHERE conversation_id = ? AND position >= ? AND position < ? ORDER BY position", args).fetchall()
-        else:
-            rows = self._db.execute(
-                "SELECT * FROM messages WHERE conversation_id = ? AND position >= ? AND position < ? ORDER BY position DESC LIMIT ?", (*args, newest)
-            ).fetchall()[::-1]
+        """The selected path's messages in order: those at depth `since` or more and below `before`; only the
+        `newest` of them if given (a long conversation is read a part at a time, upwards from its leaf)."""
+        rows = tree.path_rows(self._db, conversation_id, since, before, newest)
         return self._with_attached([self._with_deferred(_message(r)) for r in rows])
 
     def _with_attached(self, messages: list[Message]) -> list[Message]:
@@ -461,8 +530,8 @@ class Store:
 
     @_guarded
     def attachments_since(self, conversation_id: str, since: int = 0) -> list[list[StoredAttachment]]:
-        """The attachments of the messages at position `since` and after, in the order of turns()."""
-        ids = [r[0] for r in self._db.execute("SELECT id FROM messages WHERE conversation_id = ? AND position >= ? ORDER BY position", (conversation_id, since))]
+        """The attachments of the selected path's messages at depth `since` and after, in the order of turns()."""
+        ids = [r["id"] for r in tree.path_rows(self._db, conversation_id, since, None, None)]
         attached = attachments.attachments_of(self._db, ids)
         return [attached.get(i, []) for i in ids]
 
@@ -485,15 +554,22 @@ class Store:
         return attachments.image_bytes(self._db, attachment_id)
 
     @_guarded
-    def turns(self, conversation_id: str, since: int = 0) -> list[tuple[str, str, str, str]]:
-        """(role, content, state, reasoning) of the messages at position `since` and after: what a reply's prompt is
-        made of, without the rest of each row (a long conversation's history is read on the GUI thread). The
-        reasoning goes to the runtime apart from the answer: the model's template keeps it or (most) drop it."""
+    def all_messages(self, conversation_id: str) -> list[Message]:
+        """Every message of every branch, in the order they were written (an export of the tree, an undo)."""
         rows = self._db.execute(
-            "SELECT id, role, content, state, reasoning FROM messages WHERE conversation_id = ? AND position >= ? ORDER BY position", (conversation_id, since)
+            f"SELECT m.*, {tree.BRANCH_COLUMNS} FROM messages m WHERE m.conversation_id = ? ORDER BY m.id", (conversation_id,)
         ).fetchall()
+        return self._with_attached([self._with_deferred(_message(r)) for r in rows])
+
+    @_guarded
+    def turns(self, conversation_id: str, since: int = 0) -> list[tuple[str, str, str, str]]:
+        """(role, content, state, reasoning) of the selected path's messages at depth `since` and after: what a
+        reply's prompt is made of, without the rest of each row (a long conversation's history is read on the GUI
+        thread). The reasoning goes to the runtime apart from the answer: the model's template keeps it or (most) drop it."""
+        rows = tree.path_rows(self._db, conversation_id, since, None, None)
         out = []
-        for message_id, role, content, state, reasoning in rows:
+        for row in rows:
+            message_id, role, content, state, reasoning = row["id"], row["role"], row["content"], row["state"], row["reasoning"]
             deferred = self._deferred.get(message_id)
             if deferred is not None:
                 content, state = deferred.content if deferred.content is not None else content, deferred.state or state
@@ -503,30 +579,120 @@ class Store:
 
     @_guarded
     def message(self, message_id: int) -> Message | None:
-        row = self._db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
+        row = self._db.execute(f"SELECT m.*, {tree.BRANCH_COLUMNS} FROM messages m WHERE m.id = ?", (message_id,)).fetchone()
         return self._with_attached([self._with_deferred(_message(row))])[0] if row else None
 
     @_guarded
     def message_count(self, conversation_id: str) -> int:
-        """Positions in use: the last one plus one (0 for none)."""
-        (count,) = self._db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM messages WHERE conversation_id = ?", (conversation_id,)).fetchone()
-        return count
+        """Messages on the selected path (0 for none)."""
+        leaf = tree.leaf_of(self._db, conversation_id)
+        return leaf[1] + 1 if leaf else 0
 
     @_guarded
-    def add_message(self, conversation_id: str, role: str, content: str, state: str = COMPLETE, model: str = "",
-                    attached: list[StoredAttachment] | None = None) -> Message:
-        """A new last message; `attached`: the files sent with it, kept in the same transaction."""
+    def add_message(
+        self, conversation_id: str, role: str, content: str, state: str = COMPLETE, model: str = "", *, parent_id: int | None | object = SELECTED_LEAF,
+        attached: list[StoredAttachment] | None = None,
+    ) -> Message:
+        """A message under `parent_id` (by default the selected leaf: the end of the path on screen; None: a new
+        first message). It becomes the selected leaf: the path on screen now ends with it. `attached`: the files
+        sent with it, kept in the same transaction."""
         now = time.time()
         with self._transaction():
+            if parent_id is SELECTED_LEAF:
+                leaf = tree.leaf_of(self._db, conversation_id)
+                parent, depth = (leaf[0], leaf[1] + 1) if leaf else (None, 0)
+            elif parent_id is None:
+                parent, depth = None, 0
+            else:
+                row = self._db.execute("SELECT id, depth FROM messages WHERE id = ? AND conversation_id = ?", (parent_id, conversation_id)).fetchone()
+                if row is None:
+                    raise ValueError(f"parent_id {parent_id} is no message of conversation {conversation_id}")
+                parent, depth = row[0], row[1] + 1
             (position,) = self._db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM messages WHERE conversation_id = ?", (conversation_id,)).fetchone()
             cur = self._db.execute(
-                "INSERT INTO messages (conversation_id, position, role, content, state, created_at, model) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (conversation_id, position, role, content, state, now, model),
+                "INSERT INTO messages (conversation_id, position, role, content, state, created_at, model, parent_id, depth) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (conversation_id, position, role, content, state, now, model, parent, depth),
             )
             assert cur.lastrowid is not None  # an INSERT's row
             attachments.link(self._db, cur.lastrowid, attached or [], now)
-            self._db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
-        return Message(cur.lastrowid, conversation_id, position, role, content, state, None, now, model, attachments=[dataclasses.replace(a, image=b"") for a in attached or []])
+            self._db.execute("UPDATE conversations SET updated_at = ?, selected_leaf = ? WHERE id = ?", (now, cur.lastrowid, conversation_id))
+            siblings = len(tree.sibling_ids(self._db, conversation_id, parent))
+        return Message(cur.lastrowid, conversation_id, position, role, content, state, None, now, model, parent_id=parent, depth=depth, branch=siblings, branches=siblings,
+                       attachments=[dataclasses.replace(a, image=b"") for a in attached or []])
+
+    # ---- branches (app/storage/tree.py) ----------------------------------------
+    @_guarded
+    def siblings(self, message_id: int) -> list[Message]:
+        """The message and the others with the same parent, in the order they were written (by id)."""
+        row = self._db.execute("SELECT conversation_id, parent_id FROM messages WHERE id = ?", (message_id,)).fetchone()
+        if row is None:
+            return []
+        ids = tree.sibling_ids(self._db, row[0], row[1])
+        return [m for m in (self.message(i) for i in ids) if m is not None]
+
+    @_guarded
+    def path_ids(self, conversation_id: str) -> list[int]:
+        """The ids of the selected path, first message to leaf."""
+        leaf = tree.leaf_of(self._db, conversation_id)
+        return tree.path_ids(self._db, leaf[0]) if leaf else []
+
+    @_guarded
+    def set_selected_leaf(self, conversation_id: str, message_id: int | None) -> None:
+        """End the selected path exactly at `message_id` (None: an empty path), whether or not it has children
+        (a regenerated reply is written beside the old one: the path ends at their parent meanwhile)."""
+        self._db.execute("UPDATE conversations SET selected_leaf = ? WHERE id = ?", (message_id, conversation_id))
+
+    @_guarded
+    def select_branch(self, message_id: int) -> int | None:
+        """Put `message_id` on the selected path; the path goes on to the newest leaf under it. Returns that
+        leaf (None if there is no such message)."""
+        row = self._db.execute("SELECT conversation_id FROM messages WHERE id = ?", (message_id,)).fetchone()
+        if row is None:
+            return None
+        return self.select_leaf_through(row[0], message_id)
+
+    @_guarded
+    def select_leaf_through(self, conversation_id: str, message_id: int) -> int | None:
+        """As select_branch, for a message known to be in `conversation_id` (a search result); None if it is not."""
+        with self._transaction():
+            found = self._db.execute("SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?", (message_id, conversation_id)).fetchone()
+            if found is None:
+                return None
+            leaf = tree.newest_leaf_under(self._db, conversation_id, message_id)
+            self._db.execute("UPDATE conversations SET selected_leaf = ? WHERE id = ?", (leaf, conversation_id))
+        return leaf
+
+    @_guarded
+    def delete_branch(self, message_id: int) -> DeletedBranch | None:
+        """Delete `message_id` and everything under it; returns what was deleted, for restore_branch (an undo).
+        If the selected path went through it, the path moves to the sibling before it (else the one after it,
+        else its parent)."""
+        with self._transaction():
+            row = self._db.execute("SELECT conversation_id, parent_id FROM messages WHERE id = ?", (message_id,)).fetchone()
+            if row is None:
+                return None
+            conversation_id, parent_id = row[0], row[1]
+            (selected,) = self._db.execute("SELECT selected_leaf FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
+            ids = tree.subtree_ids(self._db, conversation_id, message_id)
+            messages = [m for m in (self.message(i) for i in ids) if m is not None]
+            siblings = tree.sibling_ids(self._db, conversation_id, parent_id)
+            at = siblings.index(message_id)
+            others = siblings[:at][::-1] + siblings[at + 1:]
+            # Children first: each row's parent is still there when the foreign key is checked.
+            self._db.executemany("DELETE FROM messages WHERE id = ?", [(i,) for i in reversed(ids)])
+            if selected in ids:
+                leaf = tree.newest_leaf_under(self._db, conversation_id, others[0]) if others else parent_id
+                self._db.execute("UPDATE conversations SET selected_leaf = ? WHERE id = ?", (leaf, conversation_id))
+        return DeletedBranch(conversation_id, messages, selected)
+
+    @_guarded
+    def restore_branch(self, deleted: DeletedBranch) -> None:
+        """Put a deleted branch back; if the path on screen went through it then, it does again (else the path
+        stays as it is now: its old leaf may have had replies since)."""
+        with self._transaction():
+            self._insert_messages(deleted.messages)
+            if deleted.selected_leaf in {m.id for m in deleted.messages}:
+                self._db.execute("UPDATE conversations SET selected_leaf = ? WHERE id = ?", (deleted.selected_leaf, deleted.conversation_id))
 
     def update_message(
         self, message_id: int, *, content: str | None = None, state: str | None = None, record: ReplyRecord | None = None,
@@ -605,10 +771,51 @@ class Store:
             message.thinking_ms = pending.thinking_ms if pending.thinking_ms is not None else message.thinking_ms
         return message
 
+    # ---- imports ---------------------------------------------------------------
     @_guarded
-    def delete_messages_from(self, conversation_id: str, position: int) -> None:
-        """Drop the message at `position` and every one after it (regenerate, edit and resend)."""
-        self._db.execute("DELETE FROM messages WHERE conversation_id = ? AND position >= ?", (conversation_id, position))
+    def add_conversations(self, items: list[NewConversation]) -> tuple[list[Conversation], list[NewConversation]]:
+        """Write whole conversations in one transaction: all of them or, if anything fails, none. One whose key
+        an earlier import wrote (and that conversation is still here) is skipped. Returns (added, skipped)."""
+        added: list[Conversation] = []
+        skipped: list[NewConversation] = []
+        with self._transaction():
+            for item in items:
+                (earlier,) = self._db.execute(
+                    "SELECT COUNT(*) FROM app_state s JOIN conversations c ON c.id = s.value WHERE s.key = ?", (IMPORTED_KEY + item.key,)
+                ).fetchone()
+                if earlier:
+                    skipped.append(item)
+                    continue
+                added.append(self._write_tree(item))
+        return added, skipped
+
+    def _write_tree(self, item: NewConversation) -> Conversation:
+        conv = Conversation(uuid.uuid4().hex, item.title, item.created_at, item.updated_at, item.system_prompt, dict(item.settings))
+        self._db.execute(
+            "INSERT INTO conversations (id, title, created_at, updated_at, system_prompt, settings) VALUES (?, ?, ?, ?, ?, ?)",
+            (conv.id, conv.title, conv.created_at, conv.updated_at, conv.system_prompt, json.dumps(conv.settings)),
+        )
+        ids: list[int] = []
+        depths: list[int] = []
+        for position, m in enumerate(item.messages):
+            if m.parent is not None and not 0 <= m.parent < position:
+                raise ValueError(f"message {position}'s parent {m.parent} is not an earlier message")
+            parent_id, depth = (ids[m.parent], depths[m.parent] + 1) if m.parent is not None else (None, 0)
+            cur = self._db.execute(
+                "INSERT INTO messages (conversation_id, position, role, content, state, stats, created_at, model, parent_id, depth) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (conv.id, position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model, parent_id, depth),
+            )
+            assert cur.lastrowid is not None
+            ids.append(cur.lastrowid)
+            depths.append(depth)
+        if ids:
+            conv.selected_leaf = ids[item.selected] if item.selected is not None else ids[-1]
+            self._db.execute("UPDATE conversations SET selected_leaf = ? WHERE id = ?", (conv.selected_leaf, conv.id))
+        self._db.execute(
+            "INSERT INTO app_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (IMPORTED_KEY + item.key, conv.id)
+        )
+        return conv
 
     # ---- small app state (last conversation, chosen model, window geometry) ---
     @_guarded
@@ -704,11 +911,16 @@ class _Transaction:
 
 
 def _conversation(row: sqlite3.Row) -> Conversation:
-    return Conversation(row["id"], row["title"], row["created_at"], row["updated_at"], row["system_prompt"], json.loads(row["settings"] or "{}"))
+    return Conversation(
+        row["id"], row["title"], row["created_at"], row["updated_at"], row["system_prompt"], json.loads(row["settings"] or "{}"), row["selected_leaf"],
+    )
 
 
 def _message(row: sqlite3.Row) -> Message:
     return Message(
         row["id"], row["conversation_id"], row["position"], row["role"], row["content"], row["state"],
         from_stored(row["stats"], row["id"]), row["created_at"], row["model"], row["reasoning"], row["thinking_ms"],
+        [], [],
+        row["parent_id"], row["depth"],
+        *((row["branch"], row["branches"]) if "branches" in row.keys() else (1, 1)),
     )

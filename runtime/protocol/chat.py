@@ -90,6 +90,9 @@ class ChatGenerateParams:
     json_schema: Optional[dict[str, Any]] = None
     # Functions the model may call: rendered by the model's chat template, calls parsed into the result.
     tools: list[ToolSpec] = field(default_factory=list)
+    # The saved KV state this turn extends (runtime/kvstore); "": the conversation's. The window names the
+    # branch on screen, so each branch keeps its own state and a switch back to one restores it (#32).
+    cache_key: str = ""
     tool_choice: ToolChoice = "auto"  # required: the reply is a call (grammar-constrained); none: no call
     tool_name: Optional[str] = None  # the one function the reply must call (a grammar makes sure)
     # Reasoning (runtime/reasoning): how it is split from the answer, and what the template is told.

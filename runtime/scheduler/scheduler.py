@@ -96,6 +96,7 @@ class ScheduledReply:
     # outcome; the seat is held until then, and those tokens are evaluated now, while the user reads.
     follows_up: bool = False
     saves_state: bool = False  # its cache is saved for later (the scheduler's SavedStates) once it is over
+    cache_key: str = ""  # the saved state it extends (ChatGenerateParams.cache_key); "": its conversation's
     submitted: float = field(default_factory=time.perf_counter)
     done: threading.Event = field(default_factory=threading.Event)
     outcome: GenerationOutcome | None = None
@@ -464,7 +465,7 @@ class Scheduler:
         for seat, reply in done:
             try:
                 if reply.saves_state and self.states is not None and reply.outcome is not None:
-                    self.states.save(seat.seq, reply.conversation_id, reply.owner)
+                    self.states.save(seat.seq, reply.cache_key or reply.conversation_id, reply.owner)
             except Exception:
                 log.exception("saving the state of %r", reply.conversation_id)
             finally:

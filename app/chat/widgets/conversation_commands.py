@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 
 from app.chat.controller import ChatController
-from app.storage.store import Conversation, Message
+from app.storage.store import Conversation, DeletedBranch, Message
 
 
 class ConversationCommands(QObject):
@@ -22,8 +22,10 @@ class ConversationCommands(QObject):
         super().__init__(window)
         self.chat = chat
         self.window = window  # the dialogs' parent
-        self._deleted: tuple[Conversation, list[Message]] | None = None  # the last deleted conversation, for an undo
+        # What was deleted last, for an undo: a conversation, or a branch of one (Chat ▸ Delete this branch).
+        self._deleted: tuple[Conversation, list[Message]] | DeletedBranch | None = None
         chat.sig_deleted.connect(self._on_deleted)
+        chat.sig_branch_deleted.connect(self._on_branch_deleted)
 
     def rename(self, conversation_id: str | None = None) -> None:
         conv = self.chat.conversation(conversation_id or None)
@@ -43,9 +45,17 @@ class ConversationCommands(QObject):
         self.sig_undo_available.emit(True)
         self.sig_status.emit(self.tr("Deleted “{title}”. Press Ctrl+Z to undo.").format(title=deleted[0].title), 10_000)
 
+    def _on_branch_deleted(self, deleted: DeletedBranch) -> None:
+        self._deleted = deleted
+        self.sig_undo_available.emit(True)
+        self.sig_status.emit(self.tr("Deleted a branch ({count} messages). Press Ctrl+Z to undo.").format(count=len(deleted.messages)), 10_000)
+
     def undo_delete(self) -> None:
-        if self._deleted is not None:
+        if isinstance(self._deleted, DeletedBranch):
+            self.chat.undo_delete_branch(self._deleted)
+        elif self._deleted is not None:
             self.chat.undo_delete(self._deleted)
+        if self._deleted is not None:
             self._deleted = None
             self.sig_undo_available.emit(False)
             self.sig_status.emit("", 0)

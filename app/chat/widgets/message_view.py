@@ -8,8 +8,11 @@ alone. A reply cut by its length limit or by a full context says so under it, wi
 that extends it in place.
 
 A message of yours is edited in place: Edit (or Chat ▸ Edit last message) turns its text into an
-editor; Enter resends it (the replies after it are replaced), Shift+Enter starts a new line, Esc
-cancels.
+editor; Enter resends it (as a new branch: the message as it was and the replies after it stay),
+Shift+Enter starts a new line, Esc cancels.
+
+A message with siblings (edits of it, or replies written again) shows ◀ n/m ▶ under it: the arrows
+show another branch, and a button deletes this one (Edit ▸ Undo delete brings it back).
 """
 
 from __future__ import annotations
@@ -69,7 +72,7 @@ class InlineEditor(QFrame):
         self.edit.setObjectName("inlineEdit")
         self.edit.setTabChangesFocus(True)
         self.edit.setAccessibleName(self.tr("Edit your message"))
-        self.edit.setAccessibleDescription(self.tr("Enter resends it and replaces the replies after it; Shift+Enter starts a new line; Esc cancels"))
+        self.edit.setAccessibleDescription(self.tr("Enter resends it as a new branch (the message as it was and its replies stay, ◀ ▶); Shift+Enter starts a new line; Esc cancels"))
         self.edit.sig_submit.connect(self._on_submit)
         self.edit.sig_escape.connect(self.sig_cancel)
         self.edit.document().documentLayout().documentSizeChanged.connect(self._fit)
@@ -82,7 +85,7 @@ class InlineEditor(QFrame):
         self.cancel_button.clicked.connect(self.sig_cancel)
         self.resend_button = QPushButton(self.tr("Resend"))
         self.resend_button.setDefault(True)
-        self.resend_button.setAccessibleDescription(self.tr("Send the edited message; the replies after it are replaced"))
+        self.resend_button.setAccessibleDescription(self.tr("Send the edited message as a new branch; the message as it was stays (◀ ▶)"))
         self.resend_button.clicked.connect(self._on_submit)
         row.addWidget(hint, 1)
         row.addWidget(self.cancel_button)
@@ -110,6 +113,52 @@ class InlineEditor(QFrame):
         self.edit.setFixedHeight(lines * self.edit.fontMetrics().lineSpacing() + 14)
 
 
+class BranchBar(QWidget):
+    """◀ n/m ▶ under a message with siblings, and Delete branch."""
+
+    sig_step = Signal(int)  # -1: the branch before, +1: the one after
+    sig_delete = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("branchBar")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(2)
+        self.previous = self._button("◀", self.tr("Previous branch"), self.tr("Show the version before this one (Alt+Left)"))
+        self.previous.clicked.connect(lambda: self.sig_step.emit(-1))
+        self.label = QLabel()
+        self.label.setObjectName("hint")
+        self.next = self._button("▶", self.tr("Next branch"), self.tr("Show the version after this one (Alt+Right)"))
+        self.next.clicked.connect(lambda: self.sig_step.emit(1))
+        self.delete = self._button("", self.tr("Delete branch"), self.tr("Delete this version and every reply under it (Edit ▸ Undo delete brings it back)"))
+        self.delete.setIcon(icons.icon("delete"))
+        self.delete.clicked.connect(self.sig_delete)
+        row.addWidget(self.previous)
+        row.addWidget(self.label)
+        row.addWidget(self.next)
+        row.addWidget(self.delete)
+        row.addStretch(1)
+
+    def _button(self, text: str, name: str, tip: str) -> QToolButton:
+        button = QToolButton()
+        button.setObjectName("branchButton")
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setAccessibleName(name)
+        button.setAccessibleDescription(tip)
+        button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        button.setAutoRaise(True)
+        return button
+
+    def show_branch(self, branch: int, branches: int, enabled: bool) -> None:
+        self.label.setText(f"{branch}/{branches}")
+        self.label.setAccessibleName(self.tr("Version {n} of {m}").format(n=branch, m=branches))
+        self.previous.setEnabled(enabled and branch > 1)
+        self.next.setEnabled(enabled and branch < branches)
+        self.delete.setEnabled(enabled)
+
+
 class MessageWidget(QFrame):
     sig_copy = Signal(object)  # self
     sig_regenerate = Signal(object)
@@ -117,6 +166,8 @@ class MessageWidget(QFrame):
     sig_edit_submitted = Signal(object, str)  # self, the new text
     sig_continue = Signal(object)  # self: extend this cut reply in place
     sig_thinking_toggled = Signal(bool)  # the user unfolded (True) or folded a reply's thinking
+    sig_branch = Signal(object, int)  # self, -1 or +1: show a sibling
+    sig_delete_branch = Signal(object)  # self
 
     def __init__(self, image_source: Callable[[str], bytes | None] = lambda _id: None, parent: QWidget | None = None, thinking_expanded: bool = False):
         super().__init__(parent)
@@ -182,6 +233,7 @@ class MessageWidget(QFrame):
         self.footer.setObjectName("hint")
         self.footer.hide()
         outer.addWidget(self.footer)
+        self.branch_bar: BranchBar | None = None  # made for a message that has siblings
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self._focusables: list[QWidget] | None = None
 
@@ -261,6 +313,21 @@ class MessageWidget(QFrame):
             self.footer.hide()
         self.show_actions(is_last, generating)
 
+    def _show_branches(self, generating: bool) -> None:
+        message = self.message
+        if message is None or message.branches <= 1:
+            if self.branch_bar is not None:
+                self.branch_bar.hide()
+            return
+        if self.branch_bar is None:
+            self.branch_bar = BranchBar()
+            self.branch_bar.sig_step.connect(lambda step: self.sig_branch.emit(self, step))
+            self.branch_bar.sig_delete.connect(lambda: self.sig_delete_branch.emit(self))
+            self._outer.addWidget(self.branch_bar)
+            self._focusables = None
+        self.branch_bar.show_branch(message.branch, message.branches, not generating)
+        self.branch_bar.show()
+
     def show_actions(self, is_last: bool, generating: bool) -> None:
         """The buttons this message offers now (Edit, Regenerate and Continue wait while a reply streams)."""
         message = self.message
@@ -275,6 +342,7 @@ class MessageWidget(QFrame):
             self.cut_note.setText(cut_note(record.stats is not None and record.stats.context_full))
         self.cut.setVisible(cut)
         self.continue_button.setVisible(cut and is_last and not generating)  # the live cache holds the last reply only
+        self._show_branches(generating)
 
 
 class ChatView(QScrollArea):
@@ -285,6 +353,8 @@ class ChatView(QScrollArea):
     sig_show_earlier = Signal()  # a long conversation shows its newest messages: the user asks for older ones
     sig_continue_requested = Signal()  # Continue under the last reply, cut by its length limit or a full context
     sig_thinking_expanded_changed = Signal(bool)  # the user's choice: replies' thinking unfolded or folded (to remember)
+    sig_branch_requested = Signal(int, int)  # row, -1 or +1: show another branch at that message
+    sig_delete_branch_requested = Signal(int)  # row: delete the branch that starts there
 
     def __init__(self, model: MessageListModel, parent: QWidget | None = None, image_source: Callable[[str], bytes | None] = lambda _id: None):
         super().__init__(parent)
@@ -371,10 +441,13 @@ class ChatView(QScrollArea):
         widget.sig_edit.connect(self._edit)
         widget.sig_edit_submitted.connect(lambda w, text: self.sig_edit_submitted.emit(self._row_of(w), text))
         widget.sig_regenerate.connect(lambda _w: self.sig_regenerate_requested.emit())
+        widget.sig_branch.connect(lambda w, step: self.sig_branch_requested.emit(self._row_of(w), step))
+        widget.sig_delete_branch.connect(lambda w: self.sig_delete_branch_requested.emit(self._row_of(w)))
         return widget
 
     def _on_reset(self) -> None:
         for widget in self.widgets:
+            widget.hide()
             widget.deleteLater()
         self.widgets = []
         self._unbuilt = self.model.rowCount()
@@ -418,6 +491,7 @@ class ChatView(QScrollArea):
         unbuilt_gone = max(0, min(last + 1, self._unbuilt) - first)
         built = slice(max(first, self._unbuilt) - self._unbuilt, max(0, last + 1 - self._unbuilt))
         for widget in self.widgets[built]:
+            widget.hide()  # gone from the column now, not when the event loop next deletes it (a branch switch puts another in its place)
             widget.deleteLater()
         del self.widgets[built]
         self._unbuilt -= unbuilt_gone

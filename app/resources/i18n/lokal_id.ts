@@ -290,6 +290,52 @@
     </message>
 </context>
 <context>
+    <name>BranchBar</name>
+    <message>
+        <source>Previous branch</source>
+        <translation>Cabang sebelumnya</translation>
+    </message>
+    <message>
+        <source>Show the version before this one (Alt+Left)</source>
+        <translation>Tampilkan versi sebelum yang ini (Alt+Left)</translation>
+    </message>
+    <message>
+        <source>Next branch</source>
+        <translation>Cabang berikutnya</translation>
+    </message>
+    <message>
+        <source>Show the version after this one (Alt+Right)</source>
+        <translation>Tampilkan versi sesudah yang ini (Alt+Right)</translation>
+    </message>
+    <message>
+        <source>Delete branch</source>
+        <translation>Hapus cabang</translation>
+    </message>
+    <message>
+        <source>Delete this version and every reply under it (Edit ▸ Undo delete brings it back)</source>
+        <translation>Hapus versi ini beserta setiap balasan di bawahnya (Edit ▸ Urungkan penghapusan mengembalikannya)</translation>
+    </message>
+    <message>
+        <source>Version {n} of {m}</source>
+        <translation>Versi {n} dari {m}</translation>
+    </message>
+</context>
+<context>
+    <name>BranchCommands</name>
+    <message>
+        <source>&amp;Previous branch</source>
+        <translation>Cabang se&amp;belumnya</translation>
+    </message>
+    <message>
+        <source>&amp;Next branch</source>
+        <translation>Cabang ber&amp;ikutnya</translation>
+    </message>
+    <message>
+        <source>&amp;Delete this branch</source>
+        <translation>&amp;Hapus cabang ini</translation>
+    </message>
+</context>
+<context>
     <name>Catalog</name>
     <message>
         <source>fits on GPU</source>
@@ -509,6 +555,14 @@
     <message>
         <source>Stop the reply first (Esc), then resend the edited message</source>
         <translation>Hentikan balasan terlebih dahulu (Esc), lalu kirim ulang pesan yang disunting</translation>
+    </message>
+    <message>
+        <source>Stop the reply first (Esc), then switch or delete a branch</source>
+        <translation>Hentikan balasan dulu (Esc), lalu pindah atau hapus cabang</translation>
+    </message>
+    <message>
+        <source>Stop the reply first (Esc), then open another branch of this chat</source>
+        <translation>Hentikan balasan dulu (Esc), lalu buka cabang lain dari obrolan ini</translation>
     </message>
 </context>
 <context>
@@ -739,6 +793,10 @@
     <message>
         <source>Deleted “{title}”. Press Ctrl+Z to undo.</source>
         <translation>“{title}” dihapus. Tekan Ctrl+Z untuk mengurungkan.</translation>
+    </message>
+    <message>
+        <source>Deleted a branch ({count} messages). Press Ctrl+Z to undo.</source>
+        <translation>Cabang dihapus ({count} pesan). Tekan Ctrl+Z untuk mengurungkan.</translation>
     </message>
     <message>
         <source>Markdown (*.md)</source>
@@ -1071,14 +1129,49 @@ terakhir aktif {time}</translation>
     </message>
 </context>
 <context>
+    <name>ImportCommand</name>
+    <message>
+        <source>&amp;Import conversations…</source>
+        <translation>&amp;Impor percakapan…</translation>
+    </message>
+    <message>
+        <source>Import conversations</source>
+        <translation>Impor percakapan</translation>
+    </message>
+    <message>
+        <source>Conversation exports (*.json);;All files (*)</source>
+        <translation>Ekspor percakapan (*.json);;Semua berkas (*)</translation>
+    </message>
+    <message>
+        <source>Reading {file}…</source>
+        <translation>Membaca {file}…</translation>
+    </message>
+    <message>
+        <source>Could not read {file}: {reason}</source>
+        <translation>Tidak dapat membaca {file}: {reason}</translation>
+    </message>
+    <message>
+        <source>Nothing was imported: {reason}</source>
+        <translation>Tidak ada yang diimpor: {reason}</translation>
+    </message>
+    <message>
+        <source>Imported {added} conversations ({messages} messages) from {format}.</source>
+        <translation>{added} percakapan ({messages} pesan) diimpor dari {format}.</translation>
+    </message>
+    <message>
+        <source>{skipped} were imported before and were skipped.</source>
+        <translation>{skipped} sudah pernah diimpor dan dilewati.</translation>
+    </message>
+</context>
+<context>
     <name>InlineEditor</name>
     <message>
         <source>Edit your message</source>
         <translation>Sunting pesan Anda</translation>
     </message>
     <message>
-        <source>Enter resends it and replaces the replies after it; Shift+Enter starts a new line; Esc cancels</source>
-        <translation>Enter mengirimnya ulang dan mengganti balasan sesudahnya; Shift+Enter memulai baris baru; Esc membatalkan</translation>
+        <source>Enter resends it as a new branch (the message as it was and its replies stay, ◀ ▶); Shift+Enter starts a new line; Esc cancels</source>
+        <translation>Enter mengirimnya ulang sebagai cabang baru (pesan semula dan balasannya tetap ada, ◀ ▶); Shift+Enter memulai baris baru; Esc membatalkan</translation>
     </message>
     <message>
         <source>Enter to resend · Shift+Enter for a new line · Esc to cancel</source>
@@ -1097,8 +1190,8 @@ terakhir aktif {time}</translation>
         <translation>Kirim ulang</translation>
     </message>
     <message>
-        <source>Send the edited message; the replies after it are replaced</source>
-        <translation>Kirim pesan yang disunting; balasan sesudahnya diganti</translation>
+        <source>Send the edited message as a new branch; the message as it was stays (◀ ▶)</source>
+        <translation>Kirim pesan yang disunting sebagai cabang baru; pesan semula tetap ada (◀ ▶)</translation>
     </message>
 </context>
 <context>

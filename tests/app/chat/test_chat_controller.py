@@ -11,6 +11,7 @@ from app.models.session import ModelSession
 from app.runtime_link import RuntimeLink
 from app.storage import store as st
 from app.storage.store import Store
+from app.storage import tree
 
 
 @pytest.fixture
@@ -69,6 +70,7 @@ def fill(store, conversation_id: str, n: int) -> None:
             "INSERT INTO messages (conversation_id, position, role, content, state, created_at) VALUES (?, ?, ?, ?, 'complete', ?)",
             ((conversation_id, i, "user" if i % 2 == 0 else "assistant", f"turn {i}", time.time()) for i in range(n)),
         )
+        tree.link_as_one_path(db, conversation_id)
 
 
 def test_a_long_conversation_opens_with_its_newest_messages_and_shows_earlier_ones_on_request(chat):

@@ -81,7 +81,7 @@ def test_escape_stops_the_reply_and_keeps_the_partial_text(qtbot, window, store_
     assert db_rows(store_path, "SELECT content, state FROM messages WHERE role = 'assistant'") == [(reply.content, "stopped")]
 
 
-def test_regenerate_replaces_the_last_reply(qtbot, window, store_path):
+def test_regenerate_writes_a_new_reply_beside_the_last_one(qtbot, window, store_path):
     window.chat.send("Say hello.")
     wait_reply(qtbot, window)
     first = window.chat.messages.messages[-1]
@@ -94,10 +94,12 @@ def test_regenerate_replaces_the_last_reply(qtbot, window, store_path):
     assert msgs[-1].content == first.content  # greedy: the same prompt gives the same reply
     # Nothing but the cache's last token was evaluated again: the runtime reused the prompt.
     assert msgs[-1].record.stats.prompt_tokens_evaluated == 1
-    assert [r[0] for r in db_rows(store_path, "SELECT id FROM messages ORDER BY position")] == [msgs[0].id, msgs[1].id]
+    # The first reply is kept, as a sibling: ◀ 1/2 ▶ shows it again.
+    assert db_rows(store_path, "SELECT id, parent_id FROM messages ORDER BY id") == [(msgs[0].id, None), (first.id, msgs[0].id), (msgs[1].id, msgs[0].id)]
+    assert (msgs[1].branch, msgs[1].branches) == (2, 2) and window.chat_view.widgets[1].branch_bar.label.text() == "2/2"
 
 
-def test_edit_and_resend_replaces_the_later_replies(qtbot, window, store_path):
+def test_edit_and_resend_keeps_the_message_as_it_was_and_its_replies_as_a_branch(qtbot, window, store_path):
     window.chat.send("Name a fruit.")
     wait_reply(qtbot, window)
     window.chat.send("Name a vegetable.")
@@ -108,7 +110,11 @@ def test_edit_and_resend_replaces_the_later_replies(qtbot, window, store_path):
     msgs = window.chat.messages.messages
     assert [m.role for m in msgs] == ["user", "assistant"]
     assert msgs[0].content == "Name an animal." and msgs[1].state == st.COMPLETE and msgs[1].content
-    assert db_rows(store_path, "SELECT role, content FROM messages ORDER BY position") == [("user", "Name an animal."), ("assistant", msgs[1].content)]
+    assert (msgs[0].branch, msgs[0].branches) == (2, 2)
+    # Nothing was lost: the first question and its two turns are the other branch.
+    assert len(db_rows(store_path, "SELECT id FROM messages")) == 6
+    window.chat.switch_branch(0, -1)
+    assert [m.content for m in window.chat.messages.messages][::2] == ["Name a fruit.", "Name a vegetable."]
     # Editing a reply (not a user message) is refused.
     assert not window.chat.edit_and_resend(1, "x")
 

@@ -39,7 +39,7 @@ def test_a_message_is_edited_in_place_enter_resends_and_esc_cancels(qtbot, windo
     assert not first.editing and first.body.isVisible()
     assert [m.content for m in window.chat.messages.messages] == replies_before and not window.chat.generating
 
-    # Ctrl+E edits your last message; Shift+Enter is a new line; Enter resends and replaces the replies after it.
+    # Ctrl+E edits your last message; Shift+Enter is a new line; Enter resends it as a new branch.
     qtbot.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
     last_user = window.chat_view.widgets[2]
     assert last_user.editing and last_user.editor.edit.hasFocus()

@@ -11,7 +11,7 @@ from app.storage.store import Message
 
 
 def messages(first: int, last: int) -> list[Message]:
-    return [Message(i, "c", i, "user" if i % 2 == 0 else "assistant", f"message {i}") for i in range(first, last)]
+    return [Message(i, "c", i, "user" if i % 2 == 0 else "assistant", f"message {i}", depth=i) for i in range(first, last)]
 
 
 @pytest.fixture

@@ -49,19 +49,23 @@ def test_a_reply_left_streaming_by_a_crash_is_interrupted_on_open(tmp_path):
     assert again.state == st.INTERRUPTED and again.content == "half a rep"
 
 
-def test_delete_from_position_and_restore(tmp_path):
+def test_delete_and_restore_a_conversation_keeps_every_branch(tmp_path):
     store = Store(tmp_path / "c.sqlite3")
     conv = store.create_conversation("t", system_prompt="be brief", settings={"temperature": 0.1})
     for i, role in enumerate(["user", "assistant", "user", "assistant"]):
         store.add_message(conv.id, role, f"m{i}")
-    store.delete_messages_from(conv.id, 2)
-    assert [m.content for m in store.messages(conv.id)] == ["m0", "m1"]
+    first_reply = store.messages(conv.id)[1]
+    store.set_selected_leaf(conv.id, first_reply.parent_id)
+    store.add_message(conv.id, "assistant", "m1 again")
     deleted = store.delete_conversation(conv.id)
     assert store.conversations() == [] and store.messages(conv.id) == []
     store.restore_conversation(*deleted)
     back = store.conversation(conv.id)
     assert back.system_prompt == "be brief" and back.settings == {"temperature": 0.1}
-    assert [m.content for m in store.messages(conv.id)] == ["m0", "m1"]
+    assert [m.content for m in store.messages(conv.id)] == ["m0", "m1 again"]
+    assert len(store.all_messages(conv.id)) == 5
+    store.select_branch(first_reply.id)
+    assert [m.content for m in store.messages(conv.id)] == ["m0", "m1", "m2", "m3"]
 
 
 def _released_database(path):

@@ -16,6 +16,7 @@ import pytest
 from app.chat.controller import ConversationSettings
 from app.models.session import ModelChoice
 from app.ui.stall_probe import StallProbe
+from app.storage import tree
 from window_helpers import wait_loaded, wait_reply
 
 pytestmark = pytest.mark.slow
@@ -90,6 +91,7 @@ def test_a_hundred_thousand_turn_conversation_opens_and_takes_a_message_without_
             "INSERT INTO messages (conversation_id, position, role, content, state, created_at) VALUES (?, ?, ?, ?, 'complete', 0)",
             ((conv.id, i, "user" if i % 2 == 0 else "assistant", f"Message {i}.") for i in range(2 * turns)),
         )
+        tree.link_as_one_path(db, conv.id)
     window = open_window(qtbot, store_path, starter_model)
     probe = StallProbe(interval_ms=5)
     try:

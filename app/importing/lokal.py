@@ -1,0 +1,66 @@
+"""Lokal's own JSON export (app/chat/export.py): `messages` is the path that was on screen, `branches` the rest
+of the tree. A file of format version 1 from before branches has neither ids nor parents: its messages are one path."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from app.importing.conversation import ROLES, ImportedConversation, ImportedMessage, ImportRefused
+from app.importing.reading import check, get, timestamp
+from app.storage import store as st
+from app.storage.reply_record import from_stored_form
+
+FORMAT_PREFIX = "lokal.conversation/"
+STATES = {st.COMPLETE: st.COMPLETE, st.STOPPED: st.STOPPED, st.INTERRUPTED: st.INTERRUPTED, st.FAILED: st.FAILED, st.STREAMING: st.INTERRUPTED}
+
+
+def recognises(data: object) -> bool:
+    items = data if isinstance(data, list) else [data]
+    return bool(items) and all(isinstance(i, dict) and str(i.get("format", "")).startswith(FORMAT_PREFIX) for i in items)
+
+
+def read(data: Any) -> list[ImportedConversation]:
+    items = data if isinstance(data, list) else [data]
+    return [_conversation(item, f"[{i}]" if isinstance(data, list) else "the file") for i, item in enumerate(items)]
+
+
+def _conversation(item: dict[str, Any], where: str) -> ImportedConversation:
+    now = time.time()
+    conv = ImportedConversation(
+        "lokal", where, get(item, "title", str, where, default="") or "Imported chat",
+        timestamp(item, "created_at", where, now), timestamp(item, "updated_at", where, now),
+        system_prompt=get(item, "system_prompt", str, where, default=""), settings=get(item, "settings", dict, where, default={}),
+    )
+    previous: str | None = None
+    for j, raw in enumerate(get(item, "messages", list, where)):
+        message = _message(check(raw, dict, f"{where}.messages[{j}]"), f"{where}.messages[{j}]", f"path-{j}", previous, conv.created_at)
+        conv.messages.append(message)
+        previous = message.key
+    conv.selected = previous
+    for j, raw in enumerate(get(item, "branches", list, where, default=[])):
+        bw = f"{where}.branches[{j}]"
+        message = _message(check(raw, dict, bw), bw, None, None, conv.created_at)
+        if "parent" not in raw:
+            raise ImportRefused(f"{bw}.parent: a message of a branch must name its parent")
+        conv.messages.append(message)
+    return conv
+
+
+def _message(m: dict[str, Any], where: str, default_key: str | None, previous: str | None, created: float) -> ImportedMessage:
+    key = get(m, "id", (int, str), where, default=default_key)
+    if key is None:
+        raise ImportRefused(f"{where}.id: a message of a branch must have an id")
+    parent = get(m, "parent", (int, str), where, default=None) if "parent" in m else previous
+    role = get(m, "role", str, where)
+    if role not in ROLES:
+        raise ImportRefused(f"{where}.role: {role!r} is not one of {', '.join(ROLES)}")
+    state = get(m, "state", str, where, default=st.COMPLETE)
+    if state not in STATES:
+        raise ImportRefused(f"{where}.state: {state!r} is not one of {', '.join(STATES)}")
+    stats = get(m, "stats", dict, where, default=None)
+    return ImportedMessage(
+        str(key), str(parent) if parent is not None else None, role, get(m, "content", str, where),
+        timestamp(m, "created_at", where, created), get(m, "model", str, where, default=""), STATES[state],
+        from_stored_form(stats, 0) if stats is not None else None,
+    )

@@ -1,0 +1,68 @@
+"""Importing a file: which format it is, its conversations read and checked, then written in one transaction.
+
+Nothing is written until the whole file was read and every conversation checked: a file with one bad
+field imports nothing, and says which field. A conversation imported before (the same content, see
+conversation.content_key) is skipped, so importing the same export twice adds nothing the second time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from app.importing import chatgpt, lmstudio, lokal, openwebui
+from app.importing.conversation import ImportedConversation, ImportRefused, to_new
+from app.importing.reading import read_json
+from app.storage.store import Conversation, NewConversation, Store
+
+Reader = Callable[[Any], list[ImportedConversation]]
+# In the order they are tried: the first that recognises the file's shape reads it.
+FORMATS: list[tuple[str, Callable[[object], bool], Reader]] = [
+    ("Lokal", lokal.recognises, lokal.read),
+    ("ChatGPT", chatgpt.recognises, chatgpt.read),
+    ("Open WebUI", openwebui.recognises, openwebui.read),
+    ("LM Studio", lmstudio.recognises, lmstudio.read),
+]
+# More conversations or messages than this in one file is no export of a person's chats.
+MAX_CONVERSATIONS = 100_000
+MAX_MESSAGES = 2_000_000
+
+
+@dataclass
+class ImportSummary:
+    format: str
+    added: list[Conversation] = field(default_factory=list)
+    skipped: int = 0  # imported before
+    messages: int = 0  # in the conversations added
+
+
+def read_file(path: str | Path) -> tuple[str, list[ImportedConversation]]:
+    """(the format's name, its conversations); ImportRefused says why a file cannot be imported."""
+    data = read_json(path)
+    for name, recognises, read in FORMATS:
+        if recognises(data):
+            conversations = read(data)
+            break
+    else:
+        raise ImportRefused(
+            f"{Path(path).name} is not a conversation export Lokal knows: it reads Lokal's JSON export, ChatGPT's "
+            "conversations.json, an LM Studio conversation file and Open WebUI's chat export"
+        )
+    if len(conversations) > MAX_CONVERSATIONS:
+        raise ImportRefused(f"{Path(path).name} holds {len(conversations):,} conversations; Lokal imports at most {MAX_CONVERSATIONS:,} at once")
+    if sum(len(c.messages) for c in conversations) > MAX_MESSAGES:
+        raise ImportRefused(f"{Path(path).name} holds more than {MAX_MESSAGES:,} messages; Lokal imports at most that many at once")
+    return name, conversations
+
+
+def import_file(store: Store, path: str | Path) -> ImportSummary:
+    """Import every conversation of the file, or none (ImportRefused, or StoreUnavailable from the store)."""
+    name, conversations = read_file(path)
+    return write(store, name, [to_new(c) for c in conversations])
+
+
+def write(store: Store, name: str, new: list[NewConversation]) -> ImportSummary:
+    """Write what read_file gave (made ready by to_new), in one transaction; StoreUnavailable if the database refuses."""
+    added, skipped = store.add_conversations(new)
+    return ImportSummary(name, added, len(skipped), sum(len(n.messages) for n in new) - sum(len(n.messages) for n in skipped))

@@ -1,0 +1,189 @@
+"""Import: each source's real format (data/README.md says where each came from), duplicates, and bad files."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from app.chat import export
+from app.importing import reading
+from app.importing.conversation import ImportRefused
+from app.importing.service import import_file
+from app.storage import store as st
+from app.storage.store import Store
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "c.sqlite3")
+    yield s
+    s.close()
+
+
+def by_title(store):
+    return {c.title: c for c in store.conversations()}
+
+
+def contents(store, conv_id):
+    return [(m.role, m.content) for m in store.messages(conv_id)]
+
+
+def test_chatgpt_conversations_json_keeps_its_tree_and_the_branch_shown_last(store):
+    summary = import_file(store, DATA / "chatgpt-conversations.json")
+    assert summary.format == "ChatGPT" and len(summary.added) == 2 and summary.skipped == 0 and summary.messages == 6
+    tea = by_title(store)["Brewing green tea"]
+    # current_node was the edited question's reply; the tool turn between them is left out.
+    assert contents(store, tea.id) == [("user", "How hot, and for how long?"), ("assistant", "About 80 °C, for two to three minutes.")]
+    first, reply = store.messages(tea.id)
+    assert (first.branch, first.branches) == (2, 2) and reply.model == "gpt-4o"
+    assert store.select_branch(store.siblings(first.id)[0].id)
+    assert contents(store, tea.id) == [("user", "How hot should the water be for green tea?"), ("assistant", "About 80 °C: boiling water makes it bitter.")]
+    assert tea.created_at == pytest.approx(1714000000.123)
+
+
+def test_a_second_import_of_the_same_file_skips_every_conversation(store):
+    import_file(store, DATA / "chatgpt-conversations.json")
+    again = import_file(store, DATA / "chatgpt-conversations.json")
+    assert again.added == [] and again.skipped == 2 and again.messages == 0
+    assert len(store.conversations()) == 2
+    # A conversation deleted since comes back on the next import.
+    store.delete_conversation(by_title(store)["Haiku"].id)
+    assert len(import_file(store, DATA / "chatgpt-conversations.json").added) == 1
+
+
+def test_lm_studio_versions_become_siblings(store):
+    summary = import_file(store, DATA / "lmstudio.conversation.json")
+    assert summary.format == "LM Studio" and summary.messages == 5
+    (conv,) = store.conversations()
+    assert conv.title == "Rust lifetimes" and conv.system_prompt == "You are a Rust tutor."
+    shown = store.messages(conv.id)
+    assert [m.content for m in shown] == [
+        "What does 'a mean in Rust?", "'a names a lifetime: how long a reference stays valid.", "Show an example.", "fn first<'a>(x: &'a str) -> &'a str { x }",
+    ]
+    assert (shown[1].branch, shown[1].branches) == (2, 2) and shown[1].model == "qwen2.5-7b-instruct"
+    assert conv.created_at == pytest.approx(1721908000.0)
+
+
+def test_open_webui_history_is_a_tree_with_its_current_leaf(store):
+    summary = import_file(store, DATA / "openwebui-chat-export.json")
+    assert summary.format == "Open WebUI" and summary.messages == 5
+    (conv,) = store.conversations()
+    assert [m.content for m in store.messages(conv.id)] == [
+        "How often do I feed a sourdough starter?", "Daily if it lives on the counter; weekly in the fridge.", "And the ratio?", "1:1:1 starter, flour and water by weight.",
+    ]
+    reply = store.messages(conv.id)[1]
+    assert (reply.branch, reply.branches) == (2, 2) and [m.content for m in store.siblings(reply.id)][0] == "Once a day at room temperature."
+
+
+def test_lokal_json_export_round_trips_the_whole_tree(store, tmp_path):
+    conv = store.create_conversation("Tree", system_prompt="Be brief.", settings={"temperature": 0.3})
+    q = store.add_message(conv.id, "user", "q")
+    a1 = store.add_message(conv.id, "assistant", "a1", state=st.STOPPED)
+    store.add_message(conv.id, "user", "q2")
+    store.set_selected_leaf(conv.id, q.id)
+    store.add_message(conv.id, "assistant", "a1b", model="m")
+    path = tmp_path / "tree.json"
+    on_path = store.messages(conv.id)
+    export.save(path, export.to_json(store.conversation(conv.id), on_path, [m for m in store.all_messages(conv.id) if m.id not in {p.id for p in on_path}]))
+    store.delete_conversation(conv.id)
+    summary = import_file(store, path)
+    assert summary.format == "Lokal" and summary.messages == 4
+    (back,) = store.conversations()
+    assert back.system_prompt == "Be brief." and back.settings == {"temperature": 0.3}
+    assert [m.content for m in store.messages(back.id)] == ["q", "a1b"]
+    old = next(m for m in store.all_messages(back.id) if m.content == "a1")
+    assert old.state == st.STOPPED and old.id != a1.id
+    store.select_branch(old.id)
+    assert [m.content for m in store.messages(back.id)] == ["q", "a1", "q2"]
+
+
+def test_a_version_1_lokal_export_without_ids_is_one_path(store, tmp_path):
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({
+        "format": "lokal.conversation/1", "id": "x", "title": "Old", "created_at": 1.0, "updated_at": 2.0, "system_prompt": "", "settings": {},
+        "messages": [{"role": "user", "content": "hi", "state": "complete", "created_at": 1.0, "model": "", "stats": None},
+                     {"role": "assistant", "content": "hello", "state": "complete", "created_at": 1.5, "model": "m", "stats": {"completion_tokens": 2}}],
+    }))
+    import_file(store, path)
+    (conv,) = store.conversations()
+    shown = store.messages(conv.id)
+    assert [m.content for m in shown] == ["hi", "hello"] and shown[1].record.stats.completion_tokens == 2
+
+
+# ---- bad files: a clear error, and nothing imported ------------------------------------------------------
+def refused(store, path, match):
+    with pytest.raises(ImportRefused, match=match):
+        import_file(store, path)
+    assert store.conversations() == []
+    with sqlite3.connect(str(store.path)) as db:
+        assert db.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == 0
+
+
+def test_a_huge_file_is_refused_before_it_is_read(store, tmp_path):
+    path = tmp_path / "huge.json"
+    with open(path, "wb") as f:
+        f.truncate(reading.MAX_BYTES + 1)  # sparse: no disk used, but its size is what the import sees
+    refused(store, path, r"huge.json is 512 MB; Lokal imports files of up to 512 MB")
+
+
+def test_deeply_nested_json_is_refused(store, tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 200_000 + "]" * 200_000)
+    refused(store, path, "nests its JSON too deeply")
+
+
+def test_a_field_of_the_wrong_type_names_where_it_is_and_nothing_of_the_file_is_imported(store, tmp_path):
+    data = json.loads((DATA / "chatgpt-conversations.json").read_text())
+    data[1]["mapping"]["a"]["message"]["content"]["parts"] = "not a list"  # the second conversation: the first was fine
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(data))
+    refused(store, path, r"\[1\]\.mapping\.a\.message\.content\.parts: expected a list, got text")
+
+
+def test_a_cycle_of_parents_is_refused(store, tmp_path):
+    data = json.loads((DATA / "openwebui-chat-export.json").read_text())
+    messages = data[0]["chat"]["history"]["messages"]
+    messages["m-user-1"]["parentId"] = "m-bot-3"  # no first message any more: every message is in the loop
+    path = tmp_path / "chat-export.json"
+    path.write_text(json.dumps(data))
+    refused(store, path, "5 messages form a cycle")
+
+
+def test_a_missing_parent_is_refused(store, tmp_path):
+    data = json.loads((DATA / "openwebui-chat-export.json").read_text())
+    data[0]["chat"]["history"]["messages"]["m-user-2"]["parentId"] = "nowhere"
+    path = tmp_path / "chat-export.json"
+    path.write_text(json.dumps(data))
+    refused(store, path, "names a parent 'nowhere' that is not in the conversation")
+
+
+def test_files_that_are_not_json_or_not_an_export_are_refused(store, tmp_path):
+    garbage = tmp_path / "garbage.json"
+    garbage.write_bytes(b"\xff\xfe not text")
+    refused(store, garbage, "is not UTF-8 text")
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "lokal.conversation/1", "messages": [')
+    refused(store, broken, r"is not JSON: .* \(line 1")
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"hello": "world"}))
+    refused(store, other, "is not a conversation export Lokal knows")
+    bad_role = tmp_path / "role.json"
+    bad_role.write_text(json.dumps({"format": "lokal.conversation/1", "messages": [{"role": "wizard", "content": "x"}]}))
+    refused(store, bad_role, r"the file\.messages\[0\]\.role: 'wizard' is not one of system, user, assistant")
+
+
+def test_a_write_that_fails_midway_leaves_nothing(store, tmp_path):
+    """The store's transaction: a conversation that fails to write takes the ones before it back out."""
+    data = json.loads((DATA / "chatgpt-conversations.json").read_text())
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(data))
+    with sqlite3.connect(str(store.path)) as db:  # the second conversation's insert is refused by the database itself
+        db.execute("CREATE TRIGGER no_haiku BEFORE INSERT ON conversations WHEN NEW.title = 'Haiku' BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    with pytest.raises(st.StoreUnavailable, match="refused"):
+        import_file(store, path)
+    assert store.conversations() == []

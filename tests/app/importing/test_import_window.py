@@ -1,0 +1,39 @@
+"""File ▸ Import conversations… in the real window: the summary, the list, a second import, a bad file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.ui.menus import MenuId
+from waiting import qt_wait_until
+from window_helpers import open_window
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_import_from_the_file_menu_shows_a_summary_and_opens_the_first_conversation(qtbot, store_path, starter_model, tmp_path):
+    window = open_window(qtbot, store_path, starter_model, load=False)
+    try:
+        command = window.features["importing"]
+        assert command.action in window.menus[MenuId.FILE].actions() and command.action.shortcut().toString() == "Ctrl+Shift+I"
+        finished: list[object] = []
+        command.sig_finished.connect(finished.append)
+        assert command.import_path(DATA / "openwebui-chat-export.json")
+        qt_wait_until(lambda: finished, 30, "the import finishing")
+        assert command.last_message == "Imported 1 conversations (5 messages) from Open WebUI."
+        assert window.chat.current is not None and window.chat.current.title == "Sourdough starter"
+        assert window.chat.conversations.rowCount() == 1 and window.chat.messages.rowCount() == 4
+        assert window.chat_view.widgets[1].branch_bar.label.text() == "2/2"
+
+        assert command.import_path(DATA / "openwebui-chat-export.json")
+        qt_wait_until(lambda: len(finished) == 2, 30, "the second import finishing")
+        assert "1 were imported before and were skipped" in command.last_message and window.chat.conversations.rowCount() == 1
+
+        bad = tmp_path / "bad.json"
+        bad.write_text('[{"mapping": {"a": {"parent": null, "message": {"author": {"role": 7}, "content": {"content_type": "text"}}}}}]')
+        assert command.import_path(bad)
+        qt_wait_until(lambda: len(finished) == 3, 30, "the bad import finishing")
+        assert command.last_message == "Nothing was imported: [0].mapping.a.message.author.role: expected text, got a number"
+        assert window.chat.conversations.rowCount() == 1
+    finally:
+        window.shutdown()
