@@ -67,6 +67,7 @@ STAT_ROWS: dict[str, str] = {
     "answer_tokens": "answer",
     "ttfat_ms": "ttfat",
     "context_full": "completion",  # "350 tokens, context full"
+    "prompt_image_positions": "prompt",  # "290 tokens, 256 of them pictures"
 }
 # Rows whose value is a sentence from the runtime rather than a figure (they wrap).
 FREE_TEXT_ROWS = {"speculation_notice", "template"}
@@ -249,7 +250,10 @@ def rows(metrics: MetricsResult | None, stats: GenerationStats | None, draft_mod
         if stats.reasoning_tokens:  # only a thinking reply's first answer token comes later than its first token
             out.append(Row("ttfat", Metrics.tr("Time to first answer token"), seconds(stats.ttfat_ms) if stats.ttfat_ms else "…"))
         if stats.prompt_tokens:
-            out.append(Row("prompt", fixed_label("prompt"), tokens(stats.prompt_tokens)))
+            prompt = tokens(stats.prompt_tokens)
+            if stats.prompt_image_positions:
+                prompt = Metrics.tr("{tokens}, {pictures} of them pictures").format(tokens=prompt, pictures=number(stats.prompt_image_positions))
+            out.append(Row("prompt", fixed_label("prompt"), prompt))
         reuse = Metrics.tr("{reused} / {evaluated}").format(reused=number(stats.prompt_tokens_reused), evaluated=tokens(stats.prompt_tokens_evaluated))
         out.append(Row("reuse", fixed_label("reuse"), reuse))
         out += restored_from_cache(stats)

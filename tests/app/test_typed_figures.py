@@ -23,7 +23,8 @@ FIGURE_KEYS = frozenset(f.name for f in dataclasses.fields(GenerationStats)) | {
 DATA_NAMES = frozenset({"stats", "figures", "record", "live", "generation", "result", "outcome", "event", "usage", "chunk", "progress", "metrics"})
 # (file under app/, function): where outside JSON is read, once, into its dataclass.
 DECODERS = {
-    ("storage/reply_record.py", "from_stored_form"),  # the store's `stats` column, as every Lokal wrote it
+    ("storage/reply_record.py", "from_stored_form"),
+    ("storage/store.py", "_message"),  # a messages row into a Message: `thinking_ms` is a column, not a figure read  # the store's `stats` column, as every Lokal wrote it
     ("remote/client.py", "parse_chunk"),  # an OpenAI server's stream events
 }
 

@@ -1807,6 +1807,10 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
 <context>
     <name>Metrics</name>
     <message>
+        <source>{tokens}, {pictures} of them pictures</source>
+        <translation>{tokens}, {pictures} di antaranya gambar</translation>
+    </message>
+    <message>
         <source>This reply</source>
         <translation>Balasan ini</translation>
     </message>

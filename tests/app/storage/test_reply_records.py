@@ -70,7 +70,7 @@ def test_a_record_is_stored_in_the_shape_older_lokals_read(tmp_path):
     # and the reasoning ones (protocol 1.6).
     written = {
         **LOCAL, "lookup_draft_tokens": 0, "lookup_draft_tokens_accepted": 0, "model_draft_tokens": 0, "model_draft_tokens_accepted": 0,
-        "reasoning_tokens": 0, "answer_tokens": 0, "thinking_ms": 0.0, "ttfat_ms": 0.0, "context_full": False,
+        "reasoning_tokens": 0, "answer_tokens": 0, "thinking_ms": 0.0, "ttfat_ms": 0.0, "context_full": False, "prompt_image_positions": 0,
     }
     assert json.loads(text) == written
     assert store.message(reply.id).record == record

@@ -208,7 +208,7 @@ def test_constraints_that_cannot_run_are_400_saying_why(served, change, param, w
 
 
 def test_unknown_endpoint_is_404_and_wrong_method_is_405(served):
-    error_of(served.http("POST", "/v1/embeddings", {"model": MODEL_NAME, "input": "x"}), 404)
+    error_of(served.http("POST", "/v1/audio/speech", {"model": MODEL_NAME, "input": "x"}), 404)
     error_of(served.http("GET", CHAT), 405)
 
 

@@ -24,7 +24,8 @@ def test_a_vision_level_downloads_its_projector_and_lists_it_with_the_model(hub_
     done = wait_for_download(hub_runtime, info.id)
     assert done.state == "done", done.error
     assert [os.path.basename(p) for p in done.paths] == [VISION_FILE, VISION_MMPROJ] and all(os.path.exists(p) for p in done.paths)
-    assert any(m == "download.progress" and d["id"] == info.id and d["current_file"] == VISION_MMPROJ for m, d in hub_runtime.notes)
+    # One progress for both files (a small projector may finish between two throttled notifications).
+    assert any(m == "download.progress" and d["id"] == info.id and d["current_file"] in (VISION_FILE, VISION_MMPROJ) for m, d in hub_runtime.notes)
 
     models = [m for m in hub_runtime.request(methods.MODELS_LIST, timeout=60).models if m.repo == VISION_REPO]
     assert [os.path.basename(m.path) for m in models] == [VISION_FILE]  # the projector is not a model
