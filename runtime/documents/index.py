@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from runtime.documents.chunking import Chunk
+from runtime.private_files import create_private_file
 
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009): rank 1 weighs 1/61
 RRF_DEPTH = 50  # how deep each ranking is read before fusing
@@ -65,6 +66,7 @@ class Hit:
 class ChunkIndex:
     def __init__(self, path: Path):
         self.path = path
+        create_private_file(path)  # 0600 before SQLite makes it with the umask's mode (its -wal and -shm follow it)
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(SCHEMA)

@@ -41,3 +41,18 @@ def test_words_and_vectors_rank_chunks_across_documents_and_reindexing_replaces_
     assert index.keyword_ranks(["doc-a"], "m", "gardens", 3) == [("doc-a", 0)]
     assert len(index.nearest(["doc-a"], "m", vectors_a[0], 10)) == 1
     index.close()
+
+
+def test_the_chunk_index_and_its_journal_are_private_to_the_user(tmp_path):
+    """The chunks hold the user's documents' text: 0600 like the conversation store, whatever the umask."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        index = ChunkIndex(tmp_path / "chunks.sqlite3")
+        index.has("0" * 64, "model")  # a read: SQLite opens its -wal and -shm beside the file
+    finally:
+        os.umask(old)
+    files = [p for p in tmp_path.iterdir() if p.name.startswith("chunks.sqlite3")]
+    assert files and all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in files), {p.name: oct(p.stat().st_mode) for p in files}
