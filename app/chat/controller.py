@@ -575,12 +575,8 @@ class ChatController(QObject):
             turns = [(m.role, m.content, m.state, m.reasoning, m.attachments) for m in shown if m.depth >= start]  # all of it is on screen already
         else:
             stored = self._stored(lambda: self.store.turns(conv.id, since=start))
-            attached = self._stored(lambda: self.store.attachments_since(conv.id, since=start))
-            # The database refuses reads now: what is on screen.
-            if stored is not None and attached is not None and len(attached) == len(stored):
-                turns = [(*turn, files) for turn, files in zip(stored, attached)]
-            else:
-                turns = [(m.role, m.content, m.state, m.reasoning, m.attachments) for m in shown]
+            # None: the database refuses reads now, so what is on screen.
+            turns = stored if stored is not None else [(m.role, m.content, m.state, m.reasoning, m.attachments) for m in shown]
         if start > 0:
             first_user = next((i for i, turn in enumerate(turns) if turn[0] == "user"), len(turns) - 1)
             turns = turns[first_user:]  # what is sent opens with a user turn, as the runtime's own cuts do

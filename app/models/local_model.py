@@ -40,6 +40,7 @@ class LocalModels(QObject):
         self.files: list[LocalModel] = []  # one per file identity
         self.copies: dict[str, list[str]] = {}  # a listed file's path -> every path of that same file, it first
         self.errors: dict[str, str] = {}  # path -> why it cannot be loaded
+        self._by_real_path: dict[str, LocalModel] = {}  # every copy's resolved path -> its listed entry (file_for runs as a reply starts)
         self._asking = False
         self._waiting_for_runtime = False
         self._rescan = False
@@ -117,6 +118,7 @@ class LocalModels(QObject):
     def _publish(self, files: list[LocalModel], errors: dict[str, str]) -> None:
         files, self.copies = one_per_identity(files)
         self.files, self.errors = files, errors
+        self._by_real_path = {os.path.realpath(p): f for f in files for p in self.paths_of(f)}
         self.model.clear()
         groups: dict[str, QStandardItem] = {}
         for info in sorted(files, key=lambda f: (f.group.lower(), f.size)):
@@ -144,8 +146,7 @@ class LocalModels(QObject):
 
     def file_for(self, path: str) -> LocalModel | None:
         """The listed entry of the file at `path`, or of an identical copy of it."""
-        real = os.path.realpath(path)
-        return next((f for f in self.files if real in {os.path.realpath(p) for p in self.paths_of(f)}), None)
+        return self._by_real_path.get(os.path.realpath(path))
 
     def display_name(self, loaded: ModelLoadResult) -> str:
         """What the menu calls a loaded model: the name its quantizations share, else the name in its header."""

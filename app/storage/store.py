@@ -529,13 +529,6 @@ class Store:
         return messages
 
     @_guarded
-    def attachments_since(self, conversation_id: str, since: int = 0) -> list[list[StoredAttachment]]:
-        """The attachments of the selected path's messages at depth `since` and after, in the order of turns()."""
-        ids = [r["id"] for r in tree.path_rows(self._db, conversation_id, since, None, None)]
-        attached = attachments.attachments_of(self._db, ids)
-        return [attached.get(i, []) for i in ids]
-
-    @_guarded
     def save_citations(self, message_id: int, citations: list[StoredCitation]) -> None:
         with self._transaction():
             attachments.save_citations(self._db, message_id, citations)
@@ -562,11 +555,13 @@ class Store:
         return self._with_attached([self._with_deferred(_message(r)) for r in rows])
 
     @_guarded
-    def turns(self, conversation_id: str, since: int = 0) -> list[tuple[str, str, str, str]]:
-        """(role, content, state, reasoning) of the selected path's messages at depth `since` and after: what a
-        reply's prompt is made of, without the rest of each row (a long conversation's history is read on the GUI
-        thread). The reasoning goes to the runtime apart from the answer: the model's template keeps it or (most) drop it."""
-        rows = tree.path_rows(self._db, conversation_id, since, None, None)
+    def turns(self, conversation_id: str, since: int = 0) -> list[tuple[str, str, str, str, list[StoredAttachment]]]:
+        """(role, content, state, reasoning, attachments) of the selected path's messages at depth `since` and after:
+        what a reply's prompt is made of, without the rest of each row (a long conversation's history is read on the
+        GUI thread, in one walk of the path). The reasoning goes to the runtime apart from the answer: the model's
+        template keeps it or (most) drop it."""
+        rows = tree.path_rows(self._db, conversation_id, since, None, None, branches=False)
+        attached = attachments.attachments_of(self._db, [row["id"] for row in rows])
         out = []
         for row in rows:
             message_id, role, content, state, reasoning = row["id"], row["role"], row["content"], row["state"], row["reasoning"]
@@ -574,7 +569,7 @@ class Store:
             if deferred is not None:
                 content, state = deferred.content if deferred.content is not None else content, deferred.state or state
                 reasoning = deferred.reasoning if deferred.reasoning is not None else reasoning
-            out.append((role, content, state, reasoning))
+            out.append((role, content, state, reasoning, attached.get(message_id, [])))
         return out
 
     @_guarded

@@ -51,9 +51,13 @@ def leaf_of(db: sqlite3.Connection, conversation_id: str) -> tuple[int, int] | N
     return (row[0], row[1]) if row else None
 
 
-def path_rows(db: sqlite3.Connection, conversation_id: str, since: int, before: int | None, newest: int | None) -> list[sqlite3.Row]:
+def path_rows(
+    db: sqlite3.Connection, conversation_id: str, since: int, before: int | None, newest: int | None, branches: bool = True
+) -> list[sqlite3.Row]:
     """The selected path's messages at depth `since` or more and below `before`, top to bottom; only the
-    `newest` of them if given. Reads only the part of the path from the leaf up to the first one returned."""
+    `newest` of them if given. Reads only the part of the path from the leaf up to the first one returned.
+    Without `branches` the rows leave out each message's place among its siblings (two counts a row: what
+    a reply's prompt does not need, on the GUI thread, for up to thousands of rows)."""
     leaf = leaf_of(db, conversation_id)
     if leaf is None:
         return []
@@ -64,7 +68,7 @@ def path_rows(db: sqlite3.Connection, conversation_id: str, since: int, before: 
         return []
     steps = leaf_depth - bottom + 1
     return db.execute(
-        _PATH + f"SELECT m.*, {BRANCH_COLUMNS} FROM path JOIN messages m ON m.id = path.id "  # nosec B608: the query's text is this module's constants (tree.py's columns and CTEs); every value is bound
+        _PATH + f"SELECT m.*{', ' + BRANCH_COLUMNS if branches else ''} FROM path JOIN messages m ON m.id = path.id "  # nosec B608: the query's text is this module's constants (tree.py's columns and CTEs); every value is bound
         "WHERE path.depth >= :bottom AND path.depth <= :top ORDER BY path.depth",
         {"leaf": leaf_id, "steps": steps, "bottom": bottom, "top": top},
     ).fetchall()

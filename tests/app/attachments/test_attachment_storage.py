@@ -52,7 +52,7 @@ def test_citations_stay_with_their_reply_and_the_documents_list_has_each_documen
     store.add_message(later.id, "user", "again", attached=[PDF, PICTURE])  # reused: the same row, not a copy
     assert store.message(reply.id).citations == cited
     assert [d.name for d in store.documents()] == ["report.pdf"]  # pictures are not documents
-    assert store.attachments_since(first.id) == [[dataclasses.replace(PDF, image=b"")], []]
+    assert [t[4] for t in store.turns(first.id)] == [[dataclasses.replace(PDF, image=b"")], []]
 
 
 def test_a_deleted_conversation_comes_back_with_its_attachments_and_citations(tmp_path):
