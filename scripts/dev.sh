@@ -124,7 +124,10 @@ case "$mode" in
     app) exec "$ROOT/.venv/bin/lokal" "$@" ;;
     test)
         export QT_QPA_PLATFORM=offscreen
-        exec "$PY" -m pytest "$@"
+        # One worker per core (LOKAL_TEST_WORKERS overrides; 0 runs in this process); a test file stays in one
+        # worker, so its module-scoped runtime and window are started once.
+        workers=${LOKAL_TEST_WORKERS:-$(nproc 2>/dev/null || sysctl -n hw.ncpu)}
+        exec "$PY" -m pytest -n "$workers" --dist loadfile "$@"
         ;;
     *) say "usage: scripts/dev.sh app|test [args...]"; exit 2 ;;
 esac
