@@ -23,9 +23,10 @@ from PySide6.QtCore import QObject, Signal
 from app.models.local_model import LocalModels
 from app.models.session import ModelChoice, ModelSession
 from runtime.gguf.reader import GGUFError, GGUFHeader
-from runtime.models import drafts, load_settings
+from runtime.models import drafts, load_settings, local
 from runtime.models.drafts import DraftOption
 from runtime.models.load_settings import LoadSettings
+from runtime.protocol import LocalModel
 
 log = logging.getLogger("lokal.models")
 
@@ -71,14 +72,7 @@ class ModelLoader(QObject):
         listed = self.local_models.file_for(path)
         same_file = self.local_models.paths_of(listed) if listed is not None else []
         ticket = self._ticket
-        mmproj = listed.mmproj if listed is not None else None  # projector_for(path)
-        self._pool.submit(self._work, ticket, path, conversation_n_ctx, candidates, same_file, mmproj)
-
-    def projector_for(self, path: str) -> str | None:
-        """The projector the runtime's model list pairs with the file at `path` (LocalModel.mmproj: one downloaded beside
-        a vision model's level), None for a model that cannot see or a file not listed (yet: the list's arrival refreshes)."""
-        listed = self.local_models.file_for(path)
-        return listed.mmproj if listed is not None else None
+        self._pool.submit(self._work, ticket, path, conversation_n_ctx, candidates, same_file, listed)
 
     def refresh(self, conversation_n_ctx: int | None = None) -> None:
         """The models on disk changed: work the last load out again (a new draft for "auto", say); the session
@@ -87,8 +81,9 @@ class ModelLoader(QObject):
             return
         prepared = self.prepared
         files = sorted((f.path, f.size) for f in self.local_models.files)
-        if (prepared is not None and prepared.choice.path == self._last[0] and prepared.candidates == files
-                and prepared.choice.mmproj_path == self.projector_for(self._last[0])):
+        listed = self.local_models.file_for(self._last[0])
+        projector_changed = listed is not None and prepared is not None and listed.mmproj != prepared.choice.mmproj_path  # a projector downloaded or removed
+        if prepared is not None and prepared.choice.path == self._last[0] and prepared.candidates == files and not projector_changed:
             return
         self.load(self._last[0], conversation_n_ctx)
 
@@ -96,9 +91,12 @@ class ModelLoader(QObject):
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def _work(self, ticket: int, path: str, conversation_n_ctx: int | None, candidates: list[tuple[str, int]], same_file: list[str],
-              mmproj: str | None) -> None:
+              listed: LocalModel | None) -> None:
         outcome: Prepared | Exception
         try:
+            # The list's projector (LocalModel.mmproj); before the list has come (the model the window opens with),
+            # the one the list will name, by its own rule: loading the model again with it once the list came would cost a load.
+            mmproj = listed.mmproj if listed is not None else local.projector_for(path)
             outcome = prepare(path, conversation_n_ctx, candidates, same_file, mmproj)
         except Exception as exc:  # a settings error names its field; anything else is said as it is
             outcome = exc

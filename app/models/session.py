@@ -73,8 +73,8 @@ class ModelSession(QObject):
 
     def load(self, choice: ModelChoice) -> None:
         """Load `choice` (queued behind a running reply); a failure keeps the previous model."""
-        if self.loaded is not None and self.wanted == choice and self.loading is None:
-            return
+        if self.wanted == choice and (self.loading == choice or (self.loaded is not None and self.loading is None)):
+            return  # held already, or on its way (the model list, come meanwhile, worked the same load out again)
         self._previous = self.wanted if self.loaded is not None else self._previous
         self.wanted = choice
         self._send_load(choice)

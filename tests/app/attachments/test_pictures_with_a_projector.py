@@ -107,3 +107,29 @@ def test_a_model_without_a_projector_still_refuses_pictures_with_the_same_messag
     assert not win.attacher.add_path(str(picture))
     assert win.banner.isVisible() and "cat.png" in win.banner_text.text()
     assert kinds.no_vision_reason(win.session.display_name) in win.banner_text.text()
+
+
+def test_the_vision_model_the_window_opens_with_loads_once_with_its_projector(qapp, tmp_path, starter_model):
+    """The model chosen last loads as the window opens, before the model list has come: its projector is found by the
+    list's own rule (runtime/models/local.py projector_for), so the list's arrival does not load it a second time."""
+    from runtime.hub.hf import cache_dir
+
+    snapshot = cache_dir() / "models--lokal-test--SmolVLM-test" / "snapshots" / ("1" * 40)  # tests/app/conftest.py: this test's own cache
+    snapshot.mkdir(parents=True)
+    model = snapshot / starter_model.name
+    os.symlink(starter_model, model)
+    projector = write_projector(snapshot / "mmproj-test-siglip-f16.gguf")
+    from app.main import create_main_window
+
+    window = create_main_window(store_path=tmp_path / "conversations.sqlite3", autoload=False)
+    window.show()
+    try:
+        sent = []
+        window.session.sig_loading.connect(lambda _path: sent.append(window.session.loading.mmproj_path))
+        window.store.set_state("model_path", str(model))
+        window.startup.start()  # what the window does as it opens (autoload)
+        qt_wait_until(lambda: not window.local_models.scanning and bool(window.local_models.files), 60, "the model list")
+        settled(window, True)
+        assert sent == [str(projector)]
+    finally:
+        close_shared_window(window)
