@@ -39,6 +39,13 @@ def test_a_restored_turn_shows_restored_from_cache_and_the_time_saved(qtbot, sta
 
 
 def check_the_store_dialog_shows_and_clears(qtbot, window, kv_dir):
+    from runtime.protocol import KvStoreInfoParams, methods
+
+    # The last reply's state is written after the reply ends: the files listed below are all there is.
+    written = []
+    window.link.call(methods.KV_STORE_INFO, KvStoreInfoParams(wait_for_writes=True), written.append, timeout_ms=60_000)
+    qtbot.waitUntil(lambda: bool(written), timeout=60_000)
+    assert written[0].pending_writes == 0
     feature = window.features["kvcache"]
     assert feature.action.shortcut().toString() == "Ctrl+Shift+K"
     dialog = feature.open_dialog()
