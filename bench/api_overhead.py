@@ -8,14 +8,15 @@ ratios are what count. Each side has its own runtime process with the same
 model, context and thread count.
 
 Each turn starts once both runtimes are idle (bench/peer.py's wait_until_idle),
-as in bench/concurrency.py: after a reply a runtime evaluates the next turn's
-header and saves the KV state, and without the wait that after-work ran inside
-the other runtime's next turn, its llama.cpp threads contending with the measured
-ones for the cores (seen on two cores: the direct runtime's header decode, begun
-3 to 48 ms before the API request arrived, still running at its first token). A
-turn's figures then depended on when the other side's after-work started, which
-#29 moved (from the engine thread at the reply's end to after the answer, through
-the next-turn thread), so trees before and after it were not measured alike.
+as in bench/concurrency.py. After a reply a runtime evaluates the next turn's
+header and saves the KV state; without the wait that after-work ran inside the
+other runtime's next turn, its llama.cpp threads contending with the measured
+ones for the cores (seen on two cores, before and after #29 alike: the direct
+runtime's header decode began 3 to 48 ms before the API request arrived and ran
+through much of its time to first token). A turn's figures then depended on
+when the other side's after-work started, which #29 moved (from the engine
+thread at the reply's end to after the answer, through the next-turn thread),
+so trees before and after it were not measured alike.
 
     .venv/bin/python bench/api_overhead.py [--turns 6] [--tokens 64] [--model PATH] [--n-threads N]
 
