@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import psutil
 
@@ -59,6 +59,15 @@ COMPARED = (
     "exited_threads_cpu_ms_per_token",
     "sse_chunks_per_token",
 )
+
+
+class Measured(NamedTuple):
+    """The turns after the warm-up, and the runtime's counters around them."""
+
+    turns: list[dict[str, Any]]
+    threads_before: dict[int, dict[str, Any]]
+    threads_after: dict[int, dict[str, Any]]
+    cpu_s: float  # the whole process's, threads that ended included
 
 
 def thread_kind(name: str) -> str:
@@ -120,13 +129,19 @@ def measure(tree: Path, args: argparse.Namespace, model_path: str) -> dict[str, 
     """One run of `lokal serve` from `tree`: the figures per reply token over args.turns turns after the warm-up."""
     from serve_process import Served  # tests/serve_process.py: `lokal serve` as a child on a free loopback port
 
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(tree), str(THREAD_NAMES)]),
-        "LOKAL_CONFIG_DIR": tempfile.mkdtemp(prefix="lokal-bench-config-"),  # its own API key, not the user's
-        "LOKAL_CACHE_DIR": tempfile.mkdtemp(prefix="lokal-bench-cache-"),  # an empty KV store
-    }
-    served = Served("--n-threads", str(args.n_threads), model=model_path, n_ctx=N_CTX, env=env, root=tree)
+    with tempfile.TemporaryDirectory(prefix="lokal-bench-") as scratch:
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(tree), str(THREAD_NAMES)]),
+            "LOKAL_CONFIG_DIR": str(Path(scratch, "config")),  # its own API key, not the user's
+            "LOKAL_CACHE_DIR": str(Path(scratch, "cache")),  # an empty KV store
+        }
+        served = Served("--n-threads", str(args.n_threads), model=model_path, n_ctx=N_CTX, env=env, root=tree)
+        measured = measured_turns(served, args)
+    return figures(tree, measured)
+
+
+def measured_turns(served: Any, args: argparse.Namespace) -> Measured:
     try:
         served.wait_ready()
         api = served.openai(timeout=600)
@@ -139,6 +154,11 @@ def measure(tree: Path, args: argparse.Namespace, model_path: str) -> dict[str, 
         after, cpu_after = thread_counters(pid), process_cpu_s(pid)
     finally:
         served.close()
+    return Measured(turns, before, after, cpu_after - cpu_before)
+
+
+def figures(tree: Path, measured: Measured) -> dict[str, Any]:
+    turns, before, after, cpu_s = measured
     tokens = sum(t["tokens"] for t in turns)
     kinds: dict[str, dict[str, float]] = {}
     live_cpu_ns = 0
@@ -154,7 +174,6 @@ def measure(tree: Path, args: argparse.Namespace, model_path: str) -> dict[str, 
         kind["voluntary_switches_per_reply"] += (now["voluntary"] - then["voluntary"]) / len(turns)
         kind["involuntary_switches_per_token"] += (now["involuntary"] - then["involuntary"]) / tokens
         live_cpu_ns += now["cpu_ns"] - then["cpu_ns"]
-    cpu_s = cpu_after - cpu_before
     return {
         "tree": str(tree),
         "load_average": [round(x, 2) for x in os.getloadavg()],
