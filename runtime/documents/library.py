@@ -191,9 +191,7 @@ class DocumentLibrary:
                     break
                 chosen.append(hit)
                 used += cost
-            names = {d.id: d.name for d in documents}
-            cites = [Citation(h.doc, names.get(h.doc, ""), h.chunk, where(h), h.text) for h in chosen]
-            expanded = (join_turn([excerpts(cites)], question), cites)
+            expanded = retrieved_turn(question, chosen, {d.id: d.name for d in documents})
         with self._lock:
             self._expansions[key] = expanded
             while len(self._expansions) > EXPANSIONS_KEPT:
@@ -212,9 +210,33 @@ def whole_document(attachment: Attachment, text: str) -> str:
     return f'<document name="{attachment.name}">\n{text}\n</document>'
 
 
+def retrieved_turn(question: str, chosen: list[Hit], names: dict[str, str]) -> tuple[str, list[Citation]]:
+    """The turn's text with each chosen chunk in it, and the reply's citations: each place cited once (merged)."""
+    cites = [Citation(h.doc, names.get(h.doc, ""), h.chunk, where(h), h.text) for h in chosen]
+    return join_turn([excerpts(cites)], question), merged(cites)
+
+
 def excerpts(citations: list[Citation]) -> str:
     parts = [f'<excerpt document="{c.name}" where="{c.where}">\n{c.text}\n</excerpt>' for c in citations]
     return "The parts of the attached documents most related to the question:\n" + "\n".join(parts)
+
+
+def merged(citations: list[Citation]) -> list[Citation]:
+    """One citation per place in a document: chunks of the same attachment and the same page (or line range) read
+    as one source, so a reply never lists "report.pdf — page 3" twice. The prompt keeps each chunk apart (excerpts
+    is given the unmerged list); here the first one's position in the list (the most relevant first) is kept,
+    with the texts joined in the document's order."""
+    places: dict[tuple[str, str], list[Citation]] = {}
+    for citation in citations:
+        places.setdefault((citation.attachment_id, citation.where), []).append(citation)
+    out: list[Citation] = []
+    for same in places.values():  # dicts keep the order of first insertion: the first citation's place
+        if len(same) == 1:
+            out.append(same[0])
+            continue
+        in_order = sorted(same, key=lambda c: c.chunk)
+        out.append(dataclasses.replace(same[0], text="\n\n".join(c.text for c in in_order)))
+    return out
 
 
 def join_turn(parts: list[str], question: str) -> str:
