@@ -6,6 +6,10 @@ message names its `id` and its `parent` (null for a first message), so a reader 
 `messages` still reads the conversation as it was shown, and Lokal's import rebuilds every branch.
 A reply's thinking goes with it, apart from its answer: a folded, quoted block above the answer in
 Markdown, `reasoning` (and `thinking_ms`) beside `content` in JSON.
+A message's attachments and a reply's citations go too, as what they are, never the files' bytes: a line
+under the message naming the files (or the places cited) in Markdown; in JSON, `attachments` (name, kind,
+MIME type, size and sha256) and `citations` (document, place and the text the reply was given). Both are
+additions to version 1: a reader that does not know them (Lokal's import among them) reads the rest as before.
 """
 
 from __future__ import annotations
@@ -15,8 +19,10 @@ import os
 import time
 from pathlib import Path
 
+from app.attachments.words import citation_title
 from app.chat.words import speaker_name, state_word, thinking_caption
 from app.storage import store as st
+from app.storage.attachments import StoredAttachment, StoredCitation
 from app.storage.reply_record import stored_form
 from app.storage.store import Conversation, Message
 from app.ui.language import Context
@@ -41,7 +47,24 @@ def to_markdown(conv: Conversation, messages: list[Message]) -> str:
             lines += ["<details>", f"<summary>{thinking_caption(False, msg.thinking_ms)}</summary>", "",
                       "> " + msg.reasoning.strip().replace("\n", "\n> "), "", "</details>", ""]
         lines += [msg.content.rstrip(), ""]
+        if msg.attachments:
+            lines += ["**" + Export.tr("Attached:") + "** " + ", ".join(_escaped(a.name) for a in msg.attachments), ""]
+        if msg.citations:
+            lines += ["**" + Export.tr("Sources:") + "** " + "; ".join(_escaped(citation_title(c)) for c in msg.citations), ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _escaped(text: str) -> str:
+    """A file name as plain text in Markdown: `my_notes_v2.md` must not turn into emphasis, nor `[1]` into a link."""
+    return "".join("\\" + ch if ch in "\\`*_[]<>#|" else ch for ch in text)
+
+
+def _attachment(a: StoredAttachment) -> dict[str, object]:
+    return {"name": a.name, "kind": a.kind, "mime": a.mime, "size": a.size, "sha256": a.id}
+
+
+def _citation(c: StoredCitation) -> dict[str, object]:
+    return {"name": c.name, "where": c.where, "chunk": c.chunk, "text": c.text, "sha256": c.attachment_id}
 
 
 def _message(m: Message) -> dict[str, object]:
@@ -49,6 +72,7 @@ def _message(m: Message) -> dict[str, object]:
         "id": m.id, "parent": m.parent_id, "role": m.role, "content": m.content, "reasoning": m.reasoning, "thinking_ms": m.thinking_ms,
         "state": m.state, "created_at": m.created_at,
         "model": m.model, "stats": stored_form(m.record) if m.record is not None else None,
+        "attachments": [_attachment(a) for a in m.attachments], "citations": [_citation(c) for c in m.citations],
     }
 
 

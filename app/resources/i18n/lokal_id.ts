@@ -1069,6 +1069,14 @@ terakhir aktif {time}</translation>
         <source>System prompt:</source>
         <translation>Prompt sistem:</translation>
     </message>
+    <message>
+        <source>Attached:</source>
+        <translation>Lampiran:</translation>
+    </message>
+    <message>
+        <source>Sources:</source>
+        <translation>Sumber:</translation>
+    </message>
 </context>
 <context>
     <name>HelpMenu</name>

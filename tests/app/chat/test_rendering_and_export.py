@@ -8,6 +8,7 @@ from PySide6.QtGui import QGuiApplication
 
 from app.chat import export, markdown
 from app.chat.widgets.markdown_view import MarkdownView
+from app.storage.attachments import StoredAttachment, StoredCitation
 from app.storage.store import Store
 
 REPLY = "# Plan\n\n1. one\n2. two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\ndef f():\n    return 1\n```\nDone."
@@ -78,3 +79,31 @@ def test_export_keeps_a_replys_thinking_apart_from_its_answer(tmp_path):
     answer = data["messages"][1]
     assert (answer["content"], answer["reasoning"], answer["thinking_ms"]) == ("4", "Two and two.\nThat makes four.", 12_400.0)
     assert data["messages"][0]["reasoning"] == ""
+
+
+def test_export_names_a_messages_attachments_and_a_replys_citations_without_the_files(tmp_path):
+    store = Store(tmp_path / "c.sqlite3")
+    conv = store.create_conversation("Logbook")
+    pdf = StoredAttachment("a" * 64, "document", "log_book.pdf", "application/pdf", 52_000, tokens=9_000, pages=8)
+    picture = StoredAttachment("b" * 64, "image", "harbour.png", "image/png", 2_048, thumbnail=b"\x89PNG thumbnail", image=b"\x89PNG whole picture")
+    store.add_message(conv.id, "user", "What is the code?", attached=[pdf, picture])
+    reply = store.add_message(conv.id, "assistant", "It is 4817.")
+    store.save_citations(reply.id, [StoredCitation(pdf.id, pdf.name, 7, "page 3", "The code is 4817."), StoredCitation(pdf.id, pdf.name, 2, "pages 5–6", "Gulls.")])
+    conv, messages = store.conversation(conv.id), store.messages(conv.id)
+
+    md = export.to_markdown(conv, messages)
+    assert "What is the code?\n\n**Attached:** log\\_book.pdf, harbour.png\n" in md
+    assert "It is 4817.\n\n**Sources:** log\\_book.pdf — page 3; log\\_book.pdf — pages 5–6\n" in md
+
+    data = json.loads(export.to_json(conv, messages))
+    question, answer = data["messages"]
+    assert question["attachments"] == [
+        {"name": "log_book.pdf", "kind": "document", "mime": "application/pdf", "size": 52_000, "sha256": "a" * 64},
+        {"name": "harbour.png", "kind": "image", "mime": "image/png", "size": 2_048, "sha256": "b" * 64},
+    ]
+    assert answer["citations"] == [
+        {"name": "log_book.pdf", "where": "page 3", "chunk": 7, "text": "The code is 4817.", "sha256": "a" * 64},
+        {"name": "log_book.pdf", "where": "pages 5–6", "chunk": 2, "text": "Gulls.", "sha256": "a" * 64},
+    ]
+    assert (question["citations"], answer["attachments"]) == ([], [])
+    assert "PNG" not in export.to_json(conv, messages)  # neither the picture nor its thumbnail

@@ -13,6 +13,7 @@ from app.importing import reading
 from app.importing.conversation import ImportRefused
 from app.importing.service import import_file
 from app.storage import store as st
+from app.storage.attachments import StoredAttachment, StoredCitation
 from app.storage.store import Store
 
 DATA = Path(__file__).parent / "data"
@@ -82,14 +83,18 @@ def test_open_webui_history_is_a_tree_with_its_current_leaf(store):
 
 def test_lokal_json_export_round_trips_the_whole_tree(store, tmp_path):
     conv = store.create_conversation("Tree", system_prompt="Be brief.", settings={"temperature": 0.3})
-    q = store.add_message(conv.id, "user", "q")
+    pdf = StoredAttachment("a" * 64, "document", "report.pdf", "application/pdf", 5_000, tokens=900, pages=2)
+    q = store.add_message(conv.id, "user", "q", attached=[pdf])
     a1 = store.add_message(conv.id, "assistant", "a1", state=st.STOPPED)
+    store.save_citations(a1.id, [StoredCitation(pdf.id, pdf.name, 0, "page 1", "cited text")])  # the export names both (not the file)
     store.add_message(conv.id, "user", "q2")
     store.set_selected_leaf(conv.id, q.id)
     store.add_message(conv.id, "assistant", "a1b", model="m")
     path = tmp_path / "tree.json"
     on_path = store.messages(conv.id)
     export.save(path, export.to_json(store.conversation(conv.id), on_path, [m for m in store.all_messages(conv.id) if m.id not in {p.id for p in on_path}]))
+    exported = json.loads(path.read_text(encoding="utf-8"))
+    assert exported["messages"][0]["attachments"][0]["name"] == "report.pdf" and exported["branches"][0]["citations"][0]["where"] == "page 1"
     store.delete_conversation(conv.id)
     summary = import_file(store, path)
     assert summary.format == "Lokal" and summary.messages == 4
