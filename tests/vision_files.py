@@ -89,6 +89,17 @@ def write_projector(path: Path, *, text_width: int = TEXT_WIDTH, seed: int = 0) 
     return path
 
 
+def vision_snapshot(hf_cache: Path, model: Path, repo: str = "lokal-test/SmolVLM-test", revision: str = "0" * 40) -> tuple[Path, Path]:
+    """`model` as a downloaded vision model: its file (a link, as the cache's are) and the test projector in one
+    snapshot of the Hugging Face cache at `hf_cache`, where the runtime's model list pairs them
+    (runtime/models/local.py). Returns the model's path in the snapshot and the projector's; the repository's
+    folder (remove it to undo the download) is the model path's parents[2]."""
+    snapshot = hf_cache / ("models--" + repo.replace("/", "--")) / "snapshots" / revision
+    snapshot.mkdir(parents=True)
+    os.symlink(model, snapshot / model.name)
+    return snapshot / model.name, write_projector(snapshot / "mmproj-test-siglip-f16.gguf")
+
+
 def png(width: int = 40, height: int = 30, seed: int = 0) -> bytes:
     """A PNG of random RGB pixels (each seed a different picture), written by hand: the runtime has no imaging library."""
     rng = random.Random(seed)

@@ -24,7 +24,7 @@ from runtime.api import address
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
-LOAD_FIGURES = ("path", "n_ctx", "n_seq", "n_gpu_layers", "type_k", "type_v", "draft_path")  # the "ready" event's `loaded`
+LOAD_FIGURES = ("path", "n_ctx", "n_seq", "n_gpu_layers", "type_k", "type_v", "draft_path", "vision")  # the "ready" event's `loaded`
 RESTART_DELAY_S = 0.3
 
 
@@ -44,7 +44,9 @@ def add_parser(sub) -> None:
     p.add_argument("--max-queue", type=int, default=8, help="requests that may wait behind the streaming ones before 429 (default 8)")
     p.add_argument("--max-body", type=int, default=4 * 1024 * 1024, metavar="BYTES", help="largest request body accepted (default 4 MiB)")
     p.add_argument("--preset", metavar="NAME", help="a preset (built in, or one of yours as the window lists them): its system prompt and sampling become the API's defaults for what a request leaves out, and its model, with its load settings, is served unless --model is given (a flag still wins over a load setting)")
-    p.add_argument("--mmproj", metavar="PATH", help="the model's projector (an mmproj GGUF): with it the model sees image_url parts")
+    projector = p.add_mutually_exclusive_group()
+    projector.add_argument("--mmproj", metavar="PATH", help="the model's projector (an mmproj GGUF): with it the model sees image_url parts (default: the projector downloaded with the model, as the window pairs them)")
+    projector.add_argument("--no-mmproj", action="store_true", help="serve a vision model without its projector (text only)")
     p.add_argument("--allow-remote-images", action="store_true", help="fetch image_url parts given as http(s) URLs (default: data URLs only)")
     p.add_argument("--json", action="store_true", help="print events as JSON lines on stdout")
     p.set_defaults(run=run)
@@ -101,8 +103,9 @@ def run(args: argparse.Namespace) -> int:
         if preset is not None:
             flags = load_flags(preset, path, flags)
         load, _settings = stored_load(path, **flags)
-        if args.mmproj:
-            load = dataclasses.replace(load, mmproj_path=os.path.abspath(args.mmproj))
+        projector = _projector(args, path)
+        if projector:
+            load = dataclasses.replace(load, mmproj_path=projector)
     except Exception as exc:
         say(str(exc))
         return EXIT_ERROR
@@ -110,6 +113,21 @@ def run(args: argparse.Namespace) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_args: supervisor.request_stop())
     return supervisor.run()
+
+
+def _projector(args: argparse.Namespace, path: str) -> str | None:
+    """--mmproj; else the projector downloaded with the model, the one the window loads with it (a Hugging Face
+    snapshot's mmproj file: runtime/models/local.py's pairing), unless --no-mmproj."""
+    if args.mmproj:
+        return os.path.abspath(args.mmproj)
+    if args.no_mmproj:
+        return None
+    from runtime.models.local import projector_for
+
+    projector = projector_for(path)
+    if projector:
+        say(f"with the projector downloaded beside the model, {projector}: it sees image_url parts (--no-mmproj: text only)")
+    return projector
 
 
 def _starter_model() -> str:

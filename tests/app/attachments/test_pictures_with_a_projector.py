@@ -11,13 +11,12 @@ Replies are noise by construction (random weights): what the model says about th
 
 from __future__ import annotations
 
-import os
 import shutil
 
 import pytest
 
 from app.attachments import kinds
-from vision_files import IMAGE_TOKENS, png, write_projector
+from vision_files import IMAGE_TOKENS, png, vision_snapshot
 from waiting import qt_wait_until
 from window_helpers import LOAD_MS, REPLY_MS, close_shared_window, open_shared_window
 
@@ -62,15 +61,11 @@ def paired(win, starter_model, hf_cache):
     """The starter model as a downloaded vision model: its file and a projector in one snapshot of the window's
     Hugging Face cache. The list is asked again (as when a download ends); after the test, both go and the model
     loads again without the projector."""
-    repo = hf_cache / "models--lokal-test--SmolVLM-test"
-    snapshot = repo / "snapshots" / ("0" * 40)
-    snapshot.mkdir(parents=True)
-    os.symlink(starter_model, snapshot / starter_model.name)
-    projector = write_projector(snapshot / "mmproj-test-siglip-f16.gguf")
+    model, projector = vision_snapshot(hf_cache, starter_model)
     win.local_models.scan()
     settled(win, True)
     yield projector
-    shutil.rmtree(repo)
+    shutil.rmtree(model.parents[2])
     win.local_models.scan()
     settled(win, False)
 
@@ -114,11 +109,7 @@ def test_the_vision_model_the_window_opens_with_loads_once_with_its_projector(qa
     list's own rule (runtime/models/local.py projector_for), so the list's arrival does not load it a second time."""
     from runtime.hub.hf import cache_dir
 
-    snapshot = cache_dir() / "models--lokal-test--SmolVLM-test" / "snapshots" / ("1" * 40)  # tests/app/conftest.py: this test's own cache
-    snapshot.mkdir(parents=True)
-    model = snapshot / starter_model.name
-    os.symlink(starter_model, model)
-    projector = write_projector(snapshot / "mmproj-test-siglip-f16.gguf")
+    model, projector = vision_snapshot(cache_dir(), starter_model, revision="1" * 40)  # tests/app/conftest.py: this test's own cache
     from app.main import create_main_window
 
     window = create_main_window(store_path=tmp_path / "conversations.sqlite3", autoload=False)
