@@ -23,17 +23,6 @@ pytestmark = pytest.mark.slow
 FACT_PAGE = 3
 
 
-@pytest.fixture
-def win(module_window):
-    window = module_window
-    window.chat.new_conversation()
-    window.composer.sent()
-    window.banner.hide()
-    yield window
-    window.composer.sent()
-    qt_wait_until(lambda: not window.chat.any_generating, REPLY_MS / 1000, "the reply ending")
-
-
 def attach(window, *paths):
     before = len(window.attacher.pending.items)
     assert window.attacher.add_paths([str(p) for p in paths]) == len(paths), window.banner_text.text()

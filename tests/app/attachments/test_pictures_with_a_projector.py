@@ -46,17 +46,6 @@ def settled(window, vision: bool) -> None:
 
 
 @pytest.fixture
-def win(module_window):
-    window = module_window
-    window.chat.new_conversation()
-    window.composer.sent()
-    window.banner.hide()
-    yield window
-    window.composer.sent()
-    qt_wait_until(lambda: not window.chat.any_generating, REPLY_MS / 1000, "the reply ending")
-
-
-@pytest.fixture
 def paired(win, starter_model, hf_cache):
     """The starter model as a downloaded vision model: its file and a projector in one snapshot of the window's
     Hugging Face cache. The list is asked again (as when a download ends); after the test, both go and the model
