@@ -229,14 +229,8 @@ def merged(citations: list[Citation]) -> list[Citation]:
     places: dict[tuple[str, str], list[Citation]] = {}
     for citation in citations:
         places.setdefault((citation.attachment_id, citation.where), []).append(citation)
-    out: list[Citation] = []
-    for same in places.values():  # dicts keep the order of first insertion: the first citation's place
-        if len(same) == 1:
-            out.append(same[0])
-            continue
-        in_order = sorted(same, key=lambda c: c.chunk)
-        out.append(dataclasses.replace(same[0], text="\n\n".join(c.text for c in in_order)))
-    return out
+    # dicts keep the order of first insertion: the first citation's place
+    return [dataclasses.replace(same[0], text="\n\n".join(c.text for c in sorted(same, key=lambda c: c.chunk))) for same in places.values()]
 
 
 def join_turn(parts: list[str], question: str) -> str:
