@@ -149,7 +149,9 @@ def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[st
         return Prepared(ModelChoice(path=path, mmproj_path=mmproj), LoadSettings(), candidates=sorted(candidates))
     settings = load_settings.read_for(path)
     model_n_ctx = settings.n_ctx or load_settings.default_context(header, settings.type_k, settings.type_v)
-    projector_size = projector_bytes(mmproj)
+    from runtime.llama import memory
+
+    projector_size = memory.projector_bytes(mmproj)
     n_ctx, capped_from = model_n_ctx, None
     if conversation_n_ctx:
         n_ctx = fitting_context(header, conversation_n_ctx, settings, projector_size)
@@ -165,14 +167,6 @@ def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[st
     )
     return Prepared(choice, settings, options, auto.path if auto is not None else None, capped_from, load_settings.sampling_defaults(header), header,
                     sorted(candidates), projector_size)
-
-
-def projector_bytes(mmproj: str | None) -> int:
-    """The projector's size on disk (its weights, loaded beside the model's); 0 without one, or when it is gone (the runtime's load says so)."""
-    try:
-        return os.path.getsize(mmproj) if mmproj else 0
-    except OSError:
-        return 0
 
 
 HEADERS_KEPT = 64  # a vocabulary's tokens are a few MB per header
@@ -198,10 +192,9 @@ def fitting_context(header: GGUFHeader, n_ctx: int, settings: LoadSettings, proj
     """`n_ctx` if the model fits memory with it (the fit model.load applies, with the projector's weights as the
     catalog counts them), else the model's own default (its trained context as far as memory allows): never the
     most memory could just hold, which would leave nothing for the rest of the machine."""
-    from runtime.hub.fit import with_projector
     from runtime.llama import memory
 
-    estimate = with_projector(memory.estimate_load(header, n_ctx, settings.type_k, settings.type_v), projector_size)
+    estimate = memory.with_projector(memory.estimate_load(header, n_ctx, settings.type_k, settings.type_v), projector_size)
     verdict = memory.fit_verdict(estimate, [], memory.available_ram())
     if verdict.label != "too_big":
         return n_ctx

@@ -113,7 +113,8 @@ def model_id_for(path: str, size: int) -> str:
 def check_fits(header: GGUFHeader, params: ModelLoadParams, n_batch: int, devices: list[Device], ram_available: int, layers: int | None = None) -> memory.MemoryEstimate:
     """MODEL_TOO_LARGE unless memory.fit_verdict (the catalog's verdict too) says the model fits with these settings,
     `layers` of it on the GPU (None: as params.n_gpu_layers plans it, offload.plan_offload)."""
-    estimate = memory.estimate_load(header, params.n_ctx, params.type_k, params.type_v, n_batch)
+    # A vision model's projector loads beside it: counted as the catalog and the window count it.
+    estimate = memory.with_projector(memory.estimate_load(header, params.n_ctx, params.type_k, params.type_v, n_batch), memory.projector_bytes(params.mmproj_path))
     if layers is None:
         layers = plan_offload(header, params.n_gpu_layers, params.n_ctx, params.type_k, params.type_v, n_batch, devices).layers
     gpu_share = min(layers, header.n_layers + 1) / (header.n_layers + 1)

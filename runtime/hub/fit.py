@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from runtime.llama.memory import MemoryEstimate, estimate_load, fit_verdict
+from runtime.llama.memory import MemoryEstimate, estimate_load, fit_verdict, with_projector  # noqa: F401  (with_projector: the catalog's, app's)
 from runtime.gguf.reader import GGUFHeader
 from runtime.protocol import Device, GGUFSummary, MemoryFit
 
@@ -56,13 +56,6 @@ def estimate_for_size(header: GGUFHeader, file_size: int, n_shards: int, n_ctx: 
 def together(target: MemoryEstimate, draft: MemoryEstimate) -> MemoryEstimate:
     """What a target and its draft model need loaded together: each its weights, KV cache and buffers."""
     return MemoryEstimate(*(a + b for a, b in zip(dataclasses.astuple(target), dataclasses.astuple(draft))))
-
-
-def with_projector(estimate: MemoryEstimate, projector_bytes: int) -> MemoryEstimate:
-    """A vision model loaded with its multimodal projector: the projector's weights sit beside the model's (on the
-    GPU by default, as llama.cpp offloads them). Its image encoder's own compute buffer is not counted: it depends
-    on the image size and is released between images."""
-    return dataclasses.replace(estimate, weights=estimate.weights + projector_bytes)
 
 
 def judge(estimate: MemoryEstimate, devices: list[Device], ram_available: int) -> MemoryFit:

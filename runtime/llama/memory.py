@@ -13,6 +13,8 @@ allocations up, backends keep scratch buffers), so the engine steps down when ll
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
 from dataclasses import dataclass
 from typing import Literal, Sequence
@@ -219,3 +221,18 @@ def available_ram() -> int:
 
 def rss_bytes() -> int:
     return psutil.Process().memory_info().rss
+
+
+def with_projector(estimate: MemoryEstimate, projector_bytes: int) -> MemoryEstimate:
+    """A vision model loaded with its multimodal projector: the projector's weights sit beside the model's (on the
+    GPU by default, as llama.cpp offloads them). Its image encoder's own compute buffer is not counted: it depends
+    on the image size and is released between images."""
+    return dataclasses.replace(estimate, weights=estimate.weights + projector_bytes)
+
+
+def projector_bytes(mmproj: str | None) -> int:
+    """The projector's size on disk (its weights, loaded beside the model's); 0 without one, or when it is gone (the load says so)."""
+    try:
+        return os.path.getsize(mmproj) if mmproj else 0
+    except OSError:
+        return 0

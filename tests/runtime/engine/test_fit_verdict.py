@@ -54,3 +54,19 @@ def test_a_full_offload_that_does_not_fit_the_gpu_is_refused_naming_the_gpu(star
     with pytest.raises(RpcError) as info:
         check_fits(header, ModelLoadParams(path=str(starter_model), n_ctx=N_CTX, n_gpu_layers=-1), N_BATCH, small_gpu(estimate), estimate.ram_peak)
     assert info.value.code == ErrorCode.MODEL_TOO_LARGE and info.value.data["where"] == "gpu"
+
+
+def test_the_load_counts_a_vision_models_projector_as_the_catalog_does(starter_model, tmp_path):
+    """model.load refused by the same verdict that the catalog and the window give a vision model: its projector's
+    weights counted beside the model's. RAM that just holds the model alone is short for the model and projector."""
+    header = read_file_header(starter_model)
+    projector = tmp_path / "mmproj.gguf"
+    projector.write_bytes(b"\0" * (64 << 20))  # only its size is read here
+    alone = estimate_load(header, N_CTX, "f16", "f16", N_BATCH)
+    check_fits(header, ModelLoadParams(path=str(starter_model), n_ctx=N_CTX), N_BATCH, [], alone.ram_peak)
+    with pytest.raises(RpcError) as refused:
+        check_fits(header, ModelLoadParams(path=str(starter_model), n_ctx=N_CTX, mmproj_path=str(projector)), N_BATCH, [], alone.ram_peak)
+    assert refused.value.code == ErrorCode.MODEL_TOO_LARGE and refused.value.data["where"] == "ram"
+    with_it = fit.with_projector(alone, projector.stat().st_size)
+    assert fit.judge(with_it, [], alone.ram_peak).label == "too_big"
+    check_fits(header, ModelLoadParams(path=str(starter_model), n_ctx=N_CTX, mmproj_path=str(projector)), N_BATCH, [], with_it.ram_peak)
