@@ -205,11 +205,16 @@ def remove(model_id: str, delete_file: bool = False, cache: Path | None = None) 
     A file the user added stays where it is (it is theirs, maybe used by other programs) unless
     `delete_file` says to delete it too, with its `.sha256` beside it.
     """
-    model = next((m for m in list_models(cache) if m.id == model_id), None)
+    models = list_models(cache)
+    model = next((m for m in models if m.id == model_id), None)
     if model is None:
         raise RpcError(ErrorCode.MODEL_NOT_FOUND, f"no local model with id {model_id!r}", {"id": model_id})
     if model.source == "hf_cache":
-        return True, _remove_from_hf_cache([Path(f) for f in model.files])
+        links = [Path(f) for f in model.files]
+        # A vision model's projector goes with it, once no other level of the repository (beside it) still uses it.
+        if model.mmproj and not any(m.mmproj == model.mmproj for m in models if m is not model):
+            links.append(Path(model.mmproj))
+        return True, _remove_from_hf_cache(links)
     freed = 0
     if model.source == "added":
         with _registry_lock:

@@ -83,3 +83,22 @@ def test_projector_for_names_the_projector_the_list_names(tmp_path):
     assert all(local.projector_for(path, cache) == mmproj for path, mmproj in listed.items())
     assert local.projector_for(str(own / "model.gguf"), cache) is None  # a folder of the user's pairs nothing (models.add: mmproj None)
     assert local.projector_for(str(snapshot / "mmproj-model-f16.gguf"), cache) is None  # a projector has none
+
+
+def test_removing_a_vision_model_removes_its_projector_once_no_other_level_uses_it(tmp_path):
+    """`lokal rm` of a vision level left its projector behind (hundreds of MB); two levels of a repository share one."""
+    cache = tmp_path / "hub"
+    snapshot = cache / "models--someone--vision-model" / "snapshots" / ("0" * 40)
+    snapshot.mkdir(parents=True)
+    for name in ("model-Q4_1.gguf", "model-Q8_0.gguf", "mmproj-model-f16.gguf"):
+        (snapshot / name).write_bytes(b"GGUF" + name.encode() * 100)
+    projector = snapshot / "mmproj-model-f16.gguf"
+    by_path = {m.path: m for m in local.list_models(cache)}
+    q4, q8 = by_path[str(snapshot / "model-Q4_1.gguf")], by_path[str(snapshot / "model-Q8_0.gguf")]
+    assert q4.mmproj == q8.mmproj == str(projector)
+    removed, freed = local.remove(q4.id, cache=cache)
+    assert removed and freed == len(b"GGUF" + b"model-Q4_1.gguf" * 100)
+    assert projector.exists(), "the other level still uses the projector"
+    removed, freed = local.remove(q8.id, cache=cache)
+    assert removed and freed == len(b"GGUF" + b"model-Q8_0.gguf" * 100) + len(b"GGUF" + b"mmproj-model-f16.gguf" * 100)
+    assert not projector.exists() and not (cache / "models--someone--vision-model").exists()
