@@ -41,6 +41,7 @@ def add_parser(sub) -> None:
     p.add_argument("--system", metavar="TEXT", help="a system prompt")
     offload.add_argument(p)
     p.add_argument("--json", action="store_true", help="one JSON object per turn on stdout, nothing else")
+    p.add_argument("--hide-thinking", action="store_true", help="leave a reasoning model's thinking out (it is shown on standard error, the answer on standard output)")
     p.add_argument("--speculation", choices=["off", "auto", "lookup", "draft", "both"], default=None, help="speculative decoding: prompt lookup, a draft model, both, or off (default: the model's load settings, else auto)")
     p.add_argument("--draft", metavar="PATH", help="a draft model for speculative decoding (a smaller GGUF with the same tokenizer), auto (the smallest compatible one on disk) or none (default: the model's load settings, else auto)")
     p.set_defaults(run=run)
@@ -137,20 +138,22 @@ class TerminalChat:
             speculation=args.speculation,
             json_schema=args.schema,
         )
-        stream = None if args.json else _print_delta
-        call, wait = self.client.generate(params, stream)
+        printer = None if args.json else ReplyPrinter(show_thinking=not args.hide_thinking)
+        call, wait = self.client.generate(params, printer.answer if printer else None, printer.thinking if printer else None)
         try:
             result = wait(None)
         except KeyboardInterrupt:
             self.client.cancel(call.id)
             result = wait(30)
         self.turns += 1
-        self.messages.append(ChatMessage("assistant", result.text))
+        # With its reasoning apart: the template decides whether a past turn's thinking is written (most drop it).
+        self.messages.append(ChatMessage("assistant", result.text, reasoning=result.reasoning))
         if args.json:
             record = {
                 "turn": self.turns,
                 "conversation_id": self.id,
                 "reply": result.text,
+                "reasoning": result.reasoning,
                 "finish_reason": result.finish_reason,
                 "stats": dataclasses.asdict(result.stats),
                 "model": {name: getattr(args.loaded, name) for name in LOAD_FIGURES},
@@ -158,11 +161,40 @@ class TerminalChat:
                 "offload": dataclasses.asdict(args.loaded.offload) if args.loaded.offload is not None else None,
             }
             print(json.dumps(record, ensure_ascii=False), flush=True)
-        else:
-            sys.stdout.write("\n")
-            sys.stdout.flush()
+        elif printer is not None:
+            printer.end()
 
 
-def _print_delta(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
+class ReplyPrinter:
+    """A reply as it streams: the answer on standard output, a reasoning model's thinking on standard error
+    (dimmed on a terminal), so that `lokal chat "…" > answer.txt` keeps the answer alone, as Ollama's CLI shows it."""
+
+    def __init__(self, show_thinking: bool = True):
+        self.show_thinking = show_thinking
+        self.dim = sys.stderr.isatty()
+        self.thinking_open = False
+
+    def thinking(self, text: str) -> None:
+        if not self.show_thinking:
+            return
+        if not self.thinking_open:
+            self.thinking_open = True
+            sys.stderr.write(("\033[2m" if self.dim else "") + "Thinking…\n")
+        sys.stderr.write(text)
+        sys.stderr.flush()
+
+    def answer(self, text: str) -> None:
+        self._close_thinking()
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+    def end(self) -> None:
+        self._close_thinking()
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+
+    def _close_thinking(self) -> None:
+        if self.thinking_open:
+            self.thinking_open = False
+            sys.stderr.write("\n…done thinking." + ("\033[0m" if self.dim else "") + "\n\n")
+            sys.stderr.flush()

@@ -31,6 +31,7 @@ def test_json_multi_turn_from_stdin_reuses_the_cache(starter_model):
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.splitlines()]  # nothing but JSON on stdout
     assert [r["turn"] for r in records] == [1, 2, 3]
+    assert all(r["reasoning"] == "" for r in records)  # a model that does not think (a reasoning model's thinking is here)
     assert len({r["conversation_id"] for r in records}) == 1
     for r in records:
         assert set(r["stats"]) >= {"prompt_tokens", "prompt_tokens_reused", "prompt_tokens_evaluated", "completion_tokens", "ttft_ms", "prefill_tokens_per_s", "decode_tokens_per_s", "total_ms", "rss_bytes"}
@@ -98,3 +99,25 @@ def test_a_bad_schema_file_is_a_clear_error(starter_model, tmp_path, content, sa
     schema_file.write_text(content)
     proc = lokal("chat", "--model", str(starter_model), "--json-schema", str(schema_file), "hi")
     assert proc.returncode == 1 and said in proc.stderr and proc.stdout == ""
+
+
+THINKING_TEMPLATE = (  # SmolLM2's turns, and a reply that opens with a thought (as DeepSeek-R1's template writes it)
+    "{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n<think>\\n' }}{% endif %}"
+)
+
+
+def test_a_reasoning_models_thinking_goes_to_stderr_and_the_answer_alone_to_stdout(starter_model, tmp_path):
+    from gguf_files import with_chat_template
+
+    thinker = with_chat_template(starter_model, tmp_path / "thinker.gguf", THINKING_TEMPLATE)
+    args = ("chat", "--model", str(thinker), "--max-tokens", "12", "--temperature", "0", "--n-ctx", "512", "Why is the sky blue?")
+    shown = lokal(*args)
+    assert shown.returncode == 0, shown.stderr
+    assert "Thinking…\n" in shown.stderr and "\n…done thinking." in shown.stderr, shown.stderr
+    thought = shown.stderr.split("Thinking…\n", 1)[1].split("\n…done thinking.", 1)[0].strip()
+    assert thought, shown.stderr  # the template opened a thought: what the model wrote is its thinking
+    assert thought not in shown.stdout
+    hidden = lokal(*args, "--hide-thinking")
+    assert hidden.returncode == 0, hidden.stderr
+    assert "Thinking…" not in hidden.stderr and thought not in hidden.stderr + hidden.stdout
