@@ -225,6 +225,7 @@ class MainWindow(QMainWindow):
         chat.sig_current_changed.connect(self._on_current_changed)
         chat.sig_generating_changed.connect(self._on_generating_changed)
         chat.sig_reply_finished.connect(self.metrics_follow.reply_finished)
+        chat.sig_path_changed.connect(self.metrics_follow.path_changed)
         chat.sig_error.connect(lambda message: self.show_banner(self.tr("The reply failed: {reason}").format(reason=message)))
         chat.sig_reply_link_changed.connect(self._on_reply_link_changed)
         chat.sig_store_problem.connect(self._on_store_problem)

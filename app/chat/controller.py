@@ -147,6 +147,7 @@ class ChatController(QObject):
     sig_refused = Signal(str)  # why what the user asked for cannot be done now (a reply is being written)
     sig_branch_deleted = Signal(object)  # a DeletedBranch, for an undo
     sig_revealed = Signal(int)  # a message id, now on screen in its branch: the view scrolls to it
+    sig_path_changed = Signal()  # another branch of the conversation on screen is shown (its last reply may be another)
 
     def __init__(self, store: Store, link: RuntimeLink, model_session: ModelSession, parent: QObject | None = None):
         super().__init__(parent)
@@ -563,6 +564,7 @@ class ChatController(QObject):
         if path is None:
             return
         self.messages.replace_from(row, path)
+        self.sig_path_changed.emit()
 
     def _history(self, settings: "ConversationSettings") -> list[ChatMessage]:
         """The system prompt and the part of the conversation that can reach the model (app/chat/history.py)."""

@@ -58,3 +58,22 @@ def test_while_two_replies_stream_the_panel_shows_the_one_on_screen(qtbot, windo
     empty = window.chat.new_conversation()
     assert window.metrics_panel.value_of("prompt") == "—" and window.metrics_panel.speed.text() == "—"
     assert empty.id == window.chat.current.id
+
+
+def test_after_a_branch_switch_the_panel_shows_the_reply_of_the_branch_on_screen(qtbot, window, english):
+    # Seen in the window: after ◀ the panel still showed the figures of the reply written last, on the other branch.
+    window.chat.default_settings = ConversationSettings(temperature=0.8, max_tokens=4, n_ctx=2048, seed=3)
+    window.chat.new_conversation()
+    window.chat.send(SHORT_PROMPT)
+    wait_reply(qtbot, window, timeout=60_000)
+    window.chat.set_settings("", ConversationSettings(temperature=0.8, max_tokens=9, n_ctx=2048, seed=3))
+    assert window.chat.regenerate()
+    wait_reply(qtbot, window, timeout=60_000)
+    first, second = (m.record.stats for m in window.store.siblings(window.chat.last_reply().id))
+    assert (first.completion_tokens, second.completion_tokens) == (4, 9), "the essay prompt should run to max_tokens"
+    assert window.metrics_panel.value_of("completion") == figures.tokens(9)
+    row = window.chat.messages.rowCount() - 1
+    assert window.chat.switch_branch(row, -1)
+    assert window.metrics_panel.value_of("completion") == figures.tokens(4)
+    assert window.chat.switch_branch(row, +1)
+    assert window.metrics_panel.value_of("completion") == figures.tokens(9)
