@@ -80,3 +80,19 @@ if ! "$VENV/bin/python" -c 'import llama_cpp, aiohttp, numpy' 2>/dev/null; then
     # tree's code in it through PYTHONPATH (tests/vulkan_helpers.py).
     "$VENV/bin/python" -m pip install --quiet --find-links "$ROOT/.cache/wheels" "$ROOT"
 fi
+
+# A dependency added to pyproject.toml after the venv was made (concurrent-log-handler, the document readers) is
+# installed now: the runtime of the Vulkan build otherwise dies at its first import of it.
+if ! "$VENV/bin/python" -c '
+import importlib.metadata as md, re, sys, tomllib
+deps = tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]
+missing = []
+for dep in deps:
+    try:
+        md.version(re.split(r"[<>=!~\[; ]", dep, maxsplit=1)[0])
+    except md.PackageNotFoundError:
+        missing.append(dep)
+sys.exit(", ".join(missing) or None)'; then
+    say "installing the runtime dependencies $VENV lacks"
+    "$VENV/bin/python" -m pip install --quiet --find-links "$ROOT/.cache/wheels" "$ROOT"
+fi
