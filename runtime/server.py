@@ -255,9 +255,6 @@ class RuntimeServer:
 
     def submit(self, job: Job, params: Any, on_text: OnText | None, finish: Finish) -> None:
         """Run `job` when its turn comes, on a thread of its own; `finish(result, error)` once it is over."""
-        if job.method == "chat.generate":
-            # From the moment it is taken in: a wave of prompts starting meanwhile waits for it (scheduler.py).
-            job.arrived = self.engine.expect_reply()
         self.slot.join(job)
         if self.slot.would_wait(job):
             self._say_waiting(job)
@@ -279,8 +276,6 @@ class RuntimeServer:
             log.exception("job %s failed", job.method)
             error = internal_error(exc)
         finally:
-            if job.arrived is not None:
-                job.arrived()
             self.slot.leave(job)
         try:
             finish(result, error)
@@ -306,7 +301,7 @@ class RuntimeServer:
         params, citations = self.documents.expand(params)
         stream = on_text or (lambda _text, _reasoning: None)
         result = self.engine.generate(
-            params, job.cancel, lambda text: stream(text, ""), job.request_id, job.owner, lambda: self._say_waiting(job), lambda reasoning: stream("", reasoning), job.arrived
+            params, job.cancel, lambda text: stream(text, ""), job.request_id, job.owner, lambda: self._say_waiting(job), lambda reasoning: stream("", reasoning)
         )
         result.citations = citations
         return result
