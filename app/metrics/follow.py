@@ -41,16 +41,18 @@ class PanelFollower:
         if self.chat.generating:
             self.generating_changed(True)
             return
-        last = self.chat.last_reply()
-        self.panel.show_conversation(last.record if last is not None else None)
+        self._show_last_reply()
         if self.chat.local_replies and self._model_loaded():
             self.poller.poll_once()  # its context and the memory now
 
     def path_changed(self) -> None:
         """Another branch of the conversation on screen is shown: its own last reply's figures, not the last one written."""
         if not self.chat.generating:
-            last = self.chat.last_reply()
-            self.panel.show_conversation(last.record if last is not None else None)
+            self._show_last_reply()
+
+    def _show_last_reply(self) -> None:
+        last = self.chat.last_reply()
+        self.panel.show_conversation(last.record if last is not None else None)
 
     def generating_changed(self, generating: bool) -> None:
         if not generating:
