@@ -50,6 +50,8 @@ class Job:
     conversation_id: str | None = None  # a reply's conversation
     cancel: CancelEvent = field(default_factory=CancelEvent)
     started: bool = False  # it has its turn and runs
+    # A reply's: tells the scheduler it is no longer on its way (Scheduler.expect), once it is submitted or is not to be.
+    arrived: Callable[[], None] | None = None
 
     @property
     def exclusive(self) -> bool:

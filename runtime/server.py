@@ -255,6 +255,10 @@ class RuntimeServer:
 
     def submit(self, job: Job, params: Any, on_text: OnText | None, finish: Finish) -> None:
         """Run `job` when its turn comes, on a thread of its own; `finish(result, error)` once it is over."""
+        if job.method == "chat.generate" and job.arrived is None:
+            # From the moment it is taken in (an API request: from its arrival, before its body was read):
+            # a wave of prompts starting meanwhile waits for it (scheduler.py).
+            job.arrived = self.engine.expect_reply()
         self.slot.join(job)
         if self.slot.would_wait(job):
             self._say_waiting(job)
@@ -276,6 +280,8 @@ class RuntimeServer:
             log.exception("job %s failed", job.method)
             error = internal_error(exc)
         finally:
+            if job.arrived is not None:
+                job.arrived()
             self.slot.leave(job)
         try:
             finish(result, error)
@@ -301,7 +307,7 @@ class RuntimeServer:
         params, citations = self.documents.expand(params)
         stream = on_text or (lambda _text, _reasoning: None)
         result = self.engine.generate(
-            params, job.cancel, lambda text: stream(text, ""), job.request_id, job.owner, lambda: self._say_waiting(job), lambda reasoning: stream("", reasoning)
+            params, job.cancel, lambda text: stream(text, ""), job.request_id, job.owner, lambda: self._say_waiting(job), lambda reasoning: stream("", reasoning), job.arrived
         )
         result.citations = citations
         return result
@@ -337,8 +343,11 @@ class RuntimeServer:
     def model_loading(self) -> bool:
         return any(job.method in ("model.load", "model.unload") for job in self.slot.jobs())
 
-    def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str, str], None], finish: Finish) -> Job:
-        job = Job(f"api-{next(self._api_ids)}", "chat.generate", API, params.conversation_id)
+    def expect_reply(self) -> Callable[[], None]:
+        return self.engine.expect_reply()
+
+    def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str, str], None], finish: Finish, arrived: Callable[[], None] | None = None) -> Job:
+        job = Job(f"api-{next(self._api_ids)}", "chat.generate", API, params.conversation_id, arrived=arrived)
         self.submit(job, params, on_text, finish)
         return job
 

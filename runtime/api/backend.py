@@ -38,7 +38,11 @@ class EngineJobs(Protocol):
 
     def model_loading(self) -> bool: ...
 
-    def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str, str], None], finish: Finish) -> Any: ...
+    def expect_reply(self) -> Callable[[], None]:
+        """A request for a reply has arrived (Scheduler.expect); call the result once it is started or given up."""
+        ...
+
+    def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str, str], None], finish: Finish, arrived: Callable[[], None] | None = None) -> Any: ...
 
     def cancel_job(self, job: Any) -> None: ...
 
@@ -64,12 +68,12 @@ class Piece:
 class Generation:
     """One reply streaming from the engine: its pieces in order, then its result."""
 
-    def __init__(self, engine: EngineJobs, params: ChatGenerateParams, loop: asyncio.AbstractEventLoop):
+    def __init__(self, engine: EngineJobs, params: ChatGenerateParams, loop: asyncio.AbstractEventLoop, arrived: Callable[[], None] | None = None):
         self._engine = engine
         self._loop = loop
         self._pieces: asyncio.Queue[Piece | None] = asyncio.Queue()
         self._done: asyncio.Future[ChatGenerateResult] = loop.create_future()
-        self.job = engine.start_generation(params, self._on_text, self._on_finish)
+        self.job = engine.start_generation(params, self._on_text, self._on_finish, arrived)
 
     # The job thread calls these in order, the text first; call_soon_threadsafe keeps that order on the loop.
     def _on_text(self, text: str, reasoning: str = "") -> None:
@@ -184,16 +188,22 @@ class Backend:
     def running(self) -> bool:
         return self._admitted > 0
 
+    def expect_reply(self) -> Callable[[], None]:
+        """A request for a reply has come in, its body not read yet: the scheduler's next wave of prompts waits for
+        it (runtime/scheduler/scheduler.py). Call the result once it is handed to `generation` or refused."""
+        return self.engine.expect_reply()
+
     @contextlib.asynccontextmanager
-    async def generation(self, params: ChatGenerateParams) -> AsyncIterator[Generation]:
-        """Run this request's reply (the scheduler starts it in its turn); ApiError 503 while loading, 429 when the queue is full."""
+    async def generation(self, params: ChatGenerateParams, arrived: Callable[[], None] | None = None) -> AsyncIterator[Generation]:
+        """Run this request's reply (the scheduler starts it in its turn); ApiError 503 while loading, 429 when the queue is full.
+        `arrived`: from `expect_reply` when the request came in; the engine calls it once the reply is submitted."""
         self._check_available()
         if self._admitted >= self.n_parallel + self.max_queue:
             raise errors.queue_full(self.max_queue)
         self._admitted += 1
         generation = None
         try:
-            generation = Generation(self.engine, params, asyncio.get_running_loop())
+            generation = Generation(self.engine, params, asyncio.get_running_loop(), arrived)
             self._generations.add(generation)
             yield generation
         finally:

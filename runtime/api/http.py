@@ -282,7 +282,25 @@ async def _pictures(request: web.Request, backend: Backend, m: schema.Message, i
 
 
 async def chat_completions(request: web.Request) -> web.StreamResponse:
+    return await _expected(request, _chat_completions)
+
+
+async def completions(request: web.Request) -> web.StreamResponse:
+    return await _expected(request, _completions)
+
+
+async def _expected(request: web.Request, handler: Callable[[web.Request, Backend, Callable[[], None]], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    """A reply's request, expected by the scheduler from now until its reply is submitted (or it is refused): a
+    wave of prompts starting meanwhile waits for it, and a request nothing else comes with starts at once."""
     backend = request.app[BACKEND]
+    arrived = backend.expect_reply()
+    try:
+        return await handler(request, backend, arrived)
+    finally:
+        arrived()
+
+
+async def _chat_completions(request: web.Request, backend: Backend, arrived: Callable[[], None]) -> web.StreamResponse:
     body = await read_request(request, schema.ChatCompletionRequest)
     backend.check_model(body.model)
     await constraints.check_off_loop(body)
@@ -292,15 +310,14 @@ async def chat_completions(request: web.Request) -> web.StreamResponse:
         messages.insert(0, ChatMessage("system", backend.defaults.system_prompt))  # the preset's, for a chat that brings none (after the files: their indices are the request's)
     params = _params(backend, body, chat_conversation_id(messages), messages, None)
     _chat_options(params, body)
-    return await respond(request, backend, body, params, Shapes(chat=True, model=body.model))
+    return await respond(request, backend, body, params, Shapes(chat=True, model=body.model), arrived)
 
 
 async def embeddings_endpoint(request: web.Request) -> web.Response:
     return await embeddings(request, request.app[BACKEND])
 
 
-async def completions(request: web.Request) -> web.StreamResponse:
-    backend = request.app[BACKEND]
+async def _completions(request: web.Request, backend: Backend, arrived: Callable[[], None]) -> web.StreamResponse:
     body = await read_request(request, schema.CompletionRequest)
     backend.check_model(body.model)
     await constraints.check_off_loop(body)
@@ -308,11 +325,11 @@ async def completions(request: web.Request) -> web.StreamResponse:
     if not prompt:
         raise errors.bad_request("prompt: must not be empty", param="prompt")
     params = _params(backend, body, text_conversation_id(prompt), [], prompt)
-    return await respond(request, backend, body, params, Shapes(chat=False, model=body.model))
+    return await respond(request, backend, body, params, Shapes(chat=False, model=body.model), arrived)
 
 
-async def respond(request: web.Request, backend: Backend, body: schema._Sampling, params: ChatGenerateParams, shapes: Shapes) -> web.StreamResponse:
-    async with backend.generation(params) as generation:
+async def respond(request: web.Request, backend: Backend, body: schema._Sampling, params: ChatGenerateParams, shapes: Shapes, arrived: Callable[[], None] | None = None) -> web.StreamResponse:
+    async with backend.generation(params, arrived) as generation:
         # Nothing is sent before the first piece of text (or the end): an error that comes
         # first, such as a prompt longer than the context, still gets its proper status.
         first = await generation.next_text()

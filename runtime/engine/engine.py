@@ -428,6 +428,11 @@ class Engine:
                 self._context_cuts.pop(conversation, None)
         return fitted
 
+    def expect_reply(self) -> Callable[[], None]:
+        """A reply's request is taken in (Scheduler.expect); call the result once it is handed to `generate` or dropped."""
+        scheduler = self.scheduler
+        return scheduler.expect() if scheduler is not None else (lambda: None)
+
     def generate(
         self,
         params: ChatGenerateParams,
@@ -437,13 +442,15 @@ class Engine:
         owner: str = PROTOCOL,
         on_wait: Callable[[], None] | None = None,
         on_reasoning: Callable[[str], None] | None = None,
+        arrived: Callable[[], None] | None = None,
     ) -> ChatGenerateResult:
         """One reply, decoded by the scheduler together with whatever else streams; blocks this (job) thread until it is over.
 
         The prompt is rendered and fitted here, on the caller's thread, and so is a shorter one if the reply fills
         the context (the scheduler asks: RoomNeeded); `on_text` gets the answer's text and `on_reasoning` the
         reasoning's (runtime/reasoning), from the engine thread, and must not block; `on_wait` is called if the
-        reply has to wait for a seat. A cancel ends it where it is (waiting, prefilling, decoding).
+        reply has to wait for a seat; `arrived` (from expect_reply) once the scheduler no longer needs to expect it.
+        A cancel ends it where it is (waiting, prefilling, decoding).
         """
         validate_generate(params)
         loaded = self.require_model()
@@ -452,6 +459,8 @@ class Engine:
         # Prompts sent together are read in one batch (scheduler.py); a long conversation is prepared outside
         # that, so no wave of other prompts waits for its render: it joins whichever batch is next when ready.
         with scheduler.arriving() if quick_to_prepare(params) else contextlib.nullcontext():
+            if arrived is not None:
+                arrived()  # `arriving` stands for it now (or, for a long conversation, nothing: no wave waits for it)
             made = self._scheduled_reply(params, cancel, on_text, owner, loaded, on_reasoning)
             if made is None:
                 return ChatGenerateResult(request_id, params.conversation_id, "", "cancelled", GenerationStats())

@@ -30,11 +30,14 @@ instead of computing them again. A seat changing owner is emptied first.
 
 Prompts sent together are read in one batch even though each is rendered on its
 own thread first: a wave of prompts that would start while nothing streams waits
-for the replies still `arriving` (their prompts being rendered) and until no reply
-was submitted for QUIET_S, at most GATHER_S in all. Otherwise the first one was
-read alone and the others, submitted 1 to 12 ms later, waited for it: four API
-clients at once read one prompt of 14 tokens in 0.37 s, then three more in the
-next batch. A reply on its own starts at most QUIET_S later.
+for the replies the server has accepted and not yet submitted (`expect`, from the
+moment a request is taken in, and `arriving`, while its prompt is rendered), at
+most GATHER_S after the first. Otherwise the first one was read alone and the
+others, submitted 1 to 12 ms later, waited for it: four API clients at once read
+one prompt of 14 tokens in 0.37 s, then three more in the next batch. A reply that
+nothing else is known to be coming with starts at once: it used to wait for a
+quiet moment of 10 ms in case another came, which every lone request paid in its
+time to first token.
 
 Everything that touches the llama.cpp context happens on the engine thread.
 
@@ -51,7 +54,7 @@ import queue
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Iterator, NamedTuple, Protocol, Sequence
+from typing import Callable, Iterator, NamedTuple, Protocol, Sequence
 
 from runtime.llama.generation import GenerationOutcome, GenerationRequest, Phase, ReplyRun, StepperFactory, decode_step
 from runtime.llama.llama_model import LlamaModel, Slice
@@ -65,7 +68,6 @@ log = logging.getLogger("lokal.scheduler")
 
 MIN_SHARED_TOKENS = 8  # a prefix another sequence holds is shared when it saves at least this many tokens
 GATHER_S = 0.05  # the longest a new wave of prompts waits for more replies
-QUIET_S = 0.01  # ...and it starts once no reply was submitted for this long (and none is arriving)
 MAX_NEXT_TURN_HEADER = 32  # tokens evaluated after a reply without being asked (a template's header is 3 to 10)
 
 
@@ -148,14 +150,13 @@ class _AfterWork:
 
 
 class Scheduler:
-    def __init__(self, llama: LlamaModel, states: SavedStates | None = None, gather_s: float = GATHER_S, quiet_s: float = QUIET_S):
+    def __init__(self, llama: LlamaModel, states: SavedStates | None = None, gather_s: float = GATHER_S):
         self.llama = llama
         self.states = states
         self.seats = [Seat(seq) for seq in llama.sequences]
-        self.gather_s, self.quiet_s = gather_s, quiet_s
+        self.gather_s = gather_s
         self._waiting: collections.deque[ScheduledReply] = collections.deque()
-        self._arriving = 0  # replies whose prompts are being rendered, to be submitted soon
-        self._last_submit = 0.0  # perf_counter
+        self._arriving = 0  # replies accepted and not yet submitted (expect, arriving): a new wave waits for them
         self._owners_seen: set[str] = set()
         self._after: list[_AfterWork] = []  # under the lock
         self._refits: list[tuple[ScheduledReply, list[int] | None, int]] = []  # make_room answers, under the lock
@@ -173,23 +174,41 @@ class Scheduler:
                 raise RuntimeError("the scheduler is closed")
             self._owners_seen.add(reply.owner)
             self._waiting.append(reply)
-            self._last_submit = time.perf_counter()
             waits = self._seat_for(reply, dry_run=True) is None or len(self._waiting) > 1
             self._changed.notify_all()
         return waits
 
-    @contextlib.contextmanager
-    def arriving(self) -> Iterator[None]:
-        """Around the work before `submit` (rendering and fitting the prompt): a wave of prompts about
-        to start while nothing streams waits for this reply, so that it joins their batch."""
+    def expect(self) -> Callable[[], None]:
+        """A reply is on its way (the server took in its request; its prompt is not rendered yet): a wave of prompts
+        about to start while nothing streams waits for it, so that it joins their batch. Call what this returns once
+        the reply is submitted or will not be (more calls do nothing)."""
         with self._changed:
             self._arriving += 1
+        released = threading.Event()
+
+        def release() -> None:
+            with self._changed:
+                if not released.is_set():
+                    released.set()
+                    self._arriving -= 1
+                    self._changed.notify_all()
+
+        return release
+
+    @property
+    def expected(self) -> int:
+        """Replies on their way (expect, arriving) and not yet submitted."""
+        with self._changed:
+            return self._arriving
+
+    @contextlib.contextmanager
+    def arriving(self) -> Iterator[None]:
+        """Around the work before `submit` (rendering and fitting the prompt): `expect` for the time it takes."""
+        release = self.expect()
         try:
             yield
         finally:
-            with self._changed:
-                self._arriving -= 1
-                self._changed.notify_all()
+            release()
 
     def cancel(self, reply: ScheduledReply) -> None:
         reply.request.cancel.set()
@@ -310,18 +329,17 @@ class Scheduler:
         )
 
     def _gather_a_new_wave(self) -> None:
-        """While nothing streams, wait for the replies still arriving and for a quiet moment without
-        submits (at most gather_s after the first waiting reply came), or until the waiting replies fill
-        every seat. Called with the lock held; submit and `arriving` notify."""
+        """While nothing streams, wait for the replies known to be on their way (at most gather_s after the first
+        waiting reply came), or until the waiting replies fill every seat. Called with the lock held; submit and
+        the end of `expect` notify."""
         if any(s.reply for s in self.seats) or not self._waiting:
             return
         deadline = self._waiting[0].submitted + self.gather_s
-        while not self._closing and len(self._waiting) < len(self.seats):
+        while not self._closing and self._arriving and len(self._waiting) < len(self.seats):
             now = time.perf_counter()
-            until = deadline if self._arriving else min(deadline, self._last_submit + self.quiet_s)
-            if now >= until:
+            if now >= deadline:
                 return
-            self._changed.wait(until - now)
+            self._changed.wait(deadline - now)
 
     def _take_admissions(self) -> list[tuple[ScheduledReply, Seat]]:
         """The waiting replies that get a seat now, in arrival order; one held back by its owner's share does not

@@ -36,7 +36,10 @@ class FailingEngine:
     def model_loading(self) -> bool:
         return False
 
-    def start_generation(self, params, on_text, finish):
+    def expect_reply(self):
+        return lambda: None
+
+    def start_generation(self, params, on_text, finish, arrived=None):
         prompt = params.messages[-1].content if params.messages else params.prompt
         if prompt == "fail before it starts":
             raise PermissionError(13, "Permission denied", f"{SECRET_DIR}/kv/state.kvs")

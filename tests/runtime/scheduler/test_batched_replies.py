@@ -262,12 +262,10 @@ def test_when_both_owners_ask_neither_holds_every_seat(starter_model):
     assert late.admitted < api[2].admitted
 
 
-@pytest.mark.parametrize("second_comes", ["while its prompt is rendered", "moments later"])
-def test_prompts_sent_together_are_read_in_one_batch(model, second_comes, monkeypatch):
+def test_prompts_sent_together_are_read_in_one_batch(model, monkeypatch):
     # Each request's prompt is rendered on its own thread (engine.py) before it is submitted; four API
     # clients at once had the first prompt read alone while the other three were still being rendered.
-    rendering = second_comes == "while its prompt is rendered"
-    scheduler = Scheduler(model, gather_s=60, quiet_s=0 if rendering else 2.0)
+    scheduler = Scheduler(model, gather_s=60)
     # The engine thread holds the lock from here until it waits for more replies or has admitted the
     # first one: a second submit that gets in after this event shows which of the two it did.
     deciding = threading.Event()
@@ -285,7 +283,7 @@ def test_prompts_sent_together_are_read_in_one_batch(model, second_comes, monkey
     try:
         empty_seats(scheduler)
         first = reply_for(model, 0, max_tokens=1)
-        with scheduler.arriving() if rendering else contextlib.nullcontext():
+        with scheduler.arriving():  # the second's prompt is being rendered (or its request was taken in: Scheduler.expect)
             scheduler.submit(first)
             assert deciding.wait(30), "the engine never took up the first reply"
             second = reply_for(model, 1, max_tokens=1)
@@ -297,13 +295,27 @@ def test_prompts_sent_together_are_read_in_one_batch(model, second_comes, monkey
     assert batches[0] == sorted([first.seq_id, second.seq_id]), "the first prompt was read alone, before the second came"
 
 
-def test_a_reply_waits_for_others_no_longer_than_the_bound(model):
-    scheduler = Scheduler(model, gather_s=0.3, quiet_s=60)
+def test_a_reply_nothing_else_is_known_to_come_with_starts_at_once(model):
+    # A lone request waited 10 ms for a quiet moment in case another came: every single client's first token paid it.
+    scheduler = Scheduler(model, gather_s=60)
     try:
         empty_seats(scheduler)
         alone = reply_for(model, 0, max_tokens=1)
-        scheduler.submit(alone)  # no other reply comes
-        assert alone.done.wait(30) and alone.error is None, alone.error
+        scheduler.submit(alone)
+        assert alone.done.wait(30) and alone.error is None, f"a lone reply waited for a wave (gather_s 60): {alone.error}"
+        # A request taken in and given up before it was submitted (a bad request, say) holds no wave afterwards.
+        scheduler.expect()()
+        empty_seats(scheduler)
+        after = reply_for(model, 1, max_tokens=1)
+        scheduler.submit(after)
+        assert after.done.wait(30) and after.error is None, after.error
+    finally:
+        scheduler.close()
+
+
+def test_a_reply_waits_for_others_no_longer_than_the_bound(model):
+    scheduler = Scheduler(model, gather_s=0.3)
+    try:
         empty_seats(scheduler)
         waited = reply_for(model, 1, max_tokens=1)
         with scheduler.arriving():  # one whose prompt never gets rendered (a huge conversation, say)
@@ -311,5 +323,4 @@ def test_a_reply_waits_for_others_no_longer_than_the_bound(model):
             assert waited.done.wait(30) and waited.error is None, waited.error
     finally:
         scheduler.close()
-    for reply in (alone, waited):
-        assert 0.3 <= reply.admitted - reply.submitted < 30
+    assert 0.3 <= waited.admitted - waited.submitted < 30
