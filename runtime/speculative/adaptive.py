@@ -39,6 +39,7 @@ PROBE_FIRST = 16  # plain tokens before the first probe of a draft model that di
 PROBE_MAX = 256
 LOOKUP_PROBE_AFTER = 64  # declined lookups before verification costs are measured again
 NEAR_GAIN = 0.95  # ... if the declined lookups nearly paid
+EXPLORE_SURE = 0.85  # a draft of a size never timed is tried if this share of the pass is expected to hold
 OPTIMISTIC_RATE = 0.95  # the best per-token acceptance a draft model can be hoped to reach
 K_MAX_ENV = "LOKAL_SPECULATIVE_K_MAX"
 
@@ -107,8 +108,8 @@ class Controller:
                 best = Plan(k, gain, expected=expected)
         return best
 
-    def _target(self, batch: BatchSoFar):
-        return lambda k: self.costs.target_cost(batch.tokens + 1 + k)
+    def _target(self, batch: BatchSoFar, optimistic: bool = False):
+        return lambda k: self.costs.target_cost(batch.tokens + 1 + k, optimistic)
 
     def plan_lookup(self, n: int, available: int, room: int, batch: BatchSoFar | None = None, of_reply: bool = False) -> Plan:
         """A lookup draft after a suffix match of n tokens, continuing earlier text or (of_reply) the reply itself."""
@@ -120,7 +121,16 @@ class Controller:
             return Plan(min(self.fixed_k, k_max), 1.0)
         if self.costs.plain_step is None:
             return Plan(0, 1.0)  # first measure what a plain step costs here
-        plan = self._best(self.copies[of_reply].survival(n, k_max), self._target(batch), batch)
+        survival = self.copies[of_reply].survival(n, k_max)
+        plan = self._best(survival, self._target(batch), batch)
+        bold = self._best(survival, self._target(batch, optimistic=True), batch)
+        if bold.k > plan.k and bold.gain >= MIN_GAIN and bold.expected >= EXPLORE_SURE * (bold.k + 1) and not self.costs.measured(batch.tokens + 1 + bold.k):
+            # A pass of that size was never timed, so it is priced at the smaller sizes' cost per token, and a
+            # long draft never looks better than a short one: module-logging with one thread drafted 2 tokens
+            # at a time after 64-token matches, each held. A copy this sure loses little if it is dearer than
+            # hoped, and its pass measures the size.
+            self.lookup_declined = 0
+            return bold
         if plan.gain >= MIN_GAIN:
             self.lookup_declined = 0
             return plan

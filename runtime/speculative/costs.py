@@ -10,8 +10,9 @@ tokens ~0.95 of a step each, 33 ~0.46, 65 ~0.45). That is why long drafts pay
 where short ones barely do. So passes are kept per size band (2-3, 4-7, ...,
 64-127, 128+ tokens), each band summarised by the median of its recent passes'
 cost per extra token (a "slope"), and t(n) = t1 * (1 + slope(n) * (n - 1)) with
-slope(n) interpolated between the bands measured (in log n), the prior curve
-standing in where nothing was measured yet.
+slope(n) interpolated between the bands measured (in log n) within a measured
+band, and no lower than the nearest smaller measured band's in one that was not
+(the prior curve stands in before anything was measured).
 
 Every pass is an observation: speculative verifications, batches of several
 replies, and prompt chunks too, so the first prompt of a conversation already
@@ -83,25 +84,36 @@ class CostModel:
 
     observe_target = observe_pass
 
-    def slope_at(self, n: int) -> float:
-        """The cost of each extra token in a pass of n, as a share of a step: measured bands, interpolated in log n."""
+    def slope_at(self, n: int, optimistic: bool = False) -> float:
+        """The cost of each extra token in a pass of n, as a share of a step.
+
+        In a band that was measured: interpolated in log n between the measured bands around it. In a band
+        that was not: at most what the nearest smaller measured size costs per token. Per-token cost falls
+        as passes grow, but not evenly, and a line drawn between far-apart sizes undercuts the middle: with
+        one thread, calibration's 3-token pass and a 200-token prompt chunk priced a 32-token verification
+        at 17 steps, and it took 25 (bench/verify_costs.py --threads 1: 33 tokens, 24 steps).
+        `optimistic`: interpolated across unmeasured bands too (what a draft that measures one may hope for).
+        """
         points = sorted(self.slopes.values())
         if not points:
             return PRIOR_SLOPES[band(n)]
-        prior = lambda m: PRIOR_SLOPES[band(int(m))]
-        # Outside the sizes measured: the prior curve's shape, through the nearest measured band.
-        if n <= points[0][0]:
+        below = [p for p in points if p[0] <= n]
+        above = [p for p in points if p[0] > n]
+        if not below:  # smaller than anything measured: the prior curve's shape, through the nearest measured band
             m, s = points[0]
-            return s * PRIOR_SLOPES[band(n)] / prior(m)
-        if n >= points[-1][0]:
-            m, s = points[-1]
-            return s * PRIOR_SLOPES[band(n)] / prior(m)
-        x = math.log(n)
-        for (m0, s0), (m1, s1) in zip(points, points[1:]):
-            if x <= math.log(m1):
-                f = (x - math.log(m0)) / (math.log(m1) - math.log(m0))
-                return s0 + f * (s1 - s0)
-        return points[-1][1]
+            return s * PRIOR_SLOPES[band(n)] / PRIOR_SLOPES[band(int(m))]
+        m0, s0 = below[-1]
+        if not above:
+            return s0 * PRIOR_SLOPES[band(n)] / PRIOR_SLOPES[band(int(m0))] if optimistic else s0
+        if not optimistic and band(n) not in self.slopes:
+            return s0
+        m1, s1 = above[0]
+        f = (math.log(n) - math.log(m0)) / (math.log(m1) - math.log(m0))
+        return s0 + f * (s1 - s0)
+
+    def measured(self, n: int) -> bool:
+        """Whether passes of about n tokens were timed (else their cost is a bound: slope_at)."""
+        return band(n) in self.slopes
 
     def observe_draft(self, sync_seconds: float | None, steps: int, step_seconds: float) -> None:
         if sync_seconds is not None:
@@ -109,10 +121,10 @@ class CostModel:
         if steps > 0:
             self.draft_step = _mix(self.draft_step, step_seconds / steps)
 
-    def target_cost(self, n: int) -> float:
+    def target_cost(self, n: int, optimistic: bool = False) -> float:
         """Seconds of one target pass over n tokens (logits for all of them)."""
         t1 = self.plain_step or 1.0
-        return t1 if n <= 1 else t1 * (1.0 + self.slope_at(n) * (n - 1))
+        return t1 if n <= 1 else t1 * (1.0 + self.slope_at(n, optimistic) * (n - 1))
 
     def draft_cost(self, k: int, prior_step: float) -> float:
         step = self.draft_step if self.draft_step is not None else prior_step
