@@ -163,6 +163,10 @@ class Controller:
             return Plan(min(PROBE_K, k_max), plan.gain, probe=True)
         return Plan(0, plan.gain)
 
+    def draft_could_pay(self) -> bool:
+        """Whether the draft model could pay at all here, for a reply decoded alone (see _draft_could_pay)."""
+        return self.fixed_k is not None or self._draft_could_pay(K_MAX_DRAFT, BatchSoFar())
+
     def _draft_could_pay(self, k_max: int, batch: BatchSoFar) -> bool:
         """Whether a draft model that were almost always right would pay at the costs measured here.
 

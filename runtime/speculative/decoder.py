@@ -125,8 +125,9 @@ class SpeculativeStepper:
             self.drafting.lookup.reset(self.history)
         if self.drafting.draft_model is not None and any(t < 0 for t in self.history):
             self.drafting.draft_model = None  # it cannot see the pictures in this prompt: prompt lookup only, if on
-        if self.drafting.draft_model is not None:
-            # The draft model reads the prompt now, as part of the time to the first token, not mid-reply.
+        if self.drafting.draft_model is not None and self.drafting.controller.draft_could_pay():
+            # The draft model reads the prompt now, as part of the time to the first token, not mid-reply; not
+            # at all where it cannot pay at the costs measured here (it catches up if ever it drafts).
             self.drafting.draft_model.sync(self.history)
         self.pending = self.sampler.sample(self.seq.logits(-1))
         going_on = self.sink.accept(self.pending)

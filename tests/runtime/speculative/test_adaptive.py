@@ -114,6 +114,10 @@ def test_a_draft_model_that_could_not_pay_even_if_always_right_is_never_probed()
     for _ in range(PROBE_MAX * 2):
         assert not c.plan_draft(room=100).probe
         c.skipped_draft()
+    # Nor does it read each prompt at the start of a reply (time to the first token); before its step was
+    # measured, it may pay: it does.
+    assert not c.draft_could_pay()
+    assert Controller(costs(t1=0.1, per_token=0.045)).draft_could_pay()
 
 
 def test_a_draft_model_that_is_often_wrong_backs_off_and_is_probed_less_and_less_often():
