@@ -1,0 +1,39 @@
+"""What a draft model's draft cost, as the controller is told it: the steps it took, also when it stopped early.
+
+Drafting stops at a token the draft model is unsure of; counted by tokens kept, a
+probe of 2 that kept 1 measured no step, and a draft model that could never pay
+was probed again and again, each time catching up on every token since (story,
+one thread: 0.80 of plain decoding). The real starter model, in-process.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from runtime.gguf.reader import read_file_header
+from runtime.llama.llama_model import LlamaModel, LoadSettings
+from runtime.llama.sampling import SamplingConfig
+from runtime.speculative.draft_model import DraftModel
+
+
+@pytest.fixture(scope="module")
+def draft(starter_model):
+    settings = LoadSettings(path=str(starter_model), n_ctx=512, n_gpu_layers=0, type_k="f16", type_v="f16", flash_attn=None, n_threads=1)
+    model = LlamaModel(settings, read_file_header(str(starter_model)))
+    yield DraftModel(model.sequences[0])
+    model.close()
+
+
+def test_a_draft_cut_short_still_reports_the_step_it_took(draft):
+    greedy = SamplingConfig(temperature=0.0)
+    rng = random.Random(7)
+    cut_short = 0
+    for _ in range(8):
+        history = [rng.randrange(1000, 40000) for _ in range(24)]  # noise: the draft model is rarely sure of it
+        tokens, _ = draft.draft(history, 2, greedy, None)
+        sync_seconds, steps, seconds = draft.last_timing
+        cut_short += len(tokens) < 2
+        assert steps == 1 and seconds > 0, f"a 2-token draft decodes its first token once, kept {len(tokens)}: {draft.last_timing}"
+    assert cut_short, "no draft was cut short: the case this test is about did not happen (pick other histories)"
