@@ -75,6 +75,11 @@ class Controller:
         self.draft_runs = RunLengths(DRAFT_PRIOR)
         self.plain_since_draft = 0
         self.probe_interval = PROBE_FIRST
+        # Whether this reply may still probe a draft model that does not pay: a probe first catches the draft
+        # model up on every token since it last drafted, so probes at doubling intervals within one reply cost
+        # as much as drafting all along (story, one thread: a probe after 136 plain tokens took 29 steps).
+        # One that fails ends them until the next reply, which waits twice as long before its own.
+        self.probing = True
         self.lookup_declined = 0
 
     def begin_reply(self, history: list[int], resumed: bool = False) -> None:
@@ -90,6 +95,8 @@ class Controller:
         """
         if not resumed and self.history and common_prefix(self.history, history) * 2 < len(history):
             self._learn_afresh()
+        if not resumed:
+            self.probing = True
         self.history = history
 
     def _best(self, survival: list[float], cost, batch: BatchSoFar) -> Plan:
@@ -159,7 +166,7 @@ class Controller:
         plan = self._best(self.draft_runs.survival(k_max), self._draft_cost(batch), batch)
         if plan.gain >= MIN_GAIN:
             return plan
-        if self.plain_since_draft >= self.probe_interval and self._draft_could_pay(k_max, batch):
+        if self.probing and self.plain_since_draft >= self.probe_interval and self._draft_could_pay(k_max, batch):
             return Plan(min(PROBE_K, k_max), plan.gain, probe=True)
         return Plan(0, plan.gain)
 
@@ -190,6 +197,7 @@ class Controller:
             # Did the probe bring the estimate back above the bar? If not, wait twice as long next time.
             paid = self.plan_draft_gain() >= MIN_GAIN
             self.probe_interval = PROBE_FIRST if paid else min(self.probe_interval * 2, PROBE_MAX)
+            self.probing = paid
 
     def plan_draft_gain(self) -> float:
         saved, self.plain_since_draft = self.plain_since_draft, 0

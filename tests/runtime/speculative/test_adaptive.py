@@ -133,6 +133,13 @@ def test_a_draft_model_that_is_often_wrong_backs_off_and_is_probed_less_and_less
     c.observe_draft(2, 0)  # the probe failed
     c.drafted_with_model(probe=True)
     assert c.probe_interval == 2 * PROBE_FIRST
+    # No more probes in this reply: each would first catch the draft model up on every token since.
+    for _ in range(4 * PROBE_MAX):
+        assert not c.plan_draft(room=100).probe
+        c.skipped_draft()
+    # The next reply may probe again (its plain tokens since the last probe are past the doubled interval).
+    c.begin_reply(c.history + [1, 2, 3])
+    assert c.plan_draft(room=100).probe
 
 
 def test_a_cheap_accurate_draft_model_is_used():
