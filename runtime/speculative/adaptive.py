@@ -130,12 +130,8 @@ class Controller:
             return Plan(0, 1.0)  # first measure what a plain step costs here
         survival = self.copies[of_reply].survival(n, k_max)
         plan = self._best(survival, self._target(batch), batch)
-        bold = self._best(survival, self._target(batch, optimistic=True), batch)
-        if bold.k > plan.k and bold.gain >= MIN_GAIN and bold.expected >= EXPLORE_SURE * (bold.k + 1) and not self.costs.measured(batch.tokens + 1 + bold.k):
-            # A pass of that size was never timed, so it is priced at the smaller sizes' cost per token, and a
-            # long draft never looks better than a short one: module-logging with one thread drafted 2 tokens
-            # at a time after 64-token matches, each held. A copy this sure loses little if it is dearer than
-            # hoped, and its pass measures the size.
+        bold = self._explore(survival, batch, plan.k)
+        if bold is not None:
             self.lookup_declined = 0
             return bold
         if plan.gain >= MIN_GAIN:
@@ -148,6 +144,27 @@ class Controller:
             self.lookup_declined = 0
             return Plan(min(PROBE_K, k_max), plan.gain, probe=True)
         return Plan(0, plan.gain)
+
+    def _explore(self, survival: list[float], batch: BatchSoFar, planned: int) -> Plan | None:
+        """The longest draft, past `planned`, of a size whose pass was never timed, that is sure enough to hold
+        (EXPLORE_SURE of it expected) and would pay at the cost hoped for; None if there is none.
+
+        An untimed size is priced at the smaller sizes' cost per token, so a long draft never looks better
+        than a short one: module-logging with one thread drafted 2 tokens at a time after 64-token matches,
+        each held. A copy this sure loses little if the pass is dearer than hoped, and the pass times the size.
+        """
+        hoped = self._target(batch, optimistic=True)
+        without = (batch.expected + 1.0) / hoped(0)
+        expected = [1.0]
+        for s in survival:
+            expected.append(expected[-1] + s)
+        for k in range(len(survival), planned, -1):
+            if expected[k] < EXPLORE_SURE * (k + 1) or self.costs.measured(batch.tokens + 1 + k):
+                continue
+            gain = (batch.expected + expected[k]) / hoped(k) / without
+            if gain >= MIN_GAIN:
+                return Plan(k, gain, expected=expected[k])
+        return None
 
     def _draft_cost(self, batch: BatchSoFar):
         prior_step = self.draft_step_prior * (self.costs.plain_step or 0.0)
