@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from runtime.llama.memory import MemoryEstimate, estimate_load, fit_verdict, with_projector  # noqa: F401  (with_projector: the catalog's, app's)
+from runtime.llama.memory import MemoryEstimate, estimate_load, fit_verdict
 from runtime.gguf.reader import GGUFHeader
 from runtime.protocol import Device, GGUFSummary, MemoryFit
 

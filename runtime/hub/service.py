@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from runtime.dispatch import DispatchTable
 from runtime.llama.devices import list_devices
-from runtime.llama.memory import available_ram, estimate_load
+from runtime.llama.memory import available_ram, estimate_load, with_projector
 from runtime.gguf.reader import GGUFError, GGUFHeader, read_file_header
 from runtime.hub import catalog, fit, hf
 from runtime.hub.downloads import DownloadManager, repo_folder
@@ -131,7 +131,7 @@ class HubService:
                 if draft is not None:  # downloaded and loaded with it: the two must fit together
                     estimate = fit.together(estimate, estimate_load(draft, params.n_ctx, params.type_k, params.type_v))
                 if projector is not None:
-                    estimate = fit.with_projector(estimate, projector.size)
+                    estimate = with_projector(estimate, projector.size)
                 level.fit = fit.judge(estimate, devices, ram)
                 if projector is not None:
                     level.fit.detail += f"; with the vision projector {projector.path} ({projector.size / fit.GiB:.2f} GiB) counted in"

@@ -184,12 +184,13 @@ class Scheduler:
         the reply is submitted or will not be (more calls do nothing)."""
         with self._changed:
             self._arriving += 1
-        released = threading.Event()
+        released = False
 
         def release() -> None:
+            nonlocal released
             with self._changed:
-                if not released.is_set():
-                    released.set()
+                if not released:
+                    released = True
                     self._arriving -= 1
                     self._changed.notify_all()
 

@@ -22,6 +22,7 @@ costs nothing to consult, so its acceptance is also measured on plain steps (the
 
 from __future__ import annotations
 
+import itertools
 import os
 from dataclasses import dataclass
 
@@ -105,14 +106,12 @@ class Controller:
         `survival[m - 1]` is the chance that a draft's first m tokens are accepted; `cost(k)` the
         seconds of this step with k drafted tokens (the batch's other tokens included).
         """
-        without = (batch.expected + 1.0) / cost(0)
+        yields, gain = _yields(survival), _gain(cost, batch)
         best = Plan(0, 0.0)
-        expected = 1.0
         for k in range(1, len(survival) + 1):
-            expected += survival[k - 1]
-            gain = (batch.expected + expected) / cost(k) / without
-            if gain > best.gain:
-                best = Plan(k, gain, expected=expected)
+            g = gain(k, yields[k])
+            if g > best.gain:
+                best = Plan(k, g, expected=yields[k])
         return best
 
     def _target(self, batch: BatchSoFar, optimistic: bool = False):
@@ -153,17 +152,13 @@ class Controller:
         than a short one: module-logging with one thread drafted 2 tokens at a time after 64-token matches,
         each held. A copy this sure loses little if the pass is dearer than hoped, and the pass times the size.
         """
-        hoped = self._target(batch, optimistic=True)
-        without = (batch.expected + 1.0) / hoped(0)
-        expected = [1.0]
-        for s in survival:
-            expected.append(expected[-1] + s)
+        yields, gain = _yields(survival), _gain(self._target(batch, optimistic=True), batch)
         for k in range(len(survival), planned, -1):
-            if expected[k] < EXPLORE_SURE * (k + 1) or self.costs.measured(batch.tokens + 1 + k):
+            if yields[k] < EXPLORE_SURE * (k + 1) or self.costs.measured(batch.tokens + 1 + k):
                 continue
-            gain = (batch.expected + expected[k]) / hoped(k) / without
-            if gain >= MIN_GAIN:
-                return Plan(k, gain, expected=expected[k])
+            g = gain(k, yields[k])
+            if g >= MIN_GAIN:
+                return Plan(k, g, expected=yields[k])
         return None
 
     def _draft_cost(self, batch: BatchSoFar):
@@ -225,3 +220,14 @@ class Controller:
 
     def skipped_draft(self) -> None:
         self.plain_since_draft += 1
+
+
+def _yields(survival: list[float]) -> list[float]:
+    """E(k) for k = 0 .. len(survival): the tokens a step with a k-token draft is expected to yield, 1 + S(1) + ... + S(k)."""
+    return list(itertools.accumulate(survival, initial=1.0))
+
+
+def _gain(cost, batch: BatchSoFar):
+    """gain(k, expected): the speed-up of a step with k drafted tokens expected to yield `expected`, over the step without."""
+    without = (batch.expected + 1.0) / cost(0)
+    return lambda k, expected: (batch.expected + expected) / cost(k) / without

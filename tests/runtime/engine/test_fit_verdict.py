@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runtime.engine.engine import check_fits
-from runtime.llama.memory import estimate_load
+from runtime.llama.memory import estimate_load, with_projector
 from runtime.gguf.reader import read_file_header
 from runtime.hub import fit
 from runtime.protocol import Device, ErrorCode, ModelLoadParams, RpcError
@@ -67,6 +67,6 @@ def test_the_load_counts_a_vision_models_projector_as_the_catalog_does(starter_m
     with pytest.raises(RpcError) as refused:
         check_fits(header, ModelLoadParams(path=str(starter_model), n_ctx=N_CTX, mmproj_path=str(projector)), N_BATCH, [], alone.ram_peak)
     assert refused.value.code == ErrorCode.MODEL_TOO_LARGE and refused.value.data["where"] == "ram"
-    with_it = fit.with_projector(alone, projector.stat().st_size)
+    with_it = with_projector(alone, projector.stat().st_size)
     assert fit.judge(with_it, [], alone.ram_peak).label == "too_big"
     check_fits(header, ModelLoadParams(path=str(starter_model), n_ctx=N_CTX, mmproj_path=str(projector)), N_BATCH, [], with_it.ram_peak)
