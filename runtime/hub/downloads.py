@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import io
 import json
 import logging
 import os
@@ -359,7 +360,9 @@ class Download:
                 self._socket = stream.get_extra_info("socket") if stream is not None else None
             try:
                 self._check()
-                with open(partial, mode) as out:
+                # Unbuffered: nothing is left to flush at close, so a full disk is met in a write below,
+                # never at close, where its error would replace the disk_full raised for it.
+                with open(partial, mode, buffering=0) as out:
                     unchecked = 0
                     for chunk in response.iter_raw():  # as the socket delivers: a drop loses nothing already received
                         self._check()
@@ -367,27 +370,29 @@ class Download:
                         if unchecked >= FLOOR_CHECK_BYTES:
                             unchecked = 0
                             self._check_floor(partial, f.size - digest.length, f.name)
-                        try:
-                            out.write(chunk)
-                        except OSError as exc:
-                            if exc.errno == errno.ENOSPC:
-                                raise disk_full(f.name) from None
-                            raise
+                        self._write(out, chunk, f.name)
                         digest.update(chunk)
                         self.bytes_done += len(chunk)
                         self.meter.add(self.bytes_done)
                     try:
-                        out.flush()
                         os.fsync(out.fileno())
                     except OSError as exc:
-                        if exc.errno == errno.ENOSPC:
-                            raise disk_full(f.name) from None
-                        raise
+                        raise _disk_error(exc, f.name) from None
             finally:
                 with self._lock:
                     self._socket = None
         if digest.length < f.size:
             raise TransientError(f"the connection closed after {digest.length} of {f.size} bytes")
+
+    @staticmethod
+    def _write(out: io.FileIO, chunk: bytes, name: str) -> None:
+        """All of `chunk`: an unbuffered write may take only part of it."""
+        view = memoryview(chunk)
+        try:
+            while view:
+                view = view[out.write(view) :]
+        except OSError as exc:
+            raise _disk_error(exc, name) from None
 
     @staticmethod
     def _check_floor(partial: Path, still_needed: int, name: str) -> None:
@@ -435,6 +440,11 @@ class Download:
             refs.parent.mkdir(parents=True, exist_ok=True)
             refs.write_text(self.commit)
         return paths
+
+
+def _disk_error(exc: OSError, name: str) -> Exception:
+    """A full disk as the error a user can act on; any other OSError as it came."""
+    return disk_full(name) if exc.errno == errno.ENOSPC else exc
 
 
 def _check_names(repo: str, revision: str, commit: str, files: list[PlannedFile]) -> None:
