@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import charts  # noqa: E402  (bench/charts.py)
 from runtime.client import RuntimeClient  # noqa: E402
 from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams  # noqa: E402
-from ratios import geomean  # noqa: E402  (bench/ratios.py)
+from ratios import geomean, paired  # noqa: E402  (bench/ratios.py)
 from report import publish  # noqa: E402
 
 SYSTEM = "You are a senior software engineer."
@@ -452,9 +452,15 @@ def main() -> int:
                     "draft_tokens_accepted": median_run["draft_tokens_accepted"],
                     "matches_lokal_off": first_difference(median_run["text"], off_text) is None,
                 }
-            best = max((row["peer"][m]["decode_tokens_per_s"] for m in peer_modes if m != "plain"), default=None)
+            best_mode = max((m for m in peer_modes if m != "plain"), key=lambda m: row["peer"][m]["decode_tokens_per_s"], default=None)
+            best = row["peer"][best_mode]["decode_tokens_per_s"] if best_mode else None
             if best and "auto" in row["modes"]:
                 row["auto_over_peer_best"] = round(row["modes"]["auto"]["decode_tokens_per_s"] / best, 3)
+                row["peer_best_mode"] = best_mode
+                # Round by round: each auto run over the best mode's run of the same round (run minutes apart at most).
+                row["auto_over_peer_best_paired"] = paired(
+                    [r.stats.decode_tokens_per_s for r in runs["auto"]], [r["decode_tokens_per_s"] for r in peer_runs[best_mode]]
+                )
             row["lokal_off_over_peer_plain"] = round(off_rate / plain, 3) if plain else None
         rows.append(row)
     client.close()
@@ -481,6 +487,9 @@ def main() -> int:
             if over:
                 # The best of the peer's modes on each prompt, chosen after the fact: the strictest comparison.
                 peer_summary[kind]["auto_over_peer_best_tokens_per_s"] = geomean(over)
+                # Every round of every prompt as one pair: the interval of the geomean over this kind's prompts.
+                pairs = [r["auto_over_peer_best_paired"]["ratios"] for r in rows if r["kind"] == kind and "auto_over_peer_best_paired" in r]
+                peer_summary[kind]["auto_over_peer_best_paired"] = paired([x for ratios_ in pairs for x in ratios_], [1.0] * sum(map(len, pairs)))
                 # Each peer mode as a setting a user would pick: Lokal's auto over it, in tokens/s.
                 for m in peer_modes:
                     if m != "plain" and "auto" in modes:
