@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import io
 import json
 import logging
 import os
@@ -47,7 +46,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, get_args
+from typing import IO, Callable, get_args
 
 import httpx2
 from filelock import FileLock, Timeout
@@ -385,7 +384,7 @@ class Download:
             raise TransientError(f"the connection closed after {digest.length} of {f.size} bytes")
 
     @staticmethod
-    def _write(out: io.FileIO, chunk: bytes, name: str) -> None:
+    def _write(out: IO[bytes], chunk: bytes, name: str) -> None:
         """All of `chunk`: an unbuffered write may take only part of it."""
         view = memoryview(chunk)
         try:
