@@ -457,6 +457,8 @@ def main() -> int:
             if best and "auto" in row["modes"]:
                 row["auto_over_peer_best"] = round(row["modes"]["auto"]["decode_tokens_per_s"] / best, 3)
                 row["peer_best_mode"] = best_mode
+                # None drafted: the "best" mode decoded plainly, and only noise set it above the peer's plain runs.
+                row["peer_best_drafted"] = sum(r["draft_tokens"] for r in peer_runs[best_mode])
                 # Round by round: each auto run over the best mode's run of the same round (run minutes apart at most).
                 row["auto_over_peer_best_paired"] = paired(
                     [r.stats.decode_tokens_per_s for r in runs["auto"]], [r["decode_tokens_per_s"] for r in peer_runs[best_mode]]
