@@ -225,6 +225,102 @@ def busiest_skus(inventory, count=3):
     return [sku for sku, _ in ranked[:count]]
 '''
 
+# Held out: added after the lookup changes of 2026-12-03 (copy cursor, agreement, draft at most 4x the match) were
+# tuned on the prompts above; measured, never tuned on.
+SCANNER = '''import os
+import hashlib
+
+
+def find_files(root, suffix):
+    found = []
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            if name.endswith(suffix):
+                found.append(os.path.join(folder, name))
+    return sorted(found)
+
+
+def file_digest(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(65536), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def duplicates(root, suffix=".jpg"):
+    by_digest = {}
+    for path in find_files(root, suffix):
+        by_digest.setdefault(file_digest(path), []).append(path)
+    return [paths for paths in by_digest.values() if len(paths) > 1]
+
+
+def total_size(paths):
+    return sum(os.path.getsize(path) for path in paths)
+
+
+def backup_name(path):
+    folder = os.path.dirname(path)
+    stem, extension = os.path.splitext(os.path.basename(path))
+    return os.path.join(folder, stem + ".bak" + extension)
+
+
+def ensure_folder(path):
+    if not os.path.isdir(path):
+        os.makedirs(path)
+    return os.path.abspath(path)
+'''
+
+LIMITER = '''import time
+
+
+class TokenBucket:
+    def __init__(self, rate, capacity):
+        self.rate = rate
+        self.capacity = capacity
+        self.tokens = capacity
+        self.updated = time.monotonic()
+
+    def _refill(self):
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
+        self.updated = now
+
+    def take(self, count=1):
+        self._refill()
+        if self.tokens >= count:
+            self.tokens -= count
+            return True
+        return False
+
+    def wait_time(self, count=1):
+        self._refill()
+        missing = count - self.tokens
+        return max(0.0, missing / self.rate)
+
+
+class Limits:
+    def __init__(self, default_rate, default_capacity):
+        self.default_rate = default_rate
+        self.default_capacity = default_capacity
+        self.buckets = {}
+
+    def bucket(self, key):
+        if key not in self.buckets:
+            self.buckets[key] = TokenBucket(self.default_rate, self.default_capacity)
+        return self.buckets[key]
+
+    def allow(self, key, count=1):
+        return self.bucket(key).take(count)
+
+    def forget_idle(self, seconds):
+        now = time.monotonic()
+        idle = [key for key, bucket in self.buckets.items() if now - bucket.updated > seconds]
+        for key in idle:
+            del self.buckets[key]
+        return len(idle)
+'''
+
 PROMPTS = [
     ("code-edit", "lru-type-hints", f"Rewrite this class with type hints and docstrings on every method, keeping the logic the same. Output only the code.\n\n```python\n{LRU}```"),
     ("code-edit", "parser-with", f"Refactor this function to use a `with` statement and pathlib.Path, and rename `result` to `config`. Output only the code.\n\n```python\n{PARSER}```"),
@@ -236,6 +332,8 @@ PROMPTS = [
     # The issue's kind of edit: a whole ~100-line module written out again with one change throughout.
     ("code-edit", "module-rename", f"Rename the attribute `items` to `stock` throughout this module. Output the whole module, nothing else.\n\n```python\n{INVENTORY}```"),
     ("code-edit", "module-logging", f"Add logging to every method and function of this module: a module-level `logger = logging.getLogger(__name__)` and a `logger.debug` call at the start of each. Output the whole module, nothing else.\n\n```python\n{INVENTORY}```"),
+    ("code-edit", "scanner-pathlib", f"Port this module from os and os.path to pathlib, same behaviour. Output the whole module, nothing else.\n\n```python\n{SCANNER}```"),
+    ("code-edit", "limiter-docstrings", f"Add a docstring to every class, method and function of this module, changing nothing else. Output the whole module, nothing else.\n\n```python\n{LIMITER}```"),
     ("question", "qa-gil", "What is Python's global interpreter lock, and when does it limit the speed of a program?"),
     ("question", "qa-tcp", "Explain the difference between TCP and UDP, and when to choose each."),
     ("free-writing", "story", "Write a short story about a lighthouse keeper who finds a message in a bottle."),

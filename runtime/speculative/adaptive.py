@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 import os
 from dataclasses import dataclass
+from typing import Sequence
 
 from runtime.llama.generation import BatchSoFar
 from runtime.llama.token_alignment import common_prefix
@@ -34,6 +35,12 @@ from runtime.speculative.run_lengths import RunLengths
 
 MIN_GAIN = 1.05
 K_MAX_LOOKUP = 64  # the longest lookup draft verified in one pass (LOKAL_SPECULATIVE_K_MAX overrides it)
+# A lookup draft is at most this many times as long as the match it continues (SuffixDecoding's max_spec_factor).
+# How long copies go on is learnt from the drafts judged, few of them after short matches, and after a reply
+# whose copies held such a count soon says a 3-token match goes on for 30 tokens: module-logging, asked
+# again, drafted 63 tokens after 3- and 4-token matches and kept 0 and 2, each a pass of 30 steps' cost.
+# Bounded by the match, a copy that has really begun reaches the longest drafts one pass later.
+MATCH_FACTOR = 4
 K_MAX_DRAFT = 8
 PROBE_K = 2
 PROBE_FIRST = 16  # plain tokens before the first probe of a draft model that did not pay
@@ -117,8 +124,14 @@ class Controller:
     def _target(self, batch: BatchSoFar, optimistic: bool = False):
         return lambda k: self.costs.target_cost(batch.tokens + 1 + k, optimistic)
 
-    def plan_lookup(self, n: int, available: int, room: int, batch: BatchSoFar | None = None, of_reply: bool = False) -> Plan:
-        """A lookup draft after a suffix match of n tokens, continuing earlier text or (of_reply) the reply itself."""
+    def plan_lookup(
+        self, n: int, available: int, room: int, batch: BatchSoFar | None = None, of_reply: bool = False, agreement: Sequence[float] = ()
+    ) -> Plan:
+        """A lookup draft after a suffix match of n tokens, continuing earlier text or (of_reply) the reply itself.
+
+        `agreement[m - 1]`: the share of the suffix's occurrences that agree with the draft's first m tokens (lookup.py);
+        a copy goes on only as far as the run-length hazard and that share both allow.
+        """
         batch = batch or BatchSoFar()
         k_max = min(available, room, self.k_max_lookup)
         if k_max <= 0:
@@ -127,7 +140,10 @@ class Controller:
             return Plan(min(self.fixed_k, k_max), 1.0)
         if self.costs.plain_step is None:
             return Plan(0, 1.0)  # first measure what a plain step costs here
+        k_max = min(k_max, MATCH_FACTOR * n)
         survival = self.copies[of_reply].survival(n, k_max)
+        if agreement:
+            survival = [s * a for s, a in zip(survival, agreement)]
         plan = self._best(survival, self._target(batch), batch)
         bold = self._explore(survival, batch, plan.k)
         if bold is not None:

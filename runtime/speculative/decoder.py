@@ -34,6 +34,7 @@ class Draft:
     probe: bool = False
     expected: float = 1.0  # tokens this step is expected to yield (the accepted run and the target's own)
     of_reply: bool = False  # a lookup draft that copies the reply's own earlier tokens, not earlier text
+    start: int = 0  # a lookup draft: where its continuation starts in the history
 
 
 class Drafting:
@@ -43,20 +44,23 @@ class Drafting:
         self.controller = controller
         self.lookup = lookup
         self.draft_model = draft_model
-        self.shadow: tuple[int, list[int], bool] | None = None  # a lookup draft (match length, tokens, of the reply) not used this round, scored afterwards
+        self.shadow: tuple[NgramMatch, bool] | None = None  # a lookup draft (and whether it copies the reply) not used this round, scored afterwards
         self.reply_start = 0  # where the reply begins in the history: a match after it copies the reply itself
+        # Where in the history the reply's copy stands: after the last token a lookup draft (used or not) got right.
+        # A copy broken by an inserted line resumes there, where the suffix after the insertion may occur many times.
+        self.copy_at: int | None = None
 
     def propose(self, history: list[int], room: int, sampling: SamplingConfig, draft_sampler: Sampler | None, batch: BatchSoFar) -> Draft | None:
         self.shadow = None
         match: NgramMatch | None = None
         if self.lookup is not None:
-            match = self.lookup.match(min(room, self.controller.k_max_lookup))
+            match = self.lookup.match(min(room, self.controller.k_max_lookup), near=self.copy_at)
             if match is not None:
                 of_reply = match.start >= self.reply_start
-                plan = self.controller.plan_lookup(match.n, len(match.continuation), room, batch, of_reply)
+                plan = self.controller.plan_lookup(match.n, len(match.continuation), room, batch, of_reply, match.agreement)
                 if plan.k > 0:
-                    return Draft(match.continuation[: plan.k], [None] * plan.k, match.n, expected=plan.expected, of_reply=of_reply)
-                self.shadow = (match.n, match.continuation, of_reply)
+                    return Draft(match.continuation[: plan.k], [None] * plan.k, match.n, expected=plan.expected, of_reply=of_reply, start=match.start)
+                self.shadow = (match, of_reply)
         # Both drafters: the draft model drafts when prompt lookup has nothing worth verifying.
         if self.draft_model is not None and (match is None or self.shadow is not None):
             plan = self.controller.plan_draft(room, batch)
@@ -73,13 +77,20 @@ class Drafting:
         """Prompt lookup's acceptance, learnt for free from a round that did not use it."""
         if self.shadow is None:
             return
-        match, draft, of_reply = self.shadow
+        match, of_reply = self.shadow
         self.shadow = None
+        draft = match.continuation
         n = min(len(draft), len(emitted))
         agreed = 0
         while agreed < n and draft[agreed] == emitted[agreed]:
             agreed += 1
-        self.controller.observe_lookup(match, agreed + 1 if agreed < n else agreed, agreed, of_reply)
+        self.controller.observe_lookup(match.n, agreed + 1 if agreed < n else agreed, agreed, of_reply)
+        self.copied(match.start, agreed)
+
+    def copied(self, start: int, agreed: int) -> None:
+        """A lookup draft continuing the history at `start` had its first `agreed` tokens right."""
+        if agreed:
+            self.copy_at = start + agreed
 
 
 class SpeculativeSteppers:
@@ -169,6 +180,7 @@ class SpeculativeStepper:
                 controller.drafted_with_model(draft.probe)
             else:
                 controller.observe_lookup(draft.match, len(draft.tokens), accepted, draft.of_reply)
+                self.drafting.copied(draft.start, accepted)
             figures.drafted += len(draft.tokens)
             figures.accepted += accepted
             figures.drafts += 1

@@ -11,14 +11,26 @@ how long the reply has been copying, and that predicts acceptance far better
 than any fixed n (measured on code edits with Qwen2.5-Coder-1.5B: the first
 drafted token is accepted 23% of the time after a 1-token match, 71% after 5-7,
 95% after 16 or more).
+
+A short suffix often occurs several times, and its occurrences go on differently
+(`@dataclass\nclass` before each class of a module). Two things follow. Which
+occurrence: the one the reply was copying, found from where its copy last
+stood (`near`): after an inserted line, the copy resumes where it left the
+source, not at the suffix's last occurrence. How far: the share of the
+occurrences that still agree with the chosen continuation after m tokens
+(`agreement`, as SuffixDecoding weighs a draft by its frequency). Measured on the
+benchmark's code edits: a first drafted token that most other occurrences
+contradict broke 88% of the time, after a unique match 45%.
 """
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 LENGTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+OCCURRENCES = 16  # the most recent occurrences of a suffix whose continuations are compared
 
 
 @dataclass(frozen=True)
@@ -28,6 +40,8 @@ class NgramMatch:
     n: int  # length of the matched suffix: longer matches are accepted more often
     continuation: list[int]
     start: int  # where the continuation starts in the history
+    # agreement[m - 1]: the share of the suffix's occurrences whose continuation agrees with this one's first m tokens
+    agreement: tuple[float, ...] = ()
 
 
 class NgramIndex:
@@ -41,7 +55,7 @@ class NgramIndex:
         self.tokens: list[int] = []
         # Occurrences ending before the last token only: the last token's own suffix must not match itself.
         self._indexed = 0
-        self._ends: dict[int, dict[tuple[int, ...], int]] = {n: {} for n in self.lengths}
+        self._ends: dict[int, dict[tuple[int, ...], list[int]]] = {n: {} for n in self.lengths}
 
     def reset(self, tokens: Sequence[int]) -> None:
         """Point the index at a new history; reuses the work done if it only grew."""
@@ -63,11 +77,15 @@ class NgramIndex:
         for end in range(self._indexed + 1, len(tokens)):
             for n, table in self._ends.items():
                 if end >= n:
-                    table[tuple(tokens[end - n : end])] = end
+                    table.setdefault(tuple(tokens[end - n : end]), []).append(end)
         self._indexed = max(self._indexed, len(tokens) - 1)
 
-    def match(self, limit: int) -> NgramMatch | None:
-        """The continuation (at most `limit` tokens) of the longest suffix seen before, most recent occurrence."""
+    def match(self, limit: int, near: int | None = None) -> NgramMatch | None:
+        """The continuation (at most `limit` tokens) of the longest suffix seen before.
+
+        Of its occurrences, the first that ends at or after `near` (where the reply's copy last stood),
+        else the most recent.
+        """
         if limit <= 0 or len(self.tokens) < 2:
             return None
         self._catch_up()
@@ -75,12 +93,34 @@ class NgramIndex:
         for n in self.lengths:
             if n >= len(tokens):
                 continue
-            end = self._ends[n].get(tuple(tokens[-n:]))
-            if end is not None:
+            ends = self._ends[n].get(tuple(tokens[-n:]))
+            if ends:
+                at = bisect.bisect_left(ends, near) if near is not None else len(ends)
+                end = ends[at] if at < len(ends) else ends[-1]
                 continuation = self._up_to_an_end(tokens[end : end + limit])
                 if continuation:
-                    return NgramMatch(n, continuation, end)
+                    return NgramMatch(n, continuation, end, self._agreement(ends, end, continuation))
         return None
+
+    def _agreement(self, ends: list[int], chosen: int, continuation: list[int]) -> tuple[float, ...]:
+        """agreement[m - 1]: the share of the recent occurrences (the chosen one among them) agreeing for m tokens.
+
+        An occurrence whose continuation runs into the end of the history disagrees with nothing past it.
+        """
+        tokens, k = self.tokens, len(continuation)
+        others = [end for end in ends[-OCCURRENCES:] if end != chosen]
+        if not others:
+            return (1.0,) * k
+        agreeing = [1 + len(others)] * k
+        for end in others:
+            held = 0
+            while held < k and end + held < len(tokens) and tokens[end + held] == continuation[held]:
+                held += 1
+            if end + held < len(tokens):  # it parts at `held`: it disagrees from there on
+                for m in range(held, k):
+                    agreeing[m] -= 1
+        total = 1 + len(others)
+        return tuple(a / total for a in agreeing)
 
     def _up_to_an_end(self, continuation: list[int]) -> list[int]:
         for i, token in enumerate(continuation):

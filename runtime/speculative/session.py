@@ -23,7 +23,7 @@ from runtime.llama.generation import PlainStepper, StepperFactory
 from runtime.llama.llama_model import LlamaModel, as_sequence
 from runtime.protocol import ErrorCode, RpcError
 from runtime.speculative.adaptive import Controller
-from runtime.speculative.costs import CostModel, calibrate, head_share
+from runtime.speculative.costs import CostModel, calibrate, calibrate_draft, head_share
 from runtime.speculative.decoder import Drafting, SpeculativeSteppers
 from runtime.speculative.draft_model import DraftModel
 from runtime.speculative.lookup import NgramIndex
@@ -65,6 +65,8 @@ class Speculation:
             self.notice = f"speculative decoding is off: a {target.header.architecture} model cannot rewind part of its cache to the last accepted token"
         elif not self.verify_singly and fixed_k is None:
             calibrate(target.sequences[-1], self.costs)
+            if draft is not None:
+                calibrate_draft(draft.sequences[-1], self.costs)
 
     @property
     def draft(self) -> DraftModel | None:

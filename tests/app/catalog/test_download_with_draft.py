@@ -44,7 +44,10 @@ def downloads_of(window):
     return window.catalog.dock.widget().model
 
 
-def test_download_with_its_draft_model_pairs_them_and_the_window_loads_and_shows_both(qtbot, hub, twin_on_the_hub, store_path, starter_model, english):
+def test_download_with_its_draft_model_pairs_them_and_the_window_loads_and_shows_both(qtbot, hub, twin_on_the_hub, store_path, starter_model, english, monkeypatch):
+    # A twin as big as the target never pays, and the runtime times the draft model at load to know it: make it
+    # draft all the same (LOKAL_SPECULATIVE_FIXED_K, read by the runtime at load), so its figures reach the panel.
+    monkeypatch.setenv("LOKAL_SPECULATIVE_FIXED_K", "4")
     # The model's own settings, set before: pairing changes only its draft.
     load_settings.write(starter_model, LoadSettings(speculation="lookup", n_seq=2, n_ctx=2048))
     window = open_window(qtbot, store_path, starter_model, settings=ConversationSettings(temperature=0.0, max_tokens=32, n_ctx=None, seed=1), load=False)

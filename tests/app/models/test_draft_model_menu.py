@@ -34,8 +34,11 @@ def draft_entries(window) -> dict[str, object]:
     return {action.text(): action for action in window.local_sections.draft_menu.actions() if not action.isSeparator()}
 
 
-def test_the_draft_model_menu_loads_a_compatible_model_with_the_target_and_greys_out_the_rest(qtbot, store_path, starter_model, models_on_disk, english):
+def test_the_draft_model_menu_loads_a_compatible_model_with_the_target_and_greys_out_the_rest(qtbot, store_path, starter_model, models_on_disk, english, monkeypatch):
     twin, stranger = models_on_disk
+    # A twin as big as the target never pays, and the runtime times the draft model at load to know it: make it
+    # draft all the same, so the reply shows the draft model at work.
+    monkeypatch.setenv("LOKAL_SPECULATIVE_FIXED_K", "4")
     window = open_window(qtbot, store_path, starter_model, settings=ConversationSettings(temperature=0.0, max_tokens=48, n_ctx=2048, seed=1))
     try:
         qtbot.waitUntil(lambda: window.loader.prepared is not None and len(window.loader.prepared.drafts) == 2 and not window.session.busy, timeout=60_000)

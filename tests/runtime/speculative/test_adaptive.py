@@ -249,10 +249,12 @@ def test_a_match_continuing_the_reply_is_told_apart_from_one_continuing_the_prom
     greedy = SamplingConfig(temperature=0.0, top_p=1.0, top_k=40, seed=0)
     index.reset(prompt + [2, 3])  # the reply copies the prompt
     drafting.propose(prompt + [2, 3], 100, greedy, None, BatchSoFar())
-    assert drafting.shadow == (2, [4, 5, 6, 7, 8, 2, 3], False)
+    match, of_reply = drafting.shadow
+    assert (match.n, match.continuation, of_reply) == (2, [4, 5, 6, 7, 8, 2, 3], False)
     index.extend([20, 21, 22, 20, 21])  # now it repeats its own words
     drafting.propose(index.tokens, 100, greedy, None, BatchSoFar())
-    assert drafting.shadow == (2, [22, 20, 21], True)
+    match, of_reply = drafting.shadow
+    assert (match.n, match.continuation, of_reply) == (2, [22, 20, 21], True)
 
 
 def test_acceptance_learnt_in_one_conversation_is_forgotten_in_another_but_kept_across_its_turns():
@@ -277,3 +279,23 @@ def test_acceptance_learnt_in_one_conversation_is_forgotten_in_another_but_kept_
     c.begin_reply(rename[:10] + list(range(5000, 5400)))  # another conversation, the same system prompt
     assert c.plan_lookup(n=6, available=64, room=1000) == fresh
     assert c.costs.plain_step == costs_before
+
+
+def test_a_short_match_never_bets_a_long_draft_however_well_copies_held_before():
+    # module-logging asked again: after a reply whose copies all held, a 3-token match drafted 63 tokens and kept none.
+    c = Controller(costs(t1=0.1, per_token=0.042, long_per_token=0.021))
+    for n in (3, 4, 6, 8):
+        for _ in range(10):
+            c.observe_lookup(n, 64, 64)
+    assert c.plan_lookup(n=3, available=64, room=1000).k == 12  # four times the match
+    assert c.plan_lookup(n=16, available=64, room=1000).k == 64
+
+
+def test_a_continuation_most_other_occurrences_contradict_is_drafted_shorter():
+    c = Controller(costs(t1=0.1, per_token=0.042, long_per_token=0.021))
+    for _ in range(10):
+        c.observe_lookup(8, 32, 32)
+    sure = c.plan_lookup(n=8, available=32, room=1000)
+    contested = c.plan_lookup(n=8, available=32, room=1000, agreement=(1.0,) * 4 + (0.25,) * 28)  # 3 of 4 part after 4 tokens
+    assert sure.k == 32 and contested.k == 4
+    assert contested.expected < sure.expected

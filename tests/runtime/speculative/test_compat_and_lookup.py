@@ -100,3 +100,20 @@ def test_a_continuation_stops_after_the_token_that_ends_a_reply():
     unaware = NgramIndex()
     unaware.reset(history)
     assert unaware.match(limit=6).continuation == [13, end, 7, 8, 9, 10]
+
+
+def test_a_suffix_that_occurs_often_continues_where_the_copy_stood_weighed_by_how_many_agree():
+    # After an inserted line the suffix (say, a newline and an indent) occurs before every line of the file.
+    history = [5, 1, 2, 30, 31, 6, 1, 2, 40, 41, 7, 1, 2, 40, 42, 8, 1, 2]
+    index = NgramIndex()
+    index.reset(history)
+    recent = index.match(limit=3)
+    assert (recent.n, recent.continuation, recent.start) == (2, [40, 42, 8], 13)
+    # of the three occurrences, [1, 2, 40, 41] agrees for one token, then only with itself
+    assert recent.agreement == pytest.approx((2 / 3, 1 / 3, 1 / 3))
+    resumed = index.match(limit=3, near=4)  # the copy stood at position 4: the next occurrence from there
+    assert (resumed.continuation, resumed.start) == ([40, 41, 7], 8)
+    assert resumed.agreement == pytest.approx((2 / 3, 1 / 3, 1 / 3))
+    assert index.match(limit=3, near=99).start == 13  # none that far on: the most recent
+    index.reset([9, 3, 4, 9, 3])
+    assert index.match(limit=2).agreement == (1.0, 1.0)  # a single occurrence contradicts nothing

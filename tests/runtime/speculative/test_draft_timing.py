@@ -37,3 +37,25 @@ def test_a_draft_cut_short_still_reports_the_step_it_took(draft):
         cut_short += len(tokens) < 2
         assert steps == 1 and seconds > 0, f"a 2-token draft decodes its first token once, kept {len(tokens)}: {draft.last_timing}"
     assert cut_short, "no draft was cut short: the case this test is about did not happen (pick other histories)"
+
+
+def test_a_draft_model_is_timed_at_load_so_the_first_reply_never_feeds_one_that_cannot_pay(starter_model):
+    # The starter model drafting for itself: a draft step costs a whole target step, which can never pay.
+    # Unmeasured, the first reply read its prompt into the draft model before the first token (5.6 s with
+    # the 0.5B beside the 1.5B) and then probed it, catching it up on every token since (1.3 s).
+    from runtime.speculative.session import Speculation
+    from spec_helpers import chat_prompt, load, run
+
+    target, draft_llama = load(starter_model), load(starter_model)
+    speculation = Speculation(target, draft_llama)
+    try:
+        assert speculation.costs.draft_step is not None and speculation.costs.draft_step > 0
+        assert not draft_llama.sequences[-1].tokens, "the calibration leaves the draft's cache empty"
+        controller = speculation.for_sequence(0).controller
+        assert not controller.draft_could_pay(), f"a draft step of {speculation.costs.draft_step:.4f} s against a target step of {speculation.costs.plain_step:.4f} s"
+        outcome = run(target, chat_prompt(target, "Count from one to twenty in words."), speculation.steppers_for("auto"), max_tokens=48)
+        assert outcome.stats.model_draft_tokens == 0
+        assert not speculation.for_sequence(0).draft.model.tokens, "the draft model read the prompt of a reply it could not speed up"
+    finally:
+        speculation.close()
+        target.close()
