@@ -40,7 +40,8 @@ def first_reply(target: str, draft: str | None, threads: int, prompt: str, token
         client.initialize("bench-draft-first-reply")
         client.load_model(ModelLoadParams(path=target, n_ctx=N_CTX, n_threads=threads, draft_path=draft), timeout=600)
         messages = [ChatMessage("system", SYSTEM), ChatMessage("user", prompt)]
-        # A conversation never seen: nothing of it is in a cache, on disk or in memory.
+        # A conversation never seen. The target may still find the prompt in its KV store (earlier runs of the same
+        # text), with or without a draft model alike; the draft model has no such store and reads it all.
         result = client.chat(ChatGenerateParams(f"first-{uuid.uuid4().hex}", messages, max_tokens=tokens, temperature=0.0, speculation="auto"), timeout=3600)
     s = result.stats
     return {
