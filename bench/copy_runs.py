@@ -12,7 +12,8 @@ runtime/speculative/copy_runs.py, whose priors come from this script.
     .venv/bin/python bench/copy_runs.py [--tokens 256] [--kinds code-edit] [--json out.json]
 
 Prints one JSON object: judged and broken counts per run-length bin, and h, per prompt kind, in all and
-apart for copies of the prompt and copies of the reply's own earlier text.
+apart for copies of the prompt and copies of the reply's own earlier text; and how often the first drafted
+token broke by how many of the suffix's other occurrences agree with it (lookup.py's agreement).
 """
 
 from __future__ import annotations
@@ -41,6 +42,14 @@ GREEDY = SamplingConfig(temperature=0.0, top_p=1.0, top_k=40, seed=0)
 LONGEST_DRAFT = 64
 
 
+AGREEMENT_CLASSES = ("all occurrences agree", "most agree", "most contradict")
+
+
+def agreement_class(share: float) -> str:
+    """How a first drafted token stands among the other occurrences of its suffix (lookup.py's agreement)."""
+    return AGREEMENT_CLASSES[0] if share >= 1.0 else AGREEMENT_CLASSES[1] if share > 0.5 else AGREEMENT_CLASSES[2]
+
+
 def observe_reply(prompt: list[int], reply: list[int], counts: dict, ends) -> None:
     """Count judged and broken tokens per run-length bin, apart for copies of the prompt and of the reply itself.
 
@@ -52,6 +61,9 @@ def observe_reply(prompt: list[int], reply: list[int], counts: dict, ends) -> No
         match = index.match(LONGEST_DRAFT)
         if match is not None:
             judged, broken = counts["reply" if match.start >= len(prompt) else "prompt"]  # where the copied run continues
+            first = counts["first token"][agreement_class(match.agreement[0])]
+            first[0] += 1
+            first[1] += match.continuation[0] != reply[i]
             for m, proposed in enumerate(match.continuation[: len(reply) - i], start=1):
                 b = run_bin(match.n + m - 1)
                 judged[b] += 1
@@ -73,6 +85,8 @@ def main() -> int:
     template, _ = load_template(model.header.chat_template, model)
     kinds = args.kinds.split(",")
     counts = {kind: {source: ([0] * len(RUN_BINS), [0] * len(RUN_BINS)) for source in ("prompt", "reply")} for kind in kinds}
+    for by_source in counts.values():
+        by_source["first token"] = {c: [0, 0] for c in AGREEMENT_CLASSES}  # judged, broken
     for kind, name, text in PROMPTS:
         if kind not in kinds:
             continue
@@ -85,6 +99,9 @@ def main() -> int:
     model.close()
     report = {"model": Path(path).name, "tokens": args.tokens, "bins": list(RUN_BINS), "by_kind": {}}
     for kind, by_source in counts.items():
+        report.setdefault("first_token_by_agreement", {})[kind] = {
+            c: {"judged": j, "broken": b, "h": round(b / j, 4) if j else None} for c, (j, b) in by_source.pop("first token").items()
+        }
         both = [[p + r for p, r in zip(by_source["prompt"][i], by_source["reply"][i])] for i in range(2)]
         for label, (judged, broken) in (("", both), (" copying the prompt", by_source["prompt"]), (" copying the reply", by_source["reply"])):
             report["by_kind"][kind + label] = {

@@ -151,11 +151,7 @@ def calibrate(seq, costs: CostModel, budget_s: float = CALIBRATION_BUDGET_S) -> 
     token = max(seq.model.bos_token, 0)
     started = time.perf_counter()
     try:
-        for _ in range(2):
-            t0 = time.perf_counter()
-            seq.decode((token,))
-            seq.clear()
-            single = time.perf_counter() - t0
+        single = _single_step(seq, token, timed=1)
         costs.observe_pass(1, single)
         n = int((budget_s - (time.perf_counter() - started)) / single)
         n = min(n, CALIBRATION_MAX_TOKENS, seq.model.n_batch, seq.n_ctx - 1)
@@ -170,20 +166,26 @@ def calibrate(seq, costs: CostModel, budget_s: float = CALIBRATION_BUDGET_S) -> 
 def calibrate_draft(seq, costs: CostModel) -> None:
     """Time a draft-model step at load (then empty the sequence again), so the first reply already knows whether it can pay.
 
-    Unmeasured, a draft model is assumed to pay until it drafts: the first reply read the prompt into it as
-    part of the time to the first token, and its first probe caught it up on every token since (5.6 s and
-    1.3 s with Qwen2.5-Coder-0.5B beside the 1.5B on two cores, where it can never pay).
+    Untimed, a draft model was assumed to pay until it drafted: the first reply read its prompt into it
+    before the first token (5.7 s for a 755-token prompt with Qwen2.5-Coder-0.5B beside the 1.5B on two
+    cores, where it can never pay: bench/draft_first_reply.py) and then probed it mid-reply.
     """
     if seq.tokens:
         return
-    token = max(seq.model.bos_token, 0)
     try:
-        best = math.inf
-        for _ in range(3):  # the first warms up; the fastest of the rest, as a busy moment only slows a step
-            t0 = time.perf_counter()
-            seq.decode((token,))
-            seq.clear()
-            best = min(best, time.perf_counter() - t0)
-        costs.observe_draft(None, 1, best)
+        costs.observe_draft(None, 1, _single_step(seq, max(seq.model.bos_token, 0), timed=2))
     finally:
         seq.clear()
+
+
+def _single_step(seq, token: int, timed: int) -> float:
+    """Seconds of a single-token pass on the empty sequence: one to warm up, then the fastest of `timed` more
+    (a busy moment only ever slows a step)."""
+    best = math.inf
+    for i in range(timed + 1):
+        t0 = time.perf_counter()
+        seq.decode((token,))
+        seq.clear()
+        if i:
+            best = min(best, time.perf_counter() - t0)
+    return best

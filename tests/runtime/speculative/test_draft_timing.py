@@ -41,8 +41,8 @@ def test_a_draft_cut_short_still_reports_the_step_it_took(draft):
 
 def test_a_draft_model_is_timed_at_load_so_the_first_reply_never_feeds_one_that_cannot_pay(starter_model):
     # The starter model drafting for itself: a draft step costs a whole target step, which can never pay.
-    # Unmeasured, the first reply read its prompt into the draft model before the first token (5.6 s with
-    # the 0.5B beside the 1.5B) and then probed it, catching it up on every token since (1.3 s).
+    # Unmeasured, the first reply read its prompt into the draft model before the first token (5.7 s with
+    # the 0.5B beside the 1.5B: bench/draft_first_reply.py) and then probed it, catching it up on every token since.
     from runtime.speculative.session import Speculation
     from spec_helpers import chat_prompt, load, run
 
