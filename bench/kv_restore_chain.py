@@ -56,8 +56,7 @@ def main() -> int:
     try:
         whole, chain = StateStore(work / "whole"), StateStore(work / "chain", max_parts=args.parts + 2)
         base = len(tokens) - args.parts * args.part_tokens
-        for i in range(0, base, model.n_batch):
-            seq.decode(tokens[i : min(i + model.n_batch, base)])
+        seq.decode_all(tokens[:base])
         chain.put("c", TAG, np.asarray(seq.tokens, dtype=np.int32), seq_state.copy_out(seq))
         for _ in range(args.parts):
             start = len(seq.tokens)

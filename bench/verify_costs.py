@@ -37,8 +37,7 @@ def load(path: str, n_ctx: int, threads: int) -> LlamaModel:
 
 def fill(model: LlamaModel, n: int) -> list[int]:
     tokens = model.tokenize(FILLER * (n // 10 + 40), add_bos=False)
-    for i in range(0, n, model.n_batch):
-        model.decode(tokens[i : min(n, i + model.n_batch)])
+    model.decode_all(tokens[:n])
     return tokens
 
 

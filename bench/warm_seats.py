@@ -42,7 +42,7 @@ def measure(model_path: str, threads: int, flash: bool | None, args) -> dict:
     if len(tokens) < need:
         raise SystemExit(f"the sample text has {len(tokens)} tokens, {need} needed")
     active = model.sequences[0]
-    feed(active, tokens[: args.prompt])
+    active.decode_all(tokens[: args.prompt])
     probe = tokens[args.prompt : args.prompt + args.steps]
 
     def step_ms() -> float:
@@ -59,7 +59,7 @@ def measure(model_path: str, threads: int, flash: bool | None, args) -> dict:
     for _ in range(args.rounds):
         alone.append(step_ms())
         for seat in model.sequences[1:]:
-            feed(seat, tokens[offset : offset + args.warm])
+            seat.decode_all(tokens[offset : offset + args.warm])
             offset += args.warm
         warm.append(step_ms())
         for seat in model.sequences[1:]:
@@ -73,11 +73,6 @@ def measure(model_path: str, threads: int, flash: bool | None, args) -> dict:
         "alone_ms_runs": [round(x, 2) for x in alone],
         "warm_ms_runs": [round(x, 2) for x in warm],
     }
-
-
-def feed(seq, tokens) -> None:
-    for i in range(0, len(tokens), seq.n_batch):
-        seq.decode(tokens[i : i + seq.n_batch])
 
 
 def main() -> None:

@@ -135,7 +135,7 @@ class SavedStates:
             self._prefill_ms_per_token = 1000.0 / stats.prefill_tokens_per_s
 
     # ---- after the reply was sent ------------------------------------------
-    def save(self, model: LlamaModel | Seq, conversation_id: str, owner: str = PROTOCOL) -> None:
+    def save(self, model: LlamaModel | Seq, conversation_id: str, owner: str = PROTOCOL) -> str | None:
         """Copy what the turn added to the sequence's cache out and hand it to the store, which writes it in the background.
 
         This runs on the engine thread between two steps (the scheduler's after-work: llama.cpp's cache
@@ -144,15 +144,22 @@ class SavedStates:
         not the whole conversation's. A whole state is copied when there is no chain to add to
         (the first save, an edit early on, after a clear) or the model's cache cannot be cut
         back (recurrent), for which a part would mean nothing.
+
+        Returns the key it is saved under (`holds` asks about it later), None when it is not saved (too short, no store).
         """
         tag = self._owned(owner)
         if self.store is None or tag is None or len(model.tokens) < self.min_tokens:
-            return
+            return None
         key = xxhash.xxh3_64_hexdigest(f"{self._tag_json}\0{owner}\0{conversation_id}".encode())
         tokens = np.asarray(model.tokens, dtype=np.int32)
         start = self.store.append_start(key, tag, tokens) if APPEND and model.can_rewind else None
         if start is not None and start == tokens.size:
-            return  # the saved chain already holds exactly this
+            return key  # the saved chain already holds exactly this
         if start is not None and self.store.append(key, tag, start, tokens, seq_state.copy_out(model, start), self._prefill_ms_per_token):
-            return
+            return key
         self.store.put(key, tag, tokens, seq_state.copy_out(model), self._prefill_ms_per_token)
+        return key
+
+    def holds(self, model: LlamaModel | Seq, key: str) -> bool:
+        """Whether the store could restore the sequence's whole cache, as it is now, from what was saved under `key`."""
+        return self.store is not None and self._tag is not None and self.store.holds(key, model.tokens)

@@ -520,6 +520,14 @@ class StateStore:
         return paths
 
     # ---- restore -----------------------------------------------------------
+    def holds(self, key: str, tokens: Sequence[int]) -> bool:
+        """Whether `load` would give back exactly `tokens` under `key` now: the chain is in RAM or all on disk."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or not (entry.ram is not None or entry.written):
+                return False
+            return entry.tokens.size == len(tokens) and bool(np.array_equal(entry.tokens, np.asarray(tokens, dtype=np.int32)))
+
     def load(self, entry: Entry) -> Loaded | None:
         """The entry's chain from RAM, or from disk after every check; None (and the entry discarded) if it fails one."""
         with self._lock:

@@ -142,6 +142,11 @@ class KvSequence:
         if tokens:
             self.model.decode_slices([Slice(self, tokens, all_logits)], abort=abort)
 
+    def decode_all(self, tokens: Seq[int]) -> None:
+        """Append any number of tokens, n_batch per llama_decode call; the last token's logits are ready after."""
+        for i in range(0, len(tokens), self.model.n_batch):
+            self.decode(tokens[i : i + self.model.n_batch])
+
     def logits(self, i: int = -1) -> np.ndarray:
         """Logits row i of this sequence's part of the last decode (-1: its last); a zero-copy view until the next decode."""
         if self._copied is not None:
@@ -279,6 +284,9 @@ class LlamaModel:
 
     def decode(self, tokens: Seq[int], *, all_logits: bool = False, abort: threading.Event | None = None) -> None:
         self.sequences[0].decode(tokens, all_logits=all_logits, abort=abort)
+
+    def decode_all(self, tokens: Seq[int]) -> None:
+        self.sequences[0].decode_all(tokens)
 
     def logits(self, i: int = -1) -> np.ndarray:
         return self.sequences[0].logits(i)

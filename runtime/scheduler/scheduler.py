@@ -24,7 +24,9 @@ next turn's start, sent by their callers and evaluated in one llama_decode call;
 their states saved) begins. Until then a seat is held: no other reply sits in it.
 
 Which seat a reply gets: seat_choice.py; the KV store on disk (runtime/kvstore)
-covers conversations no seat holds any more. A prompt that begins like another
+covers conversations no seat holds any more, and those whose seat gave up its
+cells while another reply decoded (`_release_resting`: resting caches slow every
+token decoded beside them). A prompt that begins like another
 sequence's cache (the same system prompt) shares those cells (KvSequence.share)
 instead of computing them again. A seat changing owner is emptied first.
 
@@ -76,7 +78,9 @@ class SavedStates(Protocol):
 
     def restore(self, model: Seq, prompt: Sequence[int], stats: GenerationStats, owner: str) -> list[int] | None: ...
 
-    def save(self, model: Seq, conversation_id: str, owner: str) -> None: ...
+    def save(self, model: Seq, conversation_id: str, owner: str) -> str | None: ...
+
+    def holds(self, model: Seq, key: str) -> bool: ...
 
 
 class RoomNeeded(NamedTuple):
@@ -124,10 +128,14 @@ class Seat:
     reply: ScheduledReply | None = None  # streaming
     run: ReplyRun | None = None
     held_for: ScheduledReply | None = None  # over, its after-work still to come: nobody else sits here
+    saved_as: str = ""  # the KV store's key for a state holding exactly its cells ("": none known)
+    released: int = 0  # its conversation's tokens, its cells given up to the KV store (Scheduler._release_resting)
 
     def view(self) -> SeatView:
         busy = self.reply or self.held_for
-        return SeatView(self.seq.tokens, self.owner, self.conversation_id, self.last_used, busy.owner if busy is not None else None, self.held_for is not None)
+        return SeatView(
+            self.seq.tokens, self.owner, self.conversation_id, self.last_used, busy.owner if busy is not None else None, self.held_for is not None, self.released > 0
+        )
 
 
 @dataclass
@@ -255,7 +263,8 @@ class Scheduler:
             if streaming:
                 return len(max(streaming, key=lambda pair: pair[0])[1].seq.tokens)
             rested = [s for s in mine if s.last_used]
-            return len(max(rested, key=lambda s: s.last_used).seq.tokens) if rested else 0
+            newest = max(rested, key=lambda s: s.last_used) if rested else None
+            return (len(newest.seq.tokens) or newest.released) if newest is not None else 0
 
     def _idle(self) -> bool:
         return not self._waiting and not self._finishing and all(s.reply is None for s in self.seats)
@@ -309,6 +318,7 @@ class Scheduler:
                     except Exception as exc:  # a bug: this reply ends with it
                         log.exception("making room for the reply of %r", reply.conversation_id)
                         seat.run.fail(exc)
+            self._release_resting()
             for reply, seat in admitted:
                 self._admit(reply, seat)
             try:
@@ -367,6 +377,7 @@ class Scheduler:
     def _admit(self, reply: ScheduledReply, seat: Seat) -> None:
         seq = seat.seq
         reply.seq_id, reply.admitted = seq.seq_id, time.perf_counter()
+        seat.saved_as, seat.released = "", 0
         if seat.owner != reply.owner:
             seq.clear()  # another owner's cache is never reused, not even a shared system prompt
         seat.owner, seat.conversation_id = reply.owner, reply.conversation_id
@@ -402,6 +413,31 @@ class Scheduler:
         if donor is None or shared < own + MIN_SHARED_TOKENS:
             return
         seq.share(donor.seq, shared)
+
+    def _release_resting(self) -> None:
+        """While a reply streams or is about to, the seats resting with a cache the KV store holds give up their cells.
+
+        The context's sequences share one KV cache, and llama.cpp attends over every cell up to the
+        highest one in use, masking the other sequences' cells (llama_kv_cache::get_n_kv). So each
+        conversation kept warm made every token decoded elsewhere slower, more the longer it was: with
+        3 x 3,000 tokens resting, 1.11x the step time with flash attention, 1.86x without
+        (bench/warm_seats.py). Switching back restores the state from the store instead (a copy from
+        RAM, a few ms per 1,000 tokens, or about 50 ms from disk: bench/switch_back.py, kv_restore.py),
+        into the seat it left (seat_choice.py), where its draft model's cache still is.
+
+        Before the admitted replies' prompts go in: a state restored, or a prompt read, while the others
+        still hold their cells lands above theirs, and every step would go on spanning the cells freed
+        below it (llama.cpp starts its search for free cells from the bottom again once enough are free)."""
+        if self.states is None or not any(s.reply is not None for s in self.seats):
+            return
+        for seat in self.seats:
+            if seat.reply is not None or seat.held_for is not None or not seat.saved_as or not seat.seq.tokens:
+                continue
+            if self.states.holds(seat.seq, seat.saved_as):  # else not yet: a state too big for RAM is still being written
+                with self._changed:  # context_used reads the seat from other threads
+                    seat.released = len(seat.seq.tokens)
+                    seat.seq.clear()
+                    seat.saved_as = ""
 
     def _step(self, output: StepOutput) -> None:
         active = [s.run for s in self.seats if s.run is not None and not s.run.done]
@@ -484,7 +520,7 @@ class Scheduler:
         for seat, reply in done:
             try:
                 if reply.saves_state and self.states is not None and reply.outcome is not None:
-                    self.states.save(seat.seq, reply.cache_key or reply.conversation_id, reply.owner)
+                    seat.saved_as = self.states.save(seat.seq, reply.cache_key or reply.conversation_id, reply.owner) or ""
             except Exception:
                 log.exception("saving the state of %r", reply.conversation_id)
             finally:

@@ -1,9 +1,11 @@
 """Which seat a reply takes: a pure function of what each seat holds, testable without a model.
 
 A seat is one of the context's n_seq KV sequences as the scheduler sees it
-(scheduler.py). The choice: the seat its conversation rests in, else the resting
-seat whose cache shares the most with its prompt (switching back to a recent
-conversation costs no restore), else an empty one, else the one resting longest.
+(scheduler.py). The choice: the seat its conversation rests in (or rested in, until
+its cells were given up to the KV store while another reply decoded: the state is
+restored there, beside its draft model's cache), else the resting seat whose cache
+shares the most with its prompt (switching back to a recent conversation costs no
+restore), else an empty one, else the one resting longest.
 Caches are kept apart by owner (the protocol client, the API): a reply never
 reuses a cache another owner made. When both owners have asked for replies,
 neither may hold every seat, so neither ever waits for the other to finish.
@@ -29,6 +31,7 @@ class SeatView:
     last_used: float  # when its last reply ended (monotonic; 0: never)
     busy_with: str | None = None  # the owner of the reply streaming in it, or over and still being followed up
     held: bool = False  # its reply is over, and the next turn's start is still to be evaluated in it
+    released: bool = False  # its cells were given up to the KV store; its conversation is restored here
 
 
 @dataclass(frozen=True)
@@ -67,13 +70,17 @@ def choose_seat(
     best, best_shared = None, 0
     for i in resting:
         seat = seats[i]
+        if seat.released and not seat.tokens and seat.owner == reply.owner and seat.conversation_id == reply.conversation_id:
+            return i  # its conversation's seat, emptied for the KV store: the restore lands where its draft cache is
         if seat.owner == reply.owner and seat.tokens:
             shared = common_prefix(seat.tokens, align(seat.tokens, reply.prompt, piece))
             if seat.conversation_id == reply.conversation_id and shared:
                 return i  # its own conversation's cache (a next turn, a regenerate, an edit)
             if shared > best_shared:
                 best, best_shared = i, shared
-    empty = [i for i in resting if not seats[i].tokens]
+    # Seats never used first, then those emptied for the KV store, the one resting longest first: the
+    # conversation that rested in one comes back there, where its draft model's cache is.
+    empty = sorted((i for i in resting if not seats[i].tokens), key=lambda i: (seats[i].released, seats[i].last_used if seats[i].released else 0.0))
     if best is not None and (best_shared >= MIN_REUSE_TOKENS or not empty):
         return best
     if empty:

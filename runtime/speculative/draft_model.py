@@ -38,9 +38,7 @@ class DraftModel:
             n -= 1  # the last token is evaluated again for its logits
         model.truncate(n)
         self._fresh = False
-        rest = history[len(model.tokens) :]
-        for i in range(0, len(rest), model.n_batch):
-            model.decode(rest[i : i + model.n_batch])
+        model.decode_all(history[len(model.tokens) :])
         self._fresh = True
 
     def draft(self, history: list[int], k: int, sampling: SamplingConfig, sampler: Sampler | None) -> tuple[list[int], list[Proposal]]:

@@ -66,17 +66,34 @@ def test_restored_from_disk_after_a_restart_the_reply_is_byte_identical_to_the_w
     assert restored.text == warm.text
 
 
-def test_switching_back_to_a_resident_conversation_costs_no_restore(starter_model, tmp_path):
-    with runtime_with_store(tmp_path, starter_model, n_seq=2) as client:
+def test_a_conversation_resting_while_another_decodes_gives_its_cells_to_the_store_and_comes_back_identical(starter_model, tmp_path):
+    """Resting caches slow every token decoded beside them (one unified KV cache: bench/warm_seats.py), so a
+    conversation the store holds gives up its cells while another one's reply decodes, and comes back from
+    the store. Without a store nothing can bring it back, so it keeps them."""
+    def three_turns(client):
         a1 = ask(client, TURN_1, conversation="a")
         b1 = ask(client, POET, conversation="b")
-        back = ask(client, TURN_1 + [("assistant", a1.text), NEXT_QUESTION], conversation="a")
-        s = back.stats
-        # a rests in its own sequence while b streams in the other: all of it is still there.
+        used = client.metrics("a").kv_tokens_used  # the window's context meter, a on screen
+        assert used >= a1.stats.prompt_tokens + a1.stats.completion_tokens
+        back = ask(client, TURN_1 + [("assistant", a1.text), NEXT_QUESTION], conversation="a", max_tokens=24)
+        return a1, b1, back, used
+
+    with runtime_with_store(tmp_path / "off", starter_model, store="off", n_seq=2) as client:
+        a1, b1, resident, used = three_turns(client)
+        s = resident.stats
         assert s.kv_restore_source == "" and s.prompt_tokens_restored == 0
         assert s.prompt_tokens_reused >= a1.stats.prompt_tokens + a1.stats.completion_tokens and s.prompt_tokens_evaluated < 30
+
+    with runtime_with_store(tmp_path / "on", starter_model, n_seq=2) as client:
+        a1_again, b1_again, back, used_again = three_turns(client)
+        assert (a1_again.text, b1_again.text, used_again) == (a1.text, b1.text, used)  # given up, its tokens still count
+        s = back.stats
+        assert s.kv_restore_source == "ram" and s.prompt_tokens_reused == 0
+        assert s.prompt_tokens_restored >= a1.stats.prompt_tokens + a1.stats.completion_tokens and s.prompt_tokens_evaluated < 30
+        assert back.text == resident.text
+        # b's turn ran while a decoded in the other seat: b comes back from the store too
         b2 = ask(client, POET + [("assistant", b1.text), ("user", "Another one.")], conversation="b")
-        assert b2.stats.prompt_tokens_restored == 0 and b2.stats.prompt_tokens_reused >= b1.stats.prompt_tokens
+        assert b2.stats.kv_restore_source == "ram" and b2.stats.prompt_tokens_restored >= b1.stats.prompt_tokens
 
 
 def test_switching_conversations_restores_from_ram(starter_model, tmp_path):

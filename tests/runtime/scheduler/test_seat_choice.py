@@ -29,6 +29,17 @@ def test_a_reply_goes_back_to_its_own_conversations_seat_even_when_another_share
     assert choose_seat(seats, ask([*SYSTEM, 1, 2, 3, 4]), {"protocol"}, piece) == 1
 
 
+def test_a_conversation_whose_seat_gave_its_cells_to_the_store_is_restored_there_not_in_the_first_empty_seat():
+    given_up = SeatView([], "protocol", "c", 1.0, released=True)
+    seats = [resting([]), resting([*SYSTEM, 8], conversation="b"), given_up]
+    # There, not in the empty seat, nor beside the cache sharing its system prompt: its draft model's cache is there.
+    assert choose_seat(seats, ask([*SYSTEM, 1, 2]), {"protocol"}, piece) == 2
+    # A new conversation takes a seat never used before one emptied for the store, and of those the one resting longest.
+    newer = SeatView([], "protocol", "e", 7.0, released=True)
+    assert choose_seat([given_up, newer, resting([], owner=None)], ask([5, 6], conversation="d"), {"protocol"}, piece) == 2
+    assert choose_seat([newer, given_up], ask([5, 6], conversation="d"), {"protocol"}, piece) == 1
+
+
 def test_the_resting_cache_that_shares_the_most_beats_an_empty_seat():
     seats = [resting([]), resting([*SYSTEM[:4], 7], conversation="a"), resting([*SYSTEM, 8], conversation="b")]
     assert choose_seat(seats, ask([*SYSTEM, 5]), {"protocol"}, piece) == 2
