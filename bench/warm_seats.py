@@ -4,7 +4,9 @@ The context's sequences share one unified KV cache (runtime/llama/llama_model.py
 llama.cpp attends over every cell up to the highest one in use (llama_kv_cache::get_n_kv),
 masking the other sequences' cells. So the conversations kept warm for an instant switch
 back make each token of the one decoding slower. llama-server with --parallel 1 holds
-only the conversation at hand.
+only the conversation at hand. Since 6508662 the scheduler has resting seats whose state the KV
+store holds give up their cells while a reply streams; bench/switch_back.py measures that
+through the runtime.
 
 This loads the model with 4 seats, reads --prompt tokens into seat 0, and times single-token
 steps there (the median of --steps), alone and with --warm tokens resting in each of seats
