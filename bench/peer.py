@@ -109,6 +109,15 @@ class LlamaServer:
         finally:
             connection.close()
 
+    def chat(self, body: dict, timeout: float = 3600) -> dict:
+        """A raw POST to the server's /v1/chat/completions (its timings included)."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            connection.request("POST", "/v1/chat/completions", body=json.dumps(body), headers={"Content-Type": "application/json"})
+            return json.loads(connection.getresponse().read())
+        finally:
+            connection.close()
+
     def version(self) -> str:
         try:
             out = subprocess.run([self.binary, "--version"], capture_output=True, text=True, timeout=30)

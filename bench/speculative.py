@@ -373,18 +373,10 @@ class Peer:
 
     def run(self, mode: str, messages: list[ChatMessage], tokens: int) -> dict:
         body = {"messages": [{"role": m.role, "content": m.content} for m in messages], "max_tokens": tokens, "temperature": 0.0, "stream": False}
-        import http.client
-
         if mode in PEER_MODES_WITH_MEMORY and tokens > 1:
             self.servers[mode].close()
             self.servers[mode] = self._start(mode)
-        server = self.servers[mode]
-        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=3600)
-        try:
-            connection.request("POST", "/v1/chat/completions", body=json.dumps(body), headers={"Content-Type": "application/json"})
-            reply = json.loads(connection.getresponse().read())
-        finally:
-            connection.close()
+        reply = self.servers[mode].chat(body)
         t = reply.get("timings", {})
         return {
             "decode_tokens_per_s": t.get("predicted_per_second", 0.0),

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import glob
-import http.client
 import json
 import os
 import statistics
@@ -103,12 +102,7 @@ class Lokal:
 
 def peer_decode(server: LlamaServer, tokens: int) -> dict:
     body = {"messages": [{"role": m.role, "content": m.content} for m in DECODING], "max_tokens": tokens, "temperature": 0.0, "stream": False}
-    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=3600)
-    try:
-        connection.request("POST", "/v1/chat/completions", body=json.dumps(body), headers={"Content-Type": "application/json"})
-        reply = json.loads(connection.getresponse().read())
-    finally:
-        connection.close()
+    reply = server.chat(body)
     wait_until_idle()
     return {"decode_tokens_per_s": reply["timings"]["predicted_per_second"], "completion_tokens": reply["timings"]["predicted_n"], "text": reply["choices"][0]["message"]["content"]}
 

@@ -70,7 +70,7 @@ def choose_seat(
     best, best_shared = None, 0
     for i in resting:
         seat = seats[i]
-        if seat.released and not seat.tokens and seat.owner == reply.owner and seat.conversation_id == reply.conversation_id:
+        if seat.released and seat.owner == reply.owner and seat.conversation_id == reply.conversation_id:
             return i  # its conversation's seat, emptied for the KV store: the restore lands where its draft cache is
         if seat.owner == reply.owner and seat.tokens:
             shared = common_prefix(seat.tokens, align(seat.tokens, reply.prompt, piece))
