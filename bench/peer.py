@@ -102,18 +102,16 @@ class LlamaServer:
 
     def completion(self, body: dict, timeout: float = 600) -> dict:
         """A raw POST to the server's own /completion endpoint (its timings included)."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        try:
-            connection.request("POST", "/completion", body=json.dumps(body), headers={"Content-Type": "application/json"})
-            return json.loads(connection.getresponse().read())
-        finally:
-            connection.close()
+        return self._post("/completion", body, timeout)
 
     def chat(self, body: dict, timeout: float = 3600) -> dict:
         """A raw POST to the server's /v1/chat/completions (its timings included)."""
+        return self._post("/v1/chat/completions", body, timeout)
+
+    def _post(self, path: str, body: dict, timeout: float) -> dict:
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
-            connection.request("POST", "/v1/chat/completions", body=json.dumps(body), headers={"Content-Type": "application/json"})
+            connection.request("POST", path, body=json.dumps(body), headers={"Content-Type": "application/json"})
             return json.loads(connection.getresponse().read())
         finally:
             connection.close()
