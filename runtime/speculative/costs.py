@@ -39,6 +39,7 @@ BAND_STARTS = (2, 4, 8, 16, 32, 64, 128)
 PRIOR_SLOPES = {2: 0.95, 4: 0.95, 8: 0.9, 16: 0.7, 32: 0.5, 64: 0.45, 128: 0.45}
 CALIBRATION_BUDGET_S = 0.4  # at most this long, at load
 CALIBRATION_MAX_TOKENS = 32
+SMALLEST_VERIFICATION = 2  # tokens in the pass that verifies a one-token draft
 
 
 def band(n: int) -> int:
@@ -140,11 +141,16 @@ def head_share(model) -> float:
 
 
 def calibrate(seq, costs: CostModel, budget_s: float = CALIBRATION_BUDGET_S) -> None:
-    """Time a few passes on an empty sequence (then empty it again): a first t1, and a pass of several tokens.
+    """Time a few passes on an empty sequence (then empty it again): a first t1, the smallest verification, and a larger pass.
 
-    Two single-token passes (the first warms up), then one pass with logits for every token, as
-    long as the budget allows (up to CALIBRATION_MAX_TOKENS). Stops early on a slow machine; the
-    first prompt's chunks and the first drafts measure the rest.
+    Two single-token passes (the first warms up), then a 2-token pass with logits for both rows (a
+    one-token draft's verification), then one pass of as many tokens as the budget still allows (up to
+    CALIBRATION_MAX_TOKENS). The 2-token pass is timed whatever the budget: unmeasured, its band is priced
+    by the prior (0.95 of a step per extra token), at which a one-token draft can never pay, so none is
+    ever verified and the band is never measured. With one thread the budget held no multi-token pass at
+    all, and a 2-token pass costs 1.5 steps there (bench/verify_costs.py --threads 1), so a one-token draft
+    accepted 60 % of the time pays (bench/lookup_replay.py). The first prompt's chunks and the first drafts
+    measure the rest.
     """
     if seq.tokens:
         return
@@ -153,14 +159,22 @@ def calibrate(seq, costs: CostModel, budget_s: float = CALIBRATION_BUDGET_S) -> 
     try:
         single = _single_step(seq, token, timed=1)
         costs.observe_pass(1, single)
+        costs.observe_pass(SMALLEST_VERIFICATION, _timed_pass(seq, [token] * SMALLEST_VERIFICATION))
         n = int((budget_s - (time.perf_counter() - started)) / single)
         n = min(n, CALIBRATION_MAX_TOKENS, seq.model.n_batch, seq.n_ctx - 1)
-        if n >= 2:
-            t0 = time.perf_counter()
-            seq.decode([token] * n, all_logits=True)
-            costs.observe_pass(n, time.perf_counter() - t0)
+        if n >= 2 * SMALLEST_VERIFICATION:
+            costs.observe_pass(n, _timed_pass(seq, [token] * n))
     finally:
         seq.clear()
+
+
+def _timed_pass(seq, tokens: list[int]) -> float:
+    """Seconds of one pass over `tokens` with logits for every row, on the empty sequence (emptied again)."""
+    started = time.perf_counter()
+    seq.decode(tokens, all_logits=True)
+    seconds = time.perf_counter() - started
+    seq.clear()
+    return seconds
 
 
 def calibrate_draft(seq, costs: CostModel) -> None:

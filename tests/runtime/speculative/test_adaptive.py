@@ -299,3 +299,14 @@ def test_a_continuation_most_other_occurrences_contradict_is_drafted_shorter():
     contested = c.plan_lookup(n=8, available=32, room=1000, agreement=(1.0,) * 4 + (0.25,) * 28)  # 3 of 4 part after 4 tokens
     assert sure.k == 32 and contested.k == 4
     assert contested.expected < sure.expected
+
+
+def test_a_one_token_draft_is_verified_after_a_moderate_match_where_a_2_token_pass_is_cheap():
+    # One thread on this CPU: a 2-token pass costs about 1.5 steps, so a one-token draft pays if it holds
+    # 60 % of the time; the prior says the first token after a 4-token match holds about 70 %.
+    cheap, dear = CostModel(), CostModel()
+    for c, two in ((cheap, 1.5), (dear, 1.95)):
+        c.observe_target(1, 1.0)
+        c.observe_target(2, two)
+    assert Controller(cheap).plan_lookup(n=4, available=64, room=1000).k == 1
+    assert Controller(dear).plan_lookup(n=4, available=64, room=1000).k == 0

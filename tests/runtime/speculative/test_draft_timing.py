@@ -59,3 +59,21 @@ def test_a_draft_model_is_timed_at_load_so_the_first_reply_never_feeds_one_that_
     finally:
         speculation.close()
         target.close()
+
+
+def test_the_smallest_verification_is_timed_at_load_even_where_the_budget_holds_no_more(starter_model):
+    # With one thread the calibration budget held two single steps and nothing else: a 2-token pass stayed
+    # priced by the prior, 1.95 steps, at which no one-token draft can pay; none was ever verified, so the
+    # band was never measured, though such a pass costs 1.5 steps there (bench/verify_costs.py --threads 1).
+    from runtime.speculative.costs import CostModel, calibrate
+    from spec_helpers import load
+
+    target = load(starter_model)
+    try:
+        costs = CostModel()
+        calibrate(target.sequences[-1], costs, budget_s=0.0)
+        assert costs.plain_step is not None and costs.measured(2), f"measured bands: {sorted(costs.slopes)}"
+        assert not costs.measured(4), "a budget of nothing has no room for the larger pass"
+        assert not target.sequences[-1].tokens, "the calibration leaves the cache empty"
+    finally:
+        target.close()

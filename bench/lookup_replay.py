@@ -1,0 +1,275 @@
+"""Prompt lookup's choices replayed on recorded greedy replies, priced by a measured pass-cost curve: Lokal against the peer's rules.
+
+Greedy speculative decoding emits the same reply as plain decoding (up to batched
+logits' rounding), so which drafts a policy makes, and how many of their tokens
+hold, follow from the reply alone; only their price needs the machine. This
+script records the plain greedy replies of bench/speculative.py's prompts once
+(Qwen2.5-Coder-1.5B Q4_K_M; `--replies` caches them), then replays each reply
+token by token through
+
+  - Lokal's own drafting (runtime/speculative/decoder.py's Drafting with its
+    Controller and NgramIndex, as the runtime runs them, the cost model fed the
+    curve's passes as they happen), and
+  - the peer's two n-gram rules as llama.cpp's common/speculative.cpp and
+    common/ngram-map.cpp write them: ngram-mod (a 24-token hashed match, drafts of
+    48 to 64, the reply's n-grams pooled every 32 tokens) and ngram-simple (a
+    12-token match, its last occurrence, up to 48 tokens),
+
+pricing every pass by a curve of what a target pass over n tokens costs in plain
+steps (bench/verify_costs.py's `target_pass_in_steps`, measured on this machine
+per thread count). The figure per policy is tokens per step of cost: plain
+decoding is 1.0.
+
+This is a model of the runtime, not a measurement of it: it has no noise, no
+scheduler and no batching, and it takes the curve as exact. It says why a policy
+wins or loses on a prompt (which drafts, after which matches, at what price) in
+seconds; bench/speculative.py --peer measures whether it does.
+
+    .venv/bin/python bench/lookup_replay.py [--costs docs/benchmarks/verify_costs_threads_1.json] [--kinds code-edit]
+                                            [--replies bench/out/replies.json] [--trace NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from report import publish  # noqa: E402
+from speculative import PROMPTS, SYSTEM  # noqa: E402
+
+from runtime.llama.generation import BatchSoFar  # noqa: E402
+from runtime.llama.sampling import SamplingConfig  # noqa: E402
+from runtime.speculative.adaptive import Controller  # noqa: E402
+from runtime.speculative.costs import SMALLEST_VERIFICATION, CostModel  # noqa: E402
+from runtime.speculative.decoder import Drafting  # noqa: E402
+from runtime.speculative.lookup import NgramIndex  # noqa: E402
+
+GREEDY = SamplingConfig(temperature=0.0, top_p=1.0, top_k=40, seed=0)
+N_CTX = 4096
+PEER_MOD_MATCH, PEER_MOD_MIN, PEER_MOD_MAX, PEER_MOD_CHUNK = 24, 48, 64, 32
+PEER_SIMPLE_MATCH, PEER_SIMPLE_MAX = 12, 48
+
+
+def record_replies(kinds: list[str], tokens: int, threads: int) -> dict:
+    from runtime.engine.engine import load_template, render_with
+    from runtime.gguf.reader import read_file_header
+    from runtime.llama.generation import GenerationRequest, generate, plain_stepper
+    from runtime.llama.llama_model import LlamaModel, LoadSettings
+    from runtime.models import wheels
+    from runtime.protocol import ChatMessage
+
+    path = str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=lambda s: print(s, file=sys.stderr)))
+    model = LlamaModel(LoadSettings(path, N_CTX, 0, "f16", "f16", None, threads), read_file_header(path))
+    template, _ = load_template(model.header.chat_template, model)
+    replies = {"model": Path(path).name, "tokens": tokens, "ends": sorted(t for t in range(model.n_vocab) if model.is_end_of_generation(t)), "prompts": []}
+    try:
+        for kind, name, text in PROMPTS:
+            if kind not in kinds:
+                continue
+            rendered = render_with(template, [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=text)], [], add_generation_prompt=True)
+            prompt = model.tokenize(rendered, add_bos=False, special=True)
+            model.clear()
+            outcome = generate(model, GenerationRequest(prompt=prompt, max_tokens=tokens, sampling=GREEDY), None, plain_stepper)
+            replies["prompts"].append({"kind": kind, "name": name, "prompt": prompt, "reply": outcome.completion})
+            print(f"{name}: {len(outcome.completion)} tokens", file=sys.stderr, flush=True)
+    finally:
+        model.close()
+    return replies
+
+
+class Curve:
+    """What a target pass over n tokens costs, in plain steps: the measured sizes, linear between them."""
+
+    def __init__(self, steps_by_size: dict[str, float]):
+        self.sizes = sorted(int(n) for n in steps_by_size)
+        self.steps = [steps_by_size[str(n)] for n in self.sizes]
+
+    def __call__(self, n: int) -> float:
+        if n <= self.sizes[0]:
+            return self.steps[0]
+        if n >= self.sizes[-1]:  # past the largest size measured: its cost per extra token
+            last, steps = self.sizes[-1], self.steps[-1]
+            return steps + (n - last) * (steps - 1.0) / (last - 1)
+        i = bisect.bisect_right(self.sizes, n)
+        n0, n1, s0, s1 = self.sizes[i - 1], self.sizes[i], self.steps[i - 1], self.steps[i]
+        return s0 + (s1 - s0) * (n - n0) / (n1 - n0)
+
+
+def common_run(draft: list[int], reply: list[int], at: int) -> int:
+    held = 0
+    while held < len(draft) and at + held < len(reply) and draft[held] == reply[at + held]:
+        held += 1
+    return held
+
+
+def replay(reply: list[int], propose, on_step=None) -> dict:
+    """Step through `reply`: `propose(pos)` gives the draft at reply position pos (the pending token being reply[pos - 1]).
+
+    Returns the passes (by size) and the drafted and kept tokens; `on_step(pos, draft, kept)` is told each step.
+    """
+    passes: list[int] = []
+    drafted = kept = 0
+    pos = 1  # the first token comes from the prompt's pass
+    while pos < len(reply):
+        draft = propose(pos)
+        held = common_run(draft, reply, pos) if draft else 0
+        passes.append(1 + len(draft))
+        drafted += len(draft)
+        kept += held
+        if on_step is not None:
+            on_step(pos, draft, held)
+        pos += held + 1
+    return {"passes": passes, "drafted": drafted, "kept": kept}
+
+
+def lokal(prompt: list[int], reply: list[int], curve: Curve, ends: set[int], trace: list | None) -> dict:
+    costs = CostModel()
+    # What the runtime has measured when the reply starts: single steps, calibration's 2-token pass (its larger
+    # one depends on the machine's speed, and is left out), and the prompt's chunks, priced as passes of their size.
+    for _ in range(9):
+        costs.observe_pass(1, 1.0)
+    costs.observe_pass(SMALLEST_VERIFICATION, curve(SMALLEST_VERIFICATION))
+    for i in range(0, len(prompt), 512):
+        n = min(512, len(prompt) - i)
+        costs.observe_pass(n, curve(n))
+    controller = Controller(costs)
+    drafting = Drafting(controller, NgramIndex(ends=lambda t: t in ends), None)
+    history = list(prompt) + reply[:1]
+    drafting.reply_start = len(prompt)
+    controller.begin_reply(history)
+    drafting.lookup.reset(history)
+    state: dict = {}
+
+    def propose(pos: int) -> list[int]:
+        room = min(N_CTX - len(history) - 1, len(reply) - pos)
+        draft = drafting.propose(history, room, GREEDY, None, BatchSoFar())
+        state["draft"] = draft
+        return draft.tokens if draft else []
+
+    def on_step(pos: int, tokens: list[int], held: int) -> None:
+        draft = state["draft"]
+        emitted = reply[pos : pos + held + 1]
+        costs.observe_pass(1 + len(tokens), curve(1 + len(tokens)))
+        if draft is not None:
+            controller.observe_lookup(draft.match, len(tokens), held, draft.of_reply)
+            drafting.copied(draft.start, held)
+            if trace is not None:
+                trace.append({"at": pos, "match": draft.match, "of_reply": draft.of_reply, "drafted": len(tokens), "kept": held})
+        drafting.score_shadow(emitted)
+        history.extend(emitted)
+        drafting.lookup.extend(emitted)
+
+    return replay(reply, propose, on_step)
+
+
+def peer_mod(prompt: list[int], reply: list[int]) -> dict:
+    pool: dict[tuple[int, ...], int] = {}
+    n = PEER_MOD_MATCH
+    history = list(prompt)
+    for i in range(len(history) - n):
+        pool[tuple(history[i : i + n])] = history[i + n]
+    added = len(history) - n
+
+    def propose(pos: int) -> list[int]:
+        nonlocal added
+        tokens = history + reply[:pos]
+        if added + PEER_MOD_CHUNK < len(tokens):
+            for i in range(added, len(tokens) - n):
+                pool[tuple(tokens[i : i + n])] = tokens[i + n]
+            added = len(tokens) - n
+        window = tokens[-n:]
+        draft: list[int] = []
+        for _ in range(PEER_MOD_MAX):
+            token = pool.get(tuple(window))
+            if token is None:
+                return draft if len(draft) >= PEER_MOD_MIN else []
+            draft.append(token)
+            window = window[1:] + [token]
+        return draft
+
+    return replay(reply, propose)
+
+
+def peer_simple(prompt: list[int], reply: list[int]) -> dict:
+    n = PEER_SIMPLE_MATCH
+
+    def propose(pos: int) -> list[int]:
+        tokens = prompt + reply[:pos]
+        if len(tokens) <= n + PEER_SIMPLE_MAX + 1:
+            return []
+        pattern = tokens[-n:]
+        for j in range(len(tokens) - n - 1, 0, -1):
+            if tokens[j : j + n] == pattern:
+                return tokens[j + n : j + n + min(PEER_SIMPLE_MAX, len(tokens) - (j + n))]
+        return []
+
+    return replay(reply, propose)
+
+
+def summary(result: dict, tokens: int, curve: Curve) -> dict:
+    cost = 1.0 + sum(curve(n) for n in result["passes"])  # the prompt's last pass gives the first token: one step
+    return {
+        "tokens_per_step": round(tokens / cost, 3),
+        "drafted": result["drafted"],
+        "kept": result["kept"],
+        "passes": len(result["passes"]),
+        "steps": round(cost, 1),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--costs", type=Path, default=Path("docs/benchmarks/verify_costs_threads_1.json"), help="bench/verify_costs.py's JSON")
+    parser.add_argument("--replies", type=Path, default=Path("bench/out/replies.json"), help="recorded replies (made, then reused)")
+    parser.add_argument("--kinds", default="code-edit")
+    parser.add_argument("--tokens", type=int, default=256)
+    parser.add_argument("--threads", type=int, default=2, help="for recording the replies")
+    parser.add_argument("--trace", help="also list Lokal's drafts on this prompt")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    kinds = args.kinds.split(",")
+    recorded = json.loads(args.replies.read_text()) if args.replies.exists() else None
+    if recorded is None or recorded["tokens"] != args.tokens or not {p["kind"] for p in recorded["prompts"]} >= set(kinds):
+        recorded = record_replies(sorted(set(kinds) | {p["kind"] for p in (recorded or {}).get("prompts", [])}), args.tokens, args.threads)
+        args.replies.parent.mkdir(parents=True, exist_ok=True)
+        args.replies.write_text(json.dumps(recorded))
+    curve_source = json.loads(args.costs.read_text())
+    curve = Curve(curve_source["target_pass_in_steps"])
+    ends = set(recorded["ends"])
+    report: dict = {"costs": str(args.costs), "threads": curve_source["threads"], "model": recorded["model"], "prompts": []}
+    ratios = []
+    for item in recorded["prompts"]:
+        if item["kind"] not in kinds:
+            continue
+        prompt, reply = item["prompt"], item["reply"]
+        trace: list | None = [] if args.trace == item["name"] else None
+        row = {
+            "name": item["name"],
+            "tokens": len(reply),
+            "lokal": summary(lokal(prompt, reply, curve, ends, trace), len(reply), curve),
+            "peer_ngram_mod": summary(peer_mod(prompt, reply), len(reply), curve),
+            "peer_ngram_simple": summary(peer_simple(prompt, reply), len(reply), curve),
+        }
+        best = max(row["peer_ngram_mod"]["tokens_per_step"], row["peer_ngram_simple"]["tokens_per_step"])
+        row["lokal_over_peer_best"] = round(row["lokal"]["tokens_per_step"] / best, 3)
+        ratios.append(row["lokal_over_peer_best"])
+        if trace is not None:
+            row["trace"] = trace
+        report["prompts"].append(row)
+    if ratios:
+        product = 1.0
+        for r in ratios:
+            product *= r
+        report["geomean_lokal_over_peer_best"] = round(product ** (1 / len(ratios)), 3)
+    publish(report, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
