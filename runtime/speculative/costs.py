@@ -195,11 +195,5 @@ def calibrate_draft(seq, costs: CostModel) -> None:
 def _single_step(seq, token: int, timed: int) -> float:
     """Seconds of a single-token pass on the empty sequence: one to warm up, then the fastest of `timed` more
     (a busy moment only ever slows a step)."""
-    best = math.inf
-    for i in range(timed + 1):
-        t0 = time.perf_counter()
-        seq.decode((token,))
-        seq.clear()
-        if i:
-            best = min(best, time.perf_counter() - t0)
-    return best
+    _timed_pass(seq, [token])
+    return min(_timed_pass(seq, [token]) for _ in range(timed))
