@@ -605,13 +605,17 @@ class Engine:
 
     def kv_store_info(self, wait_for_writes: bool = False) -> KvStoreInfo:
         store = self.saved_states.store
-        if store is None:
-            return KvStoreInfo(False, "", 0, 0, 0, 0, 0, 0)
         if wait_for_writes:
             scheduler = self.scheduler
             if scheduler is not None:
-                scheduler.wait_idle(30)  # the states of the replies that just ended are copied out by then
-            store.flush(30)
+                # The replies that just ended have had their after-work: the next turn's header evaluated into
+                # their caches and, with a store, their states copied out. Without a store too: where that header
+                # lands beside another conversation's cells depends on it.
+                scheduler.wait_idle(30)
+            if store is not None:
+                store.flush(30)
+        if store is None:
+            return KvStoreInfo(False, "", 0, 0, 0, 0, 0, 0)
         return KvStoreInfo(enabled=True, **store.info())
 
     def kv_clear(self) -> KvClearResult:

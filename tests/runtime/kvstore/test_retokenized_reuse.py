@@ -40,7 +40,10 @@ def runtime_with_store(cache_dir, model):
 
 
 def ask(client, messages, max_tokens):
-    return client.chat(ChatGenerateParams("code", [ChatMessage(r, c) for r, c in messages], max_tokens=max_tokens, temperature=0.0), timeout=300)
+    # Without speculation: which drafts are verified depends on timed passes, and a batch of several tokens is not
+    # rounded as one token alone, so the replies compared could be computed differently (test_warm_conversations.py).
+    params = ChatGenerateParams("code", [ChatMessage(r, c) for r, c in messages], max_tokens=max_tokens, temperature=0.0, speculation="off")
+    return client.chat(params, timeout=300)
 
 
 def canonical_prompt_length(model_path, messages) -> int:

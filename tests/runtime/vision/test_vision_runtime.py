@@ -22,6 +22,7 @@ QUESTION = "What is in this picture? Answer in one sentence."
 
 
 def ask(client, messages, conversation="a", max_tokens=8, **params):
+    params.setdefault("speculation", "off")  # the replies compared are computed alike (test_warm_conversations.py)
     return client.chat(ChatGenerateParams(conversation, messages, max_tokens=max_tokens, temperature=0.0, **params), timeout=180)
 
 
