@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 @dataclass
 class KvStoreInfoParams:
-    # Wait (up to 30 s) until the last reply's state is copied out and every queued write is on disk.
+    # Wait (up to 30 s) until the last reply's after-work is done (its next turn's header read, its state copied
+    # out; with the store off too) and every queued write is on disk.
     # It blocks the runtime's reader meanwhile: for tools and tests, not for a window that polls.
     wait_for_writes: bool = False
 
