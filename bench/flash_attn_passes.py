@@ -30,10 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ratios import paired  # noqa: E402  (bench/ratios.py)
 from report import publish  # noqa: E402
-from runtime.gguf.reader import read_file_header  # noqa: E402
-from runtime.llama.llama_model import LlamaModel, LoadSettings  # noqa: E402
 from runtime.models import wheels  # noqa: E402
-from verify_costs import fill  # noqa: E402
+from verify_costs import fill, load  # noqa: E402
 
 SETTINGS = {"on": True, "off": False}
 
@@ -42,18 +40,12 @@ def ints(text: str) -> list[int]:
     return [int(x) for x in text.split(",") if x]
 
 
-def load(path: str, flash: bool, n_ctx: int, threads: int, resting: int) -> LlamaModel:
-    return LlamaModel(LoadSettings(path, n_ctx, 0, "f16", "f16", flash, threads, n_seq=1 + resting), read_file_header(path))
-
-
 def measure(path: str, threads: int, args) -> list[dict]:
     depth_max = max(args.depths)
     n_ctx = depth_max + max(args.sizes) + 16
-    models = {name: load(path, flash, n_ctx, threads, args.resting) for name, flash in SETTINGS.items()}
+    models = {name: load(path, n_ctx, threads, flash, n_seq=1 + args.resting) for name, flash in SETTINGS.items()}
     try:
-        tokens = {}
-        for name, model in models.items():
-            tokens[name] = fill(model, depth_max + max(args.sizes))
+        tokens = {name: fill(model, depth_max + max(args.sizes)) for name, model in models.items()}
         rows = []
         for depth in args.depths:
             for name, model in models.items():

@@ -31,8 +31,9 @@ SIZES = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 33, 49, 65]
 FILLER = "def scale(values, factor):\n    return [v * factor for v in values]\n\n"
 
 
-def load(path: str, n_ctx: int, threads: int) -> LlamaModel:
-    return LlamaModel(LoadSettings(path, n_ctx, 0, "f16", "f16", None, threads), read_file_header(path))
+def load(path: str, n_ctx: int, threads: int, flash: bool | None = None, n_seq: int = 1) -> LlamaModel:
+    """The model on the CPU with an f16 cache; flash attention as llama.cpp chooses it unless `flash` says."""
+    return LlamaModel(LoadSettings(path, n_ctx, 0, "f16", "f16", flash, threads, n_seq=n_seq), read_file_header(path))
 
 
 def fill(model: LlamaModel, n: int) -> list[int]:
