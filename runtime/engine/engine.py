@@ -259,6 +259,8 @@ class Engine:
             raise RpcError(ErrorCode.INVALID_PARAMS, "params.n_seq: must be at least 1")
         if params.n_gpu_layers is not None and params.n_gpu_layers < -1:
             raise RpcError(ErrorCode.INVALID_PARAMS, "params.n_gpu_layers: must be null (auto), -1 (all), 0 (CPU only) or a number of layers")
+        if params.flash_attn is False and params.type_v != "f16":
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"params.flash_attn: a quantized V cache (type_v {params.type_v}) needs flash attention: leave it on, or make type_v f16")
         devices = list_devices()
         check_main_gpu(params.main_gpu, devices)
         settings = LoadSettings(
@@ -328,6 +330,7 @@ class Engine:
             offload=offload,
             draft_offload=draft_offload,
             vision=llama.projector is not None,
+            flash_attn=llama.flash_attn,
         )
         syntax = syntax_for(template.source if template.from_model else None, lambda text: len(llama.tokenize(text, add_bos=False, special=True)) == 1)
         markers = marker_tokens(syntax, lambda text: llama.tokenize(text, add_bos=False, special=True))

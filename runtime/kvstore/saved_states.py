@@ -49,14 +49,13 @@ def model_fingerprint(path: str) -> str:
 
 def state_tag(model: LlamaModel) -> dict[str, Any]:
     s = model.settings
-    flash = s.flash_attn if s.flash_attn is not None else (True if s.type_v != "f16" else None)
     return {
         "model": model_fingerprint(s.path),
         "n_ctx": model.n_ctx,
         "type_k": s.type_k,
         "type_v": s.type_v,
         "swa_full": s.swa_full,
-        "flash_attn": flash,
+        "flash_attn": model.flash_attn,
         "llama_cpp": llama_cpp.__version__,
         # A picture's positions hold what the projector made of it: another projector's are not these.
         **({"mmproj": model_fingerprint(model.projector.path)} if model.projector is not None else {}),

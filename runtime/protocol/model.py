@@ -23,7 +23,9 @@ class ModelLoadParams:
     n_gpu_layers: Optional[int] = None
     type_k: KvType = "f16"
     type_v: KvType = "f16"
-    flash_attn: Optional[bool] = None  # None: on when V is quantized, else llama.cpp's default
+    # None: on when V is quantized, else off when every layer runs on the CPU (it is slower there), else llama.cpp's choice
+    # (runtime/llama/llama_model.py, flash_attention). ModelLoadResult.flash_attn says what the load used.
+    flash_attn: Optional[bool] = None
     n_threads: Optional[int] = None
     # A smaller model with the same tokenizer that drafts tokens for speculative decoding (runtime/speculative).
     draft_path: Optional[str] = None
@@ -98,6 +100,7 @@ class ModelLoadResult:
     offload: Optional[OffloadReport] = None  # where the layers went and why (None only from an older runtime)
     draft_offload: Optional[OffloadReport] = None  # the draft model's, when one is loaded
     vision: bool = False  # a projector is loaded with it (ModelLoadParams.mmproj_path): messages may hold pictures
+    flash_attn: Optional[bool] = None  # flash attention as loaded; None: llama.cpp chose (on a GPU device with the kernel)
 
 
 @dataclass
