@@ -72,26 +72,6 @@ class LoadSettings:
 SPLIT_MODES = {"none": llama_cpp.LLAMA_SPLIT_MODE_NONE, "layer": llama_cpp.LLAMA_SPLIT_MODE_LAYER, "row": llama_cpp.LLAMA_SPLIT_MODE_ROW}
 
 
-def flash_attention(settings: LoadSettings) -> bool | None:
-    """Whether the context computes attention with flash attention; None leaves it to llama.cpp (auto).
-
-    As asked when asked (ModelLoadParams.flash_attn). Else on for a quantized V cache, which llama.cpp
-    refuses without it. Else off when every layer runs on the CPU: there llama.cpp's flash attention
-    kernel is slower than its matrix products for a reply's steps and verification passes, more so the
-    longer the conversation (llama-bench tg32 on a 2-core x86-64, one thread / two: 12 % / 3 % slower at
-    depth 0, 13 % / 29 % at depth 1,500; bench/flash_attn_passes.py: passes of 1-65 tokens 5-35 % slower).
-    Resting conversations give up their cells while a reply streams (scheduler._release_resting), so the
-    cells it attends over are its own and those of the replies decoded with it. Else llama.cpp's
-    choice: on where the GPU device has the kernel."""
-    if settings.flash_attn is not None:
-        return settings.flash_attn
-    if settings.type_v != "f16":
-        return True
-    if settings.n_gpu_layers == 0 or not llama_cpp.llama_supports_gpu_offload():
-        return False
-    return None
-
-
 def default_threads() -> int:
     try:
         import psutil
@@ -217,7 +197,8 @@ class LlamaModel:
         ctx_params.type_k = KV_TYPES[settings.type_k]
         ctx_params.type_v = KV_TYPES[settings.type_v]
         ctx_params.swa_full = settings.swa_full
-        self.flash_attn = flash_attention(settings)
+        # As the load chose (runtime/engine/engine.py, flash_attention); llama.cpp refuses a quantized V cache without it.
+        self.flash_attn = settings.flash_attn if settings.flash_attn is not None else (True if settings.type_v != "f16" else None)
         if self.flash_attn is not None:
             ctx_params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED if self.flash_attn else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
         self._ctx = internals.LlamaContext(model=self._model, params=ctx_params, verbose=False)

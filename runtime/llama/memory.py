@@ -67,7 +67,10 @@ class MemoryEstimate:
         return self.ram_at_load + self.prefill_workspace
 
 
-def estimate_load(header: GGUFHeader, n_ctx: int, type_k: str = "f16", type_v: str = "f16", n_ubatch: int = 512) -> MemoryEstimate:
+def estimate_load(header: GGUFHeader, n_ctx: int, type_k: str = "f16", type_v: str = "f16", n_ubatch: int = 512, flash_attn: bool = True) -> MemoryEstimate:
+    """`flash_attn` False: llama.cpp computes attention as matrix products, keeping a micro-batch's attention scores
+    over every cell of the cache (n_ubatch x n_ctx x heads floats; with flash attention, tiles of them): in the
+    compute buffer, and touched by a prompt evaluated at the end of a full cache."""
     weights = header.tensor_bytes
     kv = header.kv_bytes_per_token(type_k, type_v) * n_ctx
     n_embd = int(header.arch_value("embedding_length", 0) or 0)
@@ -76,6 +79,10 @@ def estimate_load(header: GGUFHeader, n_ctx: int, type_k: str = "f16", type_v: s
     n_ff = _first_int(header.arch_value("feed_forward_length", 0))
     resident = RESIDENT_BYTES_PER_VOCAB_TOKEN * header.vocab_size
     workspace = 4 * n_ubatch * (PREFILL_FLOATS_PER_EMBD * n_embd + PREFILL_FLOATS_PER_FF * n_ff)
+    if not flash_attn:
+        scores = 4 * n_ubatch * n_ctx * header.n_head
+        compute += scores
+        workspace += scores
     return MemoryEstimate(weights=weights, kv_cache=kv, compute=compute, resident_overhead=resident, prefill_workspace=workspace)
 
 

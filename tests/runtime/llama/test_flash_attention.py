@@ -1,29 +1,35 @@
-"""Flash attention as a load gets it (runtime/llama/llama_model.py, flash_attention): off when every layer is on
-the CPU, unless the V cache is quantized or the load asks for it; llama.cpp's own log of the context it made
-says the same. Through the runtime process the load result says which, and asking for it off with a
-quantized V cache is refused plainly while the loaded model goes on serving."""
+"""Flash attention as a load gets it: chosen by the engine (runtime/engine/engine.py, flash_attention), off when every
+layer is on the CPU and the attention scores it keeps then fit in memory, unless the V cache is quantized or the
+load asks; applied by LlamaModel, as llama.cpp's own log of the context it made says. Through the runtime
+process the load result says which, and flash attention off with a quantized V cache is refused plainly while
+the loaded model goes on serving."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
 from llama_cpp._logger import set_verbose
 
 from runtime.client import RuntimeClient
+from runtime.engine.engine import flash_attention
 from runtime.gguf.reader import read_file_header
 from runtime.llama.llama_model import LlamaModel, LoadSettings
+from runtime.llama.memory import estimate_load
 from runtime.protocol import ChatGenerateParams, ChatMessage, ErrorCode, ModelLoadParams, RpcError
 
 pytestmark = pytest.mark.slow
 
+N_BATCH = 512
+
 
 @pytest.mark.parametrize(
-    ("asked", "type_v", "used", "llama_cpp_says"),
-    [(None, "f16", False, "disabled"), (None, "q8_0", True, "enabled"), (True, "f16", True, "enabled"), (False, "f16", False, "disabled")],
+    ("chosen", "type_v", "used", "llama_cpp_says"),
+    [(False, "f16", False, "disabled"), (True, "f16", True, "enabled"), (None, "q8_0", True, "enabled"), (None, "f16", None, "auto")],
 )
-def test_a_cpu_load_decodes_without_flash_attention_unless_the_v_cache_or_the_load_needs_it(starter_model, capsys, asked, type_v, used, llama_cpp_says):
-    settings = LoadSettings(path=str(starter_model), n_ctx=256, n_gpu_layers=0, type_k="f16", type_v=type_v, flash_attn=asked, n_threads=1)
+def test_the_model_loads_with_the_choice_and_llama_cpp_makes_its_context_so(starter_model, capsys, chosen, type_v, used, llama_cpp_says):
+    settings = LoadSettings(path=str(starter_model), n_ctx=256, n_gpu_layers=0, type_k="f16", type_v=type_v, flash_attn=chosen, n_threads=1)
     capsys.readouterr()
     set_verbose(True)  # llama.cpp's log, which prints the context's parameters, goes to stderr
     try:
@@ -39,11 +45,26 @@ def test_a_cpu_load_decodes_without_flash_attention_unless_the_v_cache_or_the_lo
         llama.close()
 
 
+def test_off_on_the_cpu_only_while_its_attention_scores_fit_in_memory(starter_model):
+    header = read_file_header(starter_model)
+    params = ModelLoadParams(path=str(starter_model), n_ctx=4096, n_seq=2)
+    with_flash = estimate_load(header, 4096 * 2, n_ubatch=N_BATCH)
+    without = estimate_load(header, 4096 * 2, n_ubatch=N_BATCH, flash_attn=False)
+    scores = 4 * N_BATCH * 4096 * 2 * header.n_head
+    assert without.ram_peak - with_flash.ram_peak == scores and without.compute - with_flash.compute == scores
+    choose = lambda p, layers, ram: flash_attention(p, header, 2, layers, N_BATCH, [], ram)
+    assert choose(params, 0, without.ram_peak) is False
+    assert choose(params, 0, without.ram_peak - 1) is None  # llama.cpp's auto: on, as the fit verdict counted
+    assert choose(params, 4, without.ram_peak) is None  # layers on a GPU: llama.cpp's choice
+    assert choose(dataclasses.replace(params, type_v="q8_0"), 0, without.ram_peak) is True
+    assert choose(dataclasses.replace(params, flash_attn=True), 0, without.ram_peak) is True
+    assert choose(dataclasses.replace(params, flash_attn=False), 4, 0) is False
+
+
 def test_the_load_result_says_which_and_flash_attention_off_with_a_quantized_v_cache_is_refused(starter_model):
     with RuntimeClient() as client:
         client.initialize("pytest-flash-attention")
-        loaded = client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=512, n_seq=1))
-        assert loaded.flash_attn is False
+        assert client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=512, n_seq=1)).flash_attn is False
         assert client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=512, n_seq=1, type_v="q8_0")).flash_attn is True
         with pytest.raises(RpcError) as refused:
             client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=512, n_seq=1, type_v="q8_0", flash_attn=False))
