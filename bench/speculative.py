@@ -472,7 +472,7 @@ def main() -> int:
         parser.error("--peer-modes must start with plain: the others are measured against it")
     client = RuntimeClient(env=env)
     client.initialize("bench-speculative")
-    client.load_model(ModelLoadParams(path=target, n_ctx=N_CTX, n_threads=args.threads, draft_path=draft))
+    loaded = client.load_model(ModelLoadParams(path=target, n_ctx=N_CTX, n_threads=args.threads, draft_path=draft))
     peer = Peer(args.peer, peer_modes, target, args.threads) if args.peer else None
 
     started = time.perf_counter()
@@ -592,6 +592,7 @@ def main() -> int:
         "target": Path(target).name,
         "draft": Path(draft).name,
         "threads": args.threads,
+        "flash_attn": loaded.flash_attn,  # as the load chose it (llama-server's auto turns it on for the CPU)
         "tokens": args.tokens,
         "rounds": args.rounds,
         "modes": modes,
