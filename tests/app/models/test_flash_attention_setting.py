@@ -54,6 +54,15 @@ def test_stored_read_back_and_carried_into_the_load_and_a_change_reloads(config_
     assert needs_reload(LoadSettings(), LoadSettings(flash_attn=False)) == ["flash_attn"]
     assert needs_reload(LoadSettings(flash_attn=True), LoadSettings(flash_attn=None)) == ["flash_attn"]
 
+    # lokal chat/serve's load: --flash-attn's word, or a preset's stored value (app/presets/serving.py), in place of the stored one.
+    from app.cli.load_settings import stored_load
+
+    assert stored_load(str(starter_model), draft="none", n_ctx=512)[0].flash_attn is True
+    flagged, settings = stored_load(str(starter_model), draft="none", n_ctx=512, flash_attn="auto")
+    assert flagged.flash_attn is None and settings.flash_attn is True, "auto replaces the stored On; the settings are still the stored ones"
+    assert stored_load(str(starter_model), draft="none", n_ctx=512, flash_attn="off")[0].flash_attn is False
+    assert stored_load(str(starter_model), draft="none", n_ctx=512, flash_attn=False)[0].flash_attn is False
+
     # A file written before the setting existed: Auto.
     data, identity = stored_entry(config_dir)
     del data["models"][identity]["flash_attn"]
