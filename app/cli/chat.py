@@ -9,7 +9,7 @@ import sys
 import uuid
 
 from app.cli import offload
-from app.cli.load_settings import stored_load
+from app.cli.load_settings import add_flash_attn_argument, stored_load
 from runtime.client import RuntimeClient, RuntimeDied
 from runtime.gguf.reader import GGUFError, read_file_header
 from runtime.models import load_settings
@@ -21,7 +21,7 @@ EXIT_RUNTIME_DIED = 3
 # Lokal's sampling, where neither a flag nor the model file (general.sampling.*) says otherwise.
 DEFAULT_SAMPLING = {"temperature": 0.7, "top_p": 0.95, "top_k": 40, "min_p": 0.05, "repeat_penalty": 1.1}
 # What --json says of the load with each turn: the settings it ran with (stored, flagged or worked out).
-LOAD_FIGURES = ("path", "n_ctx", "n_seq", "n_gpu_layers", "type_k", "type_v", "draft_path")
+LOAD_FIGURES = ("path", "n_ctx", "n_seq", "n_gpu_layers", "type_k", "type_v", "flash_attn", "draft_path")
 
 
 def add_parser(sub) -> None:
@@ -40,6 +40,7 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--system", metavar="TEXT", help="a system prompt")
     offload.add_argument(p)
+    add_flash_attn_argument(p)
     p.add_argument("--json", action="store_true", help="one JSON object per turn on stdout, nothing else")
     p.add_argument("--hide-thinking", action="store_true", help="leave a reasoning model's thinking out (it is shown on standard error, the answer on standard output)")
     p.add_argument("--speculation", choices=["off", "auto", "lookup", "draft", "both"], default=None, help="speculative decoding: prompt lookup, a draft model, both, or off (default: the model's load settings, else auto)")
@@ -75,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"lokal: cannot get the starter model: {exc}", file=sys.stderr)
         return EXIT_ERROR
     try:
-        load, settings = stored_load(path, draft=args.draft, gpu_offload=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.threads, split_mode=args.split_mode, main_gpu=args.main_gpu)
+        load, settings = stored_load(path, draft=args.draft, gpu_offload=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.threads, split_mode=args.split_mode, main_gpu=args.main_gpu,
+                                     flash_attn=args.flash_attn)
         sampling = {**DEFAULT_SAMPLING, **load_settings.sampling_defaults(read_file_header(path))}
     except (SettingsError, GGUFError, OSError) as exc:
         print(f"lokal: {exc}", file=sys.stderr)

@@ -20,11 +20,12 @@ import sys
 import threading
 
 from app.cli import offload
+from app.cli.load_settings import add_flash_attn_argument
 from runtime.api import address
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
-LOAD_FIGURES = ("path", "n_ctx", "n_seq", "n_gpu_layers", "type_k", "type_v", "draft_path", "vision")  # the "ready" event's `loaded`
+LOAD_FIGURES = ("path", "n_ctx", "n_seq", "n_gpu_layers", "type_k", "type_v", "flash_attn", "draft_path", "vision")  # the "ready" event's `loaded`
 RESTART_DELAY_S = 0.3
 
 
@@ -38,6 +39,7 @@ def add_parser(sub) -> None:
     p.add_argument("--cors", metavar="ORIGIN", action="append", default=[], help="allow browser requests from ORIGIN (repeatable; '*' for any); off by default")
     p.add_argument("--n-ctx", type=int, default=None, help="context size in tokens, also the cap on max_tokens (default: the model's load settings, else its trained context as far as memory allows)")
     offload.add_argument(p)
+    add_flash_attn_argument(p)
     p.add_argument("--n-threads", type=int, default=None, help="CPU threads for the model (default: the model's load settings, else the runtime's choice)")
     p.add_argument("--parallel", type=int, default=None, help="replies that stream at once, decoded together (default: the model's load settings, else 4; fewer if memory is short: each may use the whole context)")
     p.add_argument("--draft", metavar="PATH", help="a draft model for speculative decoding, auto or none (default: the model's load settings, else auto)")
@@ -99,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
         keys.load_or_create()
         # The model's stored load settings (the window's too), the preset's for its own model, and a flag in
         # place of either for this run.
-        flags = dict(draft=args.draft, gpu_offload=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.n_threads, n_seq=args.parallel, split_mode=args.split_mode, main_gpu=args.main_gpu)
+        flags = dict(draft=args.draft, gpu_offload=args.n_gpu_layers, n_ctx=args.n_ctx, n_threads=args.n_threads, n_seq=args.parallel, split_mode=args.split_mode, main_gpu=args.main_gpu,
+                     flash_attn=args.flash_attn)
         if preset is not None:
             flags = load_flags(preset, path, flags)
         load, _settings = stored_load(path, **flags)

@@ -3,6 +3,9 @@
 Only renders and returns a LoadSettings; the window's controller stores it and reloads. The GPU
 offload control says so when this build has no GPU device, rather than offering a choice that does
 nothing; the split across GPU devices (split_mode, main_gpu) is offered only where there are several.
+Flash attention Off and a quantized KV cache exclude each other (llama.cpp needs flash attention for a
+quantized V cache, and the load refuses the pair): while one is chosen the other's choices are turned off,
+each saying why, so the dialog never returns settings that cannot load.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout,
 
 from app.ui.accessibility import describe_buttons
 from runtime.models.drafts import DraftOption
-from runtime.models.load_settings import LoadSettings
+from runtime.models.load_settings import FLASH_ATTN_WORDS, LoadSettings
 from runtime.protocol import KvType, SplitMode
 
 AUTOMATIC = 0  # the spin boxes' value for "automatic" (context: the model's trained context as far as memory allows; threads: the runtime's choice)
@@ -57,6 +60,15 @@ class LoadSettingsDialog(QDialog):
             self.kv_type.addItem(kind, kind)
         self.kv_type.setCurrentIndex(self.kv_type.findData(settings.type_k))
         self.kv_type.setToolTip(self.tr("q8_0 halves the KV cache's memory, q4_0 quarters it, at some cost in quality"))
+        self.flash_attn = QComboBox()
+        for word, text in (("auto", self.tr("Auto")), ("on", self.tr("On")), ("off", self.tr("Off"))):
+            self.flash_attn.addItem(text, word)
+        self.flash_attn.setCurrentIndex(self.flash_attn.findData(next(w for w, v in FLASH_ATTN_WORDS.items() if v is settings.flash_attn)))
+        self.flash_attn.setToolTip(self.tr("Auto: off when the model runs on the CPU, where llama.cpp's flash attention is slower, "
+                                           "and on for a quantized V cache or a GPU"))
+        self.kv_type.currentIndexChanged.connect(self._exclude_unloadable_pairs)
+        self.flash_attn.currentIndexChanged.connect(self._exclude_unloadable_pairs)
+        self._exclude_unloadable_pairs()
 
         self.draft = QComboBox()
         self.draft.addItem(self.tr("Auto (the smallest compatible model on disk)"), "auto")
@@ -111,11 +123,13 @@ class LoadSettingsDialog(QDialog):
         self.split_note.setVisible(not several)
         form.addRow(self.tr("Context length (tokens)"), self.n_ctx)
         form.addRow(self.tr("KV cache type"), self.kv_type)
+        form.addRow(self.tr("Flash attention"), self.flash_attn)
         form.addRow(self.tr("Draft model"), self.draft)
         form.addRow(self.tr("Speculative decoding"), self.speculation)
         form.addRow(self.tr("Parallel replies"), self.n_seq)
         form.addRow(self.tr("CPU threads"), self.threads)
         for label, field in ((self.tr("GPU offload"), self.offload), (self.tr("Context length"), self.n_ctx), (self.tr("KV cache type"), self.kv_type),
+                             (self.tr("Flash attention"), self.flash_attn),
                              (self.tr("Draft model"), self.draft), (self.tr("Speculative decoding"), self.speculation),
                              (self.tr("Parallel replies"), self.n_seq), (self.tr("CPU threads"), self.threads),
                              (self.tr("Across GPU devices"), self.split_mode), (self.tr("Main GPU device"), self.main_gpu)):
@@ -129,6 +143,22 @@ class LoadSettingsDialog(QDialog):
     def _on_offload_changed(self) -> None:
         self.layers.setVisible(self.offload.currentData() == "n")
 
+    def _exclude_unloadable_pairs(self) -> None:
+        """Off for flash attention only with an f16 KV cache, a quantized KV cache only with flash attention not off."""
+        quantized = self.kv_type.currentData() != "f16"
+        flash_off = self.flash_attn.currentData() == "off"
+        kv_items, flash_items = self.kv_type.model(), self.flash_attn.model()
+        assert isinstance(kv_items, QStandardItemModel) and isinstance(flash_items, QStandardItemModel)
+        off = self.flash_attn.findData("off")
+        flash_items.item(off).setEnabled(not quantized)
+        self.flash_attn.setItemData(off, self.tr("A quantized KV cache needs flash attention: make the KV cache type f16 first") if quantized else None,
+                                    Qt.ItemDataRole.ToolTipRole)
+        for index in range(self.kv_type.count()):
+            if self.kv_type.itemData(index) != "f16":
+                kv_items.item(index).setEnabled(not flash_off)
+                self.kv_type.setItemData(index, self.tr("A quantized KV cache needs flash attention: make it Auto or On first") if flash_off else None,
+                                         Qt.ItemDataRole.ToolTipRole)
+
     def result_settings(self) -> LoadSettings:
         offload = self.offload.currentData()
         return LoadSettings(
@@ -136,6 +166,7 @@ class LoadSettingsDialog(QDialog):
             n_ctx=self.n_ctx.value() or None,
             type_k=self.kv_type.currentData(),
             type_v=self.kv_type.currentData(),
+            flash_attn=FLASH_ATTN_WORDS[self.flash_attn.currentData()],
             draft=self.draft.currentData(),
             speculation=self.speculation.currentData(),
             n_seq=self.n_seq.value(),

@@ -148,7 +148,7 @@ def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[st
         log.info("%s is not a readable model file (%s): the runtime's load will say why", path, exc)
         return Prepared(ModelChoice(path=path, mmproj_path=mmproj), LoadSettings(), candidates=sorted(candidates))
     settings = load_settings.read_for(path)
-    model_n_ctx = settings.n_ctx or load_settings.default_context(header, settings.type_k, settings.type_v)
+    model_n_ctx = settings.n_ctx or load_settings.default_context(header, settings.type_k, settings.type_v, flash_attn=settings.flash_attn)
     from runtime.llama import memory
 
     projector_size = memory.projector_bytes(mmproj)
@@ -162,7 +162,7 @@ def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[st
     params = load_settings.load_params(path, settings, draft_path, header=header, n_ctx=n_ctx)
     choice = ModelChoice(
         path=path, n_ctx=params.n_ctx, n_gpu_layers=load_settings.offload_layers(settings.gpu_offload), type_k=params.type_k,
-        type_v=params.type_v, n_threads=params.n_threads, n_seq=params.n_seq, draft_path=params.draft_path, model_n_ctx=model_n_ctx,
+        type_v=params.type_v, flash_attn=params.flash_attn, n_threads=params.n_threads, n_seq=params.n_seq, draft_path=params.draft_path, model_n_ctx=model_n_ctx,
         split_mode=params.split_mode, main_gpu=params.main_gpu, mmproj_path=mmproj,
     )
     return Prepared(choice, settings, options, auto.path if auto is not None else None, capped_from, load_settings.sampling_defaults(header), header,
@@ -194,11 +194,11 @@ def fitting_context(header: GGUFHeader, n_ctx: int, settings: LoadSettings, proj
     most memory could just hold, which would leave nothing for the rest of the machine."""
     from runtime.llama import memory
 
-    estimate = memory.with_projector(memory.estimate_load(header, n_ctx, settings.type_k, settings.type_v), projector_size)
+    estimate = memory.with_projector(memory.estimate_load(header, n_ctx, settings.type_k, settings.type_v, flash_attn=settings.flash_attn is not False), projector_size)
     verdict = memory.fit_verdict(estimate, [], memory.available_ram())
     if verdict.label != "too_big":
         return n_ctx
-    return min(n_ctx, settings.n_ctx or load_settings.default_context(header, settings.type_k, settings.type_v))
+    return min(n_ctx, settings.n_ctx or load_settings.default_context(header, settings.type_k, settings.type_v, flash_attn=settings.flash_attn))
 
 
 def needs_reload(before: LoadSettings, after: LoadSettings) -> list[str]:

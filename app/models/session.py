@@ -24,6 +24,7 @@ class ModelChoice:
     n_gpu_layers: Optional[int] = None  # None: Auto, as many layers on the GPU as fit (ModelLoadParams.n_gpu_layers)
     type_k: KvType = "f16"
     type_v: KvType = "f16"
+    flash_attn: Optional[bool] = None  # None: Auto, the runtime's choice (ModelLoadParams.flash_attn)
     n_threads: Optional[int] = None
     n_seq: int = 4
     draft_path: Optional[str] = None
@@ -35,7 +36,7 @@ class ModelChoice:
 
     def params(self) -> ModelLoadParams:
         return ModelLoadParams(path=self.path, n_ctx=self.n_ctx, n_gpu_layers=self.n_gpu_layers, type_k=self.type_k, type_v=self.type_v,
-                               n_threads=self.n_threads, n_seq=self.n_seq, draft_path=self.draft_path, split_mode=self.split_mode,
+                               flash_attn=self.flash_attn, n_threads=self.n_threads, n_seq=self.n_seq, draft_path=self.draft_path, split_mode=self.split_mode,
                                main_gpu=self.main_gpu, mmproj_path=self.mmproj_path)
 
 

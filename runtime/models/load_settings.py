@@ -35,6 +35,7 @@ VERSION = 1
 MIN_DEFAULT_CONTEXT = 4096  # the default context never goes below this where it fits (nor above what the model was trained for)
 NO_TRAINED_CONTEXT = 4096  # a header that does not say its trained context
 OFFLOAD_WORDS = ("auto", "all", "off")
+FLASH_ATTN_WORDS: dict[str, Optional[bool]] = {"auto": None, "on": True, "off": False}  # as the command line and the dialog say them
 
 # Sampling defaults a GGUF may carry (llama.cpp's general.sampling.* keys), and the request field each sets.
 SAMPLING_KEYS = {
@@ -62,6 +63,9 @@ class LoadSettings:
     speculation: SpeculationMode = "auto"
     n_seq: int = 4  # conversations held in the context at once
     n_threads: Optional[int] = None  # None: the runtime's choice
+    # None: Auto, the runtime's choice (ModelLoadParams.flash_attn: off on the CPU, where llama.cpp's kernel is slower,
+    # on for a quantized V cache or a GPU). False with a quantized V cache cannot load: llama.cpp needs it there.
+    flash_attn: Optional[bool] = None
     # With more than one GPU device (ModelLoadParams.split_mode, main_gpu): llama.cpp's defaults.
     split_mode: SplitMode = "layer"
     main_gpu: int = 0
@@ -94,6 +98,11 @@ def check(settings: LoadSettings, where: str = "settings") -> LoadSettings:
     for name in ("type_k", "type_v"):
         if getattr(settings, name) not in typing.get_args(KvType):
             raise SettingsError(f"{where}.{name}: {getattr(settings, name)!r} is not one of {', '.join(typing.get_args(KvType))}")
+    if settings.flash_attn is not None and not isinstance(settings.flash_attn, bool):
+        raise SettingsError(f"{where}.flash_attn: {settings.flash_attn!r} is not true (on), false (off) or null (auto)")
+    if settings.flash_attn is False and settings.type_v != "f16":
+        raise SettingsError(f"{where}.flash_attn: off cannot go with a quantized V cache (type_v {settings.type_v}), which needs flash attention: "
+                            "make it auto or on, or the KV cache type f16")
     if settings.speculation not in typing.get_args(SpeculationMode):
         raise SettingsError(f"{where}.speculation: {settings.speculation!r} is not one of {', '.join(typing.get_args(SpeculationMode))}")
     if settings.split_mode not in typing.get_args(SplitMode):
@@ -168,9 +177,11 @@ def offload_layers(gpu_offload: str) -> Optional[int]:
     raise SettingsError(f"gpu_offload: {gpu_offload!r} is not auto, all, off or a number of layers")
 
 
-def default_context(header: GGUFHeader, type_k: str = "f16", type_v: str = "f16", ram_available: int | None = None, devices: Sequence[Device] = ()) -> int:
+def default_context(header: GGUFHeader, type_k: str = "f16", type_v: str = "f16", ram_available: int | None = None, devices: Sequence[Device] = (),
+                    flash_attn: Optional[bool] = None) -> int:
     """The model's trained context, capped by what fits this machine's memory (the fit model.load applies,
-    runtime/llama/memory.py), never below MIN_DEFAULT_CONTEXT where that fits."""
+    runtime/llama/memory.py, with the attention scores flash attention set off keeps), never below
+    MIN_DEFAULT_CONTEXT where that fits."""
     from runtime.llama import memory
 
     trained = header.context_length or NO_TRAINED_CONTEXT
@@ -178,7 +189,7 @@ def default_context(header: GGUFHeader, type_k: str = "f16", type_v: str = "f16"
     ram = memory.available_ram() if ram_available is None else ram_available
     n_ctx = trained
     while n_ctx > floor:
-        if memory.fit_verdict(memory.estimate_load(header, n_ctx, type_k, type_v), list(devices), ram).label != "too_big":
+        if memory.fit_verdict(memory.estimate_load(header, n_ctx, type_k, type_v, flash_attn=flash_attn is not False), list(devices), ram).label != "too_big":
             return n_ctx
         n_ctx = max(floor, n_ctx // 2)
     return floor  # the floor, fitting or not: a load that does not fit then says why
@@ -211,8 +222,8 @@ def load_params(path: str, settings: LoadSettings, draft_path: Optional[str] = N
             from runtime.gguf.reader import read_file_header
 
             header = read_file_header(path)
-        n_ctx = default_context(header, chosen.type_k, chosen.type_v)
-    fields: dict[str, Any] = dict(path=path, n_ctx=n_ctx, type_k=chosen.type_k, type_v=chosen.type_v,
+        n_ctx = default_context(header, chosen.type_k, chosen.type_v, flash_attn=chosen.flash_attn)
+    fields: dict[str, Any] = dict(path=path, n_ctx=n_ctx, type_k=chosen.type_k, type_v=chosen.type_v, flash_attn=chosen.flash_attn,
                                   n_threads=chosen.n_threads, n_seq=chosen.n_seq, draft_path=draft_path,
                                   split_mode=chosen.split_mode, main_gpu=chosen.main_gpu)
     layers = offload_layers(chosen.gpu_offload)

@@ -1422,6 +1422,14 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Mati</translation>
     </message>
     <message>
+        <source>On</source>
+        <translation>Aktif</translation>
+    </message>
+    <message>
+        <source>Auto: off when the model runs on the CPU, where llama.cpp&apos;s flash attention is slower, and on for a quantized V cache or a GPU</source>
+        <translation>Otomatis: mati saat model berjalan di CPU, tempat flash attention llama.cpp lebih lambat, dan aktif untuk cache V terkuantisasi atau GPU</translation>
+    </message>
+    <message>
         <source>Conversations that can write replies at the same time</source>
         <translation>Percakapan yang dapat menulis balasan bersamaan</translation>
     </message>
@@ -1466,6 +1474,10 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Jenis cache KV</translation>
     </message>
     <message>
+        <source>Flash attention</source>
+        <translation>Atensi flash</translation>
+    </message>
+    <message>
         <source>Speculative decoding</source>
         <translation>Dekode spekulatif</translation>
     </message>
@@ -1480,6 +1492,14 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     <message>
         <source>Context length</source>
         <translation>Panjang konteks</translation>
+    </message>
+    <message>
+        <source>A quantized KV cache needs flash attention: make the KV cache type f16 first</source>
+        <translation>Cache KV terkuantisasi memerlukan flash attention: ubah dulu jenis cache KV menjadi f16</translation>
+    </message>
+    <message>
+        <source>A quantized KV cache needs flash attention: make it Auto or On first</source>
+        <translation>Cache KV terkuantisasi memerlukan flash attention: ubah dulu menjadi Otomatis atau Aktif</translation>
     </message>
 </context>
 <context>
