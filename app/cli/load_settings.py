@@ -23,7 +23,7 @@ def local_candidates() -> list[tuple[str, int]]:
 
 def add_flash_attn_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--flash-attn", choices=list(load_settings.FLASH_ATTN_WORDS), default=None,
-                        help="flash attention: auto (off when the model runs on the CPU, where llama.cpp's is slower; on for a quantized V cache or a GPU), "
+                        help="flash attention: auto (llama.cpp's choice: on), on, or off (faster on a CPU; a quantized V cache needs it on) "
                              "on or off (default: the model's load settings, else auto)")
 
 

@@ -64,8 +64,8 @@ class LoadSettingsDialog(QDialog):
         for word, text in (("auto", self.tr("Auto")), ("on", self.tr("On")), ("off", self.tr("Off"))):
             self.flash_attn.addItem(text, word)
         self.flash_attn.setCurrentIndex(self.flash_attn.findData(next(w for w, v in FLASH_ATTN_WORDS.items() if v is settings.flash_attn)))
-        self.flash_attn.setToolTip(self.tr("Auto: off when the model runs on the CPU, where llama.cpp's flash attention is slower, "
-                                           "and on for a quantized V cache or a GPU"))
+        self.flash_attn.setToolTip(self.tr("Auto: llama.cpp's choice, on. Off decodes faster on a CPU, "
+                                           "but a conversation restored from the KV store may then go on a little differently"))
         self.kv_type.currentIndexChanged.connect(self._exclude_unloadable_pairs)
         self.flash_attn.currentIndexChanged.connect(self._exclude_unloadable_pairs)
         self._exclude_unloadable_pairs()

@@ -152,31 +152,6 @@ def sequences_that_fit(header: GGUFHeader, params: ModelLoadParams, n_batch: int
     raise AssertionError("unreachable: n_seq >= 1")
 
 
-def flash_attention(params: ModelLoadParams, header: GGUFHeader, n_seq: int, layers: int, n_batch: int, devices: list[Device], ram_available: int) -> bool | None:
-    """Whether the context computes attention with flash attention; None leaves it to llama.cpp (auto: on where
-    the device has the kernel, the CPU included).
-
-    As asked when asked; on for a quantized V cache (llama.cpp refuses one without it). Off when every layer
-    runs on the CPU and the memory its attention scores take then fits as well (memory.estimate_load): there
-    llama.cpp's flash attention kernel is slower than its matrix products for a reply's steps and
-    verification passes, more so the longer the conversation (llama-bench tg32 on a 2-core x86-64, one thread
-    / two: 12 % / 3 % slower at depth 0, 13 % / 29 % at depth 1,500; bench/flash_attn_passes.py: passes of
-    1-65 tokens 5-35 % slower). Resting conversations give up their cells while a reply streams
-    (scheduler._release_resting), so the cells a step attends over are those of the replies decoded
-    together. Where the scores would not fit, on: the catalog's fit verdict counts flash attention on."""
-    if params.flash_attn is not None:
-        return params.flash_attn
-    if params.type_v != "f16":
-        return True
-    if layers > 0:
-        return None
-    try:
-        check_fits(header, dataclasses.replace(params, n_ctx=params.n_ctx * n_seq, flash_attn=False), n_batch, devices, ram_available, layers)
-    except RpcError:
-        return None
-    return False
-
-
 def check_main_gpu(main_gpu: int, devices: list[Device]) -> None:
     """INVALID_PARAMS unless `main_gpu` is one of the GPU devices (index 0 is always allowed: on a machine with
     no GPU device it changes nothing), naming the devices there are; llama.cpp itself would only fail the load."""
@@ -301,8 +276,7 @@ class Engine:
             main_gpu=params.main_gpu,
         )
         n_seq, plan = sequences_that_fit(header, params, settings.n_batch, devices)
-        flash = flash_attention(params, header, n_seq, plan.layers, settings.n_batch, devices, memory.available_ram())
-        settings = dataclasses.replace(settings, n_seq=n_seq, n_gpu_layers=plan.layers, flash_attn=flash)
+        settings = dataclasses.replace(settings, n_seq=n_seq, n_gpu_layers=plan.layers)
         draft_header = check_draft_file(params, header) if params.draft_path else None
         self.unload()
 

@@ -197,7 +197,11 @@ class LlamaModel:
         ctx_params.type_k = KV_TYPES[settings.type_k]
         ctx_params.type_v = KV_TYPES[settings.type_v]
         ctx_params.swa_full = settings.swa_full
-        # As the load chose (runtime/engine/engine.py, flash_attention); llama.cpp refuses a quantized V cache without it.
+        # As the load asks; else on for a quantized V cache, which llama.cpp refuses without it; else llama.cpp's auto (on,
+        # the CPU included). Off is faster on a CPU (docs/benchmarks/llama_bench_flash_attn.json) but is not the default:
+        # without it a sequence's attention sums over every cell up to the highest in use, so where its cells sit (a
+        # state restored elsewhere, another reply's beside it) changes the rounding, and a greedy reply after a restore
+        # could part from the one the resident cache gives (tests/runtime/kvstore/test_warm_conversations.py fails so).
         self.flash_attn = settings.flash_attn if settings.flash_attn is not None else (True if settings.type_v != "f16" else None)
         if self.flash_attn is not None:
             ctx_params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED if self.flash_attn else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED

@@ -23,8 +23,9 @@ class ModelLoadParams:
     n_gpu_layers: Optional[int] = None
     type_k: KvType = "f16"
     type_v: KvType = "f16"
-    # None: on when V is quantized, else off when every layer runs on the CPU and the memory that takes fits (it is slower
-    # there), else llama.cpp's choice (runtime/engine/engine.py, flash_attention). ModelLoadResult.flash_attn says what the load used.
+    # None: on when V is quantized, else llama.cpp's choice (on where the device has the kernel, the CPU included; see
+    # LlamaModel for why Off, faster on a CPU, is not the default). False counts the attention scores it keeps in the fit
+    # check (memory.estimate_load). ModelLoadResult.flash_attn says what the load used.
     flash_attn: Optional[bool] = None
     n_threads: Optional[int] = None
     # A smaller model with the same tokenizer that drafts tokens for speculative decoding (runtime/speculative).

@@ -1426,8 +1426,8 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Aktif</translation>
     </message>
     <message>
-        <source>Auto: off when the model runs on the CPU, where llama.cpp&apos;s flash attention is slower, and on for a quantized V cache or a GPU</source>
-        <translation>Otomatis: mati saat model berjalan di CPU, tempat flash attention llama.cpp lebih lambat, dan aktif untuk cache V terkuantisasi atau GPU</translation>
+        <source>Auto: llama.cpp&apos;s choice, on. Off decodes faster on a CPU, but a conversation restored from the KV store may then go on a little differently</source>
+        <translation>Otomatis: pilihan llama.cpp, aktif. Mati mendekode lebih cepat di CPU, tetapi percakapan yang dipulihkan dari penyimpanan KV bisa berlanjut sedikit berbeda</translation>
     </message>
     <message>
         <source>Conversations that can write replies at the same time</source>

@@ -107,8 +107,8 @@ def test_the_dialog_offers_auto_on_and_off_but_never_off_with_a_quantized_kv_cac
     qtbot.addWidget(dialog)
     flash, kv = dialog.flash_attn, dialog.kv_type
     assert [flash.itemText(i) for i in range(flash.count())] == ["Auto", "On", "Off"] and flash.currentText() == "Auto"
-    assert flash.toolTip() == ("Auto: off when the model runs on the CPU, where llama.cpp's flash attention is slower, "
-                               "and on for a quantized V cache or a GPU")
+    assert flash.toolTip() == ("Auto: llama.cpp's choice, on. Off decodes faster on a CPU, "
+                               "but a conversation restored from the KV store may then go on a little differently")
     form = dialog.findChild(QFormLayout)
     label = form.labelForField(flash)
     assert label is not None and label.text() == "Flash attention" and flash.accessibleName() == "Flash attention"
@@ -157,8 +157,8 @@ def test_the_flag_replaces_the_stored_setting_for_its_run_and_the_load_result_sa
     load_settings.write(starter_model, LoadSettings(flash_attn=True, n_seq=1))
     stored_file = (config_dir / load_settings.FILE_NAME).read_text()
     assert chat_json(starter_model)["flash_attn"] is True, "the stored setting"
-    # Auto on this machine's CPU, where the starter model's attention scores fit: off (runtime/engine/engine.py).
-    assert chat_json(starter_model, "--flash-attn", "auto")["flash_attn"] is False
+    # Auto: llama.cpp's choice, which the load result gives as null.
+    assert chat_json(starter_model, "--flash-attn", "auto")["flash_attn"] is None
     assert (config_dir / load_settings.FILE_NAME).read_text() == stored_file, "a flag is for its run only"
 
     served = Served("--flash-attn", "off", "--n-threads", "1", model=str(starter_model), n_ctx=512)
