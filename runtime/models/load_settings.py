@@ -63,8 +63,8 @@ class LoadSettings:
     speculation: SpeculationMode = "auto"
     n_seq: int = 4  # conversations held in the context at once
     n_threads: Optional[int] = None  # None: the runtime's choice
-    # None: Auto, the runtime's choice (ModelLoadParams.flash_attn: off on the CPU, where llama.cpp's kernel is slower,
-    # on for a quantized V cache or a GPU). False with a quantized V cache cannot load: llama.cpp needs it there.
+    # None: Auto, llama.cpp's choice, on (ModelLoadParams.flash_attn). False is faster on a CPU, and takes memory for
+    # attention scores (counted); with a quantized V cache it cannot load: llama.cpp needs it there.
     flash_attn: Optional[bool] = None
     # With more than one GPU device (ModelLoadParams.split_mode, main_gpu): llama.cpp's defaults.
     split_mode: SplitMode = "layer"
