@@ -93,7 +93,9 @@ class ReplyReasoning:
         budget = self.plan.budget
         if budget is None or self._closed_by_budget or not self.plan.closing_tokens:
             return sampled
-        if self.splitter.state is State.REASONING and self.stats.reasoning_tokens >= budget:
+        # Not while the model is writing a marker (say "</think" so far): its grammar has taken that part, and the
+        # closing text forced after it would not fit (SamplerError); the next token settles it one way or the other.
+        if self.splitter.state is State.REASONING and self.stats.reasoning_tokens >= budget and not self.splitter.closing:
             self._closed_by_budget = True
             self._forced = list(self.plan.closing_tokens)
             return self._forced.pop(0)

@@ -80,6 +80,11 @@ class ReasoningSplitter:
     def decided(self) -> bool:
         return self.state is not State.UNDECIDED
 
+    @property
+    def closing(self) -> bool:
+        """In a reasoning block, with the start of a marker held back: the model may be closing the block itself."""
+        return self.state is State.REASONING and bool(self._pending)
+
     def push(self, text: str) -> Parts:
         self._pending += text
         out = Parts()

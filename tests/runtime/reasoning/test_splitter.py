@@ -120,3 +120,25 @@ def test_a_continued_reply_reads_what_it_has_first():
     reply = ReplyReasoning(ReasoningPlan(THINK, prefix="<think>half a thou"), GenerationStats(), 0.0)
     parts = reply.take("ght</think>Answer")
     assert parts == Parts("ght", "Answer")
+
+
+def test_a_spent_budget_waits_while_the_model_writes_the_closing_marker_itself():
+    """The budget's closing text is forced only where it fits: not after "</think" the model has begun, which its
+    grammar already took (the forced text would not fit it: SamplerError). Seen on the starter model, whose
+    grammar-led thought ended in "</think" just as the budget was spent."""
+    closing = [1, 2, 3]
+    reply = ReplyReasoning(ReasoningPlan(THINK, budget=3, closing_tokens=closing), GenerationStats(), 0.0)
+    for piece in ("<think>", "the", " sky", " blue"):
+        reply.take(piece)
+    assert reply.stats.reasoning_tokens >= 3
+    reply.take("</think")
+    assert reply.steer(46) == 46 and not reply.forcing, "the model goes on writing its marker"
+    reply.take(">")
+    assert reply.splitter.in_answer and reply.steer(7) == 7, "closed by the model: nothing to force"
+
+    broken = ReplyReasoning(ReasoningPlan(THINK, budget=3, closing_tokens=closing), GenerationStats(), 0.0)
+    for piece in ("<think>", "the", " sky", " blue", "</th"):
+        broken.take(piece)
+    assert broken.steer(9) == 9
+    broken.take("ere")  # not a marker after all: reasoning goes on, over budget
+    assert [broken.steer(9) for _ in closing] == closing, "then the closing text is forced"
