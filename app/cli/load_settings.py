@@ -23,8 +23,8 @@ def local_candidates() -> list[tuple[str, int]]:
 
 def add_flash_attn_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--flash-attn", choices=list(load_settings.FLASH_ATTN_WORDS), default=None,
-                        help="flash attention: auto (llama.cpp's choice: on), on, or off (faster on a CPU; a quantized V cache needs it on) "
-                             "on or off (default: the model's load settings, else auto)")
+                        help="flash attention: auto (llama.cpp's choice: on), on, or off (faster on a CPU; a quantized V cache needs it on); "
+                             "default: the model's load settings, else auto")
 
 
 def stored_load(path: str, draft: Optional[str] = None, gpu_offload: Optional[str] = None, flash_attn: str | bool | None = None,
