@@ -64,7 +64,6 @@ from runtime.protocol import (
 from runtime.reasoning.markers import UNNAMED_THINK, ReasoningSyntax, opens_block, syntax_for
 from runtime.reasoning.reply import ReasoningPlan, marker_tokens
 from runtime.speculative.compat import IncompatibleDraft, check_compatible
-from runtime.speculative.pass_cost_memory import PassCostMemory
 from runtime.speculative.session import Speculation
 from runtime.engine import pictures
 
@@ -336,7 +335,7 @@ class Engine:
         )
         syntax = syntax_for(template.source if template.from_model else None, lambda text: len(llama.tokenize(text, add_bos=False, special=True)) == 1)
         markers = marker_tokens(syntax, lambda text: llama.tokenize(text, add_bos=False, special=True))
-        self.loaded = LoadedModel(info, llama, template, Speculation(llama, draft, memory=PassCostMemory.for_load(llama)), syntax, markers)
+        self.loaded = LoadedModel(info, llama, template, Speculation(llama, draft), syntax, markers)
         self.saved_states.attach(llama)
         self.scheduler = Scheduler(llama, self.saved_states)
         return info

@@ -57,8 +57,7 @@ class CostModel:
         self._single: collections.deque[float] = collections.deque(maxlen=WINDOW)
         self._bands: dict[int, collections.deque[tuple[int, float]]] = {b: collections.deque(maxlen=WINDOW) for b in BAND_STARTS}
         self.plain_step: float | None = None  # t1, seconds
-        self.slopes: dict[int, tuple[float, float]] = {}  # band -> (median n, median slope), measured (or remembered)
-        self._remembered: dict[int, tuple[float, float]] = {}  # from an earlier load on this machine, until measured again
+        self.slopes: dict[int, tuple[float, float]] = {}  # band -> (median n, median slope), measured
         self.draft_step: float | None = None  # seconds per drafted token
         self.draft_sync: float | None = None  # seconds to catch the draft's cache up before drafting
 
@@ -79,21 +78,10 @@ class CostModel:
         if self.plain_step is not None:
             t1 = self.plain_step
             self.slopes = {
-                **self._remembered,
-                **{
-                    b: (statistics.median(m for m, _ in passes), max(0.0, statistics.median((t / t1 - 1.0) / (m - 1) for m, t in passes)))
-                    for b, passes in self._bands.items()
-                    if passes
-                },
+                b: (statistics.median(m for m, _ in passes), max(0.0, statistics.median((t / t1 - 1.0) / (m - 1) for m, t in passes)))
+                for b, passes in self._bands.items()
+                if passes
             }
-
-    def remember(self, slopes: dict[int, tuple[float, float]]) -> None:
-        """Bands an earlier load of the same model, with the same settings, measured here: each stands until this load
-        measures its band itself. What a pass costs relative to a step is the machine's: remembered, the first reply
-        of a load prices its drafts as the last load's replies did, instead of paying to find out (runtime/speculative/
-        pass_cost_memory.py)."""
-        self._remembered = {band(int(n)): (float(n), float(slope)) for n, slope in slopes.values() if n >= 2 and slope >= 0.0}
-        self.slopes = {**self._remembered, **self.slopes}
 
     observe_target = observe_pass
 

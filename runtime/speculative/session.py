@@ -27,7 +27,6 @@ from runtime.speculative.costs import CostModel, calibrate, calibrate_draft, hea
 from runtime.speculative.decoder import Drafting, SpeculativeSteppers
 from runtime.speculative.draft_model import DraftModel
 from runtime.speculative.lookup import NgramIndex
-from runtime.speculative.pass_cost_memory import PassCostMemory
 
 log = logging.getLogger("lokal.speculative")
 
@@ -48,21 +47,10 @@ class SequenceDrafting:
 
 
 class Speculation:
-    def __init__(
-        self,
-        target: LlamaModel,
-        draft: LlamaModel | None = None,
-        verify_singly: bool | None = None,
-        fixed_k: int | None = None,
-        memory: PassCostMemory | None = None,
-    ):
-        """`memory`: where the pass costs measured under this load are kept for the next one with the same model and settings."""
+    def __init__(self, target: LlamaModel, draft: LlamaModel | None = None, verify_singly: bool | None = None, fixed_k: int | None = None):
         self.target = target
         self.draft_llama = draft
         self.costs = CostModel(head_share(target))
-        self.memory = memory
-        if memory is not None:
-            self.costs.remember(memory.recall())
         target.pass_observers.append(self.costs.observe_pass)  # every pass prices drafts: verifications, batches, prompt chunks
         self.verify_singly = os.environ.get(VERIFY_ENV) == "single" if verify_singly is None else verify_singly
         if fixed_k is None and os.environ.get(FIXED_K_ENV, "").isdigit():
@@ -114,9 +102,6 @@ class Speculation:
         return make
 
     def close(self) -> None:
-        if self.memory is not None:
-            self.memory.keep(self.costs.slopes)
-            self.memory = None
         self._sequences.clear()
         if self.costs.observe_pass in self.target.pass_observers:
             self.target.pass_observers.remove(self.costs.observe_pass)
