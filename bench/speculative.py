@@ -19,7 +19,8 @@ With --peer, llama.cpp's llama-server runs the same prompts (same model, threads
 context; its chat template, greedy) once per speculative type, each in a server of its
 own, interleaved with Lokal's modes; its decode rate is the server's own
 `timings.predicted_per_second`. The report gives each peer mode's ratio over the peer's
-plain decoding, and Lokal's `auto` over the peer's best n-gram mode in tokens/s.
+plain decoding, and Lokal's `auto` over the peer's best n-gram mode in tokens/s (and,
+where none of the peer's modes drafted, over the median of its runs: `auto_over_peer_plain_runs`).
 
 One run of a mode varies by about +-15 % on a shared 2-core machine (auto and
 both run the same algorithm when a draft model is loaded, and differed that much
@@ -432,6 +433,24 @@ def chart(report: dict, path: Path) -> bool:
     return charts.save(fig, ax, path, title)
 
 
+def auto_over_peer_plain_when_nothing_drafted(row: dict) -> dict:
+    """Where none of the peer's n-gram modes drafted a token: Lokal's auto over the median of the peer's runs (a row of this script's JSON).
+
+    The peer's modes then decoded plainly, and "its best mode", the faster of them chosen after the fact, is the
+    faster of two runs at the same speed: the noise of each run counts for the peer. The median of its runs of each
+    round, plain included, measures that speed without the choice. Where a mode drafted, which mode is faster is a
+    real difference, and the strict figure stands alone.
+    """
+    peer = row["peer"]
+    if "auto" not in row["modes"] or any(peer[m]["draft_tokens"] for m in peer if m != "plain"):
+        return {}
+    rounds = [statistics.median(runs) for runs in zip(*(peer[m]["decode_tokens_per_s_runs"] for m in peer))]
+    return {
+        "auto_over_peer_plain_runs": round(row["modes"]["auto"]["decode_tokens_per_s"] / statistics.median(rounds), 3),
+        "auto_over_peer_plain_runs_paired": paired(row["modes"]["auto"]["decode_tokens_per_s_runs"], rounds),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=256)
@@ -553,6 +572,7 @@ def main() -> int:
                 row["auto_over_peer_best_paired"] = paired(
                     [r.stats.decode_tokens_per_s for r in runs["auto"]], [r["decode_tokens_per_s"] for r in peer_runs[best_mode]]
                 )
+            row.update(auto_over_peer_plain_when_nothing_drafted(row))
             row["lokal_off_over_peer_plain"] = round(off_rate / plain, 3) if plain else None
         rows.append(row)
     client.close()
@@ -582,6 +602,9 @@ def main() -> int:
                 # Every round of every prompt as one pair: the interval of the geomean over this kind's prompts.
                 pairs = [r["auto_over_peer_best_paired"]["ratios"] for r in rows if r["kind"] == kind and "auto_over_peer_best_paired" in r]
                 peer_summary[kind]["auto_over_peer_best_paired"] = paired([x for ratios_ in pairs for x in ratios_], [1.0] * sum(map(len, pairs)))
+                # The same, but over the median of the peer's runs where none of its modes drafted (see the function).
+                pairs = [(r.get("auto_over_peer_plain_runs_paired") or r["auto_over_peer_best_paired"])["ratios"] for r in rows if r["kind"] == kind and "auto_over_peer_best_paired" in r]
+                peer_summary[kind]["auto_over_peer_best_or_plain_runs_paired"] = paired([x for ratios_ in pairs for x in ratios_], [1.0] * sum(map(len, pairs)))
                 # Each peer mode as a setting a user would pick: Lokal's auto over it, in tokens/s.
                 for m in peer_modes:
                     if m != "plain" and "auto" in modes:
