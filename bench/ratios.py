@@ -42,3 +42,9 @@ def paired(ours: list[float], theirs: list[float]) -> dict:
         "high95": bound(mean + half),
         "ratios": [round(math.exp(x), 3) for x in logs],
     }
+
+
+def pooled(ratio_lists: list[list[float]]) -> dict:
+    """Every pair's ratio of several `paired` results as one set of pairs: the geometric mean over all of them, with its interval."""
+    ratios = [x for ratios_ in ratio_lists for x in ratios_]
+    return paired(ratios, [1.0] * len(ratios))

@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import charts  # noqa: E402  (bench/charts.py)
 from runtime.client import RuntimeClient  # noqa: E402
 from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams  # noqa: E402
-from ratios import geomean, paired  # noqa: E402  (bench/ratios.py)
+from ratios import geomean, paired, pooled  # noqa: E402  (bench/ratios.py)
 from report import publish  # noqa: E402
 
 SYSTEM = "You are a senior software engineer."
@@ -601,10 +601,10 @@ def main() -> int:
                 peer_summary[kind]["auto_over_peer_best_tokens_per_s"] = geomean(over)
                 # Every round of every prompt as one pair: the interval of the geomean over this kind's prompts.
                 pairs = [r["auto_over_peer_best_paired"]["ratios"] for r in rows if r["kind"] == kind and "auto_over_peer_best_paired" in r]
-                peer_summary[kind]["auto_over_peer_best_paired"] = paired([x for ratios_ in pairs for x in ratios_], [1.0] * sum(map(len, pairs)))
+                peer_summary[kind]["auto_over_peer_best_paired"] = pooled(pairs)
                 # The same, but over the median of the peer's runs where none of its modes drafted (see the function).
                 pairs = [(r.get("auto_over_peer_plain_runs_paired") or r["auto_over_peer_best_paired"])["ratios"] for r in rows if r["kind"] == kind and "auto_over_peer_best_paired" in r]
-                peer_summary[kind]["auto_over_peer_best_or_plain_runs_paired"] = paired([x for ratios_ in pairs for x in ratios_], [1.0] * sum(map(len, pairs)))
+                peer_summary[kind]["auto_over_peer_best_or_plain_runs_paired"] = pooled(pairs)
                 # Each peer mode as a setting a user would pick: Lokal's auto over it, in tokens/s.
                 for m in peer_modes:
                     if m != "plain" and "auto" in modes:
