@@ -25,8 +25,13 @@ scheduler and no batching, and it takes the curve as exact. It says why a policy
 wins or loses on a prompt (which drafts, after which matches, at what price) in
 seconds; bench/speculative.py --peer measures whether it does.
 
+By default the cost model starts as a load's first reply finds it (single steps,
+the smallest verification, the prompt's chunks); `--warm` starts it with every
+size of the curve timed, as a load's later replies find it (bench/speculative.py
+runs all its prompts in one load).
+
     .venv/bin/python bench/lookup_replay.py [--costs docs/benchmarks/verify_costs_threads_1.json] [--kinds code-edit]
-                                            [--replies bench/out/replies.json] [--trace NAME]
+                                            [--replies bench/out/replies.json] [--trace NAME] [--warm]
 """
 
 from __future__ import annotations
@@ -109,8 +114,12 @@ def replay(reply: list[int], propose, on_step=None) -> dict:
     return {"passes": passes, "drafted": drafted, "kept": kept}
 
 
-def lokal(prompt: list[int], reply: list[int], curve: Curve, ends: set[int], trace: list | None) -> dict:
+def lokal(prompt: list[int], reply: list[int], curve: Curve, ends: set[int], trace: list | None, warm: bool = False) -> dict:
     costs = CostModel()
+    if warm:  # as after earlier replies of the same load: every size of the curve timed
+        for n in curve.sizes:
+            for _ in range(3):
+                costs.observe_pass(n, curve(n))
     # What the runtime has measured when the reply starts: single steps, calibration's 2-token pass (its larger
     # one depends on the machine's speed, and is left out), and the prompt's chunks, priced as passes of their size.
     for _ in range(9):
@@ -212,6 +221,7 @@ def main() -> int:
     parser.add_argument("--tokens", type=int, default=256)
     parser.add_argument("--threads", type=int, default=2, help="for recording the replies")
     parser.add_argument("--trace", help="also list Lokal's drafts on this prompt")
+    parser.add_argument("--warm", action="store_true", help="price drafts as the later replies of a load do: every pass size already timed")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     kinds = args.kinds.split(",")
@@ -223,7 +233,7 @@ def main() -> int:
     curve_source = json.loads(args.costs.read_text())
     curve = Curve(curve_source["target_pass_in_steps"])
     ends = set(recorded["ends"])
-    report: dict = {"costs": str(args.costs), "threads": curve_source["threads"], "model": recorded["model"], "prompts": []}
+    report: dict = {"costs": str(args.costs), "threads": curve_source["threads"], "warm": args.warm, "model": recorded["model"], "prompts": []}
     ratios = []
     for item in recorded["prompts"]:
         if item["kind"] not in kinds:
@@ -233,7 +243,7 @@ def main() -> int:
         row = {
             "name": item["name"],
             "tokens": len(reply),
-            "lokal": summary(lokal(prompt, reply, curve, ends, trace), len(reply), curve),
+            "lokal": summary(lokal(prompt, reply, curve, ends, trace, args.warm), len(reply), curve),
             "peer_ngram_mod": summary(peer_mod(prompt, reply), len(reply), curve),
             "peer_ngram_simple": summary(peer_simple(prompt, reply), len(reply), curve),
         }
