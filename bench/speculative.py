@@ -451,6 +451,25 @@ def auto_over_peer_plain_when_nothing_drafted(row: dict) -> dict:
     }
 
 
+def auto_over_peer_best_held_out(row: dict) -> dict:
+    """Lokal's auto over the peer's best n-gram mode, that mode chosen for each round by the other rounds (a row of this script's JSON).
+
+    "The best mode", chosen after the fact by the runs it is then compared with, is the larger of two noisy medians:
+    where two modes run at about the same speed, the choice picks whichever was lucky, and the figure leans the
+    peer's way. Chosen by the other rounds' median, a mode's run in this round is an unbiased sample of the mode a
+    user would have found best. Needs two rounds or more.
+    """
+    runs = {m: p["decode_tokens_per_s_runs"] for m, p in row["peer"].items() if m != "plain"}
+    ours = row["modes"].get("auto", {}).get("decode_tokens_per_s_runs", [])
+    if not runs or len(ours) < 2 or any(len(r) != len(ours) for r in runs.values()):
+        return {}
+    theirs = []
+    for i in range(len(ours)):
+        chosen = max(runs, key=lambda m: statistics.median(r for j, r in enumerate(runs[m]) if j != i))
+        theirs.append(runs[chosen][i])
+    return {"auto_over_peer_best_held_out_paired": paired(ours, theirs)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=256)
@@ -573,6 +592,7 @@ def main() -> int:
                     [r.stats.decode_tokens_per_s for r in runs["auto"]], [r["decode_tokens_per_s"] for r in peer_runs[best_mode]]
                 )
             row.update(auto_over_peer_plain_when_nothing_drafted(row))
+            row.update(auto_over_peer_best_held_out(row))
             row["lokal_off_over_peer_plain"] = round(off_rate / plain, 3) if plain else None
         rows.append(row)
     client.close()
@@ -605,6 +625,10 @@ def main() -> int:
                 # The same, but over the median of the peer's runs where none of its modes drafted (see the function).
                 pairs = [(r.get("auto_over_peer_plain_runs_paired") or r["auto_over_peer_best_paired"])["ratios"] for r in rows if r["kind"] == kind and "auto_over_peer_best_paired" in r]
                 peer_summary[kind]["auto_over_peer_best_or_plain_runs_paired"] = pooled(pairs)
+                # The same, each round's best mode chosen by the other rounds (see the function): no choice after the fact.
+                pairs = [r["auto_over_peer_best_held_out_paired"]["ratios"] for r in rows if r["kind"] == kind and "auto_over_peer_best_held_out_paired" in r]
+                if pairs:
+                    peer_summary[kind]["auto_over_peer_best_held_out_paired"] = pooled(pairs)
                 # Each peer mode as a setting a user would pick: Lokal's auto over it, in tokens/s.
                 for m in peer_modes:
                     if m != "plain" and "auto" in modes:
