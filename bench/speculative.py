@@ -47,6 +47,8 @@ from runtime.client import RuntimeClient  # noqa: E402
 from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams  # noqa: E402
 from ratios import geomean, paired, pooled  # noqa: E402  (bench/ratios.py)
 from report import publish  # noqa: E402
+from runtime.speculative.trace import TRACE_ENV  # noqa: E402
+from pass_trace import PassTraceReader  # noqa: E402  (bench/pass_trace.py)
 
 SYSTEM = "You are a senior software engineer."
 
@@ -487,6 +489,7 @@ def main() -> int:
     parser.add_argument("--k-max", type=int, help="the longest draft Lokal may verify (default: the runtime's own)")
     parser.add_argument("--peer", help="a llama-server binary: run the same prompts with its n-gram speculation too")
     parser.add_argument("--peer-modes", default=",".join(PEER_MODES), help=f"the peer's modes ({', '.join(PEER_MODES)}); plain first")
+    parser.add_argument("--trace", type=Path, metavar="JSONL", help="the runtime's per-pass trace goes here; each run's JSON gets its summary")
     args = parser.parse_args()
     from peer import exit_on_sigterm
 
@@ -505,6 +508,9 @@ def main() -> int:
     env = {**os.environ, "LOKAL_AUTO_SPECULATION": "on"}  # auto as it runs by default, whatever this shell sets
     if args.k_max:
         env["LOKAL_SPECULATIVE_K_MAX"] = str(args.k_max)
+    trace = PassTraceReader(args.trace) if args.trace else None
+    if trace is not None:
+        env[TRACE_ENV] = str(args.trace)
     peer_modes = args.peer_modes.split(",") if args.peer else []
     if peer_modes and peer_modes[0] != "plain":
         parser.error("--peer-modes must start with plain: the others are measured against it")
@@ -525,6 +531,7 @@ def main() -> int:
         for mode in peer_modes:
             peer.run(mode, messages, 1)  # the peer's prompt cache likewise
         runs: dict[str, list] = {mode: [] for mode in modes}
+        traces: dict[str, list] = {mode: [] for mode in modes}
         peer_runs: dict[str, list] = {mode: [] for mode in peer_modes}
         for round_ in range(args.rounds):
             for mode in modes:
@@ -533,6 +540,9 @@ def main() -> int:
                 runs[mode].append(result)
                 s = result.stats
                 log(f"{name:16s} {mode:6s} {s.decode_tokens_per_s:6.2f} tok/s  drafted {s.draft_tokens} accepted {s.draft_tokens_accepted}  tokens/pass {s.tokens_per_target_pass:.2f}")
+                if trace is not None:
+                    traces[mode].append(trace.summary_of_new())
+                    log(f"{name:16s} {mode:6s} trace {json.dumps(traces[mode][-1])}")
                 if mode == "off" or mode == modes[-1]:
                     # The peer's modes between Lokal's, so a busy moment falls on both alike.
                     half = len(peer_modes) // 2 + 1 if len(modes) > 1 else len(peer_modes)
@@ -563,6 +573,7 @@ def main() -> int:
                 "tokens_per_target_pass": round(s.tokens_per_target_pass, 3),
                 "target_passes": s.target_passes,
                 "runtime_speedup_estimate": round(s.speedup, 3),
+                **({"trace_runs": traces[mode]} if trace is not None and mode != "off" else {}),
             }
             log(f"{name:16s} {mode:6s} median {rate:6.2f} tok/s  x{row['modes'][mode]['ratio_over_off'] or 0:.2f}  matches off: {diff is None}")
         if peer_modes:

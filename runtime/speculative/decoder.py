@@ -12,6 +12,7 @@ stop string, max_tokens, full context, cancel).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -24,6 +25,7 @@ from runtime.speculative.adaptive import Controller
 from runtime.speculative.costs import CostModel
 from runtime.speculative.draft_model import DraftModel
 from runtime.speculative.lookup import NgramIndex, NgramMatch
+from runtime.speculative.trace import PassTrace
 
 
 @dataclass
@@ -96,10 +98,11 @@ class Drafting:
 class SpeculativeSteppers:
     """A StepperFactory (runtime/llama/generation.py): makes the stepper of one reply."""
 
-    def __init__(self, drafting: Drafting, costs: CostModel, mode: str, verify_singly: bool = False):
+    def __init__(self, drafting: Drafting, costs: CostModel, mode: str, verify_singly: bool = False, trace: PassTrace | None = None):
         self.drafting = drafting
         self.costs = costs
         self.mode = mode
+        self.trace = trace
         # Tests: evaluate the drafted tokens one llama_decode call at a time, so every logit comes
         # from the same kernels as in plain decoding and outputs can be compared byte for byte.
         self.verify_singly = verify_singly
@@ -113,6 +116,7 @@ class SpeculativeStepper:
         self.drafting = factory.drafting
         self.costs = factory.costs
         self.verify_singly = factory.verify_singly
+        self.trace = factory.trace
         self.seq = as_sequence(model)
         self.sampler = sampler
         self.sink = sink
@@ -124,8 +128,10 @@ class SpeculativeStepper:
         self.pending = -1
         self.base = 0
         self.draft: Draft | None = None
+        self._plan_began = self._planned = self._settle_began = 0.0  # the trace's clocks
 
     def begin(self) -> bool:
+        began = time.perf_counter()
         self.history = list(self.seq.tokens)
         # A reply that filled the context goes on in a rebuilt cache (fewer old turns, then all of the reply
         # so far): it is the same reply, so it keeps what it learnt, and its own tokens still count as reply.
@@ -140,6 +146,14 @@ class SpeculativeStepper:
             # The draft model reads the prompt now, as part of the time to the first token, not mid-reply; not
             # at all where it cannot pay at the costs measured here (it catches up if ever it drafts).
             self.drafting.draft_model.sync(self.history)
+        if self.trace is not None:
+            drafter = self.drafting.draft_model
+            self.trace.write(
+                event="begin", seq=self.seq.seq_id, mode=self.figures.stats.speculation, history=len(self.history),
+                draft_model=drafter is not None, draft_model_synced=drafter is not None and drafter.model.tokens == self.history,
+                seconds=round(time.perf_counter() - began, 6),
+            )
+            self._settle_began = time.perf_counter()
         self.pending = self.sampler.sample(self.seq.logits(-1))
         going_on = self.sink.accept(self.pending)
         if going_on or self.sink.context_full:  # the token is in the reply (a full context may be made room for)
@@ -151,12 +165,14 @@ class SpeculativeStepper:
         return True
 
     def plan(self, batch: BatchSoFar) -> Slice:
+        self._plan_began = time.perf_counter()
         seq = self.seq
         self.base = len(seq.tokens)  # the cache holds history[:-1]; `pending` is history[-1]
         # Drafts never reach the last slot of the context or past max_tokens: the sink then
         # sees the same cache length as in plain decoding, so a full context ends the reply alike.
         room = min(seq.n_ctx - self.base - 2, self.sink.request.max_tokens - len(self.sink.completion), batch.room - 1)
         self.draft = self.drafting.propose(self.history, room, self.sampler.config, self.draft_sampler, batch) if room > 0 else None
+        self._planned = time.perf_counter()
         if self.draft is None:
             return Slice(seq, (self.pending,))
         return Slice(seq, (self.pending, *self.draft.tokens), all_logits=True, singly=self.verify_singly)
@@ -168,6 +184,7 @@ class SpeculativeStepper:
     def settle(self, step: StepTiming) -> bool:
         draft, figures, controller = self.draft, self.figures, self.drafting.controller
         figures.passes += 1
+        settle_began = time.perf_counter()
         if draft is None:
             emitted = [self.sampler.sample(self.seq.logits(-1))]
             self.sampler.accept(emitted[0])
@@ -186,6 +203,8 @@ class SpeculativeStepper:
             figures.drafts += 1
             (figures.by_model if draft.match is None else figures.by_lookup).add(len(draft.tokens), accepted)
         self.drafting.score_shadow(emitted)
+        if self.trace is not None:
+            self._trace_pass(draft, len(emitted) - 1 if draft is not None else 0, step, settle_began)
         for i, token in enumerate(emitted):
             if not self.sink.accept(token):
                 self.seq.truncate(self.base + 1 + i)  # as plain decoding leaves it: the last token not evaluated
@@ -198,6 +217,23 @@ class SpeculativeStepper:
         self._extend_lookup(len(emitted))
         self.pending = emitted[-1]
         return True
+
+    def _trace_pass(self, draft: Draft | None, accepted: int, step: StepTiming, settle_began: float) -> None:
+        assert self.trace is not None
+        decode_seconds = step.seconds if step.seconds is not None else None
+        self.trace.write(
+            event="pass", seq=self.seq.seq_id,
+            drafter=None if draft is None else "model" if draft.match is None else "lookup",
+            k=len(draft.tokens) if draft is not None else 0, accepted=accepted,
+            match=draft.match if draft is not None else None, of_reply=draft.of_reply if draft is not None else None,
+            expected=round(draft.expected, 3) if draft is not None else 1.0, probe=bool(draft and draft.probe),
+            batch_tokens=step.tokens, decode_s=None if decode_seconds is None else round(decode_seconds, 6),
+            # The step outside llama_decode: from the last settle's start to this plan's (the rest of that settle,
+            # the engine's other work), and this plan (lookup, the draft model's drafting).
+            between_s=round(self._plan_began - self._settle_began, 6) if self._settle_began else None,
+            plan_s=round(self._planned - self._plan_began, 6),
+        )
+        self._settle_began = settle_began
 
     def _extend_lookup(self, n: int) -> None:
         if self.drafting.lookup is not None:

@@ -27,12 +27,14 @@ from runtime.speculative.costs import CostModel, calibrate, calibrate_draft, hea
 from runtime.speculative.decoder import Drafting, SpeculativeSteppers
 from runtime.speculative.draft_model import DraftModel
 from runtime.speculative.lookup import NgramIndex
+from runtime.speculative.trace import trace_from_environment
 
 log = logging.getLogger("lokal.speculative")
 
 # Test-only knobs, read by the runtime process at model load (never set by the app):
 #   LOKAL_SPECULATIVE_VERIFY=single   verify drafts one token per llama_decode call (exactness tests)
 #   LOKAL_SPECULATIVE_FIXED_K=N       always draft N tokens: no cost model, no back-off (forces rejections)
+# and one for benchmarks: LOKAL_SPECULATIVE_TRACE=FILE appends a JSON line per pass (trace.py).
 VERIFY_ENV = "LOKAL_SPECULATIVE_VERIFY"
 FIXED_K_ENV = "LOKAL_SPECULATIVE_FIXED_K"
 
@@ -56,6 +58,7 @@ class Speculation:
         if fixed_k is None and os.environ.get(FIXED_K_ENV, "").isdigit():
             fixed_k = int(os.environ[FIXED_K_ENV])
         self.fixed_k = fixed_k
+        self.trace = trace_from_environment()
         # A draft step is roughly as much slower as the weights are bigger (memory bound), until measured.
         ratio = draft.header.tensor_bytes / max(target.header.tensor_bytes, 1) if draft is not None else 0.5
         self.draft_step_prior = min(1.0, max(0.1, ratio))
@@ -97,7 +100,7 @@ class Speculation:
         def make(model, sampler, sink):
             state = self.for_sequence(as_sequence(model).seq_id)
             drafting = Drafting(state.controller, state.index if use_lookup else None, state.draft if use_draft else None)
-            return SpeculativeSteppers(drafting, self.costs, mode, self.verify_singly)(model, sampler, sink)
+            return SpeculativeSteppers(drafting, self.costs, mode, self.verify_singly, self.trace)(model, sampler, sink)
 
         return make
 
