@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 import os
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from runtime.llama.generation import BatchSoFar
 from runtime.llama.token_alignment import common_prefix
@@ -50,6 +50,9 @@ NEAR_GAIN = 0.95  # ... if the declined lookups nearly paid
 EXPLORE_SURE = 0.85  # a draft of a size never timed is tried if this share of the pass is expected to hold
 OPTIMISTIC_RATE = 0.95  # the best per-token acceptance a draft model can be hoped to reach
 K_MAX_ENV = "LOKAL_SPECULATIVE_K_MAX"
+# A reply is expected to run to this many tokens, or to twice as many as it has run if that is more (one that
+# has gone on long tends to go on): what drafting may still save. The app's replies run until the model stops.
+REPLY_PRIOR = 256
 
 
 @dataclass(frozen=True)
@@ -182,7 +185,9 @@ class Controller:
         target = self._target(batch)
         return lambda k: (self.costs.draft_cost(k, prior_step) if k else 0.0) + target(k)
 
-    def plan_draft(self, room: int, batch: BatchSoFar | None = None) -> Plan:
+    def plan_draft(self, room: int, batch: BatchSoFar | None = None, behind: Callable[[], int] = lambda: 0, remaining: int | None = None) -> Plan:
+        """A draft model's draft, with its cache `behind()` tokens behind (asked only when it would draft) and about
+        `remaining` tokens left in the reply (None: unknown, as if catching up were free)."""
         batch = batch or BatchSoFar()
         k_max = min(room, K_MAX_DRAFT)
         if k_max <= 0:
@@ -193,14 +198,24 @@ class Controller:
             return Plan(0, 1.0)
         plan = self._best(self.draft_runs.survival(k_max), self._draft_cost(batch), batch)
         if plan.gain >= MIN_GAIN:
-            return plan
+            return plan if self._catch_up_pays(behind, remaining, plan.gain) else Plan(0, plan.gain)
         if self.probing and self.plain_since_draft >= self.probe_interval and self._draft_could_pay(k_max, batch):
-            return Plan(min(PROBE_K, k_max), plan.gain, probe=True)
+            if self._catch_up_pays(behind, remaining, self._optimistic_draft_gain(k_max, batch)):
+                return Plan(min(PROBE_K, k_max), plan.gain, probe=True)
+            # Behind by more than even a draft model that is always right could win back in this reply (it
+            # only falls further behind): parser-with, asked again, read its 1,500-token prompt into the draft
+            # model for a 2-token probe mid-reply, 2.5 s of a 9 s reply (bench/speculative.py --trace).
+            self.probing = False
         return Plan(0, plan.gain)
 
-    def draft_could_pay(self) -> bool:
-        """Whether the draft model could pay at all here, for a reply decoded alone (see _draft_could_pay)."""
-        return self.fixed_k is not None or self._draft_could_pay(K_MAX_DRAFT, BatchSoFar())
+    def draft_could_pay(self, behind: int = 0, remaining: int | None = None) -> bool:
+        """Whether the draft model could pay at all here, for a reply decoded alone (see _draft_could_pay), once
+        caught up on the `behind` tokens it has not read, in the `remaining` tokens the reply is expected to run."""
+        if self.fixed_k is not None:
+            return True
+        if not self._draft_could_pay(K_MAX_DRAFT, BatchSoFar()):
+            return False
+        return self.costs.draft_step is None or self._catch_up_pays(behind, remaining, self._optimistic_draft_gain(K_MAX_DRAFT, BatchSoFar()))
 
     def _draft_could_pay(self, k_max: int, batch: BatchSoFar) -> bool:
         """Whether a draft model that were almost always right would pay at the costs measured here.
@@ -210,8 +225,24 @@ class Controller:
         """
         if self.costs.draft_step is None:
             return True  # not measured yet: the probe measures it
+        return self._optimistic_draft_gain(k_max, batch) >= MIN_GAIN
+
+    def _optimistic_draft_gain(self, k_max: int, batch: BatchSoFar) -> float:
+        """The speed-up of a draft model whose tokens were each accepted OPTIMISTIC_RATE of the time."""
         optimistic = [OPTIMISTIC_RATE**m for m in range(1, k_max + 1)]
-        return self._best(optimistic, self._draft_cost(batch), batch).gain >= MIN_GAIN
+        return self._best(optimistic, self._draft_cost(batch), batch).gain
+
+    def _catch_up_pays(self, behind: Callable[[], int] | int, remaining: int | None, gain: float) -> bool:
+        """Whether drafting at `gain` over the `remaining` tokens saves more than catching up on `behind` costs.
+
+        A step that drafts at gain g takes 1/g of a plain one: the most the rest of the reply can save is
+        remaining * t1 * (1 - 1/g), and the catch-up is spent first, whether the drafts then hold or not.
+        """
+        if remaining is None or self.costs.plain_step is None:
+            return True
+        behind = behind() if callable(behind) else behind
+        saved = remaining * self.costs.plain_step * max(0.0, 1.0 - 1.0 / gain) if gain > 0 else 0.0
+        return self.costs.catch_up_cost(behind, self.draft_step_prior * self.costs.plain_step) <= saved
 
     def observe_lookup(self, match: int, drafted: int, accepted: int, of_reply: bool = False) -> None:
         self.copies[of_reply].observe(match, drafted, accepted)
@@ -236,6 +267,11 @@ class Controller:
 
     def skipped_draft(self) -> None:
         self.plain_since_draft += 1
+
+
+def expected_remaining(so_far: int, budget: int) -> int:
+    """The tokens a reply that has produced `so_far` is expected still to produce, within `budget` (max_tokens, the context)."""
+    return max(0, min(budget, max(REPLY_PRIOR, 2 * so_far) - so_far))
 
 
 def _yields(survival: list[float]) -> list[float]:

@@ -40,6 +40,10 @@ PRIOR_SLOPES = {2: 0.95, 4: 0.95, 8: 0.9, 16: 0.7, 32: 0.5, 64: 0.45, 128: 0.45}
 CALIBRATION_BUDGET_S = 0.4  # at most this long, at load
 CALIBRATION_MAX_TOKENS = 32
 SMALLEST_VERIFICATION = 2  # tokens in the pass that verifies a one-token draft
+# A round normally leaves the draft model one or two tokens behind the target: that sync is part of a draft's
+# cost (draft_sync). Further behind (it sat out plain steps, lookup copies, a new prompt), catching up is a
+# one-off, priced per token (draft_catch_up) against what drafting can still save in the reply.
+CATCH_UP_TOKENS = 3
 
 
 def band(n: int) -> int:
@@ -60,6 +64,7 @@ class CostModel:
         self.slopes: dict[int, tuple[float, float]] = {}  # band -> (median n, median slope), measured
         self.draft_step: float | None = None  # seconds per drafted token
         self.draft_sync: float | None = None  # seconds to catch the draft's cache up before drafting
+        self.draft_catch_up: float | None = None  # seconds per token of a catch-up over more than CATCH_UP_TOKENS
 
     @property
     def slope(self) -> float:
@@ -121,6 +126,24 @@ class CostModel:
             self.draft_sync = _mix(self.draft_sync, sync_seconds)
         if steps > 0:
             self.draft_step = _mix(self.draft_step, step_seconds / steps)
+
+    def observe_catch_up(self, tokens: int, seconds: float) -> None:
+        if tokens > CATCH_UP_TOKENS:
+            self.draft_catch_up = _mix(self.draft_catch_up, seconds / tokens)
+
+    def catch_up_cost(self, tokens: int, prior_step: float) -> float:
+        """Seconds to catch the draft model up on `tokens` more than a round's usual sync.
+
+        Until a catch-up was timed: a draft step's cost spread as the target's own passes of that many tokens
+        spread theirs (the two models run the same kernels).
+        """
+        extra = max(0, tokens - CATCH_UP_TOKENS)
+        if extra == 0:
+            return 0.0
+        if self.draft_catch_up is not None:
+            return self.draft_catch_up * extra
+        step = self.draft_step if self.draft_step is not None else prior_step
+        return step * (1.0 + self.slope_at(extra) * (extra - 1))
 
     def target_cost(self, n: int, optimistic: bool = False) -> float:
         """Seconds of one target pass over n tokens (logits for all of them)."""

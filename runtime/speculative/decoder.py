@@ -21,7 +21,7 @@ from runtime.llama.llama_model import LlamaModel, Slice, as_sequence
 from runtime.llama.sampling import Sampler, SamplingConfig
 from runtime.protocol import GenerationStats
 from runtime.speculative.acceptance import Proposal, judge
-from runtime.speculative.adaptive import Controller
+from runtime.speculative.adaptive import Controller, expected_remaining
 from runtime.speculative.costs import CostModel
 from runtime.speculative.draft_model import DraftModel
 from runtime.speculative.lookup import NgramIndex, NgramMatch
@@ -52,7 +52,10 @@ class Drafting:
         # A copy broken by an inserted line resumes there, where the suffix after the insertion may occur many times.
         self.copy_at: int | None = None
 
-    def propose(self, history: list[int], room: int, sampling: SamplingConfig, draft_sampler: Sampler | None, batch: BatchSoFar) -> Draft | None:
+    def propose(
+        self, history: list[int], room: int, sampling: SamplingConfig, draft_sampler: Sampler | None, batch: BatchSoFar, remaining: int | None = None
+    ) -> Draft | None:
+        """A draft to verify in this step, or None; `remaining`: the tokens the reply is expected still to produce."""
         self.shadow = None
         match: NgramMatch | None = None
         if self.lookup is not None:
@@ -65,15 +68,29 @@ class Drafting:
                 self.shadow = (match, of_reply)
         # Both drafters: the draft model drafts when prompt lookup has nothing worth verifying.
         if self.draft_model is not None and (match is None or self.shadow is not None):
-            plan = self.controller.plan_draft(room, batch)
+            draft_model = self.draft_model
+            plan = self.controller.plan_draft(room, batch, lambda: draft_model.behind(history), remaining)
             if plan.k > 0:
                 tokens, proposals = self.draft_model.draft(history, plan.k, sampling, draft_sampler)
                 self.controller.costs.observe_draft(*self.draft_model.last_timing)
+                self.observe_catch_up()
                 if tokens:
                     return Draft(tokens, proposals, None, plan.probe, plan.expected)
             else:
                 self.controller.skipped_draft()
         return None
+
+    def sync_draft_model(self, history: list[int], remaining: int) -> None:
+        """Read the prompt into the draft model before the first token, where it could pay once caught up."""
+        if self.draft_model is not None and self.controller.draft_could_pay(self.draft_model.behind(history), remaining):
+            self.draft_model.sync(history)
+            self.observe_catch_up()
+
+    def observe_catch_up(self) -> None:
+        assert self.draft_model is not None
+        if self.draft_model.last_catch_up is not None:
+            self.controller.costs.observe_catch_up(*self.draft_model.last_catch_up)
+            self.draft_model.last_catch_up = None
 
     def score_shadow(self, emitted: Sequence[int]) -> None:
         """Prompt lookup's acceptance, learnt for free from a round that did not use it."""
@@ -142,15 +159,14 @@ class SpeculativeStepper:
             self.drafting.lookup.reset(self.history)
         if self.drafting.draft_model is not None and any(t < 0 for t in self.history):
             self.drafting.draft_model = None  # it cannot see the pictures in this prompt: prompt lookup only, if on
-        if self.drafting.draft_model is not None and self.drafting.controller.draft_could_pay():
-            # The draft model reads the prompt now, as part of the time to the first token, not mid-reply; not
-            # at all where it cannot pay at the costs measured here (it catches up if ever it drafts).
-            self.drafting.draft_model.sync(self.history)
+        # The draft model reads the prompt now, as part of the time to the first token, not mid-reply; not
+        # at all where it cannot pay at the costs measured here (it catches up if ever it drafts).
+        self.drafting.sync_draft_model(self.history, self._expected_remaining())
         if self.trace is not None:
             drafter = self.drafting.draft_model
             self.trace.write(
                 event="begin", seq=self.seq.seq_id, mode=self.figures.stats.speculation, history=len(self.history),
-                draft_model=drafter is not None, draft_model_synced=drafter is not None and drafter.model.tokens == self.history,
+                draft_model=drafter is not None, draft_model_synced=drafter is not None and drafter.synced(self.history),
                 seconds=round(time.perf_counter() - began, 6),
             )
             self._settle_began = time.perf_counter()
@@ -171,7 +187,10 @@ class SpeculativeStepper:
         # Drafts never reach the last slot of the context or past max_tokens: the sink then
         # sees the same cache length as in plain decoding, so a full context ends the reply alike.
         room = min(seq.n_ctx - self.base - 2, self.sink.request.max_tokens - len(self.sink.completion), batch.room - 1)
-        self.draft = self.drafting.propose(self.history, room, self.sampler.config, self.draft_sampler, batch) if room > 0 else None
+        if room > 0:
+            self.draft = self.drafting.propose(self.history, room, self.sampler.config, self.draft_sampler, batch, self._expected_remaining())
+        else:
+            self.draft = None
         self._planned = time.perf_counter()
         if self.draft is None:
             return Slice(seq, (self.pending,))
@@ -217,6 +236,10 @@ class SpeculativeStepper:
         self._extend_lookup(len(emitted))
         self.pending = emitted[-1]
         return True
+
+    def _expected_remaining(self) -> int:
+        so_far = len(self.sink.completion)
+        return expected_remaining(so_far, min(self.seq.n_ctx - len(self.history), self.sink.request.max_tokens - so_far))
 
     def _trace_pass(self, draft: Draft | None, accepted: int, step: StepTiming, settle_began: float) -> None:
         assert self.trace is not None

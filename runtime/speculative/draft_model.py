@@ -14,11 +14,10 @@ import numpy as np
 from runtime.llama.llama_model import KvSequence
 from runtime.llama.sampling import Sampler, SamplingConfig
 from runtime.speculative.acceptance import Proposal
+from runtime.speculative.costs import CATCH_UP_TOKENS
 
 # Greedy drafting stops early when the draft model is unsure of its own next token: such tokens are rarely accepted.
 MIN_CONFIDENCE = 0.4
-# A round normally leaves the draft one or two tokens behind the target.
-CATCH_UP_TOKENS = 3
 
 
 class DraftModel:
@@ -27,19 +26,32 @@ class DraftModel:
         self._fresh = False  # the context's last logits belong to model.tokens[-1]
         # What the last draft cost, for the controller: (sync seconds, decode steps, seconds in those steps).
         self.last_timing: tuple[float | None, int, float] = (0.0, 0, 0.0)
+        # The last sync that evaluated more than CATCH_UP_TOKENS tokens: (tokens, seconds), for the cost model.
+        self.last_catch_up: tuple[int, float] | None = None
+
+    def behind(self, history: list[int]) -> int:
+        """How many of `history`'s tokens a sync would evaluate."""
+        return max(1, len(history) - self.model.common_prefix(history)) if not self.synced(history) else 0
+
+    def synced(self, history: list[int]) -> bool:
+        return self._fresh and self.model.tokens == history
 
     def sync(self, history: list[int]) -> None:
         """Make the draft's cache hold `history`, with the logits of its last token ready."""
         model = self.model
-        n = model.common_prefix(history)
-        if n == len(history) and n == len(model.tokens) and self._fresh:
+        if self.synced(history):
             return
+        n = model.common_prefix(history)
         if n == len(history):
             n -= 1  # the last token is evaluated again for its logits
         model.truncate(n)
         self._fresh = False
-        model.decode_all(history[len(model.tokens) :])
+        started = time.perf_counter()
+        new = history[len(model.tokens) :]
+        model.decode_all(new)
         self._fresh = True
+        if len(new) > CATCH_UP_TOKENS:
+            self.last_catch_up = (len(new), time.perf_counter() - started)
 
     def draft(self, history: list[int], k: int, sampling: SamplingConfig, sampler: Sampler | None) -> tuple[list[int], list[Proposal]]:
         """Up to k tokens following `history`, with the distribution each was drawn from (None when greedy)."""

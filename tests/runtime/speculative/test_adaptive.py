@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from runtime.llama.generation import BatchSoFar
-from runtime.speculative.adaptive import LOOKUP_PROBE_AFTER, MIN_GAIN, NEAR_GAIN, PROBE_FIRST, PROBE_MAX, Controller
+from runtime.speculative.adaptive import LOOKUP_PROBE_AFTER, MIN_GAIN, NEAR_GAIN, PROBE_FIRST, PROBE_MAX, REPLY_PRIOR, Controller, expected_remaining
 from runtime.speculative.copy_runs import CopyRuns
-from runtime.speculative.costs import CostModel
+from runtime.speculative.costs import CATCH_UP_TOKENS, CostModel
 from runtime.speculative.run_lengths import RunLengths
 
 
@@ -140,6 +140,52 @@ def test_a_draft_model_that_is_often_wrong_backs_off_and_is_probed_less_and_less
     # The next reply may probe again (its plain tokens since the last probe are past the doubled interval).
     c.begin_reply(c.history + [1, 2, 3])
     assert c.plan_draft(room=100).probe
+
+
+def test_a_draft_model_far_behind_is_not_caught_up_where_even_perfect_drafts_could_not_win_that_back():
+    # Borderline here: a draft model that were always right would save a few percent (this CPU, the 0.5B beside
+    # the 1.5B). parser-with read its 1,500-token prompt into it for a 2-token probe mid-reply: 2.5 s of 9 s.
+    c = Controller(costs(t1=0.05, per_token=0.025, draft_step=0.015))
+    c.costs.observe_catch_up(1500, 2.4)
+    assert MIN_GAIN < c._optimistic_draft_gain(8, BatchSoFar()) < 1.2
+    for _ in range(10):
+        c.observe_draft(3, 0)
+    while not c.plan_draft(room=100).probe:  # unknown reply length: caught up whatever it costs, as before
+        c.skipped_draft()
+    assert not c.plan_draft(room=100, behind=lambda: 1500, remaining=150).probe
+    assert not c.probing, "it only falls further behind: no more probes in this reply"
+    assert not c.draft_could_pay(behind=1500, remaining=REPLY_PRIOR), "nor is the prompt read into it before the first token"
+    # A few tokens behind, or a long reply ahead, it is worth finding out.
+    assert c.draft_could_pay(behind=20, remaining=REPLY_PRIOR)
+    c.begin_reply(c.history + [1, 2, 3])
+    assert c.plan_draft(room=100, behind=lambda: 20, remaining=150).probe
+    assert c.draft_could_pay(behind=1500, remaining=100_000)
+    # A draft model that pays well (a GPU, a larger target) catches up on a long prompt: it wins it back.
+    fast = Controller(costs(t1=0.05, per_token=0.0005, draft_step=0.002))
+    fast.costs.observe_catch_up(1500, 0.3)
+    for _ in range(10):
+        fast.observe_draft(4, 4)
+    assert fast.plan_draft(room=100, behind=lambda: 1500, remaining=150).k >= 4
+    assert fast.draft_could_pay(behind=1500, remaining=REPLY_PRIOR)
+
+
+def test_a_catch_up_is_priced_from_the_targets_passes_until_one_was_timed():
+    c = costs(t1=0.05, per_token=0.005, long_per_token=0.002, draft_step=0.02)
+    assert c.catch_up_cost(CATCH_UP_TOKENS, 0.01) == 0.0, "a round's usual sync is in the draft's cost already"
+    prior = c.catch_up_cost(1000, 0.01)
+    assert 0.02 < prior < 0.02 * 1000 * 0.1, "a draft step spread as the target's long passes spread theirs"
+    c.observe_catch_up(CATCH_UP_TOKENS, 5.0)
+    assert c.catch_up_cost(1000, 0.01) == prior, "a round's usual sync is not a catch-up"
+    c.observe_catch_up(500, 1.0)
+    assert c.catch_up_cost(1000 + CATCH_UP_TOKENS, 0.01) == pytest.approx(2.0)
+
+
+def test_a_reply_is_expected_to_run_as_long_again_as_it_has_within_its_budget():
+    assert expected_remaining(0, 10_000) == REPLY_PRIOR
+    assert expected_remaining(REPLY_PRIOR // 2, 10_000) == REPLY_PRIOR // 2
+    assert expected_remaining(1000, 10_000) == 1000
+    assert expected_remaining(1000, 300) == 300
+    assert expected_remaining(10, 0) == 0
 
 
 def test_a_cheap_accurate_draft_model_is_used():

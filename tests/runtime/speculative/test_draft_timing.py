@@ -77,3 +77,22 @@ def test_the_smallest_verification_is_timed_at_load_even_where_the_budget_holds_
         assert not target.sequences[-1].tokens, "the calibration leaves the cache empty"
     finally:
         target.close()
+
+
+def test_a_catch_up_is_timed_for_the_cost_model_and_a_rounds_usual_sync_is_not(draft):
+    from runtime.speculative.costs import CATCH_UP_TOKENS
+
+    greedy = SamplingConfig(temperature=0.0)
+    history = list(range(1000, 1100))
+    draft.model.clear()
+    draft.last_catch_up = None
+    assert draft.behind(history) == len(history)
+    draft.draft(history, 2, greedy, None)
+    assert draft.last_catch_up is not None and draft.last_catch_up[0] == len(history) and draft.last_catch_up[1] > 0
+    draft.last_catch_up = None
+    history += [1200, 1201]  # a round's accepted tokens: the drafted one is evaluated again with them
+    assert 0 < draft.behind(history) <= CATCH_UP_TOKENS
+    draft.draft(history, 2, greedy, None)
+    assert draft.last_catch_up is None, "a round's usual sync is a draft's cost (draft_sync), not a catch-up"
+    draft.sync(history)
+    assert draft.behind(history) == 0 and draft.synced(history)
