@@ -168,6 +168,8 @@ class SpeculativeStepper:
                 event="begin", seq=self.seq.seq_id, mode=self.figures.stats.speculation, history=len(self.history),
                 draft_model=drafter is not None, draft_model_synced=drafter is not None and drafter.synced(self.history),
                 seconds=round(time.perf_counter() - began, 6),
+                # What the controller prices drafts with: a plain step's seconds and each band's (size, cost per extra token in steps).
+                plain_step=self.costs.plain_step, slopes={b: [round(n, 1), round(slope, 3)] for b, (n, slope) in self.costs.slopes.items()},
             )
             self._settle_began = time.perf_counter()
         self.pending = self.sampler.sample(self.seq.logits(-1))

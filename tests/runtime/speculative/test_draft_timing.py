@@ -96,3 +96,30 @@ def test_a_catch_up_is_timed_for_the_cost_model_and_a_rounds_usual_sync_is_not(d
     assert draft.last_catch_up is None, "a round's usual sync is a draft's cost (draft_sync), not a catch-up"
     draft.sync(history)
     assert draft.behind(history) == 0 and draft.synced(history)
+
+
+def test_one_busy_moment_at_load_does_not_price_the_smallest_verification_for_the_session(starter_model, monkeypatch):
+    # Nothing but a verification re-measures the 2-token band: priced by one slow pass, no short draft pays and none
+    # is verified. A benchmark whose load overlapped other work (an archive being unpacked) drafted nothing in 9
+    # replies, where the runs before and after drafted in every one; this is the way that can happen.
+    from runtime.speculative import costs as costs_module
+    from spec_helpers import load
+
+    real = costs_module._timed_pass
+    slowed = []
+
+    def first_verification_busy(seq, tokens):
+        seconds = real(seq, tokens)
+        if len(tokens) == costs_module.SMALLEST_VERIFICATION and not slowed:
+            slowed.append(seconds)
+            return seconds * 10  # another process had the cores for that one pass
+        return seconds
+
+    monkeypatch.setattr(costs_module, "_timed_pass", first_verification_busy)
+    target = load(starter_model)
+    try:
+        costs = costs_module.CostModel()
+        costs_module.calibrate(target.sequences[-1], costs)
+    finally:
+        target.close()
+    assert slowed and costs.slopes[2][1] < 3.0, f"the 2-token band priced at {costs.slopes[2][1]:.2f} steps per extra token"
