@@ -203,8 +203,8 @@ class Controller:
             if self._catch_up_pays(behind, remaining, self._optimistic_draft_gain(k_max, batch)):
                 return Plan(min(PROBE_K, k_max), plan.gain, probe=True)
             # Behind by more than even a draft model that is always right could win back in this reply (it
-            # only falls further behind): parser-with, asked again, read its 1,500-token prompt into the draft
-            # model for a 2-token probe mid-reply, 2.5 s of a 9 s reply (bench/speculative.py --trace).
+            # only falls further behind): parser-with, asked again, caught the draft model up on its prompt and the
+            # reply so far for a 2-token probe mid-reply, 2.5 s of a 9 s reply (bench/speculative.py --trace).
             self.probing = False
         return Plan(0, plan.gain)
 

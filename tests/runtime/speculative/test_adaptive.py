@@ -144,29 +144,30 @@ def test_a_draft_model_that_is_often_wrong_backs_off_and_is_probed_less_and_less
 
 def test_a_draft_model_far_behind_is_not_caught_up_where_even_perfect_drafts_could_not_win_that_back():
     # Borderline here: a draft model that were always right would save a few percent (this CPU, the 0.5B beside
-    # the 1.5B). parser-with read its 1,500-token prompt into it for a 2-token probe mid-reply: 2.5 s of 9 s.
+    # the 1.5B). parser-with caught it up on its prompt and reply so far for a 2-token probe mid-reply: 2.5 s of
+    # 9 s (about 9 ms a token there: module-logging's 755-token prompt took 6.97 s).
     c = Controller(costs(t1=0.05, per_token=0.025, draft_step=0.015))
-    c.costs.observe_catch_up(1500, 2.4)
+    c.costs.observe_catch_up(300, 2.7)
     assert MIN_GAIN < c._optimistic_draft_gain(8, BatchSoFar()) < 1.2
     for _ in range(10):
         c.observe_draft(3, 0)
     while not c.plan_draft(room=100).probe:  # unknown reply length: caught up whatever it costs, as before
         c.skipped_draft()
-    assert not c.plan_draft(room=100, behind=lambda: 1500, remaining=150).probe
+    assert not c.plan_draft(room=100, behind=lambda: 300, remaining=150).probe
     assert not c.probing, "it only falls further behind: no more probes in this reply"
-    assert not c.draft_could_pay(behind=1500, remaining=REPLY_PRIOR), "nor is the prompt read into it before the first token"
+    assert not c.draft_could_pay(behind=300, remaining=REPLY_PRIOR), "nor is the prompt read into it before the first token"
     # A few tokens behind, or a long reply ahead, it is worth finding out.
     assert c.draft_could_pay(behind=20, remaining=REPLY_PRIOR)
     c.begin_reply(c.history + [1, 2, 3])
     assert c.plan_draft(room=100, behind=lambda: 20, remaining=150).probe
-    assert c.draft_could_pay(behind=1500, remaining=100_000)
+    assert c.draft_could_pay(behind=300, remaining=100_000)
     # A draft model that pays well (a GPU, a larger target) catches up on a long prompt: it wins it back.
     fast = Controller(costs(t1=0.05, per_token=0.0005, draft_step=0.002))
-    fast.costs.observe_catch_up(1500, 0.3)
+    fast.costs.observe_catch_up(300, 0.06)
     for _ in range(10):
         fast.observe_draft(4, 4)
-    assert fast.plan_draft(room=100, behind=lambda: 1500, remaining=150).k >= 4
-    assert fast.draft_could_pay(behind=1500, remaining=REPLY_PRIOR)
+    assert fast.plan_draft(room=100, behind=lambda: 300, remaining=150).k >= 4
+    assert fast.draft_could_pay(behind=300, remaining=REPLY_PRIOR)
 
 
 def test_a_catch_up_is_priced_from_the_targets_passes_until_one_was_timed():
