@@ -245,14 +245,13 @@ class SpeculativeStepper:
 
     def _trace_pass(self, draft: Draft | None, accepted: int, step: StepTiming, settle_began: float) -> None:
         assert self.trace is not None
-        decode_seconds = step.seconds if step.seconds is not None else None
         self.trace.write(
             event="pass", seq=self.seq.seq_id,
             drafter=None if draft is None else "model" if draft.match is None else "lookup",
             k=len(draft.tokens) if draft is not None else 0, accepted=accepted,
             match=draft.match if draft is not None else None, of_reply=draft.of_reply if draft is not None else None,
             expected=round(draft.expected, 3) if draft is not None else 1.0, probe=bool(draft and draft.probe),
-            batch_tokens=step.tokens, decode_s=None if decode_seconds is None else round(decode_seconds, 6),
+            batch_tokens=step.tokens, decode_s=None if step.seconds is None else round(step.seconds, 6),
             # The step outside llama_decode: from the last settle's start to this plan's (the rest of that settle,
             # the engine's other work), and this plan (lookup, the draft model's drafting).
             between_s=round(self._plan_began - self._settle_began, 6) if self._settle_began else None,

@@ -61,7 +61,7 @@ class DraftModel:
         if k <= 0:
             return [], []
         started = time.perf_counter()
-        behind = len(history) - self.model.common_prefix(history)
+        behind = self.behind(history)
         self.sync(history)
         synced = time.perf_counter()
         # Catching up after plain steps is a one-off, not the per-round cost the controller weighs.
