@@ -147,10 +147,9 @@ def lokal(prompt: list[int], reply: list[int], curve: Curve, ends: set[int], tra
         emitted = reply[pos : pos + held + 1]
         costs.observe_pass(1 + len(tokens), curve(1 + len(tokens)))
         if draft is not None:
-            controller.observe_lookup(draft.match, len(tokens), held, draft.of_reply)
-            drafting.copied(draft.start, held)
+            drafting.judged(draft.match, draft.start, len(tokens), held, draft.of_reply)
             if trace is not None:
-                trace.append({"at": pos, "match": draft.match, "of_reply": draft.of_reply, "drafted": len(tokens), "kept": held})
+                trace.append({"at": pos, "start": draft.start, "match": draft.match, "of_reply": draft.of_reply, "drafted": len(tokens), "kept": held})
         drafting.score_shadow(emitted)
         history.extend(emitted)
         drafting.lookup.extend(emitted)

@@ -31,6 +31,7 @@ from runtime.llama.generation import BatchSoFar
 from runtime.llama.token_alignment import common_prefix
 from runtime.speculative.copy_runs import PRIOR_H_EARLIER_TEXT, PRIOR_H_REPLY, CopyRuns
 from runtime.speculative.costs import CostModel
+from runtime.speculative.replaced import ReplacedTokens
 from runtime.speculative.run_lengths import RunLengths
 
 MIN_GAIN = 1.05
@@ -83,6 +84,7 @@ class Controller:
     def _learn_afresh(self) -> None:
         # Copies of earlier text (a file given to edit) go on far more often than the reply repeating itself.
         self.copies = {False: CopyRuns(PRIOR_H_EARLIER_TEXT), True: CopyRuns(PRIOR_H_REPLY)}  # keyed by "copies the reply"
+        self.replaced = ReplacedTokens()  # the tokens of the copied text that this conversation's edits replace
         self.draft_runs = RunLengths(DRAFT_PRIOR)
         self.plain_since_draft = 0
         self.probe_interval = PROBE_FIRST
@@ -128,12 +130,13 @@ class Controller:
         return lambda k: self.costs.target_cost(batch.tokens + 1 + k, optimistic)
 
     def plan_lookup(
-        self, n: int, available: int, room: int, batch: BatchSoFar | None = None, of_reply: bool = False, agreement: Sequence[float] = ()
+        self, n: int, available: int, room: int, batch: BatchSoFar | None = None, of_reply: bool = False, held: Sequence[float] = ()
     ) -> Plan:
         """A lookup draft after a suffix match of n tokens, continuing earlier text or (of_reply) the reply itself.
 
-        `agreement[m - 1]`: the share of the suffix's occurrences that agree with the draft's first m tokens (lookup.py);
-        a copy goes on only as far as the run-length hazard and that share both allow.
+        `held[m - 1]`: the chance, apart from how long copies run, that the draft's first m tokens hold: the share of
+        the suffix's occurrences that agree with them (lookup.py), times the chance that the reply copies rather than
+        replaces them (replaced.py). A copy goes on only as far as the run-length hazard and that chance both allow.
         """
         batch = batch or BatchSoFar()
         k_max = min(available, room, self.k_max_lookup)
@@ -145,8 +148,8 @@ class Controller:
             return Plan(0, 1.0)  # first measure what a plain step costs here
         k_max = min(k_max, MATCH_FACTOR * n)
         survival = self.copies[of_reply].survival(n, k_max)
-        if agreement:
-            survival = [s * a for s, a in zip(survival, agreement)]
+        if held:
+            survival = [s * h for s, h in zip(survival, held)]
         plan = self._best(survival, self._target(batch), batch)
         bold = self._explore(survival, batch, plan.k)
         if bold is not None:

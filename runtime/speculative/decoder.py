@@ -62,7 +62,10 @@ class Drafting:
             match = self.lookup.match(min(room, self.controller.k_max_lookup), near=self.copy_at)
             if match is not None:
                 of_reply = match.start >= self.reply_start
-                plan = self.controller.plan_lookup(match.n, len(match.continuation), room, batch, of_reply, match.agreement)
+                # A copy goes on as far as the suffix's other occurrences agree, and the reply copies rather than replaces.
+                kept = self.controller.replaced.kept(match.continuation)
+                held = [a * k for a, k in zip(match.agreement, kept)] if match.agreement else kept
+                plan = self.controller.plan_lookup(match.n, len(match.continuation), room, batch, of_reply, held)
                 if plan.k > 0:
                     return Draft(match.continuation[: plan.k], [None] * plan.k, match.n, expected=plan.expected, of_reply=of_reply, start=match.start)
                 self.shadow = (match, of_reply)
@@ -103,11 +106,14 @@ class Drafting:
         agreed = 0
         while agreed < n and draft[agreed] == emitted[agreed]:
             agreed += 1
-        self.controller.observe_lookup(match.n, agreed + 1 if agreed < n else agreed, agreed, of_reply)
-        self.copied(match.start, agreed)
+        self.judged(match.n, match.start, agreed + 1 if agreed < n else agreed, agreed, of_reply)
 
-    def copied(self, start: int, agreed: int) -> None:
-        """A lookup draft continuing the history at `start` had its first `agreed` tokens right."""
+    def judged(self, match: int, start: int, drafted: int, agreed: int, of_reply: bool) -> None:
+        """A lookup draft continuing the history at `start` after a suffix match of `match` tokens: `drafted` tokens
+        judged (used or scored as a shadow), the first `agreed` right."""
+        self.controller.observe_lookup(match, drafted, agreed, of_reply)
+        if self.lookup is not None:
+            self.controller.replaced.judged(self.lookup.tokens, start, match, drafted, agreed, of_reply)
         if agreed:
             self.copy_at = start + agreed
 
@@ -217,8 +223,7 @@ class SpeculativeStepper:
                 controller.observe_draft(len(draft.tokens), accepted)
                 controller.drafted_with_model(draft.probe)
             else:
-                controller.observe_lookup(draft.match, len(draft.tokens), accepted, draft.of_reply)
-                self.drafting.copied(draft.start, accepted)
+                self.drafting.judged(draft.match, draft.start, len(draft.tokens), accepted, draft.of_reply)
             figures.drafted += len(draft.tokens)
             figures.accepted += accepted
             figures.drafts += 1

@@ -343,7 +343,7 @@ def test_a_continuation_most_other_occurrences_contradict_is_drafted_shorter():
     for _ in range(10):
         c.observe_lookup(8, 32, 32)
     sure = c.plan_lookup(n=8, available=32, room=1000)
-    contested = c.plan_lookup(n=8, available=32, room=1000, agreement=(1.0,) * 4 + (0.25,) * 28)  # 3 of 4 part after 4 tokens
+    contested = c.plan_lookup(n=8, available=32, room=1000, held=(1.0,) * 4 + (0.25,) * 28)  # 3 of 4 part after 4 tokens
     assert sure.k == 32 and contested.k == 4
     assert contested.expected < sure.expected
 

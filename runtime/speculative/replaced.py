@@ -1,0 +1,75 @@
+"""Which tokens of the text being copied the reply replaces: a lookup draft is priced as likely to break at them.
+
+An edit repeats itself through the text it is applied to: a rename replaces
+every use of the old name, a port to another API every call of the old one.
+Where a copy broke at source position p and the reply later went on copying
+from q, a little further on (the next match continues the source there), the
+reply wrote something else in place of source[p:q]: those tokens are the
+edit's. A later draft that would copy one of them is likely to break there,
+whatever the copy's run length says (scanner-pathlib, ported from os.path to
+pathlib: after three `os.path` calls were replaced, a 64-token draft after a
+64-token match still copied the next one and kept 7 of its tokens).
+
+Each token is counted against the times drafts copied it and were right: a
+token the reply both replaced and keeps copying (a bracket, a common name) is
+no sign of an edit. A copy that resumes where it broke (a line inserted, nothing
+replaced) teaches nothing here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence
+
+SPAN_MAX = 16  # the most tokens a resumed copy may have skipped to count as replaced: further on, the copy jumped
+# The shortest suffix match that says where in the earlier text the reply stands: a 1- to 3-token match after an
+# edit is often a coincidence elsewhere (js-fix-empty: a 1-token match into the chat template's header).
+MATCH_MIN = 4
+# The copied run (the suffix matched and the drafted tokens right) that shows the copy went on there: after a line was
+# inserted, a few of its words may occur a little further on in the source (module-logging: `item.sku` of the
+# inserted `logger.debug` call matched the next line's code, which the reply then copied, not replaced).
+RESUMED_RUN = 8
+PRIOR_COPIES = 2.0
+
+
+class ReplacedTokens:
+    def __init__(self) -> None:
+        self.replaced: Counter[int] = Counter()
+        self.copied: Counter[int] = Counter()
+        self.broken_at: int | None = None  # where the copy first broke since it last went on
+
+    def judged(self, history: Sequence[int], start: int, match: int, drafted: int, agreed: int, of_reply: bool = False) -> None:
+        """A lookup draft continuing `history` at `start` after a suffix match of `match` tokens (history's last
+        `match` tokens occur before `start`): `drafted` tokens judged, the first `agreed` right. Only copies of earlier
+        text (`of_reply` false) show an edit."""
+        self.copied.update(history[start : start + agreed])
+        if of_reply or match < MATCH_MIN:
+            return
+        if agreed and match + agreed >= RESUMED_RUN and self.broken_at is not None:
+            resumed = _copy_began(history, start, match, self.broken_at)
+            if resumed >= self.broken_at:
+                if resumed - self.broken_at <= SPAN_MAX:
+                    self.replaced.update(history[self.broken_at : resumed])
+                self.broken_at = None
+        if agreed < drafted and self.broken_at is None:
+            self.broken_at = start + agreed
+
+    def kept(self, tokens: Sequence[int]) -> list[float]:
+        """For m = 1 .. len(tokens): the chance that the reply copies the first m of `tokens` rather than replacing one."""
+        out, chance = [], 1.0
+        for token in tokens:
+            replaced = self.replaced.get(token, 0)
+            if replaced:
+                chance *= 1.0 - replaced / (replaced + self.copied.get(token, 0) + PRIOR_COPIES)
+            out.append(chance)
+        return out
+
+
+def _copy_began(history: Sequence[int], start: int, match: int, floor: int) -> int:
+    """Where the run that the reply copied up to `start` begins, not before `floor`: the suffix match may run further
+    back than the length the index reports (lookup.LENGTHS: a 9-token run is found as 8, and the token before it is
+    not replaced)."""
+    end, length = len(history), match
+    while start - length > floor and history[start - length - 1] == history[end - length - 1]:
+        length += 1
+    return start - length

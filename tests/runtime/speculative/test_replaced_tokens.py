@@ -1,0 +1,109 @@
+"""The tokens a conversation's edit replaces: learnt where a copy broke and then went on further in the source, and
+lookup drafts that end before the next one."""
+
+from __future__ import annotations
+
+import pytest
+
+from runtime.llama.generation import BatchSoFar
+from runtime.llama.sampling import SamplingConfig
+from runtime.speculative.adaptive import Controller
+from runtime.speculative.costs import CostModel
+from runtime.speculative.decoder import Drafting
+from runtime.speculative.lookup import NgramIndex
+from runtime.speculative.replaced import PRIOR_COPIES, RESUMED_RUN, ReplacedTokens
+
+OLD, NEW = 900, 901  # a name the edit renames
+SOURCE = [*range(100, 110), OLD, *range(110, 150), OLD, *range(150, 190), OLD, *range(190, 230)]  # distinct tokens but the old name
+FIRST, SECOND, THIRD = (i for i, t in enumerate(SOURCE) if t == OLD)
+
+
+def renamed(end: int) -> list[int]:
+    """The reply, having copied SOURCE up to `end` with the old name renamed."""
+    return [NEW if t == OLD else t for t in SOURCE[:end]]
+
+
+def test_a_copy_that_goes_on_past_a_token_the_reply_did_not_copy_learns_that_token_replaced():
+    replaced = ReplacedTokens()
+    replaced.judged(SOURCE + renamed(FIRST - 2), FIRST - 2, 8, drafted=6, agreed=2)  # the draft broke at the old name
+    assert replaced.broken_at == FIRST
+    history = SOURCE + renamed(FIRST + 9)  # the new name, then 8 tokens of the source again
+    replaced.judged(history, FIRST + 9, 8, drafted=4, agreed=4)
+    assert replaced.broken_at is None
+    assert replaced.replaced == {OLD: 1}
+    chances = replaced.kept(SOURCE[FIRST - 3 : FIRST + 3])
+    assert chances[:3] == [1.0, 1.0, 1.0]
+    assert chances[3] == pytest.approx(1 - 1 / (1 + PRIOR_COPIES))
+    assert chances[4:] == [chances[3]] * 2  # the chance of having copied the first m only falls at a replaced token
+
+
+def test_a_token_the_reply_keeps_copying_is_no_sign_of_an_edit():
+    replaced = ReplacedTokens()
+    replaced.replaced[OLD] = 1
+    replaced.copied[OLD] = 40
+    assert replaced.kept([OLD])[0] > 0.97
+
+
+def test_an_inserted_line_replaces_nothing():
+    replaced = ReplacedTokens()
+    replaced.judged(SOURCE + renamed(FIRST - 2), FIRST - 2, 8, drafted=6, agreed=2)
+    inserted = SOURCE + SOURCE[:FIRST] + [950, 951, 952] + SOURCE[FIRST : FIRST + 8]  # the copy goes on where it broke
+    replaced.judged(inserted, FIRST + 8, 8, drafted=4, agreed=4)
+    assert not replaced.replaced and replaced.broken_at is None
+
+
+def test_a_run_found_shorter_than_it_is_does_not_count_its_first_token_replaced():
+    # The index finds a 9-token run as an 8-token match (lookup.LENGTHS): the 9th token back was copied too.
+    replaced = ReplacedTokens()
+    replaced.judged(SOURCE + SOURCE[: FIRST - 2], FIRST - 2, 8, drafted=6, agreed=2)
+    inserted = SOURCE + SOURCE[:FIRST] + [950] + SOURCE[FIRST : FIRST + 9]
+    replaced.judged(inserted, FIRST + 9, 8, drafted=4, agreed=4)
+    assert not replaced.replaced
+
+
+def test_a_short_run_found_elsewhere_after_a_break_does_not_end_it():
+    replaced = ReplacedTokens()
+    replaced.judged(SOURCE + renamed(FIRST - 2), FIRST - 2, 8, drafted=6, agreed=2)
+    coincidence = SOURCE + renamed(FIRST) + [NEW, *SOURCE[20:24]]  # the new name, then 4 tokens that occur further on
+    replaced.judged(coincidence, 24, 4, drafted=3, agreed=RESUMED_RUN - 4 - 1)
+    assert replaced.broken_at == FIRST and not replaced.replaced
+    replaced.judged(SOURCE + renamed(FIRST + 9), FIRST + 9, 8, drafted=4, agreed=4)  # the copy goes on after the new name
+    assert replaced.replaced == {OLD: 1}
+
+
+def costs() -> CostModel:
+    c = CostModel()
+    c.observe_target(1, 0.04)
+    for n in (2, 4, 8, 16, 32, 64):
+        c.observe_target(n, 0.04 + 0.02 * (n - 1))  # half a step a token, as verification costs on a 2-core CPU
+    return c
+
+
+def draft_after(drafting: Drafting, history: list[int]):
+    drafting.lookup.reset(history)
+    return drafting.propose(history, 64, SamplingConfig(temperature=0.0), None, BatchSoFar())
+
+
+def drafting() -> Drafting:
+    controller = Controller(costs())
+    drafting = Drafting(controller, NgramIndex(), None)
+    drafting.reply_start = len(SOURCE)
+    controller.begin_reply(SOURCE)
+    return drafting
+
+
+def test_once_the_reply_renamed_a_token_lookup_drafts_end_before_its_next_use():
+    learnt = drafting()
+    # The first rename: a draft broke at the old name, and the copy went on after the new name.
+    learnt.lookup.reset(SOURCE + renamed(FIRST - 2))
+    learnt.judged(8, FIRST - 2, 6, 2, of_reply=False)
+    learnt.lookup.reset(SOURCE + renamed(FIRST + 9))
+    learnt.judged(8, FIRST + 9, 4, 4, of_reply=False)
+    assert learnt.controller.replaced.replaced == {OLD: 1}
+    for end in (SECOND - 6, THIRD - 6):
+        history = SOURCE + renamed(end)
+        unaware = draft_after(drafting(), history)
+        assert unaware is not None and OLD in unaware.tokens  # without it, a copy this long runs on past the old name
+        draft = draft_after(learnt, history)
+        assert draft is not None and draft.start == end
+        assert draft.tokens == SOURCE[end : end + 6]  # it ends before the old name, which the reply will not copy
