@@ -63,8 +63,7 @@ class Drafting:
             if match is not None:
                 of_reply = match.start >= self.reply_start
                 # A copy goes on as far as the suffix's other occurrences agree, and the reply copies rather than replaces.
-                kept = self.controller.replaced.kept(match.continuation)
-                held = [a * k for a, k in zip(match.agreement, kept)] if match.agreement else kept
+                held = [a * k for a, k in zip(match.agreement, self.controller.replaced.kept(match.continuation))]
                 plan = self.controller.plan_lookup(match.n, len(match.continuation), room, batch, of_reply, held)
                 if plan.k > 0:
                     return Draft(match.continuation[: plan.k], [None] * plan.k, match.n, expected=plan.expected, of_reply=of_reply, start=match.start)

@@ -56,6 +56,8 @@ class ReplacedTokens:
 
     def kept(self, tokens: Sequence[int]) -> list[float]:
         """For m = 1 .. len(tokens): the chance that the reply copies the first m of `tokens` rather than replacing one."""
+        if not self.replaced:  # nothing replaced yet, as in most conversations: this runs for every lookup match
+            return [1.0] * len(tokens)
         out, chance = [], 1.0
         for token in tokens:
             replaced = self.replaced.get(token, 0)
