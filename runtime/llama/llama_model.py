@@ -221,6 +221,8 @@ class LlamaModel:
         self.scratch_seq_id = n_seq
         self._pieces: dict[int, bytes] = {}
         self._special_pieces: dict[int, bytes] = {}
+        # Asked of every token a lookup draft would copy, every step: one call into llama.cpp per token otherwise.
+        self._ends_generation: dict[int, bool] = {}
         self._piece_buf = ctypes.create_string_buffer(256)
         self._abort_event: threading.Event | None = None
         self._abort_cb = llama_cpp.ggml_abort_callback(lambda _data: bool(self._abort_event is not None and self._abort_event.is_set()))
@@ -269,7 +271,10 @@ class LlamaModel:
         return piece
 
     def is_end_of_generation(self, token: int) -> bool:
-        return bool(llama_cpp.llama_vocab_is_eog(self.vocab, token))
+        ends = self._ends_generation.get(token)
+        if ends is None:
+            ends = self._ends_generation[token] = bool(llama_cpp.llama_vocab_is_eog(self.vocab, token))
+        return ends
 
     # ---- sequence 0, for single-sequence callers ------------------------
     @property

@@ -62,6 +62,8 @@ class CostModel:
         self._bands: dict[int, collections.deque[tuple[int, float]]] = {b: collections.deque(maxlen=WINDOW) for b in BAND_STARTS}
         self.plain_step: float | None = None  # t1, seconds
         self.slopes: dict[int, tuple[float, float]] = {}  # band -> (median n, median slope), measured
+        self._points: list[tuple[float, float]] = []  # the slopes' values by size: what every price reads
+        self._sizes: list[float] = []
         self.draft_step: float | None = None  # seconds per drafted token
         self.draft_sync: float | None = None  # seconds to catch the draft's cache up before drafting
         self.draft_catch_up: float | None = None  # seconds per token of a catch-up over more than CATCH_UP_TOKENS
@@ -75,18 +77,23 @@ class CostModel:
         """A target pass over n tokens that computed `rows` logits rows (None: all of them)."""
         if n <= 1:
             self._single.append(seconds)
-            self.plain_step = statistics.median(self._single)
+            t1 = statistics.median(self._single)
+            if t1 == self.plain_step:
+                return  # most plain steps leave the median where it was, and with it every band's slope
+            self.plain_step = t1
+            changed = [b for b, passes in self._bands.items() if passes]
         else:
             if rows is not None and rows < n:
                 seconds *= 1.0 + self.head_share * (n - rows) / n  # as if it had computed every row
-            self._bands[band(n)].append((n, seconds))
+            changed = [band(n)]
+            self._bands[changed[0]].append((n, seconds))
         if self.plain_step is not None:
             t1 = self.plain_step
-            self.slopes = {
-                b: (statistics.median(m for m, _ in passes), max(0.0, statistics.median((t / t1 - 1.0) / (m - 1) for m, t in passes)))
-                for b, passes in self._bands.items()
-                if passes
-            }
+            for b in changed:
+                passes = self._bands[b]
+                self.slopes[b] = (statistics.median(m for m, _ in passes), max(0.0, statistics.median((t / t1 - 1.0) / (m - 1) for m, t in passes)))
+            self._points = sorted(self.slopes.values())
+            self._sizes = [m for m, _ in self._points]
 
     observe_target = observe_pass
 
@@ -100,20 +107,19 @@ class CostModel:
         at 17 steps, and it took 25 (bench/verify_costs.py --threads 1: 33 tokens, 24 steps).
         `optimistic`: interpolated across unmeasured bands too (what a draft that measures one may hope for).
         """
-        points = sorted(self.slopes.values())
+        points = self._points
         if not points:
             return PRIOR_SLOPES[band(n)]
-        below = [p for p in points if p[0] <= n]
-        above = [p for p in points if p[0] > n]
-        if not below:  # smaller than anything measured: the prior curve's shape, through the nearest measured band
+        i = bisect.bisect_right(self._sizes, n)  # the points at or below n
+        if i == 0:  # smaller than anything measured: the prior curve's shape, through the nearest measured band
             m, s = points[0]
             return s * PRIOR_SLOPES[band(n)] / PRIOR_SLOPES[band(int(m))]
-        m0, s0 = below[-1]
-        if not above:
+        m0, s0 = points[i - 1]
+        if i == len(points):
             return s0 * PRIOR_SLOPES[band(n)] / PRIOR_SLOPES[band(int(m0))] if optimistic else s0
         if not optimistic and band(n) not in self.slopes:
             return s0
-        m1, s1 = above[0]
+        m1, s1 = points[i]
         f = (math.log(n) - math.log(m0)) / (math.log(m1) - math.log(m0))
         return s0 + f * (s1 - s0)
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from runtime.llama.generation import BatchSoFar
 from runtime.speculative.adaptive import LOOKUP_PROBE_AFTER, MIN_GAIN, NEAR_GAIN, PROBE_FIRST, PROBE_MAX, REPLY_PRIOR, Controller, expected_remaining
 from runtime.speculative.copy_runs import CopyRuns
-from runtime.speculative.costs import CATCH_UP_TOKENS, CostModel
+from runtime.speculative.costs import CATCH_UP_TOKENS, PRIOR_SLOPES, CostModel, band
 from runtime.speculative.run_lengths import RunLengths
 
 
@@ -245,6 +247,49 @@ def test_pass_costs_are_kept_per_size_band_and_prompt_chunks_price_long_drafts()
     for _ in range(3):
         c.observe_pass(16, 0.1 * (1 + 0.5 * 15))
     assert 0.3 < (c.target_cost(24) / 0.1 - 1) / 23 < 0.5  # a measured band: interpolated towards the next measured one
+
+
+def test_each_pass_reprices_only_what_it_changed_and_the_prices_match_a_recount_from_scratch():
+    # Only a plain step that moves the median step reprices every band (each band's cost is counted in steps); any
+    # other pass reprices its own band. The prices must be what counting every band afresh gives, after every pass.
+    import random
+    import statistics
+
+    rng = random.Random(7)
+    c = CostModel()
+    seen: list[tuple[int, float]] = []
+    for _ in range(400):
+        n = rng.choice([1, 1, 1, 2, 3, 5, 9, 17, 33, 65, 200])
+        seconds = 0.1 * (1 + 0.6 * (n - 1)) * rng.uniform(0.8, 1.6)
+        c.observe_pass(n, seconds)
+        seen.append((n, seconds))
+        singles = [t for m, t in seen if m == 1][-9:]
+        if not singles:
+            assert c.slopes == {}
+            continue
+        t1 = statistics.median(singles)
+        recount = {}
+        for b in {band(m) for m, _ in seen if m > 1}:
+            passes = [(m, t) for m, t in seen if m > 1 and band(m) == b][-9:]
+            recount[b] = (statistics.median(m for m, _ in passes), max(0.0, statistics.median((t / t1 - 1) / (m - 1) for m, t in passes)))
+        assert c.plain_step == t1 and c.slopes.keys() == recount.keys()
+        assert all(c.slopes[b] == pytest.approx(recount[b]) for b in recount)
+        assert [c.target_cost(k) for k in (2, 7, 24, 64)] == pytest.approx([_recounted_cost(recount, t1, k) for k in (2, 7, 24, 64)])
+
+
+def _recounted_cost(slopes: dict, t1: float, n: int) -> float:
+    """CostModel.target_cost's rule, from band prices counted afresh (its docstring's interpolation)."""
+    points = sorted(slopes.values())
+    below, above = [p for p in points if p[0] <= n], [p for p in points if p[0] > n]
+    if not below:
+        m, s = points[0]
+        slope = s * PRIOR_SLOPES[band(n)] / PRIOR_SLOPES[band(int(m))]
+    elif not above or band(n) not in slopes:
+        slope = below[-1][1]
+    else:
+        (m0, s0), (m1, s1) = below[-1], above[0]
+        slope = s0 + (math.log(n) - math.log(m0)) / (math.log(m1) - math.log(m0)) * (s1 - s0)
+    return t1 * (1 + slope * (n - 1))
 
 
 def test_a_long_draft_is_priced_from_measured_sizes_not_a_line_between_far_apart_ones():
