@@ -8,7 +8,10 @@ interleaved so a busy moment does not favour one size. From the curve it derives
 the best speed-up any drafter could reach if every drafted token were accepted:
 max over k of (k + 1) / cost(k + 1).
 
-    .venv/bin/python bench/verify_costs.py [--context 1000] [--reps 5]
+    .venv/bin/python bench/verify_costs.py [--context 1000] [--reps 5] [--sizes 1-70]
+
+`--sizes` times every size in the ranges given (a comma list of n or a-b), for a fine curve: on this CPU a
+pass whose size is a multiple of 16 costs less than the sizes on either side of it.
 """
 
 from __future__ import annotations
@@ -29,6 +32,17 @@ from report import publish
 
 SIZES = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 33, 49, 65]
 FILLER = "def scale(values, factor):\n    return [v * factor for v in values]\n\n"
+
+
+def parse_sizes(text: str) -> list[int]:
+    """'1-4,16,33' -> [1, 2, 3, 4, 16, 33]; size 1 (the plain step every cost is measured in) is always in."""
+    sizes = {1}
+    for part in text.split(","):
+        low, _, high = part.strip().partition("-")
+        sizes.update(range(int(low), int(high or low) + 1))
+    if min(sizes) < 1:
+        raise argparse.ArgumentTypeError("sizes are at least 1 token")
+    return sorted(sizes)
 
 
 def load(path: str, n_ctx: int, threads: int, flash: bool | None = None, n_seq: int = 1) -> LlamaModel:
@@ -69,18 +83,20 @@ def main() -> int:
     parser.add_argument("--context", type=int, default=1000, help="tokens already in the cache when a pass runs")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--sizes", type=parse_sizes, default=SIZES, help="pass sizes to time: n or a-b, comma separated")
     parser.add_argument("--chart", type=Path, default=Path("bench/out/verify_costs.png"))
     args = parser.parse_args()
     log = lambda s: print(s, file=sys.stderr, flush=True)
     target_path = str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=log))
     draft_path = str(wheels.ensure(wheels.QWEN_CODER_0_5B, log=log))
-    n_ctx = args.context + max(SIZES) + 16
+    sizes = args.sizes
+    n_ctx = args.context + max(sizes) + 16
 
     target = load(target_path, n_ctx, args.threads)
     tokens = fill(target, args.context)
-    times: dict[int, list[float]] = {n: [] for n in SIZES}
+    times: dict[int, list[float]] = {n: [] for n in sizes}
     for _ in range(args.reps):
-        for n in SIZES:
+        for n in sizes:
             times[n].append(pass_seconds(target, tokens, args.context, n))
     target.close()
     draft = load(draft_path, n_ctx, args.threads)
@@ -90,7 +106,7 @@ def main() -> int:
 
     step = statistics.median(times[1])
     in_steps = {n: statistics.median(v) / step for n, v in times.items()}
-    best_k = max((n - 1 for n in SIZES if n > 1), key=lambda k: (k + 1) / in_steps[k + 1])
+    best_k = max((n - 1 for n in sizes if n > 1), key=lambda k: (k + 1) / in_steps[k + 1])
     report = {
         "target": Path(target_path).name,
         "draft": Path(draft_path).name,
