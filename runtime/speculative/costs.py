@@ -14,18 +14,6 @@ slope(n) interpolated between the bands measured (in log n) within a measured
 band, and no lower than the nearest smaller measured band's in one that was not
 (the prior curve stands in before anything was measured).
 
-Sizes that are a multiple of ALIGNED tokens are priced apart. llama.cpp's CPU
-matrix kernels work through the activations in tiles of 16 rows (ggml-cpu.c's
-blck_1 and chunk_size), and a pass whose last tile is only partly filled
-costs more than its size alone says: measured with Qwen2.5-Coder-1.5B, two
-threads, context 1000 (bench/verify_costs.py --sizes 1-70), 16, 32, 48 and 64
-tokens cost 0.79, 0.77, 0.90 and 0.98 of the mean of the sizes either side;
-a 32-token pass cost 15.4 steps and a 31-token one 20.2. So each aligned size
-keeps its own ratio to what the bands price it at, learnt from its passes; one
-never timed takes the median of the others, or PRIOR_ALIGNED before any was,
-which makes the planner try them. Where the tiles do not matter (another
-backend), the ratios come out near 1 and aligned sizes lose their edge.
-
 Every pass is an observation: speculative verifications, batches of several
 replies, and prompt chunks too, so the first prompt of a conversation already
 prices long drafts (a prompt chunk computes logits for its last token only; the
@@ -56,13 +44,6 @@ SMALLEST_VERIFICATION = 2  # tokens in the pass that verifies a one-token draft
 # cost (draft_sync). Further behind (it sat out plain steps, lookup copies, a new prompt), catching up is a
 # one-off, priced per token (draft_catch_up) against what drafting can still save in the reply.
 CATCH_UP_TOKENS = 3
-ALIGNED = 16  # the CPU matrix kernels' tile of activation rows
-ALIGNED_BELOW = BAND_STARTS[-1]  # sizes from here (prompt chunks, big batches) stay in their band: a tile is little of them
-PRIOR_ALIGNED = 0.9  # an aligned size's cost over its band's price, before any aligned pass was timed
-
-
-def aligned(n: int) -> bool:
-    return ALIGNED <= n < ALIGNED_BELOW and n % ALIGNED == 0
 
 
 def band(n: int) -> int:
@@ -83,9 +64,6 @@ class CostModel:
         self.slopes: dict[int, tuple[float, float]] = {}  # band -> (median n, median slope), measured
         self._points: list[tuple[float, float]] = []  # the slopes' values by size: what every price reads
         self._sizes: list[float] = []
-        self._aligned: dict[int, collections.deque[float]] = {}  # aligned size -> its recent passes' cost over the bands' price
-        self.aligned_ratios: dict[int, float] = {}  # aligned size -> the median of those
-        self._aligned_pooled = PRIOR_ALIGNED  # what an aligned size never timed is priced at
         self.draft_step: float | None = None  # seconds per drafted token
         self.draft_sync: float | None = None  # seconds to catch the draft's cache up before drafting
         self.draft_catch_up: float | None = None  # seconds per token of a catch-up over more than CATCH_UP_TOKENS
@@ -107,8 +85,6 @@ class CostModel:
         else:
             if rows is not None and rows < n:
                 seconds *= 1.0 + self.head_share * (n - rows) / n  # as if it had computed every row
-            if aligned(n) and self.plain_step is not None:
-                seconds = self._observe_aligned(n, seconds)
             changed = [band(n)]
             self._bands[changed[0]].append((n, seconds))
         if self.plain_step is not None:
@@ -120,21 +96,6 @@ class CostModel:
             self._sizes = [m for m, _ in self._points]
 
     observe_target = observe_pass
-
-    def _observe_aligned(self, n: int, seconds: float) -> float:
-        """An aligned pass: learns its size's cost over what its band prices it at, and returns the seconds a pass of
-        that size would have taken unaligned, which is what its band is told (so an aligned size, chosen for being
-        cheaper, does not talk the price of the sizes around it down).
-
-        A band with nothing in it yet has no price of its own to compare with (it would be a bound from the smaller
-        sizes): the pass is only scaled, by what the other aligned sizes were found to save.
-        """
-        if self._bands[band(n)]:
-            passes = self._aligned.setdefault(n, collections.deque(maxlen=WINDOW))
-            passes.append(seconds / self._band_cost(n))
-            self.aligned_ratios[n] = statistics.median(passes)
-            self._aligned_pooled = statistics.median(self.aligned_ratios.values())
-        return seconds / self.aligned_ratios.get(n, self._aligned_pooled)
 
     def slope_at(self, n: int, optimistic: bool = False) -> float:
         """The cost of each extra token in a pass of n, as a share of a step.
@@ -192,10 +153,6 @@ class CostModel:
 
     def target_cost(self, n: int, optimistic: bool = False) -> float:
         """Seconds of one target pass over n tokens (logits for all of them)."""
-        cost = self._band_cost(n, optimistic)
-        return cost * self.aligned_ratios.get(n, self._aligned_pooled) if aligned(n) else cost
-
-    def _band_cost(self, n: int, optimistic: bool = False) -> float:
         t1 = self.plain_step or 1.0
         return t1 if n <= 1 else t1 * (1.0 + self.slope_at(n, optimistic) * (n - 1))
 

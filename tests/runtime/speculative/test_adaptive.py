@@ -9,7 +9,7 @@ import pytest
 from runtime.llama.generation import BatchSoFar
 from runtime.speculative.adaptive import LOOKUP_PROBE_AFTER, MIN_GAIN, NEAR_GAIN, PROBE_FIRST, PROBE_MAX, REPLY_PRIOR, Controller, expected_remaining
 from runtime.speculative.copy_runs import CopyRuns
-from runtime.speculative.costs import CATCH_UP_TOKENS, PRIOR_ALIGNED, PRIOR_SLOPES, CostModel, band
+from runtime.speculative.costs import CATCH_UP_TOKENS, PRIOR_SLOPES, CostModel, band
 from runtime.speculative.run_lengths import RunLengths
 
 
@@ -62,16 +62,16 @@ def test_short_drafts_that_always_hold_after_long_matches_lead_to_long_drafts():
     assert c.plan_lookup(n=64, available=64, room=1000).k >= 32
 
 
-def test_long_copies_draft_63_tokens_at_this_cpus_costs_and_copies_that_break_draft_less():
+def test_long_copies_draft_64_tokens_at_this_cpus_costs_and_copies_that_break_draft_less():
     # t1 100 ms, each extra verified token 0.42 of a step: this 2-core CPU.
     c = Controller(costs(t1=0.1, per_token=0.042))
     for _ in range(10):
         c.observe_lookup(32, 64, 64)
-    assert c.plan_lookup(n=32, available=64, room=1000).k == 63  # a pass of 64, a whole number of tiles: below 65's price
+    assert c.plan_lookup(n=32, available=64, room=1000).k == 64
     c = Controller(costs(t1=0.1, per_token=0.042))
     for _ in range(10):
         c.observe_lookup(32, 64, 20)
-    assert 15 <= c.plan_lookup(n=32, available=64, room=1000).k <= 24
+    assert 16 <= c.plan_lookup(n=32, available=64, room=1000).k <= 24
 
 
 def test_a_draft_that_pays_alone_is_declined_when_other_replies_share_the_pass():
@@ -235,17 +235,17 @@ def test_pass_costs_are_kept_per_size_band_and_prompt_chunks_price_long_drafts()
     c.observe_pass(1, 0.1)
     for _ in range(3):
         c.observe_pass(4, 0.1 * (1 + 0.95 * 3))  # a few tokens: nearly a step each
-    # Before anything long was measured, a 65-token pass is priced at what the small band costs per token, at most.
-    assert c.target_cost(65) / 0.1 == pytest.approx(1 + 0.95 * 64)
-    # A prompt chunk of 65 tokens (logits for its last row only) is a measurement too, the output layer added.
+    # Before anything long was measured, a 64-token pass is priced at what the small band costs per token, at most.
+    assert c.target_cost(64) / 0.1 == pytest.approx(1 + 0.95 * 63)
+    # A prompt chunk of 64 tokens (logits for its last row only) is a measurement too, the output layer added.
     for _ in range(3):
-        c.observe_pass(65, 0.1 * (1 + 0.3 * 64), rows=1)
-    long = c.target_cost(65) / 0.1
-    assert long == pytest.approx((1 + 0.3 * 64) * (1 + 0.2 * 64 / 65), rel=1e-6)
+        c.observe_pass(64, 0.1 * (1 + 0.3 * 63), rows=1)
+    long = c.target_cost(64) / 0.1
+    assert long == pytest.approx((1 + 0.3 * 63) * (1 + 0.2 * 63 / 64), rel=1e-6)
     assert c.target_cost(4) / 0.1 == pytest.approx(1 + 0.95 * 3)  # the small band keeps its own figure
-    assert c.target_cost(17) / 0.1 == pytest.approx(1 + 0.95 * 16)  # in between, nothing measured: the smaller size's cost per token
+    assert c.target_cost(16) / 0.1 == pytest.approx(1 + 0.95 * 15)  # in between, nothing measured: the smaller size's cost per token
     for _ in range(3):
-        c.observe_pass(17, 0.1 * (1 + 0.5 * 16))
+        c.observe_pass(16, 0.1 * (1 + 0.5 * 15))
     assert 0.3 < (c.target_cost(24) / 0.1 - 1) / 23 < 0.5  # a measured band: interpolated towards the next measured one
 
 
@@ -274,8 +274,7 @@ def test_each_pass_reprices_only_what_it_changed_and_the_prices_match_a_recount_
             recount[b] = (statistics.median(m for m, _ in passes), max(0.0, statistics.median((t / t1 - 1) / (m - 1) for m, t in passes)))
         assert c.plain_step == t1 and c.slopes.keys() == recount.keys()
         assert all(c.slopes[b] == pytest.approx(recount[b]) for b in recount)
-        assert [c.target_cost(k) for k in (2, 7, 24, 63)] == pytest.approx([_recounted_cost(recount, t1, k) for k in (2, 7, 24, 63)])
-        assert c.target_cost(64) == pytest.approx(PRIOR_ALIGNED * _recounted_cost(recount, t1, 64))  # no aligned size timed yet
+        assert [c.target_cost(k) for k in (2, 7, 24, 64)] == pytest.approx([_recounted_cost(recount, t1, k) for k in (2, 7, 24, 64)])
 
 
 def _recounted_cost(slopes: dict, t1: float, n: int) -> float:
@@ -293,61 +292,6 @@ def _recounted_cost(slopes: dict, t1: float, n: int) -> float:
     return t1 * (1 + slope * (n - 1))
 
 
-def _unaligned_curve(t1: float = 0.1, per_token: float = 0.04) -> CostModel:
-    """Passes of sizes that are not a multiple of 16, each extra token `per_token` seconds (a line: the bands price it exactly)."""
-    c = CostModel()
-    c.observe_pass(1, t1)
-    for n in (3, 5, 9, 17, 33, 65):
-        for _ in range(3):
-            c.observe_pass(n, t1 + per_token * (n - 1))
-    return c
-
-
-def test_aligned_passes_are_priced_by_what_they_were_found_to_cost_and_a_cheap_one_is_drafted_to():
-    # bench/verify_costs.py --sizes 1-70, two threads: 32 tokens 15.4 steps, 31 tokens 20.2, 33 tokens 19.8 (the CPU
-    # kernels' tiles of 16 rows). A copy that keeps holding drafted 64 tokens, a pass of 65, where 63 cost less.
-    line = lambda n: 0.1 + 0.04 * (n - 1)
-    cheap = _unaligned_curve()
-    assert cheap.target_cost(63) == pytest.approx(line(63))
-    assert cheap.target_cost(64) == pytest.approx(PRIOR_ALIGNED * line(64)), "never timed: the prior, which has them tried"
-    for _ in range(3):
-        cheap.observe_pass(32, 0.84 * line(32))
-        cheap.observe_pass(48, 0.86 * line(48))
-    assert cheap.aligned_ratios == pytest.approx({32: 0.84, 48: 0.86})
-    assert cheap.target_cost(32) == pytest.approx(0.84 * line(32))
-    assert cheap.target_cost(64) == pytest.approx(0.85 * line(64)), "never timed: the median of the sizes that were"
-    assert cheap.target_cost(31) == pytest.approx(line(31)) and cheap.target_cost(47) == pytest.approx(line(47)), "the bands are not talked down"
-    assert cheap.target_cost(256) == pytest.approx(line(256)), "from 128 tokens (prompt chunks) a tile is little of a pass"
-    controller = Controller(cheap)
-    for _ in range(10):
-        controller.observe_lookup(64, 64, 64)
-    assert controller.plan_lookup(n=64, available=64, room=1000).k == 63
-    assert controller.plan_lookup(n=64, available=40, room=1000).k == 31, "33 to 40 tokens cost more than 32 do here"
-
-    # Where the tiles do not matter (another backend), aligned sizes are found to cost what the bands say, and lose their edge.
-    even = _unaligned_curve()
-    for n in (16, 32, 48, 64):
-        for _ in range(3):
-            even.observe_pass(n, line(n))
-    assert even.aligned_ratios == pytest.approx({16: 1.0, 32: 1.0, 48: 1.0, 64: 1.0})
-    controller = Controller(even)
-    for _ in range(10):
-        controller.observe_lookup(64, 64, 64)
-    assert controller.plan_lookup(n=64, available=64, room=1000).k == 64
-    assert controller.plan_lookup(n=64, available=40, room=1000).k == 40
-
-
-def test_a_band_timed_only_at_aligned_sizes_prices_the_sizes_around_them_as_unaligned():
-    # Nothing else in the band to compare with: the pass is scaled by what aligned sizes were found to save (the prior
-    # first), so the band is not priced as cheap as a whole number of tiles.
-    c = CostModel()
-    c.observe_pass(1, 0.1)
-    c.observe_pass(64, 2.0)
-    assert c.aligned_ratios == {}
-    assert c.target_cost(64) == pytest.approx(2.0)
-    assert c.target_cost(65) == pytest.approx(0.1 + (2.0 / PRIOR_ALIGNED - 0.1) * 64 / 63)
-
-
 def test_a_long_draft_is_priced_from_measured_sizes_not_a_line_between_far_apart_ones():
     # One thread (bench/verify_costs.py --threads 1): 3 tokens cost 2.6 steps, a 200-token prompt chunk about 0.3 of a
     # step per token, and a 32-token verification 24 steps. A line between the first two priced it at 17, and an
@@ -356,7 +300,7 @@ def test_a_long_draft_is_priced_from_measured_sizes_not_a_line_between_far_apart
     c.observe_pass(1, 0.1)
     c.observe_pass(3, 0.1 * 2.6)
     c.observe_pass(200, 0.1 * (1 + 0.3 * 199))
-    assert c.target_cost(33) / 0.1 == pytest.approx(1 + 0.8 * 32)
+    assert c.target_cost(32) / 0.1 == pytest.approx(1 + 0.8 * 31)
     controller = Controller(c)
     assert controller.plan_lookup(n=8, available=31, room=1000).k == 0
     # At that price a long draft never looks better than a short one, even after a copy that keeps holding
@@ -436,7 +380,7 @@ def test_a_short_match_never_bets_a_long_draft_however_well_copies_held_before()
         for _ in range(10):
             c.observe_lookup(n, 64, 64)
     assert c.plan_lookup(n=3, available=64, room=1000).k == 12  # four times the match
-    assert c.plan_lookup(n=16, available=64, room=1000).k == 63  # a pass of 64: see test_aligned_passes_*
+    assert c.plan_lookup(n=16, available=64, room=1000).k == 64
 
 
 def test_a_continuation_most_other_occurrences_contradict_is_drafted_shorter():
@@ -445,7 +389,7 @@ def test_a_continuation_most_other_occurrences_contradict_is_drafted_shorter():
         c.observe_lookup(8, 32, 32)
     sure = c.plan_lookup(n=8, available=32, room=1000)
     contested = c.plan_lookup(n=8, available=32, room=1000, held=(1.0,) * 4 + (0.25,) * 28)  # 3 of 4 part after 4 tokens
-    assert sure.k == 31 and contested.k == 4  # a pass of 32, a whole number of tiles
+    assert sure.k == 32 and contested.k == 4
     assert contested.expected < sure.expected
 
 
