@@ -3,7 +3,7 @@
 Speculation pays only when one pass over k+1 tokens costs much less than k+1
 single-token passes. This measures, at a realistic context length, the time of
 one target pass over n tokens (logits for every row, as verification needs) for
-n = 1 .. 33, and one draft-model step, each the median of several passes, sizes
+n from 1 to 65 (or `--sizes`), and one draft-model step, each the median of several passes, sizes
 interleaved so a busy moment does not favour one size. From the curve it derives
 the best speed-up any drafter could reach if every drafted token were accepted:
 max over k of (k + 1) / cost(k + 1).
