@@ -9,7 +9,7 @@ kernels that cost far less per token (measured here with Qwen2.5-Coder-1.5B: 4
 tokens ~0.95 of a step each, 33 ~0.46, 65 ~0.45). That is why long drafts pay
 where short ones barely do. So passes are kept per size band (2-3, 4-7, ...,
 64-127, 128+ tokens), each band summarised by the median of its recent passes'
-cost per extra token (a "slope"), and t(n) = t1 * (1 + slope(n) * (n - 1)) with
+cost per extra token (a "slope", in plain steps of the moment each pass ran), and t(n) = t1 * (1 + slope(n) * (n - 1)) with
 slope(n) interpolated between the bands measured (in log n) within a measured
 band, and no lower than the nearest smaller measured band's in one that was not
 (the prior curve stands in before anything was measured).
@@ -59,14 +59,17 @@ class CostModel:
         """`head_share`: the output layer's share of a token's compute (for passes that skip it on most rows)."""
         self.head_share = head_share
         self._single: collections.deque[float] = collections.deque(maxlen=WINDOW)
+        # Each pass as (n, its cost in plain steps of its moment); passes timed before any plain step wait in _unpriced.
         self._bands: dict[int, collections.deque[tuple[int, float]]] = {b: collections.deque(maxlen=WINDOW) for b in BAND_STARTS}
+        self._unpriced: list[tuple[int, float]] = []
         self.plain_step: float | None = None  # t1, seconds
         self.slopes: dict[int, tuple[float, float]] = {}  # band -> (median n, median slope), measured
         self._points: list[tuple[float, float]] = []  # the slopes' values by size: what every price reads
         self._sizes: list[float] = []
-        self.draft_step: float | None = None  # seconds per drafted token
-        self.draft_sync: float | None = None  # seconds to catch the draft's cache up before drafting
-        self.draft_catch_up: float | None = None  # seconds per token of a catch-up over more than CATCH_UP_TOKENS
+        # The draft model's costs, in plain steps of the moment each was timed (see draft_step).
+        self._draft_step: float | None = None  # per drafted token
+        self._draft_sync: float | None = None  # to catch the draft's cache up before drafting
+        self._draft_catch_up: float | None = None  # per token of a catch-up over more than CATCH_UP_TOKENS
 
     @property
     def slope(self) -> float:
@@ -74,26 +77,37 @@ class CostModel:
         return self.slope_at(64)
 
     def observe_pass(self, n: int, seconds: float, rows: int | None = None) -> None:
-        """A target pass over n tokens that computed `rows` logits rows (None: all of them)."""
+        """A target pass over n tokens that computed `rows` logits rows (None: all of them).
+
+        A pass is kept as its cost in plain steps of its moment (t1 then, the median of the steps just before it),
+        never in seconds: on a machine whose other work comes and goes, every pass slows alike, and a pass timed
+        in a busy minute, set against a step timed in a quiet one, misprices every draft. Between two replies of
+        one prompt t1 went from 0.073 to 0.122 s, and the same passes of 128 tokens and more then read 0.41 and
+        0.24 steps per extra token, the same 2-token passes 1.16 and 0.29 (bench/speculative.py --trace;
+        bench/price_errors.py measures how each rule would have priced a trace's passes).
+        """
         if n <= 1:
             self._single.append(seconds)
-            t1 = statistics.median(self._single)
-            if t1 == self.plain_step:
-                return  # most plain steps leave the median where it was, and with it every band's slope
-            self.plain_step = t1
-            changed = [b for b, passes in self._bands.items() if passes]
+            first = self.plain_step is None
+            self.plain_step = statistics.median(self._single)
+            if first and self._unpriced:
+                for m, s in self._unpriced:
+                    self._keep(m, s / self.plain_step)
+                self._unpriced.clear()
+            return
+        if rows is not None and rows < n:
+            seconds *= 1.0 + self.head_share * (n - rows) / n  # as if it had computed every row
+        if self.plain_step is None:
+            self._unpriced.append((n, seconds))
         else:
-            if rows is not None and rows < n:
-                seconds *= 1.0 + self.head_share * (n - rows) / n  # as if it had computed every row
-            changed = [band(n)]
-            self._bands[changed[0]].append((n, seconds))
-        if self.plain_step is not None:
-            t1 = self.plain_step
-            for b in changed:
-                passes = self._bands[b]
-                self.slopes[b] = (statistics.median(m for m, _ in passes), max(0.0, statistics.median((t / t1 - 1.0) / (m - 1) for m, t in passes)))
-            self._points = sorted(self.slopes.values())
-            self._sizes = [m for m, _ in self._points]
+            self._keep(n, seconds / self.plain_step)
+
+    def _keep(self, n: int, steps: float) -> None:
+        passes = self._bands[band(n)]
+        passes.append((n, steps))
+        self.slopes[band(n)] = (statistics.median(m for m, _ in passes), max(0.0, statistics.median((s - 1.0) / (m - 1) for m, s in passes)))
+        self._points = sorted(self.slopes.values())
+        self._sizes = [m for m, _ in self._points]
 
     observe_target = observe_pass
 
@@ -127,15 +141,40 @@ class CostModel:
         """Whether passes of about n tokens were timed (else their cost is a bound: slope_at)."""
         return band(n) in self.slopes
 
+    def _in_steps(self, seconds: float) -> float:
+        return seconds / (self.plain_step or 1.0)
+
+    def _in_seconds(self, steps: float | None) -> float | None:
+        return None if steps is None else steps * (self.plain_step or 1.0)
+
+    @property
+    def draft_step(self) -> float | None:
+        """Seconds per drafted token, now: what it cost in plain steps when timed, at today's step.
+
+        Kept in steps because both models share the machine's cores: a draft step timed at load in a quiet
+        moment, set against steps slowed by other work, prices the draft model cheaper than it is, and a probe
+        it justifies first catches the draft model up on the whole reply (one took 2.2 s of a 13.7 s reply,
+        js-fix-empty, whose plain steps ran at 0.11 s against t1 0.073 s as it began; bench/speculative.py --trace).
+        """
+        return self._in_seconds(self._draft_step)
+
+    @property
+    def draft_sync(self) -> float | None:
+        return self._in_seconds(self._draft_sync)
+
+    @property
+    def draft_catch_up(self) -> float | None:
+        return self._in_seconds(self._draft_catch_up)
+
     def observe_draft(self, sync_seconds: float | None, steps: int, step_seconds: float) -> None:
         if sync_seconds is not None:
-            self.draft_sync = _mix(self.draft_sync, sync_seconds)
+            self._draft_sync = _mix(self._draft_sync, self._in_steps(sync_seconds))
         if steps > 0:
-            self.draft_step = _mix(self.draft_step, step_seconds / steps)
+            self._draft_step = _mix(self._draft_step, self._in_steps(step_seconds / steps))
 
     def observe_catch_up(self, tokens: int, seconds: float) -> None:
         if tokens > CATCH_UP_TOKENS:
-            self.draft_catch_up = _mix(self.draft_catch_up, seconds / tokens)
+            self._draft_catch_up = _mix(self._draft_catch_up, self._in_steps(seconds / tokens))
 
     def catch_up_cost(self, tokens: int, prior_step: float) -> float:
         """Seconds to catch the draft model up on `tokens` more than a round's usual sync.

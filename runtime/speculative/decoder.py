@@ -175,6 +175,7 @@ class SpeculativeStepper:
                 seconds=round(time.perf_counter() - began, 6),
                 # What the controller prices drafts with: a plain step's seconds and each band's (size, cost per extra token in steps).
                 plain_step=self.costs.plain_step, slopes={b: [round(n, 1), round(slope, 3)] for b, (n, slope) in self.costs.slopes.items()},
+                draft_step=self.costs.draft_step,
             )
             self._settle_began = time.perf_counter()
         self.pending = self.sampler.sample(self.seq.logits(-1))

@@ -249,32 +249,54 @@ def test_pass_costs_are_kept_per_size_band_and_prompt_chunks_price_long_drafts()
     assert 0.3 < (c.target_cost(24) / 0.1 - 1) / 23 < 0.5  # a measured band: interpolated towards the next measured one
 
 
-def test_each_pass_reprices_only_what_it_changed_and_the_prices_match_a_recount_from_scratch():
-    # Only a plain step that moves the median step reprices every band (each band's cost is counted in steps); any
-    # other pass reprices its own band. The prices must be what counting every band afresh gives, after every pass.
+def test_each_pass_is_kept_in_steps_of_its_moment_and_the_prices_match_a_recount_from_scratch():
+    # A pass is counted in the plain steps of its moment (the median of the last steps before it), so a plain step that
+    # moves the median reprices no band; a pass reprices its own band. The prices must be what counting every band
+    # afresh gives, after every pass.
     import random
     import statistics
 
     rng = random.Random(7)
     c = CostModel()
-    seen: list[tuple[int, float]] = []
+    seen: list[tuple[int, float, float | None]] = []  # (n, seconds, t1 when it was seen)
     for _ in range(400):
         n = rng.choice([1, 1, 1, 2, 3, 5, 9, 17, 33, 65, 200])
         seconds = 0.1 * (1 + 0.6 * (n - 1)) * rng.uniform(0.8, 1.6)
+        singles = [t for m, t, _ in seen if m == 1][-9:]
+        seen.append((n, seconds, statistics.median(singles) if singles else None))
         c.observe_pass(n, seconds)
-        seen.append((n, seconds))
-        singles = [t for m, t in seen if m == 1][-9:]
+        singles = [t for m, t, _ in seen if m == 1][-9:]
         if not singles:
             assert c.slopes == {}
             continue
         t1 = statistics.median(singles)
+        first_t1 = next(t for m, t, _ in seen if m == 1)
         recount = {}
-        for b in {band(m) for m, _ in seen if m > 1}:
-            passes = [(m, t) for m, t in seen if m > 1 and band(m) == b][-9:]
-            recount[b] = (statistics.median(m for m, _ in passes), max(0.0, statistics.median((t / t1 - 1) / (m - 1) for m, t in passes)))
+        for b in {band(m) for m, _, _ in seen if m > 1}:
+            passes = [(m, t / (then or first_t1)) for m, t, then in seen if m > 1 and band(m) == b][-9:]
+            recount[b] = (statistics.median(m for m, _ in passes), max(0.0, statistics.median((s - 1) / (m - 1) for m, s in passes)))
         assert c.plain_step == t1 and c.slopes.keys() == recount.keys()
         assert all(c.slopes[b] == pytest.approx(recount[b]) for b in recount)
         assert [c.target_cost(k) for k in (2, 7, 24, 64)] == pytest.approx([_recounted_cost(recount, t1, k) for k in (2, 7, 24, 64)])
+
+
+def test_a_machine_that_slows_down_prices_every_pass_and_the_draft_model_in_the_same_steps():
+    # Other work on the machine slows every pass alike. Passes timed before it, set in seconds against the slower
+    # steps, would price a 2-token verification at one step and the draft model at half its cost in steps: a draft
+    # model that could not pay would look as if it could, and its probe would catch it up on the whole reply.
+    c = costs(t1=0.05, per_token=0.045, draft_step=0.0255)
+    controller = Controller(c)
+    before = {n: c.target_cost(n) / c.plain_step for n in (2, 5, 33)}
+    assert not controller.draft_could_pay()
+    for _ in range(9):
+        c.observe_pass(1, 0.1)  # twice as slow from now on
+    assert c.plain_step == 0.1
+    assert {n: c.target_cost(n) / c.plain_step for n in (2, 5, 33)} == pytest.approx(before)
+    assert c.draft_step == pytest.approx(0.051)
+    assert not controller.draft_could_pay()
+    # Timed in the slow moment, a draft step is counted in that moment's steps.
+    c.observe_draft(None, 1, 0.051)
+    assert c.draft_step == pytest.approx(0.051)
 
 
 def _recounted_cost(slopes: dict, t1: float, n: int) -> float:
