@@ -39,3 +39,8 @@ def test_no_busy_loop_outlives_the_command():
 def test_no_command_is_refused():
     done = subprocess.run([sys.executable, str(NEIGHBOUR), "--busy", "1"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "give the command" in done.stderr
+
+
+def test_a_neighbour_that_would_never_be_busy_is_refused():
+    done = subprocess.run([sys.executable, str(NEIGHBOUR), "--busy", "0", "--", sys.executable, "-c", "print('ran')"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--busy must be above 0" in done.stderr and "ran" not in done.stdout

@@ -33,3 +33,11 @@ def test_a_pass_whose_cost_in_steps_holds_is_priced_right_in_steps_after_the_mac
 
 def test_a_trace_with_nothing_to_price_says_so():
     assert errors(priced_passes(_reply(0.1, 0.19, passes=2))) == {"passes": 0}
+
+
+def test_a_trace_that_is_not_there_is_refused_with_how_to_make_one(tmp_path):
+    import subprocess
+
+    script = Path(__file__).resolve().parents[2] / "bench" / "price_errors.py"
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "none.jsonl")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "no such trace" in done.stderr and "--trace" in done.stderr
