@@ -62,8 +62,10 @@ class Drafting:
             match = self.lookup.match(min(room, self.controller.k_max_lookup), near=self.copy_at)
             if match is not None:
                 of_reply = match.start >= self.reply_start
-                # A copy goes on as far as the suffix's other occurrences agree, and the reply copies rather than replaces.
-                held = [a * k for a, k in zip(match.agreement, self.controller.replaced.kept(match.continuation))]
+                # A copy goes on as far as the suffix's other occurrences agree, and the reply copies rather than replaces or inserts.
+                replaced, k = self.controller.replaced, len(match.continuation)
+                not_inserted = replaced.not_inserted(self.lookup.tokens, match.start, match.n, k)
+                held = [a * c * i for a, c, i in zip(match.agreement, replaced.kept(match.continuation), not_inserted)]
                 plan = self.controller.plan_lookup(match.n, len(match.continuation), room, batch, of_reply, held)
                 if plan.k > 0:
                     return Draft(match.continuation[: plan.k], [None] * plan.k, match.n, expected=plan.expected, of_reply=of_reply, start=match.start)

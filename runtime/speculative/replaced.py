@@ -12,8 +12,17 @@ pathlib: after three `os.path` calls were replaced, a 64-token draft after a
 
 Each token is counted against the times drafts copied it and were right: a
 token the reply both replaced and keeps copying (a bracket, a common name) is
-no sign of an edit. A copy that resumes where it broke (a line inserted, nothing
-replaced) teaches nothing here.
+no sign of an edit.
+
+A copy that resumes where it broke replaced nothing: the reply inserted
+something there. Edits insert in the same place again and again (add logging: a
+call at the top of every function body; add docstrings: one after every `def`
+line), and that place is known by the CONTEXT source tokens before it (the
+`):\n` that ends a `def` line, then the body's indent). A later draft that would
+copy past such a context is likely to break there, counted like a replaced token
+against the times drafts copied past it and held. In the benchmark's
+module-logging reply, a 59-token draft copied past the next function's first line
+and kept 21 of its tokens (bench/lookup_replay.py --trace module-logging).
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ MATCH_MIN = 4
 # inserted `logger.debug` call matched the next line's code, which the reply then copied, not replaced).
 RESUMED_RUN = 8
 PRIOR_COPIES = 2.0
+CONTEXT = 2  # the source tokens before an insertion that say where the edit inserts
 
 
 class ReplacedTokens:
@@ -37,22 +47,52 @@ class ReplacedTokens:
         self.replaced: Counter[int] = Counter()
         self.copied: Counter[int] = Counter()
         self.broken_at: int | None = None  # where the copy first broke since it last went on
+        self.inserted: Counter[tuple[int, ...]] = Counter()  # contexts after which the reply inserted text
+        self.passed: Counter[tuple[int, ...]] = Counter()  # ... and how often drafts copied past them and held
 
     def judged(self, history: Sequence[int], start: int, match: int, drafted: int, agreed: int, of_reply: bool = False) -> None:
         """A lookup draft continuing `history` at `start` after a suffix match of `match` tokens (history's last
         `match` tokens occur before `start`): `drafted` tokens judged, the first `agreed` right. Only copies of earlier
         text (`of_reply` false) show an edit."""
         self.copied.update(history[start : start + agreed])
+        if self.inserted:
+            self.passed.update(c for c in self._contexts(history, start, match, agreed) if c in self.inserted)
         if of_reply or match < MATCH_MIN:
             return
         if agreed and match + agreed >= RESUMED_RUN and self.broken_at is not None:
-            resumed = _copy_began(history, start, match, self.broken_at)
-            if resumed >= self.broken_at:
-                if resumed - self.broken_at <= SPAN_MAX:
-                    self.replaced.update(history[self.broken_at : resumed])
+            broken_at = self.broken_at
+            resumed = _copy_began(history, start, match, broken_at)
+            if resumed <= broken_at < start:
+                # The copy goes on through where it broke: the reply inserted text there (which may end as the
+                # source does before that point, as an inserted line ends with the next line's indent).
+                if broken_at >= CONTEXT:
+                    self.inserted[tuple(history[broken_at - CONTEXT : broken_at])] += 1
+                self.broken_at = None
+            elif resumed > broken_at:
+                if resumed - broken_at <= SPAN_MAX:
+                    self.replaced.update(history[broken_at:resumed])
                 self.broken_at = None
         if agreed < drafted and self.broken_at is None:
             self.broken_at = start + agreed
+
+    def _contexts(self, history: Sequence[int], start: int, match: int, k: int):
+        """For m = 1 .. k: the CONTEXT source tokens before the m-th token a draft copies from `start`, or None where the
+        reply's own tokens before it may differ (the suffix matched fewer than CONTEXT tokens before `start`)."""
+        for p in range(start, start + k):
+            yield tuple(history[p - CONTEXT : p]) if p - start + match >= CONTEXT and p >= CONTEXT else None
+
+    def not_inserted(self, history: Sequence[int], start: int, match: int, k: int) -> list[float]:
+        """For m = 1 .. k: the chance that the reply inserts nothing before any of the first m tokens a draft copies
+        from `start` after a suffix match of `match` tokens."""
+        if not self.inserted:  # as in most conversations: this runs for every lookup match
+            return [1.0] * k
+        out, chance = [], 1.0
+        for context in self._contexts(history, start, match, k):
+            inserted = self.inserted.get(context, 0) if context is not None else 0
+            if inserted:
+                chance *= 1.0 - inserted / (inserted + self.passed.get(context, 0) + PRIOR_COPIES)
+            out.append(chance)
+        return out
 
     def kept(self, tokens: Sequence[int]) -> list[float]:
         """For m = 1 .. len(tokens): the chance that the reply copies the first m of `tokens` rather than replacing one."""

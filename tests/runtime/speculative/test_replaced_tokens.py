@@ -107,3 +107,81 @@ def test_once_the_reply_renamed_a_token_lookup_drafts_end_before_its_next_use():
         draft = draft_after(learnt, history)
         assert draft is not None and draft.start == end
         assert draft.tokens == SOURCE[end : end + 6]  # it ends before the old name, which the reply will not copy
+
+
+# A module of three functions, each a line ending its `def` (DEF), the body's indent, then the body; the edit inserts a
+# logging line at the top of every body, which ends with the next line's indent as the source's `def` line does.
+DEF, INDENT = 800, 801
+BODY = 30
+MODULE = [t for f in range(3) for t in (DEF, INDENT, *range(300 + 40 * f, 300 + 40 * f + BODY))]
+LOGGING = [850, 851, 852, INDENT]
+BODY_AT = [f * (BODY + 2) + 2 for f in range(3)]  # where each body starts in MODULE
+
+
+def logged(end: int) -> list[int]:
+    """The reply, having copied MODULE up to `end` with a logging line inserted before every body but the first."""
+    out: list[int] = []
+    for i, t in enumerate(MODULE[:end]):
+        if i in BODY_AT[1:]:
+            out.extend(LOGGING)
+        out.append(t)
+    return out
+
+
+def learn_the_first_insertion(replaced: ReplacedTokens) -> None:
+    """The reply copied the first function and the second's `def` line, then wrote a logging line, then went on with the body."""
+    start = BODY_AT[1]
+    reply = MODULE[:start]  # the first function as it was (no logging before the first body in this reply)
+    replaced.judged(MODULE + reply, start, 8, drafted=6, agreed=0)  # the draft broke at the body's first token
+    assert replaced.broken_at == start
+    resumed = reply + LOGGING + MODULE[start : start + 8]  # the inserted line, then the body, copied again
+    replaced.judged(MODULE + resumed, start + 8, 8, drafted=4, agreed=4)
+
+
+def test_a_copy_that_goes_on_where_it_broke_learns_the_source_tokens_before_that_point_as_a_place_the_edit_inserts():
+    replaced = ReplacedTokens()
+    learn_the_first_insertion(replaced)
+    assert replaced.broken_at is None and not replaced.replaced
+    assert replaced.inserted == {(DEF, INDENT): 1}
+    # A later draft copying from the second body into the third function: its chance falls at the third body's first token.
+    start = BODY_AT[2] - 6
+    chances = replaced.not_inserted(MODULE, start, 8, 10)
+    assert chances[:6] == [1.0] * 6
+    assert chances[6] == pytest.approx(1 - 1 / (1 + PRIOR_COPIES))
+    assert chances[7:] == [chances[6]] * 3
+
+
+def test_a_place_drafts_keep_copying_past_is_no_sign_of_an_insertion():
+    replaced = ReplacedTokens()
+    learn_the_first_insertion(replaced)
+    before = replaced.not_inserted(MODULE, BODY_AT[2] - 1, 8, 2)[1]
+    history = MODULE + MODULE[: BODY_AT[2] - 1]
+    replaced.judged(history, BODY_AT[2] - 1, 8, drafted=4, agreed=4)  # a draft copied past the third `def` line and held
+    assert replaced.passed == {(DEF, INDENT): 1}
+    assert replaced.not_inserted(MODULE, BODY_AT[2] - 1, 8, 2)[1] > before
+
+
+def test_where_the_suffix_matched_less_than_the_context_the_first_token_is_not_judged_by_it():
+    # The reply's own tokens before the draft may differ from the source's: after the inserted line, only the indent matched.
+    replaced = ReplacedTokens()
+    learn_the_first_insertion(replaced)
+    assert replaced.not_inserted(MODULE, BODY_AT[2], 1, 3) == [1.0, 1.0, 1.0]
+    assert replaced.not_inserted(MODULE, BODY_AT[2], 2, 3)[0] < 1.0
+
+
+def test_once_the_reply_inserted_a_line_lookup_drafts_end_before_the_next_place_it_inserts():
+    def module_drafting() -> Drafting:
+        controller = Controller(costs())
+        drafting = Drafting(controller, NgramIndex(), None)
+        drafting.reply_start = len(MODULE)
+        controller.begin_reply(MODULE)
+        return drafting
+
+    learnt = module_drafting()
+    learn_the_first_insertion(learnt.controller.replaced)
+    reply = logged(BODY_AT[2] - 6)  # near the end of the second body, 6 tokens before the third body
+    unaware = draft_after(module_drafting(), MODULE + reply)
+    assert unaware is not None and len(unaware.tokens) > 6  # without it, the copy runs on into the third body
+    draft = draft_after(learnt, MODULE + reply)
+    assert draft is not None and draft.start == BODY_AT[2] - 6
+    assert draft.tokens == MODULE[BODY_AT[2] - 6 : BODY_AT[2]]  # it ends with the third `def` line and its indent
