@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -53,6 +54,7 @@ from runtime.speculative.adaptive import Controller  # noqa: E402
 from runtime.speculative.costs import SMALLEST_VERIFICATION, CostModel  # noqa: E402
 from runtime.speculative.decoder import Drafting  # noqa: E402
 from runtime.speculative.lookup import NgramIndex  # noqa: E402
+from price_errors import steps_around  # noqa: E402
 
 PEER_MOD_MATCH, PEER_MOD_MIN, PEER_MOD_MAX, PEER_MOD_CHUNK = 24, 48, 64, 32
 PEER_SIMPLE_MATCH, PEER_SIMPLE_MAX = 12, 48
@@ -85,6 +87,24 @@ class Curve:
         i = bisect.bisect_right(self.sizes, n)
         n0, n1, s0, s1 = self.sizes[i - 1], self.sizes[i], self.steps[i - 1], self.steps[i]
         return s0 + (s1 - s0) * (n - n0) / (n1 - n0)
+
+
+def curve_from_trace(path: Path) -> dict[str, float]:
+    """What a target pass of each size cost in a `speculative.py --trace` run, in plain steps of its moment (price_errors.py's
+    steps around it): the median per size. The passes the runtime really ran, where verify_costs.py times each size
+    alone, a few times, in one moment (on the 2026-12-04 one-thread curve a 41-token pass costs 28.3 steps; in the traced
+    one-thread code-edit run of 1c9dc96's runtime, 23.6)."""
+    passes = [line for line in map(json.loads, path.read_text().splitlines()) if line.get("event") in ("pass", "begin")]
+    by_size: dict[int, list[float]] = {}
+    for i, line in enumerate(passes):
+        n = line.get("batch_tokens", 0) if line["event"] == "pass" else 0
+        if n >= 2 and line.get("decode_s"):
+            step = steps_around(passes, i)
+            if step:
+                by_size.setdefault(n, []).append(line["decode_s"] / step)
+    if not by_size:
+        raise SystemExit(f"{path}: no pass of two or more tokens with plain steps around it; make one with bench/speculative.py --trace FILE")
+    return {"1": 1.0} | {str(n): round(statistics.median(by_size[n]), 3) for n in sorted(by_size)}
 
 
 def common_run(draft: list[int], reply: list[int], at: int) -> int:
@@ -214,7 +234,12 @@ def summary(result: dict, tokens: int, curve: Curve) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--costs", type=Path, default=Path("docs/benchmarks/verify_costs_threads_1.json"), help="bench/verify_costs.py's JSON")
+    parser.add_argument(
+        "--costs",
+        type=Path,
+        default=Path("docs/benchmarks/verify_costs_threads_1.json"),
+        help="bench/verify_costs.py's JSON, or a bench/speculative.py --trace file (.jsonl): what its passes cost in steps of their moment",
+    )
     parser.add_argument("--replies", type=Path, default=Path("bench/out/replies.json"), help="recorded replies (made, then reused)")
     parser.add_argument("--kinds", default="code-edit")
     parser.add_argument("--tokens", type=int, default=256)
@@ -229,7 +254,10 @@ def main() -> int:
         recorded = record_replies(sorted(set(kinds) | {p["kind"] for p in (recorded or {}).get("prompts", [])}), args.tokens, args.threads)
         args.replies.parent.mkdir(parents=True, exist_ok=True)
         args.replies.write_text(json.dumps(recorded))
-    curve_source = json.loads(args.costs.read_text())
+    if args.costs.suffix == ".jsonl":
+        curve_source = {"threads": None, "target_pass_in_steps": curve_from_trace(args.costs)}
+    else:
+        curve_source = json.loads(args.costs.read_text())
     curve = Curve(curve_source["target_pass_in_steps"])
     ends = set(recorded["ends"])
     report: dict = {"costs": str(args.costs), "threads": curve_source["threads"], "warm": args.warm, "model": recorded["model"], "prompts": []}

@@ -59,13 +59,15 @@ def priced_passes(lines: list[dict]) -> list[tuple[int, float, float, float | No
         n, seconds = int(line["batch_tokens"]), float(line["decode_s"])
         if n >= 2 and costs.plain_step is not None and costs.measured(n):
             price = costs.target_cost(n)
-            local = _steps_around(passes, i)
+            local = steps_around(passes, i)
             out.append((n, price, seconds, (price / costs.plain_step) / (seconds / local) if local else None))
         costs.observe_pass(n, seconds)
     return out
 
 
-def _steps_around(passes: list[dict], i: int) -> float | None:
+def steps_around(passes: list[dict], i: int) -> float | None:
+    """What a plain step cost at the moment of passes[i]: the median of up to NEIGHBOURS plain passes of the same reply
+    either side of it (None if fewer than two)."""
     steps = []
     for direction in (-1, 1):
         j, found = i + direction, 0
