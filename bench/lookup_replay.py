@@ -261,6 +261,8 @@ def main() -> int:
     curve = Curve(curve_source["target_pass_in_steps"])
     ends = set(recorded["ends"])
     report: dict = {"costs": str(args.costs), "threads": curve_source["threads"], "warm": args.warm, "model": recorded["model"], "prompts": []}
+    if args.costs.suffix == ".jsonl":
+        report["target_pass_in_steps"] = curve_source["target_pass_in_steps"]  # the trace stays out of the report: its curve
     ratios = []
     for item in recorded["prompts"]:
         if item["kind"] not in kinds:

@@ -62,12 +62,19 @@ def run_once(tree: Path, script: list[str]) -> tuple[dict, float]:
     return last_json_object(done.stdout), time.perf_counter() - started
 
 
+def higher_is_better(figure: str, named: list[str]) -> bool:
+    """Whether new/old > 1 is a gain for this figure: named so, or a rate (tokens_per_s: a time is the other way)."""
+    return figure in named or figure.endswith("_per_s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", type=Path, required=True, help="an older checkout of this repository")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--figure", action="append", required=True, help="a dotted path into the benchmark's JSON")
-    parser.add_argument("--higher-is-better", action="append", default=[], help="figures where new/old > 1 is a gain (default: lower is better)")
+    parser.add_argument(
+        "--higher-is-better", action="append", default=[], help="figures where new/old > 1 is a gain (default: a rate, *_per_s; else lower is better)"
+    )
     parser.add_argument("script", nargs=argparse.REMAINDER, help="-- bench/NAME.py [its arguments]")
     args = parser.parse_args()
     script = args.script[1:] if args.script[:1] == ["--"] else args.script
@@ -92,7 +99,7 @@ def main() -> None:
             figure: {
                 "new": values["new"], "old": values["old"],
                 "new_over_old": paired(values["new"], values["old"]),
-                "higher_is_better": figure in args.higher_is_better,
+                "higher_is_better": higher_is_better(figure, args.higher_is_better),
             }
             for figure, values in figures.items()
         },
