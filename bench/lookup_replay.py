@@ -254,14 +254,12 @@ def main() -> int:
         recorded = record_replies(sorted(set(kinds) | {p["kind"] for p in (recorded or {}).get("prompts", [])}), args.tokens, args.threads)
         args.replies.parent.mkdir(parents=True, exist_ok=True)
         args.replies.write_text(json.dumps(recorded))
-    if args.costs.suffix == ".jsonl":
-        curve_source = {"threads": None, "target_pass_in_steps": curve_from_trace(args.costs)}
-    else:
-        curve_source = json.loads(args.costs.read_text())
+    from_trace = args.costs.suffix == ".jsonl"
+    curve_source = {"threads": None, "target_pass_in_steps": curve_from_trace(args.costs)} if from_trace else json.loads(args.costs.read_text())
     curve = Curve(curve_source["target_pass_in_steps"])
     ends = set(recorded["ends"])
     report: dict = {"costs": str(args.costs), "threads": curve_source["threads"], "warm": args.warm, "model": recorded["model"], "prompts": []}
-    if args.costs.suffix == ".jsonl":
+    if from_trace:
         report["target_pass_in_steps"] = curve_source["target_pass_in_steps"]  # the trace stays out of the report: its curve
     ratios = []
     for item in recorded["prompts"]:

@@ -28,7 +28,7 @@ and kept 21 of its tokens (bench/lookup_replay.py --trace module-logging).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import Hashable, Iterable, Sequence
 
 SPAN_MAX = 16  # the most tokens a resumed copy may have skipped to count as replaced: further on, the copy jumped
 # The shortest suffix match that says where in the earlier text the reply stands: a 1- to 3-token match after an
@@ -86,25 +86,25 @@ class ReplacedTokens:
         from `start` after a suffix match of `match` tokens."""
         if not self.inserted:  # as in most conversations: this runs for every lookup match
             return [1.0] * k
-        out, chance = [], 1.0
-        for context in self._contexts(history, start, match, k):
-            inserted = self.inserted.get(context, 0) if context is not None else 0
-            if inserted:
-                chance *= 1.0 - inserted / (inserted + self.passed.get(context, 0) + PRIOR_COPIES)
-            out.append(chance)
-        return out
+        return _held_past(self._contexts(history, start, match, k), self.inserted, self.passed)
 
     def kept(self, tokens: Sequence[int]) -> list[float]:
         """For m = 1 .. len(tokens): the chance that the reply copies the first m of `tokens` rather than replacing one."""
         if not self.replaced:  # nothing replaced yet, as in most conversations: this runs for every lookup match
             return [1.0] * len(tokens)
-        out, chance = [], 1.0
-        for token in tokens:
-            replaced = self.replaced.get(token, 0)
-            if replaced:
-                chance *= 1.0 - replaced / (replaced + self.copied.get(token, 0) + PRIOR_COPIES)
-            out.append(chance)
-        return out
+        return _held_past(tokens, self.replaced, self.copied)
+
+
+def _held_past(keys: Iterable[Hashable | None], broke: Counter, held: Counter) -> list[float]:
+    """For m = 1 .. len(keys): the chance that a copy holds past the first m keys, each weighed by the times the reply
+    broke a copy there (`broke`) against the times it copied on past it (`held`); a None key never breaks it."""
+    out, chance = [], 1.0
+    for key in keys:
+        broken = broke.get(key, 0) if key is not None else 0
+        if broken:
+            chance *= 1.0 - broken / (broken + held.get(key, 0) + PRIOR_COPIES)
+        out.append(chance)
+    return out
 
 
 def _copy_began(history: Sequence[int], start: int, match: int, floor: int) -> int:

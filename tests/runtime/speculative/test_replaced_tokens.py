@@ -84,11 +84,12 @@ def draft_after(drafting: Drafting, history: list[int]):
     return drafting.propose(history, 64, SamplingConfig(temperature=0.0), None, BatchSoFar())
 
 
-def drafting() -> Drafting:
+def drafting(source: list[int] = SOURCE) -> Drafting:
+    """Lookup drafting for a reply that edits `source`, nothing learnt yet."""
     controller = Controller(costs())
     drafting = Drafting(controller, NgramIndex(), None)
-    drafting.reply_start = len(SOURCE)
-    controller.begin_reply(SOURCE)
+    drafting.reply_start = len(source)
+    controller.begin_reply(source)
     return drafting
 
 
@@ -170,17 +171,10 @@ def test_where_the_suffix_matched_less_than_the_context_the_first_token_is_not_j
 
 
 def test_once_the_reply_inserted_a_line_lookup_drafts_end_before_the_next_place_it_inserts():
-    def module_drafting() -> Drafting:
-        controller = Controller(costs())
-        drafting = Drafting(controller, NgramIndex(), None)
-        drafting.reply_start = len(MODULE)
-        controller.begin_reply(MODULE)
-        return drafting
-
-    learnt = module_drafting()
+    learnt = drafting(MODULE)
     learn_the_first_insertion(learnt.controller.replaced)
     reply = logged(BODY_AT[2] - 6)  # near the end of the second body, 6 tokens before the third body
-    unaware = draft_after(module_drafting(), MODULE + reply)
+    unaware = draft_after(drafting(MODULE), MODULE + reply)
     assert unaware is not None and len(unaware.tokens) > 6  # without it, the copy runs on into the third body
     draft = draft_after(learnt, MODULE + reply)
     assert draft is not None and draft.start == BODY_AT[2] - 6
