@@ -94,7 +94,7 @@ def curve_from_trace(path: Path) -> dict[str, float]:
     steps around it): the median per size. The passes the runtime really ran, where verify_costs.py times each size
     alone, a few times, in one moment (on the 2026-12-04 one-thread curve a 41-token pass costs 28.3 steps; in the traced
     one-thread code-edit run of 1c9dc96's runtime, 23.6)."""
-    passes = [line for line in map(json.loads, path.read_text().splitlines()) if line.get("event") in ("pass", "begin")]
+    passes = [line for line in _trace_lines(path) if line.get("event") in ("pass", "begin")]
     by_size: dict[int, list[float]] = {}
     for i, line in enumerate(passes):
         n = line.get("batch_tokens", 0) if line["event"] == "pass" else 0
@@ -105,6 +105,24 @@ def curve_from_trace(path: Path) -> dict[str, float]:
     if not by_size:
         raise SystemExit(f"{path}: no pass of two or more tokens with plain steps around it; make one with bench/speculative.py --trace FILE")
     return {"1": 1.0} | {str(n): round(statistics.median(by_size[n]), 3) for n in sorted(by_size)}
+
+
+def _trace_lines(path: Path) -> list[dict]:
+    """The JSON objects of a trace file, one a line; a file that cannot be read, or a line that is not one, is refused."""
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise SystemExit(f"{path}: cannot be read ({error.strerror}); make a trace with bench/speculative.py --trace FILE") from None
+    lines = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        try:
+            line = json.loads(raw)
+        except json.JSONDecodeError:
+            line = None
+        if not isinstance(line, dict):
+            raise SystemExit(f"{path}:{number}: not a JSON object; a trace has one per line (bench/speculative.py --trace FILE)")
+        lines.append(line)
+    return lines
 
 
 def common_run(draft: list[int], reply: list[int], at: int) -> int:

@@ -36,3 +36,15 @@ def test_a_trace_with_no_pass_to_price_is_refused_with_how_to_make_one(tmp_path)
     plain_only = _reply(0.1, [])
     with pytest.raises(SystemExit, match="speculative.py --trace"):
         curve_from_trace(_write(tmp_path / "trace.jsonl", plain_only))
+
+
+def test_a_trace_that_is_not_there_is_refused_with_how_to_make_one(tmp_path):
+    with pytest.raises(SystemExit, match="cannot be read.*speculative.py --trace"):
+        curve_from_trace(tmp_path / "missing.jsonl")
+
+
+def test_a_line_that_is_not_a_json_object_is_refused_with_its_number(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    path.write_text(json.dumps({"event": "begin"}) + "\n{not json\n")
+    with pytest.raises(SystemExit, match=r"trace.jsonl:2: not a JSON object"):
+        curve_from_trace(path)
