@@ -70,6 +70,8 @@ class CostModel:
         self._draft_step: float | None = None  # per drafted token
         self._draft_sync: float | None = None  # to catch the draft's cache up before drafting
         self._draft_catch_up: float | None = None  # per token of a catch-up over more than CATCH_UP_TOKENS
+        # Draft-model timings seen before any plain step, kept until one prices them (as passes wait in _unpriced).
+        self._unpriced_draft: list[tuple[str, float | None, int, float]] = []
 
     @property
     def slope(self) -> float:
@@ -90,10 +92,13 @@ class CostModel:
             self._single.append(seconds)
             first = self.plain_step is None
             self.plain_step = statistics.median(self._single)
-            if first and self._unpriced:
+            if first:
                 for m, s in self._unpriced:
                     self._keep(m, s / self.plain_step)
                 self._unpriced.clear()
+                for kind, sync, steps, seconds in self._unpriced_draft:
+                    self.observe_draft(sync, steps, seconds) if kind == "draft" else self.observe_catch_up(steps, seconds)
+                self._unpriced_draft.clear()
             return
         if rows is not None and rows < n:
             seconds *= 1.0 + self.head_share * (n - rows) / n  # as if it had computed every row
@@ -167,12 +172,18 @@ class CostModel:
         return self._in_seconds(self._draft_catch_up)
 
     def observe_draft(self, sync_seconds: float | None, steps: int, step_seconds: float) -> None:
+        if self.plain_step is None:  # in steps of nothing yet: a step of one second would make it look nearly free
+            self._unpriced_draft.append(("draft", sync_seconds, steps, step_seconds))
+            return
         if sync_seconds is not None:
             self._draft_sync = _mix(self._draft_sync, self._in_steps(sync_seconds))
         if steps > 0:
             self._draft_step = _mix(self._draft_step, self._in_steps(step_seconds / steps))
 
     def observe_catch_up(self, tokens: int, seconds: float) -> None:
+        if self.plain_step is None:
+            self._unpriced_draft.append(("catch-up", None, tokens, seconds))
+            return
         if tokens > CATCH_UP_TOKENS:
             self._draft_catch_up = _mix(self._draft_catch_up, self._in_steps(seconds / tokens))
 

@@ -299,6 +299,20 @@ def test_a_machine_that_slows_down_prices_every_pass_and_the_draft_model_in_the_
     assert c.draft_step == pytest.approx(0.051)
 
 
+def test_draft_model_timings_seen_before_any_plain_step_wait_for_one_to_price_them():
+    # A sequence that holds a restored conversation is not calibrated at load: the draft model's first timings (its
+    # catch-up on the prompt, a draft) can come before the target's first plain step.
+    c = CostModel()
+    c.observe_draft(0.03, 2, 0.04)
+    c.observe_catch_up(200, 2.0)
+    assert c.draft_step is None and c.draft_sync is None and c.draft_catch_up is None  # not yet priced at all
+    c.observe_pass(1, 0.08)
+    assert c.draft_step == pytest.approx(0.02) and c.draft_sync == pytest.approx(0.03)
+    assert c.draft_catch_up == pytest.approx(0.01)
+    c.observe_pass(1, 0.16)  # the median of two steps: 0.12; each timing stays in the steps of its moment
+    assert c.draft_step == pytest.approx(0.02 / 0.08 * 0.12)
+
+
 def _recounted_cost(slopes: dict, t1: float, n: int) -> float:
     """CostModel.target_cost's rule, from band prices counted afresh (its docstring's interpolation)."""
     points = sorted(slopes.values())
