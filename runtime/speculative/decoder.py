@@ -37,6 +37,7 @@ class Draft:
     expected: float = 1.0  # tokens this step is expected to yield (the accepted run and the target's own)
     of_reply: bool = False  # a lookup draft that copies the reply's own earlier tokens, not earlier text
     start: int = 0  # a lookup draft: where its continuation starts in the history
+    resumes: bool = False  # a lookup draft that resumes a copy where the edit inserted text (replaced.resumption)
 
 
 class Drafting:
@@ -59,6 +60,11 @@ class Drafting:
         self.shadow = None
         match: NgramMatch | None = None
         if self.lookup is not None:
+            resumption = self.controller.replaced.resumption(self.lookup.tokens)
+            if resumption is not None:
+                draft = self._resume(*resumption, room, batch)
+                if draft is not None:
+                    return draft
             match = self.lookup.match(min(room, self.controller.k_max_lookup), near=self.copy_at)
             if match is not None:
                 of_reply = match.start >= self.reply_start
@@ -83,6 +89,21 @@ class Drafting:
             else:
                 self.controller.skipped_draft()
         return None
+
+    def _resume(self, at: int, run: int, chance: float, room: int, batch: BatchSoFar) -> Draft | None:
+        """A lookup draft that resumes, at `at`, a copy that had run `run` tokens when the edit inserted text there."""
+        assert self.lookup is not None
+        replaced = self.controller.replaced
+        continuation = self.lookup.continuation_at(at, min(room, self.controller.k_max_lookup))
+        if not continuation:
+            return None
+        # The first token holds if the inserted text ended here; past it, the copy goes on as any copy of that run.
+        past_the_place = [1.0, *replaced.not_inserted(self.lookup.tokens, at + 1, run + 1, len(continuation) - 1)]
+        held = [chance * c * i for c, i in zip(replaced.kept(continuation), past_the_place)]
+        plan = self.controller.plan_lookup(run, len(continuation), room, batch, False, held)
+        if plan.k == 0:
+            return None
+        return Draft(continuation[: plan.k], [None] * plan.k, run, expected=plan.expected, start=at, resumes=True)
 
     def sync_draft_model(self, history: list[int], remaining: int) -> None:
         """Read the prompt into the draft model before the first token, where it could pay once caught up."""
@@ -109,12 +130,19 @@ class Drafting:
             agreed += 1
         self.judged(match.n, match.start, agreed + 1 if agreed < n else agreed, agreed, of_reply)
 
-    def judged(self, match: int, start: int, drafted: int, agreed: int, of_reply: bool) -> None:
+    def judged(self, match: int, start: int, drafted: int, agreed: int, of_reply: bool, resumes: bool = False, next_token: int | None = None) -> None:
         """A lookup draft continuing the history at `start` after a suffix match of `match` tokens: `drafted` tokens
-        judged (used or scored as a shadow), the first `agreed` right."""
-        self.controller.observe_lookup(match, drafted, agreed, of_reply)
+        judged (used or scored as a shadow), the first `agreed` right, then the target's own `next_token` if known.
+        `resumes`: a draft from `_resume`, `match` the run its copy had."""
+        if not resumes:
+            self.controller.observe_lookup(match, drafted, agreed, of_reply)
+        elif agreed:  # its first token says whether the inserted text had ended, not how copies run
+            self.controller.observe_lookup(match + 1, drafted - 1, agreed - 1, of_reply)
         if self.lookup is not None:
-            self.controller.replaced.judged(self.lookup.tokens, start, match, drafted, agreed, of_reply)
+            replaced = self.controller.replaced
+            replaced.judged(self.lookup.tokens, start, match, drafted, agreed, of_reply, resumes)
+            if agreed == drafted and next_token is not None:
+                replaced.target_wrote(self.lookup.tokens, start, match, agreed, next_token)
         if agreed:
             self.copy_at = start + agreed
 
@@ -225,7 +253,7 @@ class SpeculativeStepper:
                 controller.observe_draft(len(draft.tokens), accepted)
                 controller.drafted_with_model(draft.probe)
             else:
-                self.drafting.judged(draft.match, draft.start, len(draft.tokens), accepted, draft.of_reply)
+                self.drafting.judged(draft.match, draft.start, len(draft.tokens), accepted, draft.of_reply, draft.resumes, emitted[-1])
             figures.drafted += len(draft.tokens)
             figures.accepted += accepted
             figures.drafts += 1

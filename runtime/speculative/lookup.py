@@ -102,6 +102,10 @@ class NgramIndex:
                     return NgramMatch(n, continuation, end, self._agreement(ends, end, continuation))
         return None
 
+    def continuation_at(self, start: int, limit: int) -> list[int]:
+        """The history's tokens from `start`, at most `limit`, as a draft (up to a reply's end)."""
+        return self._up_to_an_end(self.tokens[start : start + limit])
+
     def _agreement(self, ends: list[int], chosen: int, continuation: list[int]) -> tuple[float, ...]:
         """agreement[m - 1]: the share of the recent occurrences (the chosen one among them) agreeing for m tokens.
 

@@ -23,6 +23,16 @@ copy past such a context is likely to break there, counted like a replaced token
 against the times drafts copied past it and held. In the benchmark's
 module-logging reply, a 59-token draft copied past the next function's first line
 and kept 21 of its tokens (bench/lookup_replay.py --trace module-logging).
+
+Where the reply then inserts at such a place (a draft ended before it, and the
+target wrote something else there), the copy is resumed there as soon as the
+reply writes the source's token before the place (an inserted line ends with the
+next line's indent): the suffix after an inserted line matches the source by
+that indent alone, which occurs on every line, so prompt lookup found the copy
+again only a few tokens and passes later. Whether the inserted text has ended
+at that token is learnt: from the drafts that resumed so, and from every
+insertion learnt by a resumed copy (would a draft at each such token in the
+inserted text have held?).
 """
 
 from __future__ import annotations
@@ -40,6 +50,7 @@ MATCH_MIN = 4
 RESUMED_RUN = 8
 PRIOR_COPIES = 2.0
 CONTEXT = 2  # the source tokens before an insertion that say where the edit inserts
+PRIOR_RESUMES = 0.5  # pseudo-observations each way of whether an inserted text ended where the reply wrote the break's token
 
 
 class ReplacedTokens:
@@ -49,31 +60,80 @@ class ReplacedTokens:
         self.broken_at: int | None = None  # where the copy first broke since it last went on
         self.inserted: Counter[tuple[int, ...]] = Counter()  # contexts after which the reply inserted text
         self.passed: Counter[tuple[int, ...]] = Counter()  # ... and how often drafts copied past them and held
+        self.broken_run = 0  # how long the copy had run where it broke
+        self.broke_in_reply = 0  # where in the history the reply wrote something else there
+        self.resumes = [0, 0]  # drafts that resumed a copy where an insertion broke it: [held, broke at once]
 
-    def judged(self, history: Sequence[int], start: int, match: int, drafted: int, agreed: int, of_reply: bool = False) -> None:
+    def judged(self, history: Sequence[int], start: int, match: int, drafted: int, agreed: int, of_reply: bool = False, resumed: bool = False) -> None:
         """A lookup draft continuing `history` at `start` after a suffix match of `match` tokens (history's last
         `match` tokens occur before `start`): `drafted` tokens judged, the first `agreed` right. Only copies of earlier
-        text (`of_reply` false) show an edit."""
+        text (`of_reply` false) show an edit. `resumed`: the draft was `resumption()`'s, `match` the run the copy had."""
         self.copied.update(history[start : start + agreed])
         if self.inserted:
-            self.passed.update(c for c in self._contexts(history, start, match, agreed) if c in self.inserted)
-        if of_reply or match < MATCH_MIN:
+            # A resumed copy's first token follows the inserted text, not the place: it is no sign of copying past it.
+            contexts = self._contexts(history, start, match, agreed)
+            if resumed:
+                next(contexts, None)
+            self.passed.update(c for c in contexts if c in self.inserted)
+        if resumed:
+            self.resumes[0 if agreed else 1] += 1
+            if not agreed:
+                return  # the inserted text goes on: the copy still stands where it broke
+            self.inserted[tuple(history[start - CONTEXT : start])] += 1
+            self.broken_at = None
+        elif of_reply or match < MATCH_MIN:
             return
         if agreed and match + agreed >= RESUMED_RUN and self.broken_at is not None:
             broken_at = self.broken_at
-            resumed = _copy_began(history, start, match, broken_at)
-            if resumed <= broken_at < start:
+            began = _copy_began(history, start, match, broken_at)
+            if began <= broken_at < start:
                 # The copy goes on through where it broke: the reply inserted text there (which may end as the
                 # source does before that point, as an inserted line ends with the next line's indent).
                 if broken_at >= CONTEXT:
                     self.inserted[tuple(history[broken_at - CONTEXT : broken_at])] += 1
+                    self._would_have_resumed(history[self.broke_in_reply : len(history) - (start - broken_at)], history[broken_at - 1])
                 self.broken_at = None
-            elif resumed > broken_at:
-                if resumed - broken_at <= SPAN_MAX:
-                    self.replaced.update(history[broken_at:resumed])
+            elif began > broken_at:
+                if began - broken_at <= SPAN_MAX:
+                    self.replaced.update(history[broken_at:began])
                 self.broken_at = None
         if agreed < drafted and self.broken_at is None:
-            self.broken_at = start + agreed
+            self._broke(history, start, match, agreed)
+
+    def _broke(self, history: Sequence[int], start: int, match: int, agreed: int) -> None:
+        self.broken_at, self.broken_run, self.broke_in_reply = start + agreed, match + agreed, len(history) + agreed
+
+    def _would_have_resumed(self, inserted: Sequence[int], before: int) -> None:
+        """What `resumption()` would have met in the `inserted` text, the copy going on after it: at every `before` (the
+        source token before the place) a resumed draft; the one that ends the text holds, any earlier one breaks."""
+        ends = sum(1 for t in inserted if t == before)
+        held = 1 if inserted and inserted[-1] == before else 0
+        self.resumes[0] += held
+        self.resumes[1] += ends - held
+
+    def target_wrote(self, history: Sequence[int], start: int, match: int, agreed: int, token: int) -> None:
+        """After a lookup draft from `start` whose `agreed` tokens all held, the target's own next token: where a draft
+        ended before a place the edit inserts and the reply inserted there, the copy broke at that place."""
+        at = start + agreed
+        if self.broken_at is None and at < len(history) and history[at] != token and tuple(history[at - CONTEXT : at]) in self.inserted:
+            self._broke(history, start, match, agreed)
+
+    def resumption(self, history: Sequence[int]) -> tuple[int, int, float] | None:
+        """Where a copy that broke at a place the edit inserts goes on, once the reply has written the token the source
+        has before that place (an inserted line ends with the next line's indent): (where, how long the copy had run,
+        the chance that the inserted text ended here). None if the copy did not break so, or the reply is not there.
+
+        The suffix after an inserted line (its end, then the indent) matches the source only by that indent token,
+        which occurs on every line: prompt lookup found the copy again a few tokens later, each of them a pass
+        (module-logging with one thread: 1-token drafts, 1.8 steps each, after every inserted line).
+        """
+        at = self.broken_at
+        if at is None or at < CONTEXT or at >= len(history) - 1 or history[-1] != history[at - 1]:
+            return None
+        if tuple(history[at - CONTEXT : at]) not in self.inserted:
+            return None
+        held, broke = self.resumes
+        return at, self.broken_run, (held + PRIOR_RESUMES) / (held + broke + 2 * PRIOR_RESUMES)
 
     def _contexts(self, history: Sequence[int], start: int, match: int, k: int):
         """For m = 1 .. k: the CONTEXT source tokens before the m-th token a draft copies from `start`, or None where the

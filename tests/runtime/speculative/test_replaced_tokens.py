@@ -179,3 +179,59 @@ def test_once_the_reply_inserted_a_line_lookup_drafts_end_before_the_next_place_
     draft = draft_after(learnt, MODULE + reply)
     assert draft is not None and draft.start == BODY_AT[2] - 6
     assert draft.tokens == MODULE[BODY_AT[2] - 6 : BODY_AT[2]]  # it ends with the third `def` line and its indent
+
+
+def test_an_insertion_learnt_from_a_resumed_copy_also_says_whether_a_draft_at_each_end_of_a_line_in_it_would_have_held():
+    one_line = ReplacedTokens()
+    learn_the_first_insertion(one_line)
+    assert one_line.resumes == [1, 0]  # one inserted line: the copy went on after its indent
+    two_lines = ReplacedTokens()
+    start = BODY_AT[1]
+    two_lines.judged(MODULE + MODULE[:start], start, 8, drafted=6, agreed=0)
+    resumed = MODULE[:start] + [850, INDENT, 851, INDENT] + MODULE[start : start + 8]
+    two_lines.judged(MODULE + resumed, start + 8, 8, drafted=4, agreed=4)
+    assert two_lines.inserted == {(DEF, INDENT): 1}
+    assert two_lines.resumes == [1, 1]  # a draft after the first line's indent would have broken, after the second's held
+
+
+def reply_inserting_at_the_third_body(learnt: Drafting) -> list[int]:
+    """The reply, having copied MODULE up to the third body with the second one logged; `learnt` drafted up to the third
+    body's place, and the target wrote the logging line's first token there."""
+    reply = logged(BODY_AT[2])
+    learnt.lookup.reset(MODULE + reply)
+    learnt.judged(8, BODY_AT[2] - 6, 6, 6, of_reply=False, next_token=LOGGING[0])
+    return reply + LOGGING
+
+
+def test_where_the_reply_inserts_at_a_learnt_place_a_draft_resumes_the_copy_as_soon_as_the_inserted_line_ends():
+    learnt = drafting(MODULE)
+    learn_the_first_insertion(learnt.controller.replaced)
+    learnt.controller.replaced.resumes = [3, 0]  # the inserted lines so far were one line each
+    reply = reply_inserting_at_the_third_body(learnt)
+    assert learnt.controller.replaced.broken_at == BODY_AT[2]
+    mid_line = draft_after(learnt, MODULE + reply[:-1])  # the inserted line not yet ended
+    assert mid_line is None or not mid_line.resumes
+    draft = draft_after(learnt, MODULE + reply)
+    assert draft is not None and draft.resumes and draft.start == BODY_AT[2]
+    assert draft.tokens == MODULE[BODY_AT[2] : BODY_AT[2] + len(draft.tokens)] and len(draft.tokens) > 8
+    unaware = draft_after(drafting(MODULE), MODULE + reply)  # prompt lookup alone, after a 1-token match (the indent)
+    assert unaware is None or len(unaware.tokens) < len(draft.tokens)
+    # It held: the reply inserted there again, and the copy goes on.
+    learnt.judged(draft.match, draft.start, len(draft.tokens), len(draft.tokens), of_reply=False, resumes=True)
+    replaced = learnt.controller.replaced
+    assert replaced.resumes == [4, 0] and replaced.inserted == {(DEF, INDENT): 2} and replaced.broken_at is None
+
+
+def test_a_copy_is_not_resumed_where_the_inserted_text_has_gone_on_past_its_lines_ends():
+    learnt = drafting(MODULE)
+    learn_the_first_insertion(learnt.controller.replaced)
+    learnt.controller.replaced.resumes = [0, 3]  # each inserted text ran several lines
+    reply = reply_inserting_at_the_third_body(learnt)
+    draft = draft_after(learnt, MODULE + reply)
+    assert draft is None or not draft.resumes
+    # A resumed draft that broke at once: the inserted text goes on, and the copy still stands where it broke.
+    learnt.controller.replaced.resumes = [3, 0]
+    draft = draft_after(learnt, MODULE + reply)
+    assert draft is not None and draft.resumes
+    learnt.judged(draft.match, draft.start, len(draft.tokens), 0, of_reply=False, resumes=True)
+    assert learnt.controller.replaced.resumes == [3, 1] and learnt.controller.replaced.broken_at == BODY_AT[2]
