@@ -285,6 +285,7 @@ class SpeculativeStepper:
             drafter=None if draft is None else "model" if draft.match is None else "lookup",
             k=len(draft.tokens) if draft is not None else 0, accepted=accepted,
             match=draft.match if draft is not None else None, of_reply=draft.of_reply if draft is not None else None,
+            resumes=draft is not None and draft.resumes,
             expected=round(draft.expected, 3) if draft is not None else 1.0, probe=bool(draft and draft.probe),
             batch_tokens=step.tokens, decode_s=None if step.seconds is None else round(step.seconds, 6),
             # The step outside llama_decode: from the last settle's start to this plan's (the rest of that settle,
