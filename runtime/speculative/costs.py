@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import bisect
 import collections
+import functools
 import math
 import statistics
 import time
+from typing import Callable
 
 SMOOTHING = 0.25  # weight of the newest draft-model measurement
 WINDOW = 9  # passes kept per band (and single-token passes for t1)
@@ -71,7 +73,7 @@ class CostModel:
         self._draft_sync: float | None = None  # to catch the draft's cache up before drafting
         self._draft_catch_up: float | None = None  # per token of a catch-up over more than CATCH_UP_TOKENS
         # Draft-model timings seen before any plain step, kept until one prices them (as passes wait in _unpriced).
-        self._unpriced_draft: list[tuple[str, float | None, int, float]] = []
+        self._unpriced_draft: list[Callable[[], None]] = []
 
     @property
     def slope(self) -> float:
@@ -96,8 +98,8 @@ class CostModel:
                 for m, s in self._unpriced:
                     self._keep(m, s / self.plain_step)
                 self._unpriced.clear()
-                for kind, sync, steps, seconds in self._unpriced_draft:
-                    self.observe_draft(sync, steps, seconds) if kind == "draft" else self.observe_catch_up(steps, seconds)
+                for observe in self._unpriced_draft:
+                    observe()
                 self._unpriced_draft.clear()
             return
         if rows is not None and rows < n:
@@ -173,7 +175,7 @@ class CostModel:
 
     def observe_draft(self, sync_seconds: float | None, steps: int, step_seconds: float) -> None:
         if self.plain_step is None:  # in steps of nothing yet: a step of one second would make it look nearly free
-            self._unpriced_draft.append(("draft", sync_seconds, steps, step_seconds))
+            self._unpriced_draft.append(functools.partial(self.observe_draft, sync_seconds, steps, step_seconds))
             return
         if sync_seconds is not None:
             self._draft_sync = _mix(self._draft_sync, self._in_steps(sync_seconds))
@@ -182,7 +184,7 @@ class CostModel:
 
     def observe_catch_up(self, tokens: int, seconds: float) -> None:
         if self.plain_step is None:
-            self._unpriced_draft.append(("catch-up", None, tokens, seconds))
+            self._unpriced_draft.append(functools.partial(self.observe_catch_up, tokens, seconds))
             return
         if tokens > CATCH_UP_TOKENS:
             self._draft_catch_up = _mix(self._draft_catch_up, self._in_steps(seconds / tokens))

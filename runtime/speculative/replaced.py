@@ -79,7 +79,7 @@ class ReplacedTokens:
             self.resumes[0 if agreed else 1] += 1
             if not agreed:
                 return  # the inserted text goes on: the copy still stands where it broke
-            self.inserted[tuple(history[start - CONTEXT : start])] += 1
+            self.inserted[_place(history, start)] += 1
             self.broken_at = None
         elif of_reply or match < MATCH_MIN:
             return
@@ -90,7 +90,7 @@ class ReplacedTokens:
                 # The copy goes on through where it broke: the reply inserted text there (which may end as the
                 # source does before that point, as an inserted line ends with the next line's indent).
                 if broken_at >= CONTEXT:
-                    self.inserted[tuple(history[broken_at - CONTEXT : broken_at])] += 1
+                    self.inserted[_place(history, broken_at)] += 1
                     self._would_have_resumed(history[self.broke_in_reply : len(history) - (start - broken_at)], history[broken_at - 1])
                 self.broken_at = None
             elif began > broken_at:
@@ -115,7 +115,7 @@ class ReplacedTokens:
         """After a lookup draft from `start` whose `agreed` tokens all held, the target's own next token: where a draft
         ended before a place the edit inserts and the reply inserted there, the copy broke at that place."""
         at = start + agreed
-        if self.broken_at is None and at < len(history) and history[at] != token and tuple(history[at - CONTEXT : at]) in self.inserted:
+        if self.broken_at is None and at < len(history) and history[at] != token and _place(history, at) in self.inserted:
             self._broke(history, start, match, agreed)
 
     def resumption(self, history: Sequence[int]) -> tuple[int, int, float] | None:
@@ -130,7 +130,7 @@ class ReplacedTokens:
         at = self.broken_at
         if at is None or at < CONTEXT or at >= len(history) - 1 or history[-1] != history[at - 1]:
             return None
-        if tuple(history[at - CONTEXT : at]) not in self.inserted:
+        if _place(history, at) not in self.inserted:
             return None
         held, broke = self.resumes
         return at, self.broken_run, (held + PRIOR_RESUMES) / (held + broke + 2 * PRIOR_RESUMES)
@@ -153,6 +153,11 @@ class ReplacedTokens:
         if not self.replaced:  # nothing replaced yet, as in most conversations: this runs for every lookup match
             return [1.0] * len(tokens)
         return _held_past(tokens, self.replaced, self.copied)
+
+
+def _place(history: Sequence[int], at: int) -> tuple[int, ...]:
+    """The CONTEXT source tokens before `at`: what says a place is one where the edit inserts."""
+    return tuple(history[at - CONTEXT : at])
 
 
 def _held_past(keys: Iterable[Hashable | None], broke: Counter, held: Counter) -> list[float]:
