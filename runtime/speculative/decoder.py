@@ -13,7 +13,7 @@ stop string, max_tokens, full context, cancel).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from runtime.llama.generation import BatchSoFar, StepTiming, TokenSink
@@ -24,8 +24,12 @@ from runtime.speculative.acceptance import Proposal, judge
 from runtime.speculative.adaptive import Controller, expected_remaining
 from runtime.speculative.costs import CostModel
 from runtime.speculative.draft_model import DraftModel
-from runtime.speculative.lookup import NgramIndex, NgramMatch
+from runtime.speculative.lookup import LENGTHS, NgramIndex
 from runtime.speculative.trace import PassTrace
+
+# The copy's tokens the reply writes after one it replaced by another, that show it substituted it (a rename, a
+# re-indented line) rather than inserted or rewrote text there.
+SUBSTITUTE_SHOWN = 2
 
 
 @dataclass
@@ -38,6 +42,7 @@ class Draft:
     of_reply: bool = False  # a lookup draft that copies the reply's own earlier tokens, not earlier text
     start: int = 0  # a lookup draft: where its continuation starts in the history
     resumes: bool = False  # a lookup draft that resumes a copy where the edit inserted text (replaced.resumption)
+    substituted: list[tuple[int, int]] = field(default_factory=list)  # a lookup draft: (offset, token) written for the source's
 
 
 class Drafting:
@@ -47,37 +52,56 @@ class Drafting:
         self.controller = controller
         self.lookup = lookup
         self.draft_model = draft_model
-        self.shadow: tuple[NgramMatch, bool] | None = None  # a lookup draft (and whether it copies the reply) not used this round, scored afterwards
+        self.shadow: _Copy | None = None  # a lookup draft not used this round, scored afterwards
         self.reply_start = 0  # where the reply begins in the history: a match after it copies the reply itself
         # Where in the history the reply's copy stands: after the last token a lookup draft (used or not) got right.
         # A copy broken by an inserted line resumes there, where the suffix after the insertion may occur many times.
         self.copy_at: int | None = None
+        # The history's length when the reply stood at copy_at, and how long the copy had run there; None: it has
+        # since written something else. The reply's tokens since then go on with the copy if each is the copied token
+        # or a substitute for it (replaced.substitute): after a substitute, no suffix of the reply occurs before.
+        self.copy_seen: int | None = None
+        self.copy_run = 0
+        # A token the reply wrote in place of the copy's, not yet known as a substitute: (where, how many of the copy's
+        # tokens it wrote after it). It is one once the copy went on for SUBSTITUTE_SHOWN tokens after it.
+        self.copy_swap: tuple[int, int] | None = None
 
     def propose(
         self, history: list[int], room: int, sampling: SamplingConfig, draft_sampler: Sampler | None, batch: BatchSoFar, remaining: int | None = None
     ) -> Draft | None:
         """A draft to verify in this step, or None; `remaining`: the tokens the reply is expected still to produce."""
         self.shadow = None
-        match: NgramMatch | None = None
+        copy: _Copy | None = None
         if self.lookup is not None:
             resumption = self.controller.replaced.resumption(self.lookup.tokens)
             if resumption is not None:
                 draft = self._resume(*resumption, room, batch)
                 if draft is not None:
                     return draft
-            match = self.lookup.match(min(room, self.controller.k_max_lookup), near=self.copy_at)
-            if match is not None:
-                of_reply = match.start >= self.reply_start
-                # A copy goes on as far as the suffix's other occurrences agree, and the reply copies rather than replaces or inserts.
-                replaced, k = self.controller.replaced, len(match.continuation)
-                not_inserted = replaced.not_inserted(self.lookup.tokens, match.start, match.n, k)
-                held = [a * c * i for a, c, i in zip(match.agreement, replaced.kept(match.continuation), not_inserted)]
-                plan = self.controller.plan_lookup(match.n, len(match.continuation), room, batch, of_reply, held)
+            limit = min(room, self.controller.k_max_lookup)
+            aligned = self._aligned(history)
+            match = self.lookup.match(limit, near=self.copy_at)
+            copy = None
+            # A copy's run is priced as prompt lookup would match it without the substitutes: the longest suffix length within it.
+            run = max((n for n in LENGTHS if aligned is not None and n <= aligned[1]), default=0)
+            if aligned is not None and (match is None or run >= match.n):
+                at = aligned[0]
+                continuation = self.lookup.continuation_at(at, limit)
+                if continuation:
+                    # The suffix's other occurrences say nothing of a copy longer than the suffix (one with substitutes).
+                    same = match is not None and match.start == at and match.n == run
+                    agreement = match.agreement if match is not None and same else (1.0,) * len(continuation)
+                    copy = self._copy(at, run, continuation, agreement)
+            elif match is not None:
+                copy = self._copy(match.start, match.n, match.continuation, match.agreement)
+            if copy is not None:
+                plan = self.controller.plan_lookup(copy.match, len(copy.tokens), room, batch, copy.of_reply, copy.held)
                 if plan.k > 0:
-                    return Draft(match.continuation[: plan.k], [None] * plan.k, match.n, expected=plan.expected, of_reply=of_reply, start=match.start)
-                self.shadow = (match, of_reply)
+                    substituted = [(offset, token) for offset, token in copy.substituted if offset < plan.k]
+                    return Draft(copy.tokens[: plan.k], [None] * plan.k, copy.match, expected=plan.expected, of_reply=copy.of_reply, start=copy.start, substituted=substituted)
+                self.shadow = copy
         # Both drafters: the draft model drafts when prompt lookup has nothing worth verifying.
-        if self.draft_model is not None and (match is None or self.shadow is not None):
+        if self.draft_model is not None and (copy is None or self.shadow is not None):
             draft_model = self.draft_model
             plan = self.controller.plan_draft(room, batch, lambda: draft_model.behind(history), remaining)
             if plan.k > 0:
@@ -90,6 +114,49 @@ class Drafting:
                 self.controller.skipped_draft()
         return None
 
+    def _copy(self, start: int, match: int, continuation: list[int], agreement: Sequence[float]) -> "_Copy":
+        """A copy of the history from `start`, after a run of `match` tokens, as the reply is likely to write it, with
+        the chance that it holds for m = 1 .. len: as far as the suffix's other occurrences agree, and the reply
+        copies rather than inserts or replaces (a copy of the source with the substitutes the reply wrote for it)."""
+        assert self.lookup is not None
+        replaced = self.controller.replaced
+        of_reply = start >= self.reply_start
+        substituted: list[tuple[int, int]] = []
+        if of_reply:  # the reply's own tokens are written as it writes them already
+            tokens, kept = continuation, replaced.kept(continuation)
+        else:
+            tokens, kept, substituted = replaced.substitute(continuation)
+        not_inserted = replaced.not_inserted(self.lookup.tokens, start, match, len(continuation))
+        held = [a * c * i for a, c, i in zip(agreement, kept, not_inserted)]
+        return _Copy(tokens, start, match, of_reply, held, substituted)
+
+    def _aligned(self, history: Sequence[int]) -> tuple[int, int] | None:
+        """Where the reply's copy stands now and how long it has run, if every token since copy_seen went on with it."""
+        if self.copy_at is None or self.copy_seen is None:
+            return None
+        replaced = self.controller.replaced
+        at, run, swap = self.copy_at, self.copy_run, self.copy_swap
+        for i in range(self.copy_seen, len(history)):
+            token, source = history[i], history[at]
+            if token == source or (at < self.reply_start and replaced.written_for(source, token)):
+                replaced.wrote(source, token)
+                if swap is not None:
+                    swap = (swap[0], swap[1] + 1)
+                    if swap[1] == SUBSTITUTE_SHOWN:
+                        replaced.substituted_at(history, swap[0], history[i - SUBSTITUTE_SHOWN])
+                        swap = None
+            elif swap is None and at < self.reply_start and run >= SUBSTITUTE_SHOWN:
+                swap = (at, 0)
+            else:
+                self.copy_seen = self.copy_swap = None
+                return None
+            at += 1
+            run += 1
+        self.copy_at, self.copy_seen, self.copy_run, self.copy_swap = at, len(history), run, swap
+        # Until the copy has shown the token was a substitute, the reply may as well have inserted text there: the
+        # copy is only as long as what the reply wrote after it.
+        return at, run if swap is None else swap[1]
+
     def _resume(self, at: int, run: int, chance: float, room: int, batch: BatchSoFar) -> Draft | None:
         """A lookup draft that resumes, at `at`, a copy that had run `run` tokens when the edit inserted text there."""
         assert self.lookup is not None
@@ -99,11 +166,13 @@ class Drafting:
             return None
         # The first token holds if the inserted text ended here; past it, the copy goes on as any copy of that run.
         past_the_place = [1.0, *replaced.not_inserted(self.lookup.tokens, at + 1, run + 1, len(continuation) - 1)]
-        held = [chance * c * i for c, i in zip(replaced.kept(continuation), past_the_place)]
+        tokens, kept, substituted = replaced.substitute(continuation)
+        held = [chance * c * i for c, i in zip(kept, past_the_place)]
         plan = self.controller.plan_lookup(run, len(continuation), room, batch, False, held)
         if plan.k == 0:
             return None
-        return Draft(continuation[: plan.k], [None] * plan.k, run, expected=plan.expected, start=at, resumes=True)
+        substituted = [(offset, token) for offset, token in substituted if offset < plan.k]
+        return Draft(tokens[: plan.k], [None] * plan.k, run, expected=plan.expected, start=at, resumes=True, substituted=substituted)
 
     def sync_draft_model(self, history: list[int], remaining: int) -> None:
         """Read the prompt into the draft model before the first token, where it could pay once caught up."""
@@ -121,30 +190,51 @@ class Drafting:
         """Prompt lookup's acceptance, learnt for free from a round that did not use it."""
         if self.shadow is None:
             return
-        match, of_reply = self.shadow
+        copy = self.shadow
         self.shadow = None
-        draft = match.continuation
+        draft = copy.tokens
         n = min(len(draft), len(emitted))
         agreed = 0
         while agreed < n and draft[agreed] == emitted[agreed]:
             agreed += 1
-        self.judged(match.n, match.start, agreed + 1 if agreed < n else agreed, agreed, of_reply)
+        drafted = agreed + 1 if agreed < n else agreed
+        substituted = [(offset, token) for offset, token in copy.substituted if offset < drafted]
+        self.judged(copy.match, copy.start, drafted, agreed, copy.of_reply, substituted=substituted, next_token=emitted[agreed] if agreed < len(emitted) else None)
 
-    def judged(self, match: int, start: int, drafted: int, agreed: int, of_reply: bool, resumes: bool = False, next_token: int | None = None) -> None:
+    def judged(
+        self, match: int, start: int, drafted: int, agreed: int, of_reply: bool, resumes: bool = False, next_token: int | None = None,
+        substituted: Sequence[tuple[int, int]] = (),
+    ) -> None:
         """A lookup draft continuing the history at `start` after a suffix match of `match` tokens: `drafted` tokens
         judged (used or scored as a shadow), the first `agreed` right, then the target's own `next_token` if known.
-        `resumes`: a draft from `_resume`, `match` the run its copy had."""
+        `resumes`: a draft from `_resume`, `match` the run its copy had. `substituted`: its (offset, token) written for
+        the source's."""
         if not resumes:
             self.controller.observe_lookup(match, drafted, agreed, of_reply)
         elif agreed:  # its first token says whether the inserted text had ended, not how copies run
             self.controller.observe_lookup(match + 1, drafted - 1, agreed - 1, of_reply)
         if self.lookup is not None:
             replaced = self.controller.replaced
-            replaced.judged(self.lookup.tokens, start, match, drafted, agreed, of_reply, resumes)
+            # A draft that went on with the copy the reply stands in leaves it to _aligned(), which counts what the
+            # reply wrote there as it does for the target's own tokens; one from elsewhere moves the copy.
+            went_on = start == self.copy_at and self.copy_seen == len(self.lookup.tokens)
+            replaced.judged(self.lookup.tokens, start, match, drafted, agreed, of_reply, resumes, substituted, next_token, counted=went_on)
             if agreed == drafted and next_token is not None:
                 replaced.target_wrote(self.lookup.tokens, start, match, agreed, next_token)
-        if agreed:
-            self.copy_at = start + agreed
+            if agreed and not went_on:
+                self.copy_at, self.copy_seen, self.copy_run, self.copy_swap = start + agreed, len(self.lookup.tokens) + agreed, match + agreed, None
+
+
+@dataclass
+class _Copy:
+    """A lookup draft before the controller cuts it: see Drafting._copy."""
+
+    tokens: list[int]
+    start: int
+    match: int
+    of_reply: bool
+    held: list[float]
+    substituted: list[tuple[int, int]]
 
 
 class SpeculativeSteppers:
@@ -253,7 +343,7 @@ class SpeculativeStepper:
                 controller.observe_draft(len(draft.tokens), accepted)
                 controller.drafted_with_model(draft.probe)
             else:
-                self.drafting.judged(draft.match, draft.start, len(draft.tokens), accepted, draft.of_reply, draft.resumes, emitted[-1])
+                self.drafting.judged(draft.match, draft.start, len(draft.tokens), accepted, draft.of_reply, draft.resumes, emitted[-1], draft.substituted)
             figures.drafted += len(draft.tokens)
             figures.accepted += accepted
             figures.drafts += 1
@@ -285,7 +375,7 @@ class SpeculativeStepper:
             drafter=None if draft is None else "model" if draft.match is None else "lookup",
             k=len(draft.tokens) if draft is not None else 0, accepted=accepted,
             match=draft.match if draft is not None else None, of_reply=draft.of_reply if draft is not None else None,
-            resumes=draft is not None and draft.resumes,
+            resumes=draft is not None and draft.resumes, substituted=len(draft.substituted) if draft is not None else 0,
             expected=round(draft.expected, 3) if draft is not None else 1.0, probe=bool(draft and draft.probe),
             batch_tokens=step.tokens, decode_s=None if step.seconds is None else round(step.seconds, 6),
             # The step outside llama_decode: from the last settle's start to this plan's (the rest of that settle,

@@ -33,6 +33,15 @@ again only a few tokens and passes later. Whether the inserted text has ended
 at that token is learnt: from the drafts that resumed so, and from every
 insertion learnt by a resumed copy (would a draft at each such token in the
 inserted text have held?).
+
+A token the reply replaces by one other token, the copy going on right after
+it, is an edit the reply repeats: a rename replaces a one-token name so, and a
+re-indent every line's indent token by a wider one (parser-with, its body moved
+into a `with` block: each line's `       ` became `           `, the rest of the
+line copied, so every line broke the copy at its indent, and neither prompt lookup
+nor the peer's n-gram pool drafted past one). Where the reply has written such a
+substitute more often than it has copied the token, a copy is drafted with it,
+weighed by how often the reply wrote it there.
 """
 
 from __future__ import annotations
@@ -51,6 +60,7 @@ RESUMED_RUN = 8
 PRIOR_COPIES = 2.0
 CONTEXT = 2  # the source tokens before an insertion that say where the edit inserts
 PRIOR_RESUMES = 0.5  # pseudo-observations each way of whether an inserted text ended where the reply wrote the break's token
+PRIOR_SUBSTITUTES = 0.5  # pseudo-observations each way of whether the reply writes a token's substitute again
 
 
 class ReplacedTokens:
@@ -63,12 +73,27 @@ class ReplacedTokens:
         self.broken_run = 0  # how long the copy had run where it broke
         self.broke_in_reply = 0  # where in the history the reply wrote something else there
         self.resumes = [0, 0]  # drafts that resumed a copy where an insertion broke it: [held, broke at once]
+        self.substitutes: dict[int, Counter[int]] = {}  # source token -> the single tokens the reply wrote in its place
 
-    def judged(self, history: Sequence[int], start: int, match: int, drafted: int, agreed: int, of_reply: bool = False, resumed: bool = False) -> None:
+    def judged(
+        self, history: Sequence[int], start: int, match: int, drafted: int, agreed: int, of_reply: bool = False, resumed: bool = False,
+        substituted: Sequence[tuple[int, int]] = (), next_token: int | None = None, counted: bool = False,
+    ) -> None:
         """A lookup draft continuing `history` at `start` after a suffix match of `match` tokens (history's last
         `match` tokens occur before `start`): `drafted` tokens judged, the first `agreed` right. Only copies of earlier
-        text (`of_reply` false) show an edit. `resumed`: the draft was `resumption()`'s, `match` the run the copy had."""
-        self.copied.update(history[start : start + agreed])
+        text (`of_reply` false) show an edit. `resumed`: the draft was `resumption()`'s, `match` the run the copy had.
+        `substituted`: (offset, token) where the draft wrote `substitute()`'s token for the source's; `next_token`: the
+        target's own token after the agreed ones, if known. `counted`: what the reply wrote there is told `wrote()`."""
+        swapped = dict(substituted)
+        if not counted:
+            for offset in range(agreed):
+                self.wrote(history[start + offset], swapped.get(offset, history[start + offset]))
+        went_on = False  # the draft broke at a substitute where the reply copied the source's token: the copy went on
+        if agreed in swapped and agreed < drafted:
+            source = history[start + agreed]
+            went_on = next_token == source
+            if not counted:
+                self.wrote(source, next_token if went_on else None)
         if self.inserted:
             # A resumed copy's first token follows the inserted text, not the place: it is no sign of copying past it.
             contexts = self._contexts(history, start, match, agreed)
@@ -96,8 +121,11 @@ class ReplacedTokens:
             elif began > broken_at:
                 if began - broken_at <= SPAN_MAX:
                     self.replaced.update(history[broken_at:began])
+                written = history[self.broke_in_reply : len(history) - (start - began)]
+                if began - broken_at == 1 and len(written) == 1:
+                    self.substitutes.setdefault(history[broken_at], Counter())[written[0]] += 1
                 self.broken_at = None
-        if agreed < drafted and self.broken_at is None:
+        if agreed < drafted and self.broken_at is None and not went_on:
             self._broke(history, start, match, agreed)
 
     def _broke(self, history: Sequence[int], start: int, match: int, agreed: int) -> None:
@@ -115,7 +143,7 @@ class ReplacedTokens:
         """After a lookup draft from `start` whose `agreed` tokens all held, the target's own next token: where a draft
         ended before a place the edit inserts and the reply inserted there, the copy broke at that place."""
         at = start + agreed
-        if self.broken_at is None and at < len(history) and history[at] != token and _place(history, at) in self.inserted:
+        if self.broken_at is None and at < len(history) and not self.written_for(history[at], token) and _place(history, at) in self.inserted:
             self._broke(history, start, match, agreed)
 
     def resumption(self, history: Sequence[int]) -> tuple[int, int, float] | None:
@@ -153,6 +181,49 @@ class ReplacedTokens:
         if not self.replaced:  # nothing replaced yet, as in most conversations: this runs for every lookup match
             return [1.0] * len(tokens)
         return _held_past(tokens, self.replaced, self.copied)
+
+    def substitute(self, tokens: Sequence[int]) -> tuple[list[int], list[float], list[tuple[int, int]]]:
+        """A copy of the source's `tokens` as the reply is likely to write it: each token it has replaced by one token
+        more often than it copied it, so replaced. Returns the copy; for m = 1 .. len(tokens), the chance that the
+        reply writes its first m tokens; and (offset, token) for each token substituted."""
+        if not self.substitutes:
+            return list(tokens), self.kept(tokens), []
+        out: list[int] = []
+        chances: list[float] = []
+        swapped: list[tuple[int, int]] = []
+        chance = 1.0
+        for offset, token in enumerate(tokens):
+            broken, copied = self.replaced.get(token, 0), self.copied.get(token, 0)
+            by = self.substitutes.get(token)
+            written, times = by.most_common(1)[0] if by else (token, 0)
+            if times > copied:
+                swapped.append((offset, written))
+                chance *= (times + PRIOR_SUBSTITUTES) / (broken + copied + 2 * PRIOR_SUBSTITUTES)
+            elif broken:
+                chance *= 1.0 - broken / (broken + copied + PRIOR_COPIES)
+            out.append(written if times > copied else token)
+            chances.append(chance)
+        return out, chances, swapped
+
+    def written_for(self, source: int, token: int) -> bool:
+        """Whether the reply writing `token` where the source has `source` goes on copying: the same, or a substitute."""
+        return token == source or token in self.substitutes.get(source, ())
+
+    def substituted_at(self, history: Sequence[int], at: int, written: int) -> None:
+        """The reply wrote `written` in place of history[at] and went on with the copy after it."""
+        self.substitutes.setdefault(history[at], Counter())
+        self.wrote(history[at], written)
+        if self.broken_at == at:
+            self.broken_at = None  # the copy broke there for the substitute alone
+
+    def wrote(self, source: int, written: int | None) -> None:
+        """Where a copy had `source`, the reply wrote `written`: the same, a substitute, or (None) something else."""
+        if written == source:
+            self.copied[source] += 1
+            return
+        self.replaced[source] += 1
+        if written is not None and source in self.substitutes:
+            self.substitutes[source][written] += 1
 
 
 def _place(history: Sequence[int], at: int) -> tuple[int, ...]:

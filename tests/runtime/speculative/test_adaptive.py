@@ -377,12 +377,12 @@ def test_a_match_continuing_the_reply_is_told_apart_from_one_continuing_the_prom
     greedy = SamplingConfig(temperature=0.0, top_p=1.0, top_k=40, seed=0)
     index.reset(prompt + [2, 3])  # the reply copies the prompt
     drafting.propose(prompt + [2, 3], 100, greedy, None, BatchSoFar())
-    match, of_reply = drafting.shadow
-    assert (match.n, match.continuation, of_reply) == (2, [4, 5, 6, 7, 8, 2, 3], False)
+    copy = drafting.shadow
+    assert (copy.match, copy.tokens, copy.of_reply) == (2, [4, 5, 6, 7, 8, 2, 3], False)
     index.extend([20, 21, 22, 20, 21])  # now it repeats its own words
     drafting.propose(index.tokens, 100, greedy, None, BatchSoFar())
-    match, of_reply = drafting.shadow
-    assert (match.n, match.continuation, of_reply) == (2, [22, 20, 21], True)
+    copy = drafting.shadow
+    assert (copy.match, copy.tokens, copy.of_reply) == (2, [22, 20, 21], True)
 
 
 def test_acceptance_learnt_in_one_conversation_is_forgotten_in_another_but_kept_across_its_turns():
