@@ -185,7 +185,7 @@ def lokal(prompt: list[int], reply: list[int], curve: Curve, ends: set[int], tra
         emitted = reply[pos : pos + held + 1]
         costs.observe_pass(1 + len(tokens), curve(1 + len(tokens)))
         if draft is not None:
-            drafting.judged(draft.match, draft.start, len(tokens), held, draft.of_reply, draft.resumes, emitted[-1], draft.substituted)
+            drafting.judged(draft.match, draft.start, len(tokens), held, draft.of_reply, draft.resumes, emitted[-1], draft.substituted, draft.carried)
             if trace is not None:
                 trace.append({"at": pos, "start": draft.start, "match": draft.match, "of_reply": draft.of_reply, "drafted": len(tokens), "kept": held})
         drafting.score_shadow(emitted)

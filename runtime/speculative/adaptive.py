@@ -84,6 +84,10 @@ class Controller:
     def _learn_afresh(self) -> None:
         # Copies of earlier text (a file given to edit) go on far more often than the reply repeating itself.
         self.copies = {False: CopyRuns(PRIOR_H_EARLIER_TEXT), True: CopyRuns(PRIOR_H_REPLY)}  # keyed by "copies the reply"
+        # A copy of earlier text carried across a token the reply substituted (decoder.Drafting._aligned) is learnt
+        # apart: a reply that substitutes may be rewriting more than one token (js-modern: after three `var`
+        # declarations became `let` and `const`, a 24-token run went on into a `for` loop the reply rewrote).
+        self.carried = CopyRuns(PRIOR_H_EARLIER_TEXT)
         self.replaced = ReplacedTokens()  # the tokens of the copied text that this conversation's edits replace
         self.draft_runs = RunLengths(DRAFT_PRIOR)
         self.plain_since_draft = 0
@@ -130,9 +134,11 @@ class Controller:
         return lambda k: self.costs.target_cost(batch.tokens + 1 + k, optimistic)
 
     def plan_lookup(
-        self, n: int, available: int, room: int, batch: BatchSoFar | None = None, of_reply: bool = False, held: Sequence[float] = ()
+        self, n: int, available: int, room: int, batch: BatchSoFar | None = None, of_reply: bool = False, held: Sequence[float] = (),
+        carried: bool = False,
     ) -> Plan:
-        """A lookup draft after a suffix match of n tokens, continuing earlier text or (of_reply) the reply itself.
+        """A lookup draft after a suffix match of n tokens, continuing earlier text or (of_reply) the reply itself;
+        `carried`: a copy of earlier text whose run of n goes on across a token the reply substituted.
 
         `held[m - 1]`: the chance, apart from how long copies run, that the draft's first m tokens hold: the share of
         the suffix's occurrences that agree with them (lookup.py), times the chance that the reply copies rather than
@@ -147,7 +153,7 @@ class Controller:
         if self.costs.plain_step is None:
             return Plan(0, 1.0)  # first measure what a plain step costs here
         k_max = min(k_max, MATCH_FACTOR * n)
-        survival = self.copies[of_reply].survival(n, k_max)
+        survival = self._copies(of_reply, carried).survival(n, k_max)
         if held:
             survival = [s * h for s, h in zip(survival, held)]
         plan = self._best(survival, self._target(batch), batch)
@@ -247,8 +253,11 @@ class Controller:
         saved = remaining * self.costs.plain_step * max(0.0, 1.0 - 1.0 / gain) if gain > 0 else 0.0
         return self.costs.catch_up_cost(behind, self.draft_step_prior * self.costs.plain_step) <= saved
 
-    def observe_lookup(self, match: int, drafted: int, accepted: int, of_reply: bool = False) -> None:
-        self.copies[of_reply].observe(match, drafted, accepted)
+    def observe_lookup(self, match: int, drafted: int, accepted: int, of_reply: bool = False, carried: bool = False) -> None:
+        self._copies(of_reply, carried).observe(match, drafted, accepted)
+
+    def _copies(self, of_reply: bool, carried: bool) -> CopyRuns:
+        return self.carried if carried and not of_reply else self.copies[of_reply]
 
     def observe_draft(self, drafted: int, accepted: int) -> None:
         self.draft_runs.observe(drafted, accepted)

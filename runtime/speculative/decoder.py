@@ -43,6 +43,7 @@ class Draft:
     start: int = 0  # a lookup draft: where its continuation starts in the history
     resumes: bool = False  # a lookup draft that resumes a copy where the edit inserted text (replaced.resumption)
     substituted: list[tuple[int, int]] = field(default_factory=list)  # a lookup draft: (offset, token) written for the source's
+    carried: bool = False  # a lookup draft whose copy's run goes on across a substitute (Drafting._aligned)
 
 
 class Drafting:
@@ -91,14 +92,17 @@ class Drafting:
                     # The suffix's other occurrences say nothing of a copy longer than the suffix (one with substitutes).
                     same = match is not None and match.start == at and match.n == run
                     agreement = match.agreement if match is not None and same else (1.0,) * len(continuation)
-                    copy = self._copy(at, run, continuation, agreement)
+                    copy = self._copy(at, run, continuation, agreement, carried=not same)
             elif match is not None:
                 copy = self._copy(match.start, match.n, match.continuation, match.agreement)
             if copy is not None:
-                plan = self.controller.plan_lookup(copy.match, len(copy.tokens), room, batch, copy.of_reply, copy.held)
+                plan = self.controller.plan_lookup(copy.match, len(copy.tokens), room, batch, copy.of_reply, copy.held, copy.carried)
                 if plan.k > 0:
                     substituted = [(offset, token) for offset, token in copy.substituted if offset < plan.k]
-                    return Draft(copy.tokens[: plan.k], [None] * plan.k, copy.match, expected=plan.expected, of_reply=copy.of_reply, start=copy.start, substituted=substituted)
+                    return Draft(
+                        copy.tokens[: plan.k], [None] * plan.k, copy.match, expected=plan.expected, of_reply=copy.of_reply, start=copy.start,
+                        substituted=substituted, carried=copy.carried,
+                    )
                 self.shadow = copy
         # Both drafters: the draft model drafts when prompt lookup has nothing worth verifying.
         if self.draft_model is not None and (copy is None or self.shadow is not None):
@@ -114,7 +118,7 @@ class Drafting:
                 self.controller.skipped_draft()
         return None
 
-    def _copy(self, start: int, match: int, continuation: list[int], agreement: Sequence[float]) -> "_Copy":
+    def _copy(self, start: int, match: int, continuation: list[int], agreement: Sequence[float], carried: bool = False) -> "_Copy":
         """A copy of the history from `start`, after a run of `match` tokens, as the reply is likely to write it, with
         the chance that it holds for m = 1 .. len: as far as the suffix's other occurrences agree, and the reply
         copies rather than inserts or replaces (a copy of the source with the substitutes the reply wrote for it)."""
@@ -128,7 +132,7 @@ class Drafting:
             tokens, kept, substituted = replaced.substitute(continuation)
         not_inserted = replaced.not_inserted(self.lookup.tokens, start, match, len(continuation))
         held = [a * c * i for a, c, i in zip(agreement, kept, not_inserted)]
-        return _Copy(tokens, start, match, of_reply, held, substituted)
+        return _Copy(tokens, start, match, of_reply, held, substituted, carried)
 
     def _aligned(self, history: Sequence[int]) -> tuple[int, int] | None:
         """Where the reply's copy stands now and how long it has run, if every token since copy_seen went on with it."""
@@ -144,7 +148,9 @@ class Drafting:
                     swap = (swap[0], swap[1] + 1)
                     if swap[1] == SUBSTITUTE_SHOWN:
                         replaced.substituted_at(history, swap[0], history[i - SUBSTITUTE_SHOWN])
-                        swap = None
+                        # A substitute written for the first time may be a one-off rewrite of more than that token:
+                        # the copy's run is carried across a substitute only from its second time on.
+                        run, swap = SUBSTITUTE_SHOWN - 1, None
             elif swap is None and at < self.reply_start and run >= SUBSTITUTE_SHOWN:
                 swap = (at, 0)
             else:
@@ -199,18 +205,19 @@ class Drafting:
             agreed += 1
         drafted = agreed + 1 if agreed < n else agreed
         substituted = [(offset, token) for offset, token in copy.substituted if offset < drafted]
-        self.judged(copy.match, copy.start, drafted, agreed, copy.of_reply, substituted=substituted, next_token=emitted[agreed] if agreed < len(emitted) else None)
+        next_token = emitted[agreed] if agreed < len(emitted) else None
+        self.judged(copy.match, copy.start, drafted, agreed, copy.of_reply, substituted=substituted, next_token=next_token, carried=copy.carried)
 
     def judged(
         self, match: int, start: int, drafted: int, agreed: int, of_reply: bool, resumes: bool = False, next_token: int | None = None,
-        substituted: Sequence[tuple[int, int]] = (),
+        substituted: Sequence[tuple[int, int]] = (), carried: bool = False,
     ) -> None:
         """A lookup draft continuing the history at `start` after a suffix match of `match` tokens: `drafted` tokens
         judged (used or scored as a shadow), the first `agreed` right, then the target's own `next_token` if known.
         `resumes`: a draft from `_resume`, `match` the run its copy had. `substituted`: its (offset, token) written for
-        the source's."""
+        the source's. `carried`: its copy's run went on across a substitute."""
         if not resumes:
-            self.controller.observe_lookup(match, drafted, agreed, of_reply)
+            self.controller.observe_lookup(match, drafted, agreed, of_reply, carried)
         elif agreed:  # its first token says whether the inserted text had ended, not how copies run
             self.controller.observe_lookup(match + 1, drafted - 1, agreed - 1, of_reply)
         if self.lookup is not None:
@@ -235,6 +242,7 @@ class _Copy:
     of_reply: bool
     held: list[float]
     substituted: list[tuple[int, int]]
+    carried: bool = False
 
 
 class SpeculativeSteppers:
@@ -343,7 +351,9 @@ class SpeculativeStepper:
                 controller.observe_draft(len(draft.tokens), accepted)
                 controller.drafted_with_model(draft.probe)
             else:
-                self.drafting.judged(draft.match, draft.start, len(draft.tokens), accepted, draft.of_reply, draft.resumes, emitted[-1], draft.substituted)
+                self.drafting.judged(
+                    draft.match, draft.start, len(draft.tokens), accepted, draft.of_reply, draft.resumes, emitted[-1], draft.substituted, draft.carried
+                )
             figures.drafted += len(draft.tokens)
             figures.accepted += accepted
             figures.drafts += 1
@@ -376,6 +386,7 @@ class SpeculativeStepper:
             k=len(draft.tokens) if draft is not None else 0, accepted=accepted,
             match=draft.match if draft is not None else None, of_reply=draft.of_reply if draft is not None else None,
             resumes=draft is not None and draft.resumes, substituted=len(draft.substituted) if draft is not None else 0,
+            carried=draft is not None and draft.carried,
             expected=round(draft.expected, 3) if draft is not None else 1.0, probe=bool(draft and draft.probe),
             batch_tokens=step.tokens, decode_s=None if step.seconds is None else round(step.seconds, 6),
             # The step outside llama_decode: from the last settle's start to this plan's (the rest of that settle,

@@ -438,3 +438,16 @@ def test_a_one_token_draft_is_verified_after_a_moderate_match_where_a_2_token_pa
         c.observe_target(2, two)
     assert Controller(cheap).plan_lookup(n=4, available=64, room=1000).k == 1
     assert Controller(dear).plan_lookup(n=4, available=64, room=1000).k == 0
+
+
+def test_copies_carried_across_a_substitute_learn_how_long_they_run_apart_from_plain_copies():
+    c = Controller(costs(t1=0.1, per_token=0.042))
+    before = c.plan_lookup(n=24, available=64, room=1000)
+    for _ in range(3):
+        c.observe_lookup(24, 17, 0, carried=True)  # carried copies that broke at once (a rewrite after the substitute)
+    carried = c.plan_lookup(n=24, available=64, room=1000, carried=True)
+    plain = c.plan_lookup(n=24, available=64, room=1000)
+    assert carried.k < before.k and carried.expected < before.expected
+    assert (plain.k, plain.expected) == (before.k, before.expected)
+    # A copy of the reply itself is never a carried one.
+    assert c.plan_lookup(n=24, available=64, room=1000, of_reply=True, carried=True) == c.plan_lookup(n=24, available=64, room=1000, of_reply=True)

@@ -51,7 +51,7 @@ def replay(drafting: Drafting, reply: list[int]) -> list[tuple[int, list[int], i
             held += 1
         emitted = reply[at : at + held + 1]
         if draft is not None:
-            drafting.judged(draft.match, draft.start, len(tokens), held, draft.of_reply, draft.resumes, emitted[-1], draft.substituted)
+            drafting.judged(draft.match, draft.start, len(tokens), held, draft.of_reply, draft.resumes, emitted[-1], draft.substituted, draft.carried)
         drafting.score_shadow(emitted)
         passes.append((at, tokens, draft.match if draft is not None else 0, held))
         history.extend(emitted)
@@ -72,15 +72,24 @@ def test_once_the_reply_re_indented_lines_a_copy_runs_on_across_them_one_pass_a_
     assert min(run for _, run, _ in later) > len(LINES[0])
 
 
-def test_a_token_written_in_place_of_the_copys_is_not_yet_a_substitute_nor_is_the_copys_run_carried_past_it():
+def test_a_substitute_carries_the_copys_run_from_its_second_time_on_and_a_token_not_yet_one_never_does():
+    ends = [i + 1 for i, t in enumerate(REPLY) if t == LINE_END]  # the `with` line's end, then each body line's
+    once, twice = ends[2], ends[3]  # the reply re-indented the copy's second line, then its third
     learnt = drafting()
-    reply = REPLY[:27]  # three lines re-indented: the wider indent is learnt
-    replay(learnt, reply)
-    carried = learnt.propose(SOURCE + reply, 64, GREEDY, None, BatchSoFar())
-    assert carried is not None and carried.match > len(LINES[0])
+    replay(learnt, REPLY[:once])
+    assert learnt.controller.replaced.substitutes == {INDENT: {WIDER: 1}}
+    # Written once, it may have been a one-off rewrite of more than the indent: the run counts from after it.
+    first = learnt.propose(SOURCE + REPLY[:once], 64, GREEDY, None, BatchSoFar())
+    copy = first if first is not None else learnt.shadow
+    assert copy is not None and copy.match < len(LINES[0]) and not copy.carried
+    learnt = drafting()
+    replay(learnt, REPLY[:twice])
+    carried = learnt.propose(SOURCE + REPLY[:twice], 64, GREEDY, None, BatchSoFar())
+    assert carried is not None and carried.carried and carried.match > len(LINES[0])
+    assert carried.tokens[0] == WIDER and carried.substituted[0] == (0, WIDER)
     # Now the reply writes something other than the next word, where it may as well insert text as replace one token.
     learnt.lookup.extend([999])
-    draft = learnt.propose(SOURCE + reply + [999], 64, GREEDY, None, BatchSoFar())
+    draft = learnt.propose(SOURCE + REPLY[:twice] + [999], 64, GREEDY, None, BatchSoFar())
     assert draft is None or draft.match < len(LINES[0])
     assert 999 not in {t for by in learnt.controller.replaced.substitutes.values() for t in by}
 
