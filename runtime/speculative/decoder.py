@@ -82,7 +82,6 @@ class Drafting:
             limit = min(room, self.controller.k_max_lookup)
             aligned = self._aligned(history)
             match = self.lookup.match(limit, near=self.copy_at)
-            copy = None
             # A copy's run is priced as prompt lookup would match it without the substitutes: the longest suffix length within it.
             run = max((n for n in LENGTHS if aligned is not None and n <= aligned[1]), default=0)
             if aligned is not None and (match is None or run >= match.n):
@@ -98,10 +97,9 @@ class Drafting:
             if copy is not None:
                 plan = self.controller.plan_lookup(copy.match, len(copy.tokens), room, batch, copy.of_reply, copy.held, copy.carried)
                 if plan.k > 0:
-                    substituted = [(offset, token) for offset, token in copy.substituted if offset < plan.k]
                     return Draft(
                         copy.tokens[: plan.k], [None] * plan.k, copy.match, expected=plan.expected, of_reply=copy.of_reply, start=copy.start,
-                        substituted=substituted, carried=copy.carried,
+                        substituted=_within(copy.substituted, plan.k), carried=copy.carried,
                     )
                 self.shadow = copy
         # Both drafters: the draft model drafts when prompt lookup has nothing worth verifying.
@@ -177,8 +175,7 @@ class Drafting:
         plan = self.controller.plan_lookup(run, len(continuation), room, batch, False, held)
         if plan.k == 0:
             return None
-        substituted = [(offset, token) for offset, token in substituted if offset < plan.k]
-        return Draft(tokens[: plan.k], [None] * plan.k, run, expected=plan.expected, start=at, resumes=True, substituted=substituted)
+        return Draft(tokens[: plan.k], [None] * plan.k, run, expected=plan.expected, start=at, resumes=True, substituted=_within(substituted, plan.k))
 
     def sync_draft_model(self, history: list[int], remaining: int) -> None:
         """Read the prompt into the draft model before the first token, where it could pay once caught up."""
@@ -204,9 +201,8 @@ class Drafting:
         while agreed < n and draft[agreed] == emitted[agreed]:
             agreed += 1
         drafted = agreed + 1 if agreed < n else agreed
-        substituted = [(offset, token) for offset, token in copy.substituted if offset < drafted]
         next_token = emitted[agreed] if agreed < len(emitted) else None
-        self.judged(copy.match, copy.start, drafted, agreed, copy.of_reply, substituted=substituted, next_token=next_token, carried=copy.carried)
+        self.judged(copy.match, copy.start, drafted, agreed, copy.of_reply, substituted=_within(copy.substituted, drafted), next_token=next_token, carried=copy.carried)
 
     def judged(
         self, match: int, start: int, drafted: int, agreed: int, of_reply: bool, resumes: bool = False, next_token: int | None = None,
@@ -230,6 +226,11 @@ class Drafting:
                 replaced.target_wrote(self.lookup.tokens, start, match, agreed, next_token)
             if agreed and not went_on:
                 self.copy_at, self.copy_seen, self.copy_run, self.copy_swap = start + agreed, len(self.lookup.tokens) + agreed, match + agreed, None
+
+
+def _within(substituted: list[tuple[int, int]], k: int) -> list[tuple[int, int]]:
+    """The substitutes among a draft's first k tokens."""
+    return [(offset, token) for offset, token in substituted if offset < k]
 
 
 @dataclass

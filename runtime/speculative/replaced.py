@@ -199,8 +199,8 @@ class ReplacedTokens:
             if times > copied:
                 swapped.append((offset, written))
                 chance *= (times + PRIOR_SUBSTITUTES) / (broken + copied + 2 * PRIOR_SUBSTITUTES)
-            elif broken:
-                chance *= 1.0 - broken / (broken + copied + PRIOR_COPIES)
+            else:
+                chance *= _holds_past(broken, copied)
             out.append(written if times > copied else token)
             chances.append(chance)
         return out, chances, swapped
@@ -236,11 +236,15 @@ def _held_past(keys: Iterable[Hashable | None], broke: Counter, held: Counter) -
     broke a copy there (`broke`) against the times it copied on past it (`held`); a None key never breaks it."""
     out, chance = [], 1.0
     for key in keys:
-        broken = broke.get(key, 0) if key is not None else 0
-        if broken:
-            chance *= 1.0 - broken / (broken + held.get(key, 0) + PRIOR_COPIES)
+        if key is not None:
+            chance *= _holds_past(broke.get(key, 0), held.get(key, 0))
         out.append(chance)
     return out
+
+
+def _holds_past(broken: int, held: int) -> float:
+    """The chance that a copy holds past a key at which the reply broke copies `broken` times and held `held` times."""
+    return 1.0 - broken / (broken + held + PRIOR_COPIES) if broken else 1.0
 
 
 def _copy_began(history: Sequence[int], start: int, match: int, floor: int) -> int:

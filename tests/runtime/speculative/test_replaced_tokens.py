@@ -7,11 +7,9 @@ import pytest
 
 from runtime.llama.generation import BatchSoFar
 from runtime.llama.sampling import SamplingConfig
-from runtime.speculative.adaptive import Controller
-from runtime.speculative.costs import CostModel
 from runtime.speculative.decoder import Drafting
-from runtime.speculative.lookup import NgramIndex
 from runtime.speculative.replaced import PRIOR_COPIES, RESUMED_RUN, ReplacedTokens
+from spec_helpers import lookup_drafting
 
 OLD, NEW = 900, 901  # a name the edit renames
 SOURCE = [*range(100, 110), OLD, *range(110, 150), OLD, *range(150, 190), OLD, *range(190, 230)]  # distinct tokens but the old name
@@ -71,14 +69,6 @@ def test_a_short_run_found_elsewhere_after_a_break_does_not_end_it():
     assert replaced.replaced == {OLD: 1}
 
 
-def costs() -> CostModel:
-    c = CostModel()
-    c.observe_target(1, 0.04)
-    for n in (2, 4, 8, 16, 32, 64):
-        c.observe_target(n, 0.04 + 0.02 * (n - 1))  # half a step a token, as verification costs on a 2-core CPU
-    return c
-
-
 def draft_after(drafting: Drafting, history: list[int]):
     drafting.lookup.reset(history)
     return drafting.propose(history, 64, SamplingConfig(temperature=0.0), None, BatchSoFar())
@@ -86,11 +76,7 @@ def draft_after(drafting: Drafting, history: list[int]):
 
 def drafting(source: list[int] = SOURCE) -> Drafting:
     """Lookup drafting for a reply that edits `source`, nothing learnt yet."""
-    controller = Controller(costs())
-    drafting = Drafting(controller, NgramIndex(), None)
-    drafting.reply_start = len(source)
-    controller.begin_reply(source)
-    return drafting
+    return lookup_drafting(source)
 
 
 def test_once_the_reply_renamed_a_token_lookup_drafts_end_before_its_next_use():

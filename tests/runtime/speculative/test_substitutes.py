@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from runtime.llama.generation import BatchSoFar
 from runtime.llama.sampling import SamplingConfig
-from runtime.speculative.adaptive import Controller
-from runtime.speculative.costs import CostModel
 from runtime.speculative.decoder import Drafting
-from runtime.speculative.lookup import NgramIndex
 from runtime.speculative.replaced import PRIOR_SUBSTITUTES, ReplacedTokens
+from spec_helpers import lookup_drafting
 
 # A function body of eight lines, each an indent and then five words of its own and a line end. The edit moves it into a
 # `with` block: one line inserted before it, and every line's indent token replaced by a wider one.
@@ -20,20 +18,8 @@ REPLY = [1, 2, 3, INDENT, WITH, LINE_END, *(WIDER if t == INDENT else t for line
 GREEDY = SamplingConfig(temperature=0.0)
 
 
-def costs() -> CostModel:
-    c = CostModel()
-    c.observe_target(1, 0.04)
-    for n in (2, 4, 8, 16, 32, 64):
-        c.observe_target(n, 0.04 + 0.02 * (n - 1))  # half a step a token, as verification costs on a 2-core CPU
-    return c
-
-
 def drafting() -> Drafting:
-    controller = Controller(costs())
-    drafting = Drafting(controller, NgramIndex(), None)
-    drafting.reply_start = len(SOURCE)
-    controller.begin_reply(SOURCE)
-    return drafting
+    return lookup_drafting(SOURCE)
 
 
 def replay(drafting: Drafting, reply: list[int]) -> list[tuple[int, list[int], int, int]]:
