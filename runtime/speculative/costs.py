@@ -39,6 +39,12 @@ WINDOW = 9  # passes kept per band (and single-token passes for t1)
 BAND_STARTS = (2, 4, 8, 16, 32, 64, 128)
 # Before a band was measured: the cost of each extra token, as a share of a single-token step (this 2-core CPU).
 PRIOR_SLOPES = {2: 0.95, 4: 0.95, 8: 0.9, 16: 0.7, 32: 0.5, 64: 0.45, 128: 0.45}
+# Passes a band needs before its price stops a sure draft from trying it again (Controller._explore): the median
+# of one or two passes is hostage to a busy moment. With one thread a 65-token pass cost 0.44 of a step per extra
+# token (lru-add-len), the next 0.79 (js-fix-empty); their median, 0.615, then stood for the rest of the run, no
+# draft of that size was tried again, and module-rename verified its copies 31-35 tokens at a time: 1.64x of
+# plain, where four rounds in a runtime of its own drafted 35 a pass on average and reached 1.97x.
+SETTLED_AFTER = 3
 CALIBRATION_BUDGET_S = 0.4  # at most this long, at load
 CALIBRATION_MAX_TOKENS = 32
 SMALLEST_VERIFICATION = 2  # tokens in the pass that verifies a one-token draft
@@ -147,6 +153,11 @@ class CostModel:
     def measured(self, n: int) -> bool:
         """Whether passes of about n tokens were timed (else their cost is a bound: slope_at)."""
         return band(n) in self.slopes
+
+    def settled(self, n: int) -> bool:
+        """Whether passes of about n tokens were timed often enough (SETTLED_AFTER) for their price to stand;
+        until then it is a guess (slope_at), one a sure draft may test."""
+        return len(self._bands[band(n)]) >= SETTLED_AFTER
 
     def _in_steps(self, seconds: float) -> float:
         return seconds / (self.plain_step or 1.0)
