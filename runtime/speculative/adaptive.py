@@ -48,7 +48,7 @@ PROBE_FIRST = 16  # plain tokens before the first probe of a draft model that di
 PROBE_MAX = 256
 LOOKUP_PROBE_AFTER = 64  # declined lookups before verification costs are measured again
 NEAR_GAIN = 0.95  # ... if the declined lookups nearly paid
-EXPLORE_SURE = 0.85  # a draft of a size not timed enough is tried if this share of the pass is expected to hold
+EXPLORE_SURE = 0.85  # a draft of a size never timed is tried if this share of the pass is expected to hold
 OPTIMISTIC_RATE = 0.95  # the best per-token acceptance a draft model can be hoped to reach
 K_MAX_ENV = "LOKAL_SPECULATIVE_K_MAX"
 # A reply is expected to run to this many tokens, or to twice as many as it has run if that is more (one that
@@ -173,7 +173,7 @@ class Controller:
         return Plan(0, plan.gain)
 
     def _explore(self, survival: list[float], batch: BatchSoFar, planned: int) -> Plan | None:
-        """The longest draft, past `planned`, of a size whose price is not settled, that is sure enough to hold
+        """The longest draft, past `planned`, of a size whose pass was never timed, that is sure enough to hold
         (EXPLORE_SURE of it expected) and would pay at the cost hoped for; None if there is none.
 
         An untimed size is priced at the smaller sizes' cost per token, so a long draft never looks better
@@ -182,7 +182,7 @@ class Controller:
         """
         yields, gain = _yields(survival), _gain(self._target(batch, optimistic=True), batch)
         for k in range(len(survival), planned, -1):
-            if yields[k] < EXPLORE_SURE * (k + 1) or self.costs.settled(batch.tokens + 1 + k):
+            if yields[k] < EXPLORE_SURE * (k + 1) or self.costs.measured(batch.tokens + 1 + k):
                 continue
             g = gain(k, yields[k])
             if g >= MIN_GAIN:

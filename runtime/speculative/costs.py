@@ -9,7 +9,8 @@ kernels that cost far less per token (measured here with Qwen2.5-Coder-1.5B: 4
 tokens ~0.95 of a step each, 33 ~0.46, 65 ~0.45). That is why long drafts pay
 where short ones barely do. So passes are kept per size band (2-3, 4-7, ...,
 64-127, 128+ tokens), each band summarised by the median of its recent passes'
-cost per extra token (a "slope", in plain steps of the moment each pass ran), and t(n) = t1 * (1 + slope(n) * (n - 1)) with
+cost per extra token (a "slope", in plain steps of the moment each pass ran; the cheapest
+until it has three, SETTLED_AFTER), and t(n) = t1 * (1 + slope(n) * (n - 1)) with
 slope(n) interpolated between the bands measured (in log n) within a measured
 band, and no lower than the nearest smaller measured band's in one that was not
 (the prior curve stands in before anything was measured).
@@ -39,11 +40,13 @@ WINDOW = 9  # passes kept per band (and single-token passes for t1)
 BAND_STARTS = (2, 4, 8, 16, 32, 64, 128)
 # Before a band was measured: the cost of each extra token, as a share of a single-token step (this 2-core CPU).
 PRIOR_SLOPES = {2: 0.95, 4: 0.95, 8: 0.9, 16: 0.7, 32: 0.5, 64: 0.45, 128: 0.45}
-# Passes a band needs before its price stops a sure draft from trying it again (Controller._explore): the median
-# of one or two passes is hostage to a busy moment. With one thread a 65-token pass cost 0.44 of a step per extra
-# token (lru-add-len), the next 0.79 (js-fix-empty); their median, 0.615, then stood for the rest of the run, no
-# draft of that size was tried again, and module-rename verified its copies 31-35 tokens at a time: 1.64x of
-# plain, where four rounds in a runtime of its own drafted 35 a pass on average and reached 1.97x.
+# Until a band has this many passes it is priced at its cheapest, not their median: the median of two is their
+# mean, and a size priced dear is not drafted, so not timed again. With one thread a 65-token pass cost 0.44 of a
+# step per extra token (lru-add-len), the next 0.79 (js-fix-empty, a busy moment); their mean, 0.615, stood for the
+# rest of the run, and module-rename verified its copies 31-35 tokens at a time, 1.64x of plain, where four rounds
+# in a runtime of its own drafted 35 a pass on average and reached 1.97x. (Trying such a size again by
+# exploration instead, Controller._explore, cost more than it won: a draft sure enough to explore with still
+# breaks, and a first reply has many sizes timed once or twice; bench/lookup_replay.py.)
 SETTLED_AFTER = 3
 CALIBRATION_BUDGET_S = 0.4  # at most this long, at load
 CALIBRATION_MAX_TOKENS = 32
@@ -118,7 +121,9 @@ class CostModel:
     def _keep(self, n: int, steps: float) -> None:
         passes = self._bands[band(n)]
         passes.append((n, steps))
-        self.slopes[band(n)] = (statistics.median(m for m, _ in passes), max(0.0, statistics.median((s - 1.0) / (m - 1) for m, s in passes)))
+        slopes = [(s - 1.0) / (m - 1) for m, s in passes]
+        price = statistics.median(slopes) if len(passes) >= SETTLED_AFTER else min(slopes)
+        self.slopes[band(n)] = (statistics.median(m for m, _ in passes), max(0.0, price))
         self._points = sorted(self.slopes.values())
         self._sizes = [m for m, _ in self._points]
 
@@ -153,11 +158,6 @@ class CostModel:
     def measured(self, n: int) -> bool:
         """Whether passes of about n tokens were timed (else their cost is a bound: slope_at)."""
         return band(n) in self.slopes
-
-    def settled(self, n: int) -> bool:
-        """Whether passes of about n tokens were timed often enough (SETTLED_AFTER) for their price to stand;
-        until then it is a guess (slope_at), one a sure draft may test."""
-        return len(self._bands[band(n)]) >= SETTLED_AFTER
 
     def _in_steps(self, seconds: float) -> float:
         return seconds / (self.plain_step or 1.0)

@@ -11,7 +11,7 @@ from runtime.llama.llama_model import LlamaModel, LoadSettings
 from runtime.llama.sampling import SamplingConfig
 from runtime.gguf.reader import read_file_header
 from runtime.speculative.adaptive import Controller
-from runtime.speculative.costs import SETTLED_AFTER, CostModel
+from runtime.speculative.costs import CostModel
 from runtime.speculative.decoder import Drafting
 from runtime.speculative.lookup import NgramIndex
 
@@ -40,8 +40,7 @@ def half_a_step_a_token() -> CostModel:
     c = CostModel()
     c.observe_target(1, 0.04)
     for n in (2, 4, 8, 16, 32, 64):
-        for _ in range(SETTLED_AFTER):  # each price settled
-            c.observe_target(n, 0.04 + 0.02 * (n - 1))
+        c.observe_target(n, 0.04 + 0.02 * (n - 1))
     return c
 
 
