@@ -28,10 +28,16 @@ seconds; bench/speculative.py --peer measures whether it does.
 By default the cost model starts as a load's first reply finds it (single steps,
 the smallest verification, the prompt's chunks); `--warm` starts it with every
 size of the curve timed, as a load's later replies find it (bench/speculative.py
-runs all its prompts in one load).
+runs all its prompts in one load). `--as-run RUN.json`, with `--costs` that run's
+trace, starts each prompt from the prices the runtime had when it began the
+prompt's first `auto` reply (the trace's `begin` events): the runtime learns its
+prices from the prompts before, on a noisy machine, and which draft lengths it
+chose follows from them (js-modern, two threads: the run's 16-token draft that
+kept nothing came back only so).
 
     .venv/bin/python bench/lookup_replay.py [--costs docs/benchmarks/verify_costs_threads_1.json] [--kinds code-edit]
                                             [--replies bench/out/replies.json] [--trace NAME] [--warm]
+    .venv/bin/python bench/lookup_replay.py --costs TRACE.jsonl --as-run RUN.json   (bench/speculative.py --trace TRACE.jsonl --json RUN.json)
 """
 
 from __future__ import annotations
@@ -51,7 +57,7 @@ from report import publish  # noqa: E402
 
 from runtime.llama.generation import BatchSoFar  # noqa: E402
 from runtime.speculative.adaptive import Controller  # noqa: E402
-from runtime.speculative.costs import SMALLEST_VERIFICATION, CostModel  # noqa: E402
+from runtime.speculative.costs import SETTLED_AFTER, SMALLEST_VERIFICATION, CostModel  # noqa: E402
 from runtime.speculative.decoder import Drafting  # noqa: E402
 from runtime.speculative.lookup import NgramIndex  # noqa: E402
 from price_errors import steps_around  # noqa: E402
@@ -125,6 +131,34 @@ def _trace_lines(path: Path) -> list[dict]:
     return lines
 
 
+def prices_as_run(trace: Path, run: Path) -> dict[str, dict[str, list[float]]]:
+    """Each prompt of a bench/speculative.py run: the band prices ({band: [median size, slope]}) of the `begin` event
+    of its first `auto` reply in the run's trace. The run asks its prompts in order, each `rounds` times."""
+    try:
+        report = json.loads(run.read_text())
+        names, rounds = [p["name"] for p in report["prompts"]], int(report["rounds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise SystemExit(f"{run}: not a bench/speculative.py --json report (prompts, rounds)") from None
+    begins = [line for line in _trace_lines(trace) if line.get("event") == "begin" and line.get("mode") == "auto"]
+    if len(begins) != len(names) * rounds:
+        raise SystemExit(
+            f"{trace}: {len(begins)} `auto` replies began, and {run} asked {len(names)} prompts {rounds} times each: "
+            "give the trace and the JSON of one bench/speculative.py run"
+        )
+    return {name: begins[i * rounds].get("slopes", {}) for i, name in enumerate(names)}
+
+
+def priced_as(slopes: dict[str, list[float]]) -> CostModel:
+    """A cost model holding these band prices, each settled, in steps of a plain step of 1."""
+    costs = CostModel()
+    costs.observe_pass(1, 1.0)
+    for size, slope in slopes.values():
+        n = round(size)
+        for _ in range(SETTLED_AFTER):
+            costs.observe_pass(n, 1.0 + slope * (n - 1))
+    return costs
+
+
 def common_run(draft: list[int], reply: list[int], at: int) -> int:
     held = 0
     while held < len(draft) and at + held < len(reply) and draft[held] == reply[at + held]:
@@ -152,20 +186,25 @@ def replay(reply: list[int], propose, on_step=None) -> dict:
     return {"passes": passes, "drafted": drafted, "kept": kept}
 
 
-def lokal(prompt: list[int], reply: list[int], curve: Curve, ends: set[int], trace: list | None, warm: bool = False) -> dict:
-    costs = CostModel()
-    if warm:  # as after earlier replies of the same load: every size of the curve timed
+def lokal(
+    prompt: list[int], reply: list[int], curve: Curve, ends: set[int], trace: list | None, warm: bool = False, prices: dict | None = None
+) -> dict:
+    """`prices`: start from these band prices (prices_as_run), as the runtime did, rather than from the curve."""
+    costs = CostModel() if prices is None else priced_as(prices)
+    if warm and prices is None:  # as after earlier replies of the same load: every size of the curve timed
         for n in curve.sizes:
-            for _ in range(3):
+            for _ in range(SETTLED_AFTER):
                 costs.observe_pass(n, curve(n))
     # What the runtime has measured when the reply starts: single steps, calibration's 2-token pass (its larger
     # one depends on the machine's speed, and is left out), and the prompt's chunks, priced as passes of their size.
-    for _ in range(9):
+    # (A run's prices were taken as the reply began: the prompt was already in them.)
+    for _ in range(9 if prices is None else 0):
         costs.observe_pass(1, 1.0)
-    costs.observe_pass(SMALLEST_VERIFICATION, curve(SMALLEST_VERIFICATION))
-    for i in range(0, len(prompt), 512):
-        n = min(512, len(prompt) - i)
-        costs.observe_pass(n, curve(n))
+    if prices is None:
+        costs.observe_pass(SMALLEST_VERIFICATION, curve(SMALLEST_VERIFICATION))
+        for i in range(0, len(prompt), 512):
+            n = min(512, len(prompt) - i)
+            costs.observe_pass(n, curve(n))
     controller = Controller(costs)
     drafting = Drafting(controller, NgramIndex(ends=lambda t: t in ends), None)
     history = list(prompt) + reply[:1]
@@ -264,8 +303,16 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2, help="for recording the replies")
     parser.add_argument("--trace", help="also list Lokal's drafts on this prompt")
     parser.add_argument("--warm", action="store_true", help="price drafts as the later replies of a load do: every pass size already timed")
+    parser.add_argument(
+        "--as-run", type=Path, metavar="RUN.json",
+        help="with --costs TRACE.jsonl of the same bench/speculative.py run: each prompt starts from the prices the runtime had then",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    if args.as_run is not None and args.costs.suffix != ".jsonl":
+        parser.error("--as-run needs --costs to be that run's trace (.jsonl)")
+    if args.as_run is not None and args.warm:
+        parser.error("--as-run starts each prompt from the run's prices; --warm from the curve's: give one")
     kinds = args.kinds.split(",")
     recorded = json.loads(args.replies.read_text()) if args.replies.exists() else None
     if recorded is None or recorded["tokens"] != args.tokens or not {p["kind"] for p in recorded["prompts"]} >= set(kinds):
@@ -276,7 +323,10 @@ def main() -> int:
     curve_source = {"threads": None, "target_pass_in_steps": curve_from_trace(args.costs)} if from_trace else json.loads(args.costs.read_text())
     curve = Curve(curve_source["target_pass_in_steps"])
     ends = set(recorded["ends"])
+    as_run = prices_as_run(args.costs, args.as_run) if args.as_run is not None else None
     report: dict = {"costs": str(args.costs), "threads": curve_source["threads"], "warm": args.warm, "model": recorded["model"], "prompts": []}
+    if as_run is not None:
+        report["as_run"] = str(args.as_run)
     if from_trace:
         report["target_pass_in_steps"] = curve_source["target_pass_in_steps"]  # the trace stays out of the report: its curve
     ratios = []
@@ -284,11 +334,14 @@ def main() -> int:
         if item["kind"] not in kinds:
             continue
         prompt, reply = item["prompt"], item["reply"]
+        if as_run is not None and item["name"] not in as_run:
+            raise SystemExit(f"{args.as_run}: the run did not ask {item['name']}; pick its prompts with --kinds, or give a run that asked them")
+        prices = as_run[item["name"]] if as_run is not None else None
         trace: list | None = [] if args.trace == item["name"] else None
         row = {
             "name": item["name"],
             "tokens": len(reply),
-            "lokal": summary(lokal(prompt, reply, curve, ends, trace, args.warm), len(reply), curve),
+            "lokal": summary(lokal(prompt, reply, curve, ends, trace, args.warm, prices), len(reply), curve),
             "peer_ngram_mod": summary(peer_mod(prompt, reply), len(reply), curve),
             "peer_ngram_simple": summary(peer_simple(prompt, reply), len(reply), curve),
         }
