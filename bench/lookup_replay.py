@@ -33,7 +33,9 @@ trace, starts each prompt from the prices the runtime had when it began the
 prompt's first `auto` reply (the trace's `begin` events): the runtime learns its
 prices from the prompts before, on a noisy machine, and which draft lengths it
 chose follows from them (js-modern, two threads: the run's 16-token draft that
-kept nothing came back only so).
+kept nothing came back only so). It replays the first reply only: the run's later
+rounds of a prompt go on learning from the earlier ones (the same conversation),
+and its drafted and kept counts are theirs.
 
     .venv/bin/python bench/lookup_replay.py [--costs docs/benchmarks/verify_costs_threads_1.json] [--kinds code-edit]
                                             [--replies bench/out/replies.json] [--trace NAME] [--warm]
