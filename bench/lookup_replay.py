@@ -188,25 +188,30 @@ def replay(reply: list[int], propose, on_step=None) -> dict:
     return {"passes": passes, "drafted": drafted, "kept": kept}
 
 
-def lokal(
-    prompt: list[int], reply: list[int], curve: Curve, ends: set[int], trace: list | None, warm: bool = False, prices: dict | None = None
-) -> dict:
-    """`prices`: start from these band prices (prices_as_run), as the runtime did, rather than from the curve."""
-    costs = CostModel() if prices is None else priced_as(prices)
-    if warm and prices is None:  # as after earlier replies of the same load: every size of the curve timed
+def _as_loaded(prompt: list[int], curve: Curve, warm: bool) -> CostModel:
+    """The cost model as a reply of a load finds it, priced by the curve (a run's prices, priced_as, were taken as
+    its reply began: its prompt is already in them)."""
+    costs = CostModel()
+    if warm:  # as after earlier replies of the same load: every size of the curve timed
         for n in curve.sizes:
             for _ in range(SETTLED_AFTER):
                 costs.observe_pass(n, curve(n))
     # What the runtime has measured when the reply starts: single steps, calibration's 2-token pass (its larger
     # one depends on the machine's speed, and is left out), and the prompt's chunks, priced as passes of their size.
-    # (A run's prices were taken as the reply began: the prompt was already in them.)
-    for _ in range(9 if prices is None else 0):
+    for _ in range(9):
         costs.observe_pass(1, 1.0)
-    if prices is None:
-        costs.observe_pass(SMALLEST_VERIFICATION, curve(SMALLEST_VERIFICATION))
-        for i in range(0, len(prompt), 512):
-            n = min(512, len(prompt) - i)
-            costs.observe_pass(n, curve(n))
+    costs.observe_pass(SMALLEST_VERIFICATION, curve(SMALLEST_VERIFICATION))
+    for i in range(0, len(prompt), 512):
+        n = min(512, len(prompt) - i)
+        costs.observe_pass(n, curve(n))
+    return costs
+
+
+def lokal(
+    prompt: list[int], reply: list[int], curve: Curve, ends: set[int], trace: list | None, warm: bool = False, prices: dict | None = None
+) -> dict:
+    """`prices`: start from these band prices (prices_as_run), as the runtime did, rather than from the curve."""
+    costs = priced_as(prices) if prices is not None else _as_loaded(prompt, curve, warm)
     controller = Controller(costs)
     drafting = Drafting(controller, NgramIndex(ends=lambda t: t in ends), None)
     history = list(prompt) + reply[:1]
