@@ -8,7 +8,10 @@ reply wrote something else in place of source[p:q]: those tokens are the
 edit's. A later draft that would copy one of them is likely to break there,
 whatever the copy's run length says (scanner-pathlib, ported from os.path to
 pathlib: after three `os.path` calls were replaced, a 64-token draft after a
-64-token match still copied the next one and kept 7 of its tokens).
+64-token match still copied the next one and kept 7 of its tokens). Where q
+is further on, two edits close together may lie between, with source tokens
+the reply copied between them: a diff of source[p:q] with what the reply wrote
+there says which of them it replaced.
 
 Each token is counted against the times drafts copied it and were right: a
 token the reply both replaced and keeps copying (a bracket, a common name) is
@@ -46,10 +49,15 @@ weighed by how often the reply wrote it there.
 
 from __future__ import annotations
 
+import difflib
 from collections import Counter
 from typing import Hashable, Iterable, Sequence
 
-SPAN_MAX = 16  # the most tokens a resumed copy may have skipped to count as replaced: further on, the copy jumped
+SPAN_MAX = 16  # the most tokens a resumed copy may have skipped to count all of them replaced
+# ... and up to this many, the reply may have copied some of them between two edits close together: those it wrote
+# again (a diff of the skipped tokens with what it wrote there) are not replaced, and if it wrote fewer than half of
+# them again, the copy jumped. Further on, it always jumped.
+SPAN_LONGEST = 64
 # The shortest suffix match that says where in the earlier text the reply stands: a 1- to 3-token match after an
 # edit is often a coincidence elsewhere (js-fix-empty: a 1-token match into the chat template's header).
 MATCH_MIN = 4
@@ -119,9 +127,8 @@ class ReplacedTokens:
                     self._would_have_resumed(history[self.broke_in_reply : len(history) - (start - broken_at)], history[broken_at - 1])
                 self.broken_at = None
             elif began > broken_at:
-                if began - broken_at <= SPAN_MAX:
-                    self.replaced.update(history[broken_at:began])
                 written = history[self.broke_in_reply : len(history) - (start - began)]
+                self.replaced.update(_rewritten(history[broken_at:began], written))
                 if began - broken_at == 1 and len(written) == 1:
                     self.substitutes.setdefault(history[broken_at], Counter())[written[0]] += 1
                 self.broken_at = None
@@ -224,6 +231,24 @@ class ReplacedTokens:
         self.replaced[source] += 1
         if written is not None and source in self.substitutes:
             self.substitutes[source][written] += 1
+
+
+def _rewritten(source: Sequence[int], written: Sequence[int]) -> Sequence[int]:
+    """The tokens of `source`, skipped by a copy that went on after them, that the reply replaced, writing `written` there.
+
+    Two edits a few tokens apart make one long span (js-modern: `count = count + 1;` became `count += 1;`, and the
+    next line's `=== undefined` test became a `!`, so the copy went on 19 tokens after it broke at ` =`): counted as a
+    whole it is no single edit, but the reply's own copy of the tokens between them shows which were replaced.
+    """
+    if len(source) <= SPAN_MAX:
+        return source
+    if len(source) > SPAN_LONGEST:
+        return ()
+    blocks = difflib.SequenceMatcher(None, source, written, autojunk=False).get_matching_blocks()
+    copied = {i for b in blocks for i in range(b.a, b.a + b.size)}
+    if 2 * len(copied) < len(source):
+        return ()
+    return [t for i, t in enumerate(source) if i not in copied]
 
 
 def _place(history: Sequence[int], at: int) -> tuple[int, ...]:

@@ -8,7 +8,7 @@ import pytest
 from runtime.llama.generation import BatchSoFar
 from runtime.llama.sampling import SamplingConfig
 from runtime.speculative.decoder import Drafting
-from runtime.speculative.replaced import PRIOR_COPIES, RESUMED_RUN, ReplacedTokens
+from runtime.speculative.replaced import PRIOR_COPIES, RESUMED_RUN, SPAN_MAX, ReplacedTokens
 from spec_helpers import lookup_drafting
 
 OLD, NEW = 900, 901  # a name the edit renames
@@ -67,6 +67,33 @@ def test_a_short_run_found_elsewhere_after_a_break_does_not_end_it():
     assert replaced.broken_at == FIRST and not replaced.replaced
     replaced.judged(SOURCE + renamed(FIRST + 9), FIRST + 9, 8, drafted=4, agreed=4)  # the copy goes on after the new name
     assert replaced.replaced == {OLD: 1}
+
+
+def test_two_edits_close_together_each_count_their_own_tokens_replaced():
+    # js-modern: `count = count + 1;` became `count += 1;`, and the copy broke at ` =`. A few tokens on, the `if`
+    # line's condition was rewritten too, and the copy went on only after that: 19 source tokens after the break,
+    # more than a single edit's span. The reply's own copy of the tokens between says which were replaced.
+    replaced = ReplacedTokens()
+    at = 40
+    replaced.judged(SOURCE + SOURCE[: at - 2], at - 2, 8, drafted=6, agreed=2)
+    assert replaced.broken_at == at
+    between = SOURCE[at + 3 : at + 15]  # copied between the two edits
+    resumed = SOURCE[at + 19 : at + 27]
+    reply = SOURCE[:at] + [950] + between + [951] + resumed  # source[at:at+3] and source[at+15:at+19] rewritten
+    assert 19 > SPAN_MAX
+    replaced.judged(SOURCE + reply, at + 27, 8, drafted=4, agreed=4)
+    assert replaced.broken_at is None
+    assert sorted(replaced.replaced.elements()) == SOURCE[at : at + 3] + SOURCE[at + 15 : at + 19]
+
+
+def test_a_copy_found_again_far_on_after_other_text_counts_nothing_replaced():
+    # The copy jumped (the reply wrote its own text, then copied from further on): what it skipped was not replaced.
+    replaced = ReplacedTokens()
+    at = 40
+    replaced.judged(SOURCE + SOURCE[: at - 2], at - 2, 8, drafted=6, agreed=2)
+    reply = SOURCE[:at] + list(range(960, 972)) + SOURCE[at + 30 : at + 38]
+    replaced.judged(SOURCE + reply, at + 38, 8, drafted=4, agreed=4)
+    assert replaced.broken_at is None and not replaced.replaced
 
 
 def draft_after(drafting: Drafting, history: list[int]):
