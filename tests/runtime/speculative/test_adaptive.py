@@ -7,7 +7,7 @@ import math
 import pytest
 
 from runtime.llama.generation import BatchSoFar
-from runtime.speculative.adaptive import LOOKUP_PROBE_AFTER, MIN_GAIN, NEAR_GAIN, PROBE_FIRST, PROBE_MAX, REPLY_PRIOR, Controller, expected_remaining
+from runtime.speculative.adaptive import K_MAX_LOOKUP, LOOKUP_PROBE_AFTER, MIN_GAIN, NEAR_GAIN, PROBE_FIRST, PROBE_MAX, REPLY_PRIOR, Controller, expected_remaining
 from runtime.speculative.copy_runs import CopyRuns
 from runtime.speculative.costs import CATCH_UP_TOKENS, PRIOR_SLOPES, SETTLED_AFTER, CostModel, band
 from runtime.speculative.run_lengths import RunLengths
@@ -62,12 +62,12 @@ def test_short_drafts_that_always_hold_after_long_matches_lead_to_long_drafts():
     assert c.plan_lookup(n=64, available=64, room=1000).k >= 32
 
 
-def test_long_copies_draft_64_tokens_at_this_cpus_costs_and_copies_that_break_draft_less():
+def test_long_copies_draft_the_longest_draft_at_this_cpus_costs_and_copies_that_break_draft_less():
     # t1 100 ms, each extra verified token 0.42 of a step: this 2-core CPU.
     c = Controller(costs(t1=0.1, per_token=0.042))
     for _ in range(10):
         c.observe_lookup(32, 64, 64)
-    assert c.plan_lookup(n=32, available=64, room=1000).k == 64
+    assert c.plan_lookup(n=32, available=64, room=1000).k == K_MAX_LOOKUP
     c = Controller(costs(t1=0.1, per_token=0.042))
     for _ in range(10):
         c.observe_lookup(32, 64, 20)
@@ -434,6 +434,17 @@ def test_acceptance_learnt_in_one_conversation_is_forgotten_in_another_but_kept_
     assert c.costs.plain_step == costs_before
 
 
+def test_the_longest_draft_and_the_token_it_follows_fill_whole_16_token_tiles_of_the_cpu_kernels():
+    # llama.cpp's CPU matrix products take a batch 16 rows at a time (ggml-cpu/repack.cpp, Q4_K on AVX2), 4 at a time
+    # for what is left, and one at a time for the rest: a 65-token pass cost 32.7 steps, a 64-token one 29.3
+    # (one thread, the passes of two bench/speculative.py traces). A sure copy's pass is 64 tokens.
+    assert (K_MAX_LOOKUP + 1) % 16 == 0
+    c = Controller(costs(t1=0.1, per_token=0.042))
+    for _ in range(10):
+        c.observe_lookup(32, 128, 128)
+    assert c.plan_lookup(n=32, available=200, room=1000).k + 1 == 64
+
+
 def test_a_short_match_never_bets_a_long_draft_however_well_copies_held_before():
     # module-logging asked again: after a reply whose copies all held, a 3-token match drafted 63 tokens and kept none.
     c = Controller(costs(t1=0.1, per_token=0.042, long_per_token=0.021))
@@ -441,7 +452,7 @@ def test_a_short_match_never_bets_a_long_draft_however_well_copies_held_before()
         for _ in range(10):
             c.observe_lookup(n, 64, 64)
     assert c.plan_lookup(n=3, available=64, room=1000).k == 12  # four times the match
-    assert c.plan_lookup(n=16, available=64, room=1000).k == 64
+    assert c.plan_lookup(n=16, available=64, room=1000).k == K_MAX_LOOKUP
 
 
 def test_a_continuation_most_other_occurrences_contradict_is_drafted_shorter():
