@@ -35,6 +35,14 @@ from runtime.speculative.replaced import ReplacedTokens
 from runtime.speculative.run_lengths import RunLengths
 
 MIN_GAIN = 1.05
+# llama.cpp's CPU matrix products take a batch in tiles of TILE rows (ggml-cpu/repack.cpp, Q4_K on AVX2): a pass a few
+# tokens past a whole number of tiles costs as much as several more tokens would (one thread, context 1000, in steps:
+# 16 tokens 9.1, 17 11.4, 19 12.2; 32 16.7, 33 19.2; 48 24.6, 49 26.7; 64 25.9, 65 30.5; bench/verify_costs.py --sizes).
+# A lookup draft that would spill TILE_SPILL tokens or fewer into a new tile ends at the last whole one instead: the
+# tokens it gives up could each save at most a step, and the pass is cheaper by more than that. The bands of the cost
+# model (costs.py) are too coarse to see this.
+TILE = 16
+TILE_SPILL = 3
 # The longest lookup draft verified in one pass (LOKAL_SPECULATIVE_K_MAX overrides it). With the token it follows,
 # a pass of 64: llama.cpp's CPU matrix products take a batch in tiles of 16 rows, and a 65th row costs a pass over
 # every weight of its own (one thread: 64-token passes cost 29.3 steps, 65-token ones 32.7; paired against 64, with
@@ -164,10 +172,10 @@ class Controller:
         bold = self._explore(survival, batch, plan.k)
         if bold is not None:
             self.lookup_declined = 0
-            return bold
+            return _on_tile(bold, survival, batch)
         if plan.gain >= MIN_GAIN:
             self.lookup_declined = 0
-            return plan
+            return _on_tile(plan, survival, batch)
         self.lookup_declined += 1
         if self.lookup_declined >= LOOKUP_PROBE_AFTER and plan.gain >= NEAR_GAIN:
             # Lookups that nearly pay keep being declined: verification may have been measured on a
@@ -288,6 +296,15 @@ class Controller:
 def expected_remaining(so_far: int, budget: int) -> int:
     """The tokens a reply that has produced `so_far` is expected still to produce, within `budget` (max_tokens, the context)."""
     return max(0, min(budget, max(REPLY_PRIOR, 2 * so_far) - so_far))
+
+
+def _on_tile(plan: Plan, survival: list[float], batch: BatchSoFar) -> Plan:
+    """`plan`, cut to end its pass at the last whole TILE if it would spill TILE_SPILL tokens or fewer past it."""
+    spill = (batch.tokens + 1 + plan.k) % TILE
+    if 0 < spill <= TILE_SPILL and plan.k > spill:
+        k = plan.k - spill
+        return Plan(k, plan.gain, plan.probe, expected=_yields(survival[:k])[k])
+    return plan
 
 
 def _yields(survival: list[float]) -> list[float]:

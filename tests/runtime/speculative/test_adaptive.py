@@ -71,7 +71,7 @@ def test_long_copies_draft_the_longest_draft_at_this_cpus_costs_and_copies_that_
     c = Controller(costs(t1=0.1, per_token=0.042))
     for _ in range(10):
         c.observe_lookup(32, 64, 20)
-    assert 16 <= c.plan_lookup(n=32, available=64, room=1000).k <= 24
+    assert 15 <= c.plan_lookup(n=32, available=64, room=1000).k <= 24  # 15: a 16-token pass (TILE) rather than 17-19
 
 
 def test_a_draft_that_pays_alone_is_declined_when_other_replies_share_the_pass():
@@ -445,6 +445,18 @@ def test_the_longest_draft_and_the_token_it_follows_fill_whole_16_token_tiles_of
     assert c.plan_lookup(n=32, available=200, room=1000).k + 1 == 64
 
 
+@pytest.mark.parametrize("others", [0, 5])
+def test_a_draft_that_would_spill_a_few_tokens_past_a_whole_tile_ends_at_the_tile(others):
+    # A copy sure to hold for 20 tokens and then break: at these costs the best draft is all 20, a pass of 21 tokens
+    # with the token it follows, 5 past the first tile: kept. Sure for 18 (a pass of 19, 3 past it): cut to a pass of 16.
+    batch = BatchSoFar(tokens=others, expected=others)
+    for sure, k in ((20 - others, 20 - others), (18 - others, 15 - others)):
+        c = Controller(costs(t1=0.1, per_token=0.042))
+        plan = c.plan_lookup(n=64, available=sure + 8, room=1000, batch=batch, held=(1.0,) * sure + (0.0,) * 8)
+        assert plan.k == k
+        assert k < plan.expected <= 1 + k  # what the cut draft yields
+
+
 def test_a_short_match_never_bets_a_long_draft_however_well_copies_held_before():
     # module-logging asked again: after a reply whose copies all held, a 3-token match drafted 63 tokens and kept none.
     c = Controller(costs(t1=0.1, per_token=0.042, long_per_token=0.021))
@@ -461,7 +473,7 @@ def test_a_continuation_most_other_occurrences_contradict_is_drafted_shorter():
         c.observe_lookup(8, 32, 32)
     sure = c.plan_lookup(n=8, available=32, room=1000)
     contested = c.plan_lookup(n=8, available=32, room=1000, held=(1.0,) * 4 + (0.25,) * 28)  # 3 of 4 part after 4 tokens
-    assert sure.k == 32 and contested.k == 4
+    assert sure.k == 31 and contested.k == 4  # 31: a 32-token pass, two whole TILEs
     assert contested.expected < sure.expected
 
 
