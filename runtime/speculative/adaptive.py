@@ -44,9 +44,8 @@ MIN_GAIN = 1.05
 TILE = 16
 TILE_SPILL = 3
 # The longest lookup draft verified in one pass (LOKAL_SPECULATIVE_K_MAX overrides it). With the token it follows,
-# a pass of 64: llama.cpp's CPU matrix products take a batch in tiles of 16 rows, and a 65th row costs a pass over
-# every weight of its own (one thread: 64-token passes cost 29.3 steps, 65-token ones 32.7; paired against 64, with
-# module-rename, module-logging and js-fix-empty, `auto` over off 1.064, 0.987 and 1.047).
+# a pass of 64, four whole TILEs (one thread, in the runs' traces: 64-token passes cost 29.3 steps, 65-token ones 32.7;
+# paired against 64, with module-rename, module-logging and js-fix-empty, `auto` over off 1.064, 0.987 and 1.047).
 K_MAX_LOOKUP = 63
 # A lookup draft is at most this many times as long as the match it continues (SuffixDecoding's max_spec_factor).
 # How long copies go on is learnt from the drafts judged, few of them after short matches, and after a reply

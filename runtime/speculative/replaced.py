@@ -237,7 +237,7 @@ def _rewritten(source: Sequence[int], written: Sequence[int]) -> Sequence[int]:
     """The tokens of `source`, skipped by a copy that went on after them, that the reply replaced, writing `written` there.
 
     Two edits a few tokens apart make one long span (js-modern: `count = count + 1;` became `count += 1;`, and the
-    next line's `=== undefined` test became a `!`, so the copy went on 19 tokens after it broke at ` =`): counted as a
+    next line's `=== undefined` test became a `!`, so the copy went on 18 tokens after it broke at ` =`): counted as a
     whole it is no single edit, but the reply's own copy of the tokens between them shows which were replaced.
     """
     if len(source) <= SPAN_MAX:

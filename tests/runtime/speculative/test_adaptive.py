@@ -435,9 +435,9 @@ def test_acceptance_learnt_in_one_conversation_is_forgotten_in_another_but_kept_
 
 
 def test_the_longest_draft_and_the_token_it_follows_fill_whole_16_token_tiles_of_the_cpu_kernels():
-    # llama.cpp's CPU matrix products take a batch 16 rows at a time (ggml-cpu/repack.cpp, Q4_K on AVX2), 4 at a time
-    # for what is left, and one at a time for the rest: a 65-token pass cost 32.7 steps, a 64-token one 29.3
-    # (one thread, the passes of two bench/speculative.py traces). A sure copy's pass is 64 tokens.
+    # llama.cpp's CPU matrix products take a batch 16 rows at a time (ggml-cpu/repack.cpp, Q4_K on AVX2): a 65-token
+    # pass cost 32.7 steps, a 64-token one 29.3 (one thread, the passes of two bench/speculative.py traces). A sure
+    # copy's pass is 64 tokens.
     assert (K_MAX_LOOKUP + 1) % 16 == 0
     c = Controller(costs(t1=0.1, per_token=0.042))
     for _ in range(10):

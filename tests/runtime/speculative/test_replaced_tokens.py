@@ -71,7 +71,7 @@ def test_a_short_run_found_elsewhere_after_a_break_does_not_end_it():
 
 def test_two_edits_close_together_each_count_their_own_tokens_replaced():
     # js-modern: `count = count + 1;` became `count += 1;`, and the copy broke at ` =`. A few tokens on, the `if`
-    # line's condition was rewritten too, and the copy went on only after that: 19 source tokens after the break,
+    # line's condition was rewritten too, and the copy went on only after that, 18 source tokens after the break:
     # more than a single edit's span. The reply's own copy of the tokens between says which were replaced.
     replaced = ReplacedTokens()
     at = 40
