@@ -221,7 +221,10 @@ class Drafting:
             # A draft that went on with the copy the reply stands in leaves it to _aligned(), which counts what the
             # reply wrote there as it does for the target's own tokens; one from elsewhere moves the copy.
             went_on = start == self.copy_at and self.copy_seen == len(self.lookup.tokens)
-            replaced.judged(self.lookup.tokens, start, match, drafted, agreed, of_reply, resumes, substituted, next_token, counted=went_on)
+            whole_reply = match >= len(self.lookup.tokens) - self.reply_start
+            replaced.judged(
+                self.lookup.tokens, start, match, drafted, agreed, of_reply, resumes, substituted, next_token, counted=went_on, whole_reply=whole_reply,
+            )
             if agreed == drafted and next_token is not None:
                 replaced.target_wrote(self.lookup.tokens, start, match, agreed, next_token)
             if agreed and not went_on:

@@ -61,6 +61,11 @@ SPAN_LONGEST = 64
 # The shortest suffix match that says where in the earlier text the reply stands: a 1- to 3-token match after an
 # edit is often a coincidence elsewhere (js-fix-empty: a 1-token match into the chat template's header).
 MATCH_MIN = 4
+# ... unless the match is the whole reply so far: it has copied from its first token. scanner-pathlib's reply opened
+# with the prompt's code fence and language, 3 tokens, then rewrote the first line (`import os`); unseen, the `os`
+# it replaced was drafted in a 47-token copy two lines on, which kept 2. A 1-token match is still no sign: the reply's
+# fence matched the one that closes the prompt's code.
+MATCH_MIN_WHOLE_REPLY = 2
 # The copied run (the suffix matched and the drafted tokens right) that shows the copy went on there: after a line was
 # inserted, a few of its words may occur a little further on in the source (module-logging: `item.sku` of the
 # inserted `logger.debug` call matched the next line's code, which the reply then copied, not replaced).
@@ -85,7 +90,7 @@ class ReplacedTokens:
 
     def judged(
         self, history: Sequence[int], start: int, match: int, drafted: int, agreed: int, of_reply: bool = False, resumed: bool = False,
-        substituted: Sequence[tuple[int, int]] = (), next_token: int | None = None, counted: bool = False,
+        substituted: Sequence[tuple[int, int]] = (), next_token: int | None = None, counted: bool = False, whole_reply: bool = False,
     ) -> None:
         """A lookup draft continuing `history` at `start` after a suffix match of `match` tokens (history's last
         `match` tokens occur before `start`): `drafted` tokens judged, the first `agreed` right. Only copies of earlier
@@ -114,7 +119,7 @@ class ReplacedTokens:
                 return  # the inserted text goes on: the copy still stands where it broke
             self.inserted[_place(history, start)] += 1
             self.broken_at = None
-        elif of_reply or match < MATCH_MIN:
+        elif of_reply or match < (MATCH_MIN_WHOLE_REPLY if whole_reply else MATCH_MIN):
             return
         if agreed and match + agreed >= RESUMED_RUN and self.broken_at is not None:
             broken_at = self.broken_at

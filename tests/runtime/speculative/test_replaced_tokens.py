@@ -8,7 +8,7 @@ import pytest
 from runtime.llama.generation import BatchSoFar
 from runtime.llama.sampling import SamplingConfig
 from runtime.speculative.decoder import Drafting
-from runtime.speculative.replaced import PRIOR_COPIES, RESUMED_RUN, SPAN_MAX, ReplacedTokens
+from runtime.speculative.replaced import MATCH_MIN, MATCH_MIN_WHOLE_REPLY, PRIOR_COPIES, RESUMED_RUN, SPAN_MAX, ReplacedTokens
 from spec_helpers import lookup_drafting
 
 OLD, NEW = 900, 901  # a name the edit renames
@@ -121,6 +121,30 @@ def test_once_the_reply_renamed_a_token_lookup_drafts_end_before_its_next_use():
         draft = draft_after(learnt, history)
         assert draft is not None and draft.start == end
         assert draft.tokens == SOURCE[end : end + 6]  # it ends before the old name, which the reply will not copy
+
+
+@pytest.mark.parametrize("before", [[], [960, 961]])
+def test_an_edit_of_the_first_line_is_learnt_when_the_reply_has_copied_every_token_before_it(before):
+    # scanner-pathlib: the reply opened with the prompt's code fence and language, 3 tokens as the prompt has them,
+    # then wrote `from pathlib import Path` where the source had `import os`. A suffix match that short is often a
+    # coincidence, but not when it is the whole reply: it has copied from its first token. After other text (`before`),
+    # the same 3 tokens say nothing of where the reply stands.
+    opening = 3
+    assert MATCH_MIN_WHOLE_REPLY <= opening < MATCH_MIN
+    learnt = drafting()
+    learnt.lookup.reset(SOURCE + before + SOURCE[:opening])
+    learnt.judged(opening, opening, 6, 0, of_reply=False)  # the draft broke at once: the first line was rewritten
+    learnt.lookup.reset(SOURCE + before + SOURCE[:opening] + [950] + SOURCE[opening + 1 : opening + 9])  # then copied again
+    learnt.judged(8, opening + 9, 4, 4, of_reply=False)
+    assert learnt.controller.replaced.replaced == ({} if before else {SOURCE[opening]: 1})
+
+
+def test_a_one_token_match_is_a_coincidence_even_as_the_whole_reply():
+    # js-modern and scanner-pathlib: the reply's first token, its code fence, matched the fence that closes the prompt's code.
+    learnt = drafting()
+    learnt.lookup.reset(SOURCE + SOURCE[:1])
+    learnt.judged(1, 1, 6, 0, of_reply=False)
+    assert learnt.controller.replaced.broken_at is None
 
 
 # A module of three functions, each a line ending its `def` (DEF), the body's indent, then the body; the edit inserts a
