@@ -39,10 +39,16 @@ MIN_GAIN = 1.05
 # tokens past a whole number of tiles costs as much as several more tokens would (one thread, context 1000, in steps:
 # 16 tokens 9.1, 17 11.4, 19 12.2; 32 16.7, 33 19.2; 48 24.6, 49 26.7; 64 25.9, 65 30.5; bench/verify_costs.py --sizes).
 # A lookup draft that would spill TILE_SPILL tokens or fewer into a new tile ends at the last whole one instead: the
-# tokens it gives up could each save at most a step, and the pass is cheaper by more than that. The bands of the cost
-# model (costs.py) are too coarse to see this.
+# tokens it gives up could each save at most a step, and the pass is cheaper by more than that. One whose pass would
+# end TILE_SHORT tokens or fewer before a whole tile goes on to it where the copy does: a tile's last rows cost less
+# than nothing (in steps, one thread: 12 tokens 9.6, 15 11.1, 16 9.1; 28 17.0, 31 19.0, 32 16.7; 44 24.9, 47 26.8,
+# 48 24.6; 60 32.4, 63 33.9, 64 25.9; two threads, bench/verify_costs.py --threads 2 --sizes 1-70: 12 10.8, 15 10.7,
+# 16 8.1; 28 18.0, 31 20.2, 32 15.4; 45 29.2, 47 29.0, 48 25.7; 60 38.3, 63 38.1, 64 36.5: of the 32 passes 1-4
+# tokens short of a tile at the two thread counts, only 44 at two threads, 23.8, cost less than the whole tile). The
+# bands of the cost model (costs.py) are too coarse to see this.
 TILE = 16
 TILE_SPILL = 3
+TILE_SHORT = 4
 # The longest lookup draft verified in one pass (LOKAL_SPECULATIVE_K_MAX overrides it). With the token it follows,
 # a pass of 64, four whole TILEs (one thread, in the runs' traces: 64-token passes cost 29.3 steps, 65-token ones 32.7;
 # paired against 64, with module-rename, module-logging and js-fix-empty, `auto` over off 1.064, 0.987 and 1.047).
@@ -298,12 +304,17 @@ def expected_remaining(so_far: int, budget: int) -> int:
 
 
 def _on_tile(plan: Plan, survival: list[float], batch: BatchSoFar) -> Plan:
-    """`plan`, cut to end its pass at the last whole TILE if it would spill TILE_SPILL tokens or fewer past it."""
+    """`plan`, its pass ended at a whole TILE where one is near: cut back to it if the pass would spill TILE_SPILL tokens
+    or fewer past it; drafted on to it if the pass would end TILE_SHORT tokens or fewer before it and the copy may go on
+    that far (`survival` is as long as the draft may be)."""
     spill = (batch.tokens + 1 + plan.k) % TILE
     if 0 < spill <= TILE_SPILL and plan.k > spill:
         k = plan.k - spill
-        return Plan(k, plan.gain, plan.probe, expected=_yields(survival[:k])[k])
-    return plan
+    elif spill >= TILE - TILE_SHORT and plan.k + TILE - spill <= len(survival):
+        k = plan.k + TILE - spill
+    else:
+        return plan
+    return Plan(k, plan.gain, plan.probe, expected=_yields(survival[:k])[k])
 
 
 def _yields(survival: list[float]) -> list[float]:

@@ -350,7 +350,7 @@ def test_a_long_draft_is_priced_from_measured_sizes_not_a_line_between_far_apart
     assert not c.measured(sure.k + 1)
     c.observe_pass(sure.k + 1, 0.1 * (1 + 0.9 * sure.k))  # dearer than hoped: now it is known
     assert c.measured(sure.k + 1) and c.target_cost(sure.k + 1) / 0.1 == pytest.approx(1 + 0.9 * sure.k)
-    assert controller.plan_lookup(n=64, available=sure.k, room=1000).k < sure.k
+    assert controller.plan_lookup(n=64, available=sure.k, room=1000).gain < 0.6 * sure.gain
 
 
 def test_a_size_timed_twice_is_priced_at_its_cheaper_pass_until_a_third_settles_it():
@@ -455,6 +455,20 @@ def test_a_draft_that_would_spill_a_few_tokens_past_a_whole_tile_ends_at_the_til
         plan = c.plan_lookup(n=64, available=sure + 8, room=1000, batch=batch, held=(1.0,) * sure + (0.0,) * 8)
         assert plan.k == k
         assert k < plan.expected <= 1 + k  # what the cut draft yields
+
+
+@pytest.mark.parametrize("others", [0, 5])
+def test_a_draft_whose_pass_would_end_a_few_tokens_short_of_a_whole_tile_goes_on_to_it_where_the_copy_does(others):
+    # A tile's last rows cost less than nothing: one thread, 12 tokens 9.6 steps, 15 11.1, 16 9.1. A copy sure to hold
+    # for 13 tokens, a pass of 14 with the token it follows: drafted on to a pass of 16, the 2 tokens more a free chance.
+    # A pass of 11 (5 short) is kept, and so is one whose copy may not go on to the tile's end.
+    batch = BatchSoFar(tokens=others, expected=others)
+    for sure, available, k in ((13 - others, 40, 15 - others), (10 - others, 40, 10 - others), (13 - others, 14 - others, 13 - others)):
+        c = Controller(costs(t1=0.1, per_token=0.042))
+        held = ((1.0,) * sure + (0.0,) * 40)[:available]
+        plan = c.plan_lookup(n=64, available=available, room=1000, batch=batch, held=held)
+        assert plan.k == k
+        assert sure < plan.expected <= 1 + sure  # the tokens past the sure ones are not expected to hold
 
 
 def test_a_short_match_never_bets_a_long_draft_however_well_copies_held_before():
