@@ -40,7 +40,7 @@ MIN_GAIN = 1.05
 # 16 tokens 9.1, 17 11.4, 19 12.2; 32 16.7, 33 19.2; 48 24.6, 49 26.7; 64 25.9, 65 30.5; bench/verify_costs.py --sizes).
 # A lookup draft that would spill TILE_SPILL tokens or fewer into a new tile ends at the last whole one instead: the
 # tokens it gives up could each save at most a step, and the pass is cheaper by more than that. One whose pass would
-# end TILE_SHORT tokens or fewer before a whole tile goes on to it where the copy does: a tile's last rows cost less
+# end TILE_SHORT tokens or fewer before a whole tile goes on to it where the copy may: a tile's last rows cost less
 # than nothing (in steps, one thread: 12 tokens 9.6, 15 11.1, 16 9.1; 28 17.0, 31 19.0, 32 16.7; 44 24.9, 47 26.8,
 # 48 24.6; 60 32.4, 63 33.9, 64 25.9; two threads, bench/verify_costs.py --threads 2 --sizes 1-70: 12 10.8, 15 10.7,
 # 16 8.1; 28 18.0, 31 20.2, 32 15.4; 45 29.2, 47 29.0, 48 25.7; 60 38.3, 63 38.1, 64 36.5: of the 32 passes 1-4

@@ -96,7 +96,8 @@ class ReplacedTokens:
         `match` tokens occur before `start`): `drafted` tokens judged, the first `agreed` right. Only copies of earlier
         text (`of_reply` false) show an edit. `resumed`: the draft was `resumption()`'s, `match` the run the copy had.
         `substituted`: (offset, token) where the draft wrote `substitute()`'s token for the source's; `next_token`: the
-        target's own token after the agreed ones, if known. `counted`: what the reply wrote there is told `wrote()`."""
+        target's own token after the agreed ones, if known. `counted`: what the reply wrote there is told `wrote()`.
+        `whole_reply`: the suffix matched is every token the reply has written (MATCH_MIN_WHOLE_REPLY then suffices)."""
         swapped = dict(substituted)
         if not counted:
             for offset in range(agreed):
