@@ -458,7 +458,7 @@ def test_a_draft_that_would_spill_a_few_tokens_past_a_whole_tile_ends_at_the_til
 
 
 @pytest.mark.parametrize("others", [0, 5])
-def test_a_draft_whose_pass_would_end_a_few_tokens_short_of_a_whole_tile_goes_on_to_it_where_the_copy_does(others):
+def test_a_draft_whose_pass_would_end_a_few_tokens_short_of_a_whole_tile_goes_on_to_it_where_the_copy_may(others):
     # A tile's last rows cost less than nothing: one thread, 12 tokens 9.6 steps, 15 11.1, 16 9.1. A copy sure to hold
     # for 13 tokens, a pass of 14 with the token it follows: drafted on to a pass of 16, the 2 tokens more a free chance.
     # A pass of 11 (5 short) is kept, and so is one whose copy may not go on to the tile's end.
