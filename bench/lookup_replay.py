@@ -58,7 +58,7 @@ from copy_runs import GREEDY, N_CTX, greedy_replies, load_target  # noqa: E402
 from report import publish  # noqa: E402
 
 from runtime.llama.generation import BatchSoFar  # noqa: E402
-from runtime.speculative.adaptive import Controller  # noqa: E402
+from runtime.speculative.adaptive import Controller, filler_rows  # noqa: E402
 from runtime.speculative.costs import SETTLED_AFTER, SMALLEST_VERIFICATION, CostModel  # noqa: E402
 from runtime.speculative.decoder import Drafting  # noqa: E402
 from runtime.speculative.lookup import NgramIndex  # noqa: E402
@@ -179,7 +179,7 @@ def replay(reply: list[int], propose, on_step=None) -> dict:
     while pos < len(reply):
         draft = propose(pos)
         held = common_run(draft, reply, pos) if draft else 0
-        passes.append(1 + len(draft))
+        passes.append(1 + len(draft) + (filler_rows(1 + len(draft)) if draft else 0))  # filled to a tile as the runtime does
         drafted += len(draft)
         kept += held
         if on_step is not None:

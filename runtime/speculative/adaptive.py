@@ -49,6 +49,14 @@ MIN_GAIN = 1.05
 TILE = 16
 TILE_SPILL = 3
 TILE_SHORT = 4
+# Where the draft cannot go on to the tile (the copy or the reply's max_tokens ends first), its pass is filled to it with
+# rows no one reads (decoder.SpeculativeStepper.plan), if it is FILL_SHORT rows short or fewer, or TILE_SHORT short of
+# FILLED_PASS. On the two machines measured, at one and two threads (bench/verify_costs.py --sizes), a pass 1-2 rows
+# short of a tile cost 0.3 to 4.8 steps more than the tile, one 3-4 short 1.3 less to 3.7 more, and one of 60-63 rows
+# 1.6 to 8.6 more than one of 64 (docs/benchmarks/verify_costs_fill_threads_1.json: 49 rows 34.4 steps, 60 40.3, 63
+# 42.3, 64 33.7).
+FILL_SHORT = 2
+FILLED_PASS = 64
 # The longest lookup draft verified in one pass (LOKAL_SPECULATIVE_K_MAX overrides it). With the token it follows,
 # a pass of 64, four whole TILEs (one thread, in the runs' traces: 64-token passes cost 29.3 steps, 65-token ones 32.7;
 # paired against 64, with module-rename, module-logging and js-fix-empty, `auto` over off 1.064, 0.987 and 1.047).
@@ -307,14 +315,27 @@ def _on_tile(plan: Plan, survival: list[float], batch: BatchSoFar) -> Plan:
     """`plan`, its pass ended at a whole TILE where one is near: cut back to it if the pass would spill TILE_SPILL tokens
     or fewer past it; drafted on to it if the pass would end TILE_SHORT tokens or fewer before it and the copy may go on
     that far (`survival` is as long as the draft may be)."""
-    spill = (batch.tokens + 1 + plan.k) % TILE
+    n = batch.tokens + 1 + plan.k
+    spill, short = n % TILE, short_of_tile(n)
     if 0 < spill <= TILE_SPILL and plan.k > spill:
         k = plan.k - spill
-    elif spill >= TILE - TILE_SHORT and plan.k + TILE - spill <= len(survival):
-        k = plan.k + TILE - spill
+    elif short and plan.k + short <= len(survival):
+        k = plan.k + short
     else:
         return plan
     return Plan(k, plan.gain, plan.probe, expected=_yields(survival[:k])[k])
+
+
+def short_of_tile(n: int) -> int:
+    """How many rows a pass of n tokens is short of a whole TILE, where that is TILE_SHORT or fewer (else 0)."""
+    short = -n % TILE
+    return short if short <= TILE_SHORT else 0
+
+
+def filler_rows(n: int) -> int:
+    """The rows no one reads that fill a verification pass of n tokens to a whole tile (FILL_SHORT, FILLED_PASS), else 0."""
+    short = -n % TILE
+    return short if short <= FILL_SHORT or (short <= TILE_SHORT and n + short == FILLED_PASS) else 0
 
 
 def _yields(survival: list[float]) -> list[float]:

@@ -21,7 +21,7 @@ from runtime.llama.llama_model import LlamaModel, Slice, as_sequence
 from runtime.llama.sampling import Sampler, SamplingConfig
 from runtime.protocol import GenerationStats
 from runtime.speculative.acceptance import Proposal, judge
-from runtime.speculative.adaptive import Controller, expected_remaining
+from runtime.speculative.adaptive import Controller, expected_remaining, filler_rows
 from runtime.speculative.costs import CostModel
 from runtime.speculative.draft_model import DraftModel
 from runtime.speculative.lookup import LENGTHS, NgramIndex
@@ -282,6 +282,7 @@ class SpeculativeStepper:
         self.pending = -1
         self.base = 0
         self.draft: Draft | None = None
+        self.filler = 0  # rows after the draft's that fill its pass to a whole tile, read by no one
         self._plan_began = self._planned = self._settle_began = 0.0  # the trace's clocks
 
     def begin(self) -> bool:
@@ -334,7 +335,13 @@ class SpeculativeStepper:
         self._planned = time.perf_counter()
         if self.draft is None:
             return Slice(seq, (self.pending,))
-        return Slice(seq, (self.pending, *self.draft.tokens), all_logits=True, singly=self.verify_singly)
+        tokens = (self.pending, *self.draft.tokens)
+        # A pass that ends a row or two short of a whole tile costs more than the tile (adaptive.FILL_SHORT): where
+        # the draft could not go on to it (the copy, the reply's max_tokens end there), rows no one reads fill it.
+        # They follow every row that is judged, so they change none of its logits, and settle() cuts them off the cache.
+        filler = filler_rows(batch.tokens + len(tokens))
+        self.filler = filler if filler <= min(seq.n_ctx - self.base, batch.room) - len(tokens) else 0
+        return Slice(seq, (*tokens, *[tokens[-1]] * self.filler), all_logits=True, singly=self.verify_singly)
 
     def expected(self) -> float:
         """Tokens this step is expected to yield (for the next reply's plan in the same batch)."""
@@ -392,7 +399,7 @@ class SpeculativeStepper:
             resumes=draft is not None and draft.resumes, substituted=len(draft.substituted) if draft is not None else 0,
             carried=draft is not None and draft.carried,
             expected=round(draft.expected, 3) if draft is not None else 1.0, probe=bool(draft and draft.probe),
-            batch_tokens=step.tokens, decode_s=None if step.seconds is None else round(step.seconds, 6),
+            filler=self.filler if draft is not None else 0, batch_tokens=step.tokens, decode_s=None if step.seconds is None else round(step.seconds, 6),
             # The step outside llama_decode: from the last settle's start to this plan's (the rest of that settle,
             # the engine's other work), and this plan (lookup, the draft model's drafting).
             between_s=round(self._plan_began - self._settle_began, 6) if self._settle_began else None,

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from runtime.llama.generation import BatchSoFar
-from runtime.speculative.adaptive import K_MAX_LOOKUP, LOOKUP_PROBE_AFTER, MIN_GAIN, NEAR_GAIN, PROBE_FIRST, PROBE_MAX, REPLY_PRIOR, Controller, expected_remaining
+from runtime.speculative.adaptive import K_MAX_LOOKUP, LOOKUP_PROBE_AFTER, MIN_GAIN, NEAR_GAIN, PROBE_FIRST, PROBE_MAX, REPLY_PRIOR, Controller, expected_remaining, filler_rows
 from runtime.speculative.copy_runs import CopyRuns
 from runtime.speculative.costs import CATCH_UP_TOKENS, PRIOR_SLOPES, SETTLED_AFTER, CostModel, band
 from runtime.speculative.run_lengths import RunLengths
@@ -469,6 +469,13 @@ def test_a_draft_whose_pass_would_end_a_few_tokens_short_of_a_whole_tile_goes_on
         plan = c.plan_lookup(n=64, available=available, room=1000, batch=batch, held=held)
         assert plan.k == k
         assert sure < plan.expected <= 1 + sure  # the tokens past the sure ones are not expected to hold
+
+
+def test_a_pass_a_row_or_two_short_of_a_tile_or_a_few_short_of_64_is_filled_to_it():
+    # One thread on the AMD EPYC of 2026-12-05, in steps: 13 rows 11.7, 14 12.3, 15 13.0, 16 12.0; 60 40.3, 63 42.3, 64 33.7.
+    assert [filler_rows(n) for n in (1, 2, 12, 13, 14, 15, 16)] == [0, 0, 0, 0, 2, 1, 0]
+    assert [filler_rows(n) for n in (29, 30, 31, 45, 46, 47, 48)] == [0, 2, 1, 0, 2, 1, 0]
+    assert [filler_rows(n) for n in (59, 60, 61, 62, 63, 64, 76, 78)] == [0, 4, 3, 2, 1, 0, 0, 2]
 
 
 def test_a_short_match_never_bets_a_long_draft_however_well_copies_held_before():

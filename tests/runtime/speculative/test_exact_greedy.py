@@ -9,9 +9,13 @@ algorithm (acceptance, rewind, the end of the reply).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from runtime.speculative.adaptive import TILE
 from runtime.speculative.session import Speculation
+from runtime.speculative.trace import TRACE_ENV
 from spec_helpers import chat_prompt, load, run
 
 pytestmark = pytest.mark.slow
@@ -112,7 +116,29 @@ def test_drafts_that_are_always_wrong_still_match_plain(target, draft):
     assert spec.stats.tokens_per_target_pass == pytest.approx(1.0)
 
 
-def test_drafts_running_into_the_end_of_the_context(starter_model, draft):
+def test_rows_that_fill_a_pass_to_a_whole_tile_change_nothing(target, tmp_path, monkeypatch):
+    # Drafts of 13: with the token they follow, a pass of 14, 2 rows short of a 16-row tile of the CPU kernels.
+    trace_file = tmp_path / "trace.jsonl"
+    monkeypatch.setenv(TRACE_ENV, str(trace_file))
+    tokens = chat_prompt(target, PROMPTS[0])
+    plain = run(target, tokens, max_tokens=48)
+    plain_cache = list(target.tokens)
+    speculation = Speculation(target, None, verify_singly=True, fixed_k=13)
+    try:
+        spec = run(target, tokens, speculation.steppers_for("lookup"), max_tokens=48)
+    finally:
+        speculation.close()
+    assert (spec.text, spec.completion, spec.finish_reason) == (plain.text, plain.completion, plain.finish_reason)
+    assert target.tokens == plain_cache, "a filler row was left in the cache"
+    passes = [p for p in map(json.loads, trace_file.read_text().splitlines()) if p["event"] == "pass"]
+    filled = [p for p in passes if p["filler"]]
+    assert filled, "no pass ended a few rows short of a tile: nothing was filled, so nothing was compared"
+    assert all(p["batch_tokens"] % TILE == 0 and p["batch_tokens"] == 1 + p["k"] + p["filler"] for p in filled), filled
+    assert sum(p["k"] for p in passes) == spec.stats.draft_tokens, "filler rows were counted as drafted"
+
+
+@pytest.mark.parametrize("k", [8, 13])
+def test_drafts_running_into_the_end_of_the_context(starter_model, draft, k):
     small = load(starter_model, n_ctx=256)  # llama.cpp's smallest context
     try:
         # A sequence the model continues without end, with runs that prompt lookup drafts right up to the last slot.
@@ -123,7 +149,7 @@ def test_drafts_running_into_the_end_of_the_context(starter_model, draft):
         assert small.n_ctx == 256
         assert plain.finish_reason == "length" and len(tokens) + len(plain.completion) == small.n_ctx + 1
         for mode in ("lookup", "both"):
-            spec = run(small, tokens, speculative(small, draft, mode, k=8), max_tokens=300)
+            spec = run(small, tokens, speculative(small, draft, mode, k=k), max_tokens=300)
             assert spec.completion == plain.completion and spec.finish_reason == "length", mode
             assert small.tokens == plain_cache, "the cache is not left as plain decoding leaves it"
             assert spec.stats.draft_tokens > 0
