@@ -52,9 +52,9 @@ TILE_SHORT = 4
 # Where the draft cannot go on to the tile (the copy or the reply's max_tokens ends first), its pass is filled to it with
 # rows no one reads (decoder.SpeculativeStepper.plan), if it is FILL_SHORT rows short or fewer, or TILE_SHORT short of
 # FILLED_PASS. On the two machines measured, at one and two threads (bench/verify_costs.py --sizes), a pass 1-2 rows
-# short of a tile cost 0.3 to 4.8 steps more than the tile, one 3-4 short 1.3 less to 3.7 more, and one of 60-63 rows
-# 1.6 to 8.6 more than one of 64 (docs/benchmarks/verify_costs_fill_threads_1.json: 49 rows 34.4 steps, 60 40.3, 63
-# 42.3, 64 33.7).
+# short of 16, 32 or 48 cost 0.1 to 4.8 steps more than the whole tile, one 3-4 short 2.0 less to 3.5 more, and one of
+# 60-63 rows 1.6 to 9.9 more than one of 64 (docs/benchmarks/verify_costs_fill_threads_1.json, one thread: 14 13.65,
+# 15 14.35, 16 13.26; 60 44.45, 63 46.88, 64 36.99).
 FILL_SHORT = 2
 FILLED_PASS = 64
 # The longest lookup draft verified in one pass (LOKAL_SPECULATIVE_K_MAX overrides it). With the token it follows,
