@@ -336,8 +336,8 @@ class SpeculativeStepper:
         if self.draft is None:
             return Slice(seq, (self.pending,))
         tokens = (self.pending, *self.draft.tokens)
-        # A pass that ends a row or two short of a whole tile costs more than the tile (adaptive.FILL_SHORT): where
-        # the draft could not go on to it (the copy, the reply's max_tokens end there), rows no one reads fill it.
+        # A pass a row or two short of a whole tile, or a few short of 64, costs more than the tile (adaptive.FILL_SHORT,
+        # FILLED_PASS): where the draft could not go on to it (the copy or max_tokens ends there), rows no one reads fill it.
         # They follow every row that is judged, so they change none of its logits, and settle() cuts them off the cache.
         filler = filler_rows(batch.tokens + len(tokens))
         self.filler = filler if filler <= min(seq.n_ctx - self.base, batch.room) - len(tokens) else 0
