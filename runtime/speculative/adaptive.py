@@ -334,8 +334,8 @@ def short_of_tile(n: int) -> int:
 
 def filler_rows(n: int) -> int:
     """The rows no one reads that fill a verification pass of n tokens to a whole tile (FILL_SHORT, FILLED_PASS), else 0."""
-    short = -n % TILE
-    return short if short <= FILL_SHORT or (short <= TILE_SHORT and n + short == FILLED_PASS) else 0
+    short = short_of_tile(n)
+    return short if short <= FILL_SHORT or n + short == FILLED_PASS else 0
 
 
 def _yields(survival: list[float]) -> list[float]:

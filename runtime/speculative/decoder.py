@@ -333,6 +333,7 @@ class SpeculativeStepper:
         else:
             self.draft = None
         self._planned = time.perf_counter()
+        self.filler = 0
         if self.draft is None:
             return Slice(seq, (self.pending,))
         tokens = (self.pending, *self.draft.tokens)
@@ -399,7 +400,7 @@ class SpeculativeStepper:
             resumes=draft is not None and draft.resumes, substituted=len(draft.substituted) if draft is not None else 0,
             carried=draft is not None and draft.carried,
             expected=round(draft.expected, 3) if draft is not None else 1.0, probe=bool(draft and draft.probe),
-            filler=self.filler if draft is not None else 0, batch_tokens=step.tokens, decode_s=None if step.seconds is None else round(step.seconds, 6),
+            filler=self.filler, batch_tokens=step.tokens, decode_s=None if step.seconds is None else round(step.seconds, 6),
             # The step outside llama_decode: from the last settle's start to this plan's (the rest of that settle,
             # the engine's other work), and this plan (lookup, the draft model's drafting).
             between_s=round(self._plan_began - self._settle_began, 6) if self._settle_began else None,
