@@ -38,6 +38,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -415,14 +416,19 @@ def first_difference(a: str, b: str) -> int | None:
     return None if len(a) == len(b) else min(len(a), len(b))
 
 
-def chart(report: dict, path: Path) -> bool:
-    plt = charts.pyplot()
-    if plt is None:
-        return False
-    names = [r["name"] for r in report["prompts"]]
+def chart_bars(report: dict) -> list[tuple[str, Callable[[dict], float | None]]]:
+    """The chart's bars, a label and each prompt's ratio: Lokal's modes over its off, the peer's over its plain."""
     bars = [(mode, lambda r, m=mode: r["modes"][m]["ratio_over_off"]) for m in report["modes"] if m != "off" for mode in [m]]
     peer_modes = [m for m in report["prompts"][0].get("peer", {}) if m != "plain"]
-    bars += [(f"peer {m}", lambda r, m=m: r["peer"][m]["ratio_over_plain"]) for m in peer_modes]
+    return bars + [(f"peer {m}", lambda r, m=m: r["peer"][m]["ratio_over_plain"]) for m in peer_modes]
+
+
+def chart(report: dict, path: Path) -> bool:
+    names = [r["name"] for r in report["prompts"]]
+    bars = chart_bars(report)
+    plt = charts.pyplot()
+    if plt is None or not bars:  # off and the peer's plain alone: no ratio over off to draw
+        return False
     fig, ax = plt.subplots(figsize=(max(8, 1.3 * len(names)), 4.5))
     width = 0.8 / len(bars)
     for j, (label, ratio) in enumerate(bars):
@@ -605,6 +611,8 @@ def main() -> int:
             row.update(auto_over_peer_plain_when_nothing_drafted(row))
             row.update(auto_over_peer_best_held_out(row))
             row["lokal_off_over_peer_plain"] = round(off_rate / plain, 3) if plain else None
+            if "off" in runs and "plain" in peer_runs:  # round by round, as auto over the best mode
+                row["lokal_off_over_peer_plain_paired"] = paired([r.stats.decode_tokens_per_s for r in runs["off"]], [r["decode_tokens_per_s"] for r in peer_runs["plain"]])
         rows.append(row)
     client.close()
     if peer is not None:
