@@ -3,7 +3,9 @@
 A runtime started with glibc's `glibc.malloc.hugetlb=1` tunable holds llama.cpp's CPU weights (repacked) and KV
 cache in 2 MiB pages where the kernel leaves huge pages to madvise (the common default), so a decode step's walk
 through them misses the TLB far less often; llama-bench run so was faster in most pairs. The runtime does not
-start so (docs/benchmarks/huge_pages_threads_1.json: decode level). Two runtimes, one of each, are loaded side by side with the same model
+start so: in the runtime decode and prefill came out level at one and two threads, and the first load took about
+twice as long (docs/benchmarks/huge_pages_threads_1.json, _threads_2.json). Two runtimes, one of each, are loaded
+side by side with the same model
 and settings; each round sends both the same new prompt, one after the other (which goes first alternates), so
 each round is one pair. Plain decoding, no saved KV states (their background writes would overlap the other's run).
 
