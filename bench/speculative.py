@@ -418,9 +418,9 @@ def first_difference(a: str, b: str) -> int | None:
 
 def chart_bars(report: dict) -> list[tuple[str, Callable[[dict], float | None]]]:
     """The chart's bars, a label and each prompt's ratio: Lokal's modes over its off, the peer's over its plain."""
-    bars = [(mode, lambda r, m=mode: r["modes"][m]["ratio_over_off"]) for m in report["modes"] if m != "off" for mode in [m]]
+    ours = [(m, lambda r, m=m: r["modes"][m]["ratio_over_off"]) for m in report["modes"] if m != "off"]
     peer_modes = [m for m in report["prompts"][0].get("peer", {}) if m != "plain"]
-    return bars + [(f"peer {m}", lambda r, m=m: r["peer"][m]["ratio_over_plain"]) for m in peer_modes]
+    return ours + [(f"peer {m}", lambda r, m=m: r["peer"][m]["ratio_over_plain"]) for m in peer_modes]
 
 
 def chart(report: dict, path: Path) -> bool:
