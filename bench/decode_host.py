@@ -42,20 +42,25 @@ SIDES = ("peer", "peer-on-wheel", "ctypes", "runtime")
 PYTHON_SIDES = ("ctypes", "runtime")
 
 
-def step_through_ctypes(model: str, threads: int, tokens: int, depth: int, reps: int) -> float:
-    import llama_cpp as L
-
+def bench_context(L, model: str, threads: int, n_ctx: int):
+    """A CPU context as llama-bench makes one, through the bindings module `L` (the caller chooses what it imports):
+    (the context, the vocabulary's size)."""
     L.llama_backend_init()
     params = L.llama_model_default_params()
     params.n_gpu_layers = 0
     loaded = L.llama_model_load_from_file(model.encode(), params)
     cparams = L.llama_context_default_params()
-    cparams.n_ctx = depth + tokens  # llama-bench's: n_prompt + n_gen + n_depth
+    cparams.n_ctx = n_ctx
     cparams.n_batch, cparams.n_ubatch = 2048, 512
     cparams.n_threads = cparams.n_threads_batch = threads
-    ctx = L.llama_init_from_model(loaded, cparams)
+    return L.llama_init_from_model(loaded, cparams), L.llama_vocab_n_tokens(L.llama_model_get_vocab(loaded))
+
+
+def step_through_ctypes(model: str, threads: int, tokens: int, depth: int, reps: int) -> float:
+    import llama_cpp as L
+
+    ctx, n_vocab = bench_context(L, model, threads, depth + tokens)  # llama-bench's n_ctx: n_prompt + n_gen + n_depth
     memory = L.llama_get_memory(ctx)
-    n_vocab = L.llama_vocab_n_tokens(L.llama_model_get_vocab(loaded))
     rates = []
     for _ in range(reps + 1):
         L.llama_memory_clear(memory, True)

@@ -37,6 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from decode_host import bench_context  # noqa: E402  (imports no numpy: the bindings-only hosts rely on it)
 from ratios import paired  # noqa: E402
 
 HOSTS = ("c-peer", "c-wheel", "python", "python-bindings", "python-bindings-numpy")
@@ -60,16 +61,7 @@ def python_host(host: str, model: str, threads: int, depth: int, steps: int) -> 
             import numpy  # noqa: F401
     else:
         import llama_cpp as L  # type: ignore[no-redef]
-    L.llama_backend_init()
-    model_params = L.llama_model_default_params()
-    model_params.n_gpu_layers = 0
-    loaded = L.llama_model_load_from_file(model.encode(), model_params)
-    params = L.llama_context_default_params()
-    params.n_ctx = depth + steps + 16
-    params.n_batch, params.n_ubatch = 2048, 512
-    params.n_threads = params.n_threads_batch = threads
-    ctx = L.llama_init_from_model(loaded, params)
-    n_vocab = L.llama_vocab_n_tokens(L.llama_model_get_vocab(loaded))
+    ctx, n_vocab = bench_context(L, model, threads, depth + steps + 16)
     context = (L.llama_token * depth)(*[random.randrange(n_vocab) for _ in range(depth)])
     L.llama_decode(ctx, L.llama_batch_get_one(context, depth))
     L.llama_synchronize(ctx)
