@@ -16,6 +16,10 @@ Hosts:
 - `python-bindings`: the same, loading only the ctypes bindings module (`llama_cpp.llama_cpp`: no numpy);
 - `python-bindings-numpy`: the bindings module, then numpy alone.
 
+Any host may carry a suffix: `+thp` starts it with glibc's `glibc.malloc.hugetlb=1` (every large allocation
+asks for transparent huge pages as it is made); `+collapse` (Python hosts) has it collapse its large anonymous
+blocks into huge pages once loaded (bench/collapse_pages.py).
+
 c-peer against c-wheel tells a difference of build; c-wheel against python one of host process.
 
     .venv/bin/python bench/lockstep_host.py --llama-bench PATH [--compare c-peer:c-wheel,python:c-wheel] [--reps 8] [--steps 250] [--threads 1]
@@ -41,11 +45,25 @@ from decode_host import bench_context  # noqa: E402  (imports no numpy: the bind
 from ratios import paired  # noqa: E402
 
 HOSTS = ("c-peer", "c-wheel", "python", "python-bindings", "python-bindings-numpy")
+SUFFIXES = ("+thp", "+collapse")
+HUGE_PAGES_TUNABLE = "glibc.malloc.hugetlb=1"  # read by the dynamic loader at the process's start: the environment
 WARM_UP = 8  # steps left out of each process's median
 
 
-def python_host(host: str, model: str, threads: int, depth: int, steps: int) -> None:
+def split_host(spec: str) -> tuple[str, set[str]]:
+    """`python+collapse` -> ("python", {"+collapse"})."""
+    base, *suffixes = spec.split("+")
+    return base, {f"+{s}" for s in suffixes}
+
+
+def valid_host(spec: str) -> bool:
+    base, suffixes = split_host(spec)
+    return base in HOSTS and suffixes <= set(SUFFIXES) and not ("+collapse" in suffixes and base.startswith("c-"))
+
+
+def python_host(spec: str, model: str, threads: int, depth: int, steps: int) -> None:
     """The Python side of the protocol bench/lockstep_host.c speaks."""
+    host, suffixes = split_host(spec)
     if host.startswith("python-bindings"):  # the bindings module without the package's __init__ (which imports numpy and the rest)
         import importlib.util
         import types
@@ -65,6 +83,10 @@ def python_host(host: str, model: str, threads: int, depth: int, steps: int) -> 
     context = (L.llama_token * depth)(*[random.randrange(n_vocab) for _ in range(depth)])
     L.llama_decode(ctx, L.llama_batch_get_one(context, depth))
     L.llama_synchronize(ctx)
+    if "+collapse" in suffixes:
+        from collapse_pages import collapse_large_blocks
+
+        print(collapse_large_blocks(), file=sys.stderr)
     out = sys.stdout
     out.write("ready\n")
     out.flush()
@@ -95,17 +117,25 @@ def compile_c_host(source: Path, libraries: Path, binary: Path) -> Path:
     return binary
 
 
-def host_command(host: str, args) -> list[str]:
+def host_command(spec: str, args) -> list[str]:
+    host, _ = split_host(spec)
     if host.startswith("c-"):
         return [str(args.binaries[host])]
-    return [sys.executable, __file__, "--host", host]
+    return [sys.executable, __file__, "--host", spec]
+
+
+def host_env(spec: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
+    if "+thp" in split_host(spec)[1]:
+        env["GLIBC_TUNABLES"] = HUGE_PAGES_TUNABLE
+    return env
 
 
 def one_pair(first: str, second: str, args) -> dict[str, float]:
     """Two fresh processes stepping in turn: each one's median step, in seconds."""
     tail = [args.model, str(args.threads), str(args.depth), str(args.steps)]
     processes = {
-        host: subprocess.Popen(host_command(host, args) + tail, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        host: subprocess.Popen(host_command(host, args) + tail, env=host_env(host), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=args.host_log, text=True, bufsize=1)
         for host in (first, second)
     }
     try:
@@ -139,18 +169,21 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=250)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--depth", type=int, default=180)
-    parser.add_argument("--host", choices=[h for h in HOSTS if h.startswith("python")], help=argparse.SUPPRESS)  # one Python host, run by the script itself
+    parser.add_argument("--host-log", help="file for the hosts' stderr (a collapse's report among it; default: discarded)")
+    parser.add_argument("--host", help=argparse.SUPPRESS)  # one Python host, run by the script itself
     args, rest = parser.parse_known_args()
     if args.host:
         model, threads, depth, steps = rest
         python_host(args.host, model, int(threads), int(depth), int(steps))
         return 0
     comparisons = [tuple(pair.split(":")) for pair in args.compare.split(",") if pair]
-    if rest or not all(len(c) == 2 and set(c) <= set(HOSTS) for c in comparisons):
-        parser.error(f"--compare: A:B pairs of {', '.join(HOSTS)}")
+    if rest or not all(len(c) == 2 and all(valid_host(h) for h in c) for c in comparisons):
+        parser.error(f"--compare: A:B pairs of {', '.join(HOSTS)}, each with any of {', '.join(SUFFIXES)} ({SUFFIXES[1]} for Python hosts only)")
     needs_c = any(host.startswith("c-") for c in comparisons for host in c)
     if needs_c and not args.llama_bench:
         parser.error("--llama-bench is needed for the C hosts: build it from the llama-cpp-python sdist (README, Benchmarks)")
+
+    args.host_log = open(args.host_log, "a") if args.host_log else subprocess.DEVNULL  # noqa: SIM115 (open for the whole run)
 
     import llama_cpp.llama_cpp  # only to find the wheel's libraries
 
