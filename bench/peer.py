@@ -100,10 +100,6 @@ class LlamaServer:
 
         return openai.OpenAI(base_url=self.url, api_key="peer", max_retries=0, timeout=timeout)
 
-    def completion(self, body: dict, timeout: float = 600) -> dict:
-        """A raw POST to the server's own /completion endpoint (its timings included)."""
-        return self._post("/completion", body, timeout)
-
     def chat(self, body: dict, timeout: float = 3600) -> dict:
         """A raw POST to the server's /v1/chat/completions (its timings included)."""
         return self._post("/v1/chat/completions", body, timeout)
