@@ -23,6 +23,7 @@ blocks into huge pages once loaded (bench/collapse_pages.py).
 c-peer against c-wheel tells a difference of build; c-wheel against python one of host process.
 
     .venv/bin/python bench/lockstep_host.py --llama-bench PATH [--compare c-peer:c-wheel,python:c-wheel] [--reps 8] [--steps 250] [--threads 1]
+                                          [--host-log FILE]
 """
 
 from __future__ import annotations
