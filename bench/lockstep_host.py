@@ -14,10 +14,15 @@ Hosts:
 - `python`: a Python process making the same calls through llama-cpp-python after `import llama_cpp`,
   as the runtime imports it (numpy, its logger and the high-level API loaded with it);
 - `python-bindings`: the same, loading only the ctypes bindings module (`llama_cpp.llama_cpp`: no numpy);
-- `python-bindings-numpy`: the bindings module, then numpy alone.
+- `python-bindings-numpy`: the bindings module, then numpy alone;
+- `python-bindings-stdlib`: the bindings module, then 25 standard-library packages (STDLIB);
+- `python-bindings-numpy-library`: the bindings module, then numpy's core extension library mapped with ctypes
+  (its libraries' constructors run, OpenBLAS's among them; numpy itself is not initialised).
 
-Any host may carry a suffix: `+thp` starts it with glibc's `glibc.malloc.hugetlb=1` (every large allocation
-asks for transparent huge pages as it is made); `+collapse` (Python hosts) has it collapse its large anonymous
+Any host may carry suffixes: `+thp` starts it with glibc's `glibc.malloc.hugetlb=1` (every large allocation
+asks for transparent huge pages as it is made); `+mmap` with `glibc.malloc.mmap_threshold=4096` (every
+allocation of 4 KiB or more gets pages of its own, so where llama.cpp's buffers start within a page no longer
+depends on what the process allocated before); `+collapse` (Python hosts) has it collapse its large anonymous
 blocks into huge pages once loaded (bench/collapse_pages.py).
 
 c-peer against c-wheel tells a difference of build; c-wheel against python one of host process.
@@ -45,9 +50,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from decode_host import bench_context  # noqa: E402  (imports no numpy: the bindings-only hosts rely on it)
 from ratios import paired  # noqa: E402
 
-HOSTS = ("c-peer", "c-wheel", "python", "python-bindings", "python-bindings-numpy")
-SUFFIXES = ("+thp", "+collapse")
-HUGE_PAGES_TUNABLE = "glibc.malloc.hugetlb=1"  # read by the dynamic loader at the process's start: the environment
+HOSTS = ("c-peer", "c-wheel", "python", "python-bindings", "python-bindings-numpy", "python-bindings-stdlib", "python-bindings-numpy-library")
+# As much Python as numpy's import brings, none of it numpy's.
+STDLIB = (
+    "asyncio", "email.parser", "http.client", "json", "xml.etree.ElementTree", "unittest", "decimal", "sqlite3", "ssl", "tarfile", "zipfile",
+    "logging.handlers", "argparse", "inspect", "typing", "dataclasses", "concurrent.futures", "multiprocessing", "urllib.request", "pydoc",
+    "difflib", "csv", "pickle", "statistics", "fractions",
+)
+SUFFIXES = ("+thp", "+collapse", "+mmap")
+# Read by the dynamic loader at the process's start: the environment.
+TUNABLES = {"+thp": "glibc.malloc.hugetlb=1", "+mmap": "glibc.malloc.mmap_threshold=4096"}
 WARM_UP = 8  # steps left out of each process's median
 
 
@@ -78,6 +90,15 @@ def python_host(spec: str, model: str, threads: int, depth: int, steps: int) -> 
         assert "numpy" not in sys.modules
         if host == "python-bindings-numpy":
             import numpy  # noqa: F401
+        elif host == "python-bindings-stdlib":
+            for name in STDLIB:
+                importlib.import_module(name)
+        elif host == "python-bindings-numpy-library":
+            import ctypes
+
+            core = Path(importlib.util.find_spec("numpy").origin).parent / "_core"  # type: ignore[union-attr]  (finding it imports nothing)
+            ctypes.CDLL(str(next(core.glob("_multiarray_umath*.so"))))
+        assert "numpy" not in sys.modules or host == "python-bindings-numpy"  # mapping numpy's library imports no numpy
     else:
         import llama_cpp as L  # type: ignore[no-redef]
     ctx, n_vocab = bench_context(L, model, threads, depth + steps + 16)
@@ -127,8 +148,9 @@ def host_command(spec: str, args) -> list[str]:
 
 def host_env(spec: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
-    if "+thp" in split_host(spec)[1]:
-        env["GLIBC_TUNABLES"] = HUGE_PAGES_TUNABLE
+    tunables = [TUNABLES[s] for s in sorted(split_host(spec)[1]) if s in TUNABLES]
+    if tunables:
+        env["GLIBC_TUNABLES"] = ":".join(tunables)
     return env
 
 
