@@ -23,7 +23,8 @@ Any host may carry suffixes: `+thp` starts it with glibc's `glibc.malloc.hugetlb
 asks for transparent huge pages as it is made); `+mmap` with `glibc.malloc.mmap_threshold=4096` (every
 allocation of 4 KiB or more gets pages of its own, so where llama.cpp's buffers start within a page no longer
 depends on what the process allocated before); `+collapse` (Python hosts) has it collapse its large anonymous
-blocks into huge pages once loaded (bench/collapse_pages.py).
+blocks into huge pages once loaded (bench/collapse_pages.py); `+thread` (Python hosts) loads and steps in a thread
+of its own rather than the main one, as the runtime's engine does (glibc gives such a thread a malloc arena of its own).
 
 c-peer against c-wheel tells a difference of build; c-wheel against python one of host process.
 
@@ -57,7 +58,7 @@ STDLIB = (
     "logging.handlers", "argparse", "inspect", "typing", "dataclasses", "concurrent.futures", "multiprocessing", "urllib.request", "pydoc",
     "difflib", "csv", "pickle", "statistics", "fractions",
 )
-SUFFIXES = ("+thp", "+collapse", "+mmap")
+SUFFIXES = ("+thp", "+collapse", "+mmap", "+thread")
 # Read by the dynamic loader at the process's start: the environment.
 TUNABLES = {"+thp": "glibc.malloc.hugetlb=1", "+mmap": "glibc.malloc.mmap_threshold=4096"}
 WARM_UP = 8  # steps left out of each process's median
@@ -71,7 +72,8 @@ def split_host(spec: str) -> tuple[str, set[str]]:
 
 def valid_host(spec: str) -> bool:
     base, suffixes = split_host(spec)
-    return base in HOSTS and suffixes <= set(SUFFIXES) and not ("+collapse" in suffixes and base.startswith("c-"))
+    python_only = {"+collapse", "+thread"}
+    return base in HOSTS and suffixes <= set(SUFFIXES) and not (suffixes & python_only and base.startswith("c-"))
 
 
 def python_host(spec: str, model: str, threads: int, depth: int, steps: int) -> None:
@@ -197,11 +199,19 @@ def main() -> int:
     args, rest = parser.parse_known_args()
     if args.host:
         model, threads, depth, steps = rest
-        python_host(args.host, model, int(threads), int(depth), int(steps))
+        run = lambda: python_host(args.host, model, int(threads), int(depth), int(steps))  # noqa: E731
+        if "+thread" in split_host(args.host)[1]:
+            import threading
+
+            worker = threading.Thread(target=run, name="engine")
+            worker.start()
+            worker.join()
+        else:
+            run()
         return 0
     comparisons = [tuple(pair.split(":")) for pair in args.compare.split(",") if pair]
     if rest or not all(len(c) == 2 and all(valid_host(h) for h in c) for c in comparisons):
-        parser.error(f"--compare: A:B pairs of {', '.join(HOSTS)}, each with any of {', '.join(SUFFIXES)} ({SUFFIXES[1]} for Python hosts only)")
+        parser.error(f"--compare: A:B pairs of {', '.join(HOSTS)}, each with any of {', '.join(SUFFIXES)} (+collapse and +thread for Python hosts only)")
     needs_c = any(host.startswith("c-") for c in comparisons for host in c)
     if needs_c and not args.llama_bench:
         parser.error("--llama-bench is needed for the C hosts: build it from the llama-cpp-python sdist (README, Benchmarks)")
