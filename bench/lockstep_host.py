@@ -17,14 +17,22 @@ Hosts:
 - `python-bindings-numpy`: the bindings module, then numpy alone;
 - `python-bindings-stdlib`: the bindings module, then 25 standard-library packages (STDLIB);
 - `python-bindings-numpy-library`: the bindings module, then numpy's core extension library mapped with ctypes
-  (its libraries' constructors run, OpenBLAS's among them; numpy itself is not initialised).
+  (its libraries' constructors run, OpenBLAS's among them; numpy itself is not initialised);
+- `python-bindings-numpy-late`: the bindings module, numpy imported only once the model, its context and the
+  prompt's decode are done (the same process as `python-bindings-numpy`, its allocations made in another order).
 
 Any host may carry suffixes: `+thp` starts it with glibc's `glibc.malloc.hugetlb=1` (every large allocation
 asks for transparent huge pages as it is made); `+mmap` with `glibc.malloc.mmap_threshold=4096` (every
 allocation of 4 KiB or more gets pages of its own, so where llama.cpp's buffers start within a page no longer
 depends on what the process allocated before); `+collapse` (Python hosts) has it collapse its large anonymous
 blocks into huge pages once loaded (bench/collapse_pages.py); `+thread` (Python hosts) loads and steps in a thread
-of its own rather than the main one, as the runtime's engine does (glibc gives such a thread a malloc arena of its own).
+of its own rather than the main one, as the runtime's engine does (glibc gives such a thread a malloc arena of its own);
+`+split` (Python hosts) loads the model and its context in one thread and decodes in another, as the runtime does
+(a job's thread loads, the engine thread decodes);
+`+arena1` starts it with `glibc.malloc.arena_max=1` (a thread's allocations come from the main malloc arena,
+as the main thread's do); `+blas1` starts it with OPENBLAS_NUM_THREADS=1 (numpy's OpenBLAS starts no worker thread of its own);
+`+haswell` with OPENBLAS_CORETYPE=Haswell (OpenBLAS's AVX2 kernels, not the AVX-512 ones it picks on this
+CPU, run numpy's import-time sanity check, a float32 dot).
 
 c-peer against c-wheel tells a difference of build; c-wheel against python one of host process.
 
@@ -51,16 +59,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from decode_host import bench_context  # noqa: E402  (imports no numpy: the bindings-only hosts rely on it)
 from ratios import paired  # noqa: E402
 
-HOSTS = ("c-peer", "c-wheel", "python", "python-bindings", "python-bindings-numpy", "python-bindings-stdlib", "python-bindings-numpy-library")
+HOSTS = ("c-peer", "c-wheel", "python", "python-bindings", "python-bindings-numpy", "python-bindings-stdlib", "python-bindings-numpy-library",
+         "python-bindings-numpy-late")
 # As much Python as numpy's import brings, none of it numpy's.
 STDLIB = (
     "asyncio", "email.parser", "http.client", "json", "xml.etree.ElementTree", "unittest", "decimal", "sqlite3", "ssl", "tarfile", "zipfile",
     "logging.handlers", "argparse", "inspect", "typing", "dataclasses", "concurrent.futures", "multiprocessing", "urllib.request", "pydoc",
     "difflib", "csv", "pickle", "statistics", "fractions",
 )
-SUFFIXES = ("+thp", "+collapse", "+mmap", "+thread")
+SUFFIXES = ("+thp", "+collapse", "+mmap", "+arena1", "+thread", "+split", "+blas1", "+haswell")
 # Read by the dynamic loader at the process's start: the environment.
-TUNABLES = {"+thp": "glibc.malloc.hugetlb=1", "+mmap": "glibc.malloc.mmap_threshold=4096"}
+TUNABLES = {"+thp": "glibc.malloc.hugetlb=1", "+mmap": "glibc.malloc.mmap_threshold=4096", "+arena1": "glibc.malloc.arena_max=1"}
+ENVIRONMENT = {"+blas1": {"OPENBLAS_NUM_THREADS": "1"}, "+haswell": {"OPENBLAS_CORETYPE": "Haswell"}}
 WARM_UP = 8  # steps left out of each process's median
 
 
@@ -72,7 +82,7 @@ def split_host(spec: str) -> tuple[str, set[str]]:
 
 def valid_host(spec: str) -> bool:
     base, suffixes = split_host(spec)
-    python_only = {"+collapse", "+thread"}
+    python_only = {"+collapse", "+thread", "+split"}
     return base in HOSTS and suffixes <= set(SUFFIXES) and not (suffixes & python_only and base.startswith("c-"))
 
 
@@ -103,10 +113,21 @@ def python_host(spec: str, model: str, threads: int, depth: int, steps: int) -> 
         assert "numpy" not in sys.modules or host == "python-bindings-numpy"  # mapping numpy's library imports no numpy
     else:
         import llama_cpp as L  # type: ignore[no-redef]
-    ctx, n_vocab = bench_context(L, model, threads, depth + steps + 16)
+    if "+split" in suffixes:  # the runtime's arrangement: a job's thread loads, the engine thread (this one) decodes
+        import threading
+
+        made: dict[str, tuple] = {}
+        loader = threading.Thread(target=lambda: made.update(context=bench_context(L, model, threads, depth + steps + 16)), name="job")
+        loader.start()
+        loader.join()
+        ctx, n_vocab = made["context"]
+    else:
+        ctx, n_vocab = bench_context(L, model, threads, depth + steps + 16)
     context = (L.llama_token * depth)(*[random.randrange(n_vocab) for _ in range(depth)])
     L.llama_decode(ctx, L.llama_batch_get_one(context, depth))
     L.llama_synchronize(ctx)
+    if host == "python-bindings-numpy-late":
+        import numpy  # noqa: F401
     if "+collapse" in suffixes:
         from collapse_pages import collapse_large_blocks
 
@@ -149,10 +170,12 @@ def host_command(spec: str, args) -> list[str]:
 
 
 def host_env(spec: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
+    env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES" and not k.startswith("OPENBLAS_")}
     tunables = [TUNABLES[s] for s in sorted(split_host(spec)[1]) if s in TUNABLES]
     if tunables:
         env["GLIBC_TUNABLES"] = ":".join(tunables)
+    for suffix in split_host(spec)[1]:
+        env.update(ENVIRONMENT.get(suffix, {}))
     return env
 
 
@@ -200,7 +223,7 @@ def main() -> int:
     if args.host:
         model, threads, depth, steps = rest
         run = lambda: python_host(args.host, model, int(threads), int(depth), int(steps))  # noqa: E731
-        if "+thread" in split_host(args.host)[1]:
+        if {"+thread", "+split"} & split_host(args.host)[1]:
             import threading
 
             worker = threading.Thread(target=run, name="engine")
@@ -211,7 +234,7 @@ def main() -> int:
         return 0
     comparisons = [tuple(pair.split(":")) for pair in args.compare.split(",") if pair]
     if rest or not all(len(c) == 2 and all(valid_host(h) for h in c) for c in comparisons):
-        parser.error(f"--compare: A:B pairs of {', '.join(HOSTS)}, each with any of {', '.join(SUFFIXES)} (+collapse and +thread for Python hosts only)")
+        parser.error(f"--compare: A:B pairs of {', '.join(HOSTS)}, each with any of {', '.join(SUFFIXES)} (+collapse, +thread and +split for Python hosts only)")
     needs_c = any(host.startswith("c-") for c in comparisons for host in c)
     if needs_c and not args.llama_bench:
         parser.error("--llama-bench is needed for the C hosts: build it from the llama-cpp-python sdist (README, Benchmarks)")
