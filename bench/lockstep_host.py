@@ -25,8 +25,8 @@ Any host may carry suffixes: `+thp` starts it with glibc's `glibc.malloc.hugetlb
 asks for transparent huge pages as it is made); `+mmap` with `glibc.malloc.mmap_threshold=4096` (every
 allocation of 4 KiB or more gets pages of its own, so where llama.cpp's buffers start within a page no longer
 depends on what the process allocated before); `+collapse` (Python hosts) has it collapse its large anonymous
-blocks into huge pages once loaded (bench/collapse_pages.py); `+thread` (Python hosts) loads and steps in a thread
-of its own rather than the main one, as the runtime's engine does (glibc gives such a thread a malloc arena of its own);
+blocks into huge pages once loaded (bench/collapse_pages.py); `+thread` (Python hosts) loads and steps in one thread
+of its own rather than the main one (glibc gives such a thread a malloc arena of its own);
 `+split` (Python hosts) loads the model and its context in one thread and decodes in another, as the runtime does
 (a job's thread loads, the engine thread decodes);
 `+arena1` starts it with `glibc.malloc.arena_max=1` (a thread's allocations come from the main malloc arena,
