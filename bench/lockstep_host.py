@@ -68,6 +68,7 @@ STDLIB = (
     "difflib", "csv", "pickle", "statistics", "fractions",
 )
 SUFFIXES = ("+thp", "+collapse", "+mmap", "+arena1", "+thread", "+split", "+blas1", "+haswell")
+PYTHON_ONLY = ("+collapse", "+thread", "+split")
 # Read by the dynamic loader at the process's start: the environment.
 TUNABLES = {"+thp": "glibc.malloc.hugetlb=1", "+mmap": "glibc.malloc.mmap_threshold=4096", "+arena1": "glibc.malloc.arena_max=1"}
 ENVIRONMENT = {"+blas1": {"OPENBLAS_NUM_THREADS": "1"}, "+haswell": {"OPENBLAS_CORETYPE": "Haswell"}}
@@ -82,8 +83,18 @@ def split_host(spec: str) -> tuple[str, set[str]]:
 
 def valid_host(spec: str) -> bool:
     base, suffixes = split_host(spec)
-    python_only = {"+collapse", "+thread", "+split"}
-    return base in HOSTS and suffixes <= set(SUFFIXES) and not (suffixes & python_only and base.startswith("c-"))
+    return base in HOSTS and suffixes <= set(SUFFIXES) and not (suffixes & set(PYTHON_ONLY) and base.startswith("c-"))
+
+
+def in_own_thread(target, name: str):
+    """`target()` run in a new thread, waited for: its result (None if it raised; the thread reports the error)."""
+    import threading  # here, not at the top: a host imports only what its comparison is about
+
+    result = {}
+    worker = threading.Thread(target=lambda: result.update(value=target()), name=name)
+    worker.start()
+    worker.join()
+    return result.get("value")
 
 
 def python_host(spec: str, model: str, threads: int, depth: int, steps: int) -> None:
@@ -113,16 +124,9 @@ def python_host(spec: str, model: str, threads: int, depth: int, steps: int) -> 
         assert "numpy" not in sys.modules or host == "python-bindings-numpy"  # mapping numpy's library imports no numpy
     else:
         import llama_cpp as L  # type: ignore[no-redef]
-    if "+split" in suffixes:  # the runtime's arrangement: a job's thread loads, the engine thread (this one) decodes
-        import threading
-
-        made: dict[str, tuple] = {}
-        loader = threading.Thread(target=lambda: made.update(context=bench_context(L, model, threads, depth + steps + 16)), name="job")
-        loader.start()
-        loader.join()
-        ctx, n_vocab = made["context"]
-    else:
-        ctx, n_vocab = bench_context(L, model, threads, depth + steps + 16)
+    load = lambda: bench_context(L, model, threads, depth + steps + 16)  # noqa: E731
+    # +split, the runtime's arrangement: a job's thread loads, the engine thread (this one) decodes.
+    ctx, n_vocab = in_own_thread(load, "job") if "+split" in suffixes else load()
     context = (L.llama_token * depth)(*[random.randrange(n_vocab) for _ in range(depth)])
     L.llama_decode(ctx, L.llama_batch_get_one(context, depth))
     L.llama_synchronize(ctx)
@@ -224,17 +228,13 @@ def main() -> int:
         model, threads, depth, steps = rest
         run = lambda: python_host(args.host, model, int(threads), int(depth), int(steps))  # noqa: E731
         if {"+thread", "+split"} & split_host(args.host)[1]:
-            import threading
-
-            worker = threading.Thread(target=run, name="engine")
-            worker.start()
-            worker.join()
+            in_own_thread(run, "engine")
         else:
             run()
         return 0
     comparisons = [tuple(pair.split(":")) for pair in args.compare.split(",") if pair]
     if rest or not all(len(c) == 2 and all(valid_host(h) for h in c) for c in comparisons):
-        parser.error(f"--compare: A:B pairs of {', '.join(HOSTS)}, each with any of {', '.join(SUFFIXES)} (+collapse, +thread and +split for Python hosts only)")
+        parser.error(f"--compare: A:B pairs of {', '.join(HOSTS)}, each with any of {', '.join(SUFFIXES)} ({', '.join(PYTHON_ONLY)} for Python hosts only)")
     needs_c = any(host.startswith("c-") for c in comparisons for host in c)
     if needs_c and not args.llama_bench:
         parser.error("--llama-bench is needed for the C hosts: build it from the llama-cpp-python sdist (README, Benchmarks)")
