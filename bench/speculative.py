@@ -13,7 +13,7 @@ decoding; where it does, the first differing character is reported.
     .venv/bin/python bench/speculative.py [--tokens 256] [--prompts 10] [--modes off,lookup,draft,both,auto]
                                           [--rounds 1] [--kinds question,free-writing] [--names a,b] [--k-max 64]
                                           [--threads 2] [--json out.json] [--chart out.png]
-                                          [--peer PATH/TO/llama-server] [--peer-modes plain,ngram-simple,ngram-mod]
+                                          [--peer PATH/TO/llama-server] [--peer-modes plain,ngram-simple,ngram-mod] [--fresh]
 
 With --peer, llama.cpp's llama-server runs the same prompts (same model, threads and
 context; its chat template, greedy) once per speculative type, each in a server of its
@@ -21,6 +21,11 @@ own, interleaved with Lokal's modes; its decode rate is the server's own
 `timings.predicted_per_second`. The report gives each peer mode's ratio over the peer's
 plain decoding, and Lokal's `auto` over the peer's best n-gram mode in tokens/s (and,
 where none of the peer's modes drafted, over the median of its runs: `auto_over_peer_plain_runs`).
+
+How fast a process decodes varies from one process to the next, by a few per cent (where its memory
+lies); with one runtime and one server per peer mode for the whole run, every round shares that draw, and
+the paired interval does not see it. --fresh starts every process anew for each round of each prompt, so
+that draw falls into the pairs' spread (and each round pays the starts and a prefill more).
 
 One run of a mode varies by about +-15 % on a shared 2-core machine (auto and
 both run the same algorithm when a draft model is loaded, and differed that much
@@ -496,6 +501,7 @@ def main() -> int:
     parser.add_argument("--peer", help="a llama-server binary: run the same prompts with its n-gram speculation too")
     parser.add_argument("--peer-modes", default=",".join(PEER_MODES), help=f"the peer's modes ({', '.join(PEER_MODES)}); plain first")
     parser.add_argument("--trace", type=Path, metavar="JSONL", help="the runtime's per-pass trace goes here; each run's JSON gets its summary")
+    parser.add_argument("--fresh", action="store_true", help="start Lokal's runtime and the peer's servers anew for every round of every prompt")
     args = parser.parse_args()
     from peer import exit_on_sigterm
 
@@ -520,10 +526,15 @@ def main() -> int:
     peer_modes = args.peer_modes.split(",") if args.peer else []
     if peer_modes and peer_modes[0] != "plain":
         parser.error("--peer-modes must start with plain: the others are measured against it")
-    client = RuntimeClient(env=env)
-    client.initialize("bench-speculative")
-    loaded = client.load_model(ModelLoadParams(path=target, n_ctx=N_CTX, n_threads=args.threads, draft_path=draft))
+
+    def start_lokal() -> tuple[RuntimeClient, object]:
+        client = RuntimeClient(env=env)
+        client.initialize("bench-speculative")
+        return client, client.load_model(ModelLoadParams(path=target, n_ctx=N_CTX, n_threads=args.threads, draft_path=draft))
+
+    client, loaded = start_lokal()
     peer = Peer(args.peer, peer_modes, target, args.threads) if args.peer else None
+    served = False  # whether these processes have run a measured round yet
 
     started = time.perf_counter()
     rows = []
@@ -531,15 +542,29 @@ def main() -> int:
     for kind, name, prompt in chosen:
         row = {"kind": kind, "name": name, "modes": {}}
         messages = [ChatMessage("system", SYSTEM), ChatMessage("user", prompt)]
-        # The prompt into the cache first: every measured run then starts alike (the last prompt token
-        # evaluated alone), instead of off from a cold batch prefill and the rest from the cache.
-        client.chat(ChatGenerateParams(f"bench-{name}-warm", messages, max_tokens=1, temperature=0.0, speculation="off"), timeout=3600)
-        for mode in peer_modes:
-            peer.run(mode, messages, 1)  # the peer's prompt cache likewise
+
+        def warm() -> None:
+            # The prompt into the cache first: every measured run then starts alike (the last prompt token
+            # evaluated alone), instead of off from a cold batch prefill and the rest from the cache.
+            client.chat(ChatGenerateParams(f"bench-{name}-warm", messages, max_tokens=1, temperature=0.0, speculation="off"), timeout=3600)
+            for mode in peer_modes:
+                peer.run(mode, messages, 1)  # the peer's prompt cache likewise
+
         runs: dict[str, list] = {mode: [] for mode in modes}
         traces: dict[str, list] = {mode: [] for mode in modes}
         peer_runs: dict[str, list] = {mode: [] for mode in peer_modes}
         for round_ in range(args.rounds):
+            if args.fresh and served:
+                # New processes on both sides: how fast a process decodes varies from one to the next (where its
+                # memory lies), and with one process per side for the whole run every pair shares that draw.
+                client.close()
+                if peer is not None:
+                    peer.close()
+                client, loaded = start_lokal()
+                peer = Peer(args.peer, peer_modes, target, args.threads) if args.peer else None
+            served = True
+            if round_ == 0 or args.fresh:
+                warm()
             for mode in modes:
                 params = ChatGenerateParams(f"bench-{name}-{mode}-{round_}", messages, max_tokens=args.tokens, temperature=0.0, speculation=mode)
                 result = client.chat(params, timeout=3600)
@@ -661,6 +686,7 @@ def main() -> int:
         "flash_attn": loaded.flash_attn,  # as the load chose it (llama-server's auto turns it on for the CPU)
         "tokens": args.tokens,
         "rounds": args.rounds,
+        "fresh_processes_per_round": args.fresh,
         "modes": modes,
         "seconds": round(time.perf_counter() - started, 1),
         "prompts": rows,
