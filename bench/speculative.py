@@ -22,10 +22,11 @@ own, interleaved with Lokal's modes; its decode rate is the server's own
 plain decoding, and Lokal's `auto` over the peer's best n-gram mode in tokens/s (and,
 where none of the peer's modes drafted, over the median of its runs: `auto_over_peer_plain_runs`).
 
-How fast a process decodes varies from one process to the next, by a few per cent (where its memory
-lies); with one runtime and one server per peer mode for the whole run, every round shares that draw, and
-the paired interval does not see it. --fresh starts every process anew for each round of each prompt, so
-that draw falls into the pairs' spread (and each round pays the starts and a prefill more).
+How fast a process decodes varies from one process to the next, by a few per cent (why is not known:
+README, the lockstep rows); with one runtime and one server per peer mode for the whole run, every round
+shares that draw, and the paired interval does not see it. --fresh starts every process anew for each
+round of each prompt, so that draw falls into the pairs' spread (each round then pays the starts and a
+warm-up more, and each `auto` reply is its runtime's first speculative reply, as after an app start).
 
 One run of a mode varies by about +-15 % on a shared 2-core machine (auto and
 both run the same algorithm when a draft model is loaded, and differed that much
@@ -555,8 +556,8 @@ def main() -> int:
         peer_runs: dict[str, list] = {mode: [] for mode in peer_modes}
         for round_ in range(args.rounds):
             if args.fresh and served:
-                # New processes on both sides: how fast a process decodes varies from one to the next (where its
-                # memory lies), and with one process per side for the whole run every pair shares that draw.
+                # New processes on both sides: how fast a process decodes varies from one to the next, and with
+                # one process per side for the whole run every pair shares that draw.
                 client.close()
                 if peer is not None:
                     peer.close()
