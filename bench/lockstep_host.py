@@ -175,10 +175,11 @@ def host_command(spec: str, args) -> list[str]:
 
 def host_env(spec: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES" and not k.startswith("OPENBLAS_")}
-    tunables = [TUNABLES[s] for s in sorted(split_host(spec)[1]) if s in TUNABLES]
+    suffixes = sorted(split_host(spec)[1])
+    tunables = [TUNABLES[s] for s in suffixes if s in TUNABLES]
     if tunables:
         env["GLIBC_TUNABLES"] = ":".join(tunables)
-    for suffix in split_host(spec)[1]:
+    for suffix in suffixes:
         env.update(ENVIRONMENT.get(suffix, {}))
     return env
 

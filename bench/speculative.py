@@ -535,7 +535,6 @@ def main() -> int:
 
     client, loaded = start_lokal()
     peer = Peer(args.peer, peer_modes, target, args.threads) if args.peer else None
-    served = False  # whether these processes have run a measured round yet
 
     started = time.perf_counter()
     rows = []
@@ -555,7 +554,7 @@ def main() -> int:
         traces: dict[str, list] = {mode: [] for mode in modes}
         peer_runs: dict[str, list] = {mode: [] for mode in peer_modes}
         for round_ in range(args.rounds):
-            if args.fresh and served:
+            if args.fresh and (rows or round_ > 0):  # the processes started so far have served a round
                 # New processes on both sides: how fast a process decodes varies from one to the next, and with
                 # one process per side for the whole run every pair shares that draw.
                 client.close()
@@ -563,7 +562,6 @@ def main() -> int:
                     peer.close()
                 client, loaded = start_lokal()
                 peer = Peer(args.peer, peer_modes, target, args.threads) if args.peer else None
-            served = True
             if round_ == 0 or args.fresh:
                 warm()
             for mode in modes:
