@@ -814,10 +814,13 @@ class Store:
                 (conv.id, position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model, parent_id, depth, m.reasoning, m.thinking_ms),
             )
             assert cur.lastrowid is not None
-            kept = attachments.stored(self._db, [a.id for a in m.attachments])
-            attachments.link(self._db, cur.lastrowid, [kept[a.id] for a in m.attachments if a.id in kept])
-            not_found.update(a.id for a in m.attachments if a.id not in kept)
-            attachments.save_citations(self._db, cur.lastrowid, m.citations)  # each carries its text: it needs no file
+            # Only messages that have them cost queries: an import may write a million messages, nearly all without.
+            if m.attachments:
+                kept = attachments.stored(self._db, [a.id for a in m.attachments])
+                attachments.link(self._db, cur.lastrowid, [kept[a.id] for a in m.attachments if a.id in kept])
+                not_found.update(a.id for a in m.attachments if a.id not in kept)
+            if m.citations:
+                attachments.save_citations(self._db, cur.lastrowid, m.citations)  # each carries its text: it needs no file
             ids.append(cur.lastrowid)
             depths.append(depth)
         if ids:
