@@ -9,7 +9,9 @@ Markdown, `reasoning` (and `thinking_ms`) beside `content` in JSON.
 A message's attachments and a reply's citations go too, as what they are, never the files' bytes: a line
 under the message naming the files (or the places cited) in Markdown; in JSON, `attachments` (name, kind,
 MIME type, size and sha256) and `citations` (document, place and the text the reply was given). Both are
-additions to version 1: a reader that does not know them (Lokal's import among them) reads the rest as before.
+additions to version 1: a reader that does not know them reads the rest as before.
+Lokal's import (app/importing/lokal.py) keeps the thinking and the citations, and attaches again the files
+this computer's Lokal keeps (by sha256); it cannot attach the others (no bytes are here), and says how many.
 """
 
 from __future__ import annotations

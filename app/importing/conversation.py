@@ -11,6 +11,7 @@ import json
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
+from app.storage.attachments import StoredAttachment, StoredCitation
 from app.storage.reply_record import ReplyRecord
 from app.storage.store import COMPLETE, NewConversation, TreeMessage
 
@@ -31,6 +32,10 @@ class ImportedMessage:
     model: str = ""
     state: str = COMPLETE
     record: ReplyRecord | None = None
+    reasoning: str = ""  # a reply's thinking (Lokal's export; the other formats' readers leave it empty)
+    thinking_ms: float = 0.0
+    attachments: list[StoredAttachment] = field(default_factory=list)  # as the file names them: no bytes
+    citations: list[StoredCitation] = field(default_factory=list)
 
 
 @dataclass
@@ -69,7 +74,8 @@ def to_new(conv: ImportedConversation) -> NewConversation:
         raise ImportRefused(f"{conv.where}: {len(conv.messages) - len(order)} messages form a cycle (no first message leads to them)")
     index = {m.key: i for i, m in enumerate(order)}
     messages = [
-        TreeMessage(m.role, m.content, index[m.parent] if m.parent is not None else None, m.created_at, m.state, m.model, m.record)
+        TreeMessage(m.role, m.content, index[m.parent] if m.parent is not None else None, m.created_at, m.state, m.model, m.record,
+                    m.reasoning, m.thinking_ms, list(m.attachments), list(m.citations))
         for m in order
     ]
     selected = index.get(conv.selected) if conv.selected is not None else None

@@ -90,6 +90,9 @@ class ImportCommand(QObject):
             added=len(summary.added), messages=summary.messages, format=name)
         if summary.skipped:
             text += " " + self.tr("{skipped} were imported before and were skipped.").format(skipped=summary.skipped)
+        if summary.attachments_not_found:
+            # An export names its files without their bytes (app/chat/export.py): only those kept here can be attached again.
+            text += " " + self.tr("%n attached file(s) were not found on this computer and are not attached.", "", summary.attachments_not_found)
         self._say(text)
         self.sig_finished.emit(summary)
 

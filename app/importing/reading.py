@@ -63,6 +63,14 @@ def check(value: Any, want: type[T] | tuple[type, ...], where: str) -> Any:
     return value
 
 
+def not_negative(obj: dict[str, Any], key: str, want: type[T] | tuple[type, ...], where: str) -> Any:
+    """obj[key], a number of type `want` that is 0 or more (a duration, a size, an index); 0 if it is missing."""
+    value = get(obj, key, want, where, default=0)
+    if value < 0:
+        raise ImportRefused(f"{where}.{key}: expected 0 or more, got {value}")
+    return value
+
+
 def timestamp(obj: dict[str, Any], key: str, where: str, default: float, *, millis: bool = False) -> float:
     """A time in seconds since 1970 (`millis`: the file counts milliseconds); `default` when missing."""
     value = get(obj, key, float, where, default=None)

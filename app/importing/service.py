@@ -35,6 +35,7 @@ class ImportSummary:
     added: list[Conversation] = field(default_factory=list)
     skipped: int = 0  # imported before
     messages: int = 0  # in the conversations added
+    attachments_not_found: int = 0  # files the added messages name that this computer does not keep: not attached
 
 
 def read_file(path: str | Path) -> tuple[str, list[ImportedConversation]]:
@@ -64,5 +65,6 @@ def import_file(store: Store, path: str | Path) -> ImportSummary:
 
 def write(store: Store, name: str, new: list[NewConversation]) -> ImportSummary:
     """Write what read_file gave (made ready by to_new), in one transaction; StoreUnavailable if the database refuses."""
-    added, skipped = store.add_conversations(new)
-    return ImportSummary(name, added, len(skipped), sum(len(n.messages) for n in new) - sum(len(n.messages) for n in skipped))
+    added, skipped, not_found = store.add_conversations(new)
+    messages = sum(len(n.messages) for n in new) - sum(len(n.messages) for n in skipped)
+    return ImportSummary(name, added, len(skipped), messages, len(not_found))

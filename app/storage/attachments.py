@@ -146,6 +146,16 @@ def attachments_of(db: sqlite3.Connection, message_ids: Sequence[int]) -> dict[i
     return out
 
 
+def stored(db: sqlite3.Connection, attachment_ids: Sequence[str]) -> dict[str, StoredAttachment]:
+    """The rows this database keeps of these attachments, by id (ids it has no row for are left out)."""
+    rows = db.execute(
+        "SELECT a.id, a.kind, a.name, a.mime, a.bytes, a.tokens, a.pages, a.fits_whole, a.searchable, a.note, a.thumbnail "
+        "FROM attachments a WHERE a.id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(attachment_ids)),),
+    ).fetchall()
+    return {row[0]: _attachment(row) for row in rows}
+
+
 def citations_of(db: sqlite3.Connection, message_ids: Sequence[int]) -> dict[int, list[StoredCitation]]:
     out: dict[int, list[StoredCitation]] = {}
     rows = db.execute(

@@ -350,6 +350,11 @@ class TreeMessage:
     state: str = COMPLETE
     model: str = ""
     record: ReplyRecord | None = None
+    reasoning: str = ""
+    thinking_ms: float = 0.0
+    # The files it was sent with, as an export names them (no bytes): linked only if this database keeps them (_write_tree).
+    attachments: list[StoredAttachment] = field(default_factory=list)
+    citations: list[StoredCitation] = field(default_factory=list)
 
 
 @dataclass
@@ -768,11 +773,13 @@ class Store:
 
     # ---- imports ---------------------------------------------------------------
     @_guarded
-    def add_conversations(self, items: list[NewConversation]) -> tuple[list[Conversation], list[NewConversation]]:
+    def add_conversations(self, items: list[NewConversation]) -> tuple[list[Conversation], list[NewConversation], set[str]]:
         """Write whole conversations in one transaction: all of them or, if anything fails, none. One whose key
-        an earlier import wrote (and that conversation is still here) is skipped. Returns (added, skipped)."""
+        an earlier import wrote (and that conversation is still here) is skipped. Returns (added, skipped, and
+        the ids of the attachments they name that this database does not keep: those are not attached)."""
         added: list[Conversation] = []
         skipped: list[NewConversation] = []
+        not_found: set[str] = set()
         with self._transaction():
             for item in items:
                 (earlier,) = self._db.execute(
@@ -781,10 +788,15 @@ class Store:
                 if earlier:
                     skipped.append(item)
                     continue
-                added.append(self._write_tree(item))
-        return added, skipped
+                added.append(self._write_tree(item, not_found))
+        return added, skipped, not_found
 
-    def _write_tree(self, item: NewConversation) -> Conversation:
+    def _write_tree(self, item: NewConversation, not_found: set[str]) -> Conversation:
+        """Write the conversation; adds to `not_found` the attachments it names that this database does not keep.
+
+        An attachment is linked only as this database keeps it (its row, with its size in tokens and thumbnail:
+        an export has neither). One it does not keep is left out: its bytes are in no runtime store here, and a
+        message that names it would make every later reply in the conversation fail ("not stored here")."""
         conv = Conversation(uuid.uuid4().hex, item.title, item.created_at, item.updated_at, item.system_prompt, dict(item.settings))
         self._db.execute(
             "INSERT INTO conversations (id, title, created_at, updated_at, system_prompt, settings) VALUES (?, ?, ?, ?, ?, ?)",
@@ -797,11 +809,18 @@ class Store:
                 raise ValueError(f"message {position}'s parent {m.parent} is not an earlier message")
             parent_id, depth = (ids[m.parent], depths[m.parent] + 1) if m.parent is not None else (None, 0)
             cur = self._db.execute(
-                "INSERT INTO messages (conversation_id, position, role, content, state, stats, created_at, model, parent_id, depth) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (conv.id, position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model, parent_id, depth),
+                "INSERT INTO messages (conversation_id, position, role, content, state, stats, created_at, model, parent_id, depth, reasoning, thinking_ms) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (conv.id, position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model, parent_id, depth, m.reasoning, m.thinking_ms),
             )
             assert cur.lastrowid is not None
+            # Only messages that have them cost queries: an import may write a million messages, nearly all without.
+            if m.attachments:
+                kept = attachments.stored(self._db, [a.id for a in m.attachments])
+                attachments.link(self._db, cur.lastrowid, [kept[a.id] for a in m.attachments if a.id in kept])
+                not_found.update(a.id for a in m.attachments if a.id not in kept)
+            if m.citations:
+                attachments.save_citations(self._db, cur.lastrowid, m.citations)  # each carries its text: it needs no file
             ids.append(cur.lastrowid)
             depths.append(depth)
         if ids:

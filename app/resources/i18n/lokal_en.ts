@@ -56,6 +56,16 @@
     </message>
 </context>
 <context>
+    <name>ImportCommand</name>
+    <message numerus="yes">
+        <source>%n attached file(s) were not found on this computer and are not attached.</source>
+        <translation>
+            <numerusform>%n attached file was not found on this computer and is not attached.</numerusform>
+            <numerusform>%n attached files were not found on this computer and are not attached.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>KvCacheDialog</name>
     <message numerus="yes">
         <source>Delete the saved caches of %Ln conversation(s), {size}?</source>

@@ -1170,6 +1170,12 @@ terakhir aktif {time}</translation>
         <source>{skipped} were imported before and were skipped.</source>
         <translation>{skipped} sudah pernah diimpor dan dilewati.</translation>
     </message>
+    <message numerus="yes">
+        <source>%n attached file(s) were not found on this computer and are not attached.</source>
+        <translation>
+            <numerusform>%n berkas lampiran tidak ditemukan di komputer ini dan tidak dilampirkan.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>InlineEditor</name>

@@ -101,10 +101,62 @@ def test_lokal_json_export_round_trips_the_whole_tree(store, tmp_path):
     (back,) = store.conversations()
     assert back.system_prompt == "Be brief." and back.settings == {"temperature": 0.3}
     assert [m.content for m in store.messages(back.id)] == ["q", "a1b"]
+    assert store.messages(back.id)[0].attachments == [pdf] and summary.attachments_not_found == 0  # the Documents list kept its row
     old = next(m for m in store.all_messages(back.id) if m.content == "a1")
     assert old.state == st.STOPPED and old.id != a1.id
     store.select_branch(old.id)
     assert [m.content for m in store.messages(back.id)] == ["q", "a1", "q2"]
+
+
+def exported_conversation(store, tmp_path):
+    """A conversation with a thinking reply, a question with a document attached and a reply citing it, exported."""
+    conv = store.create_conversation("Report")
+    pdf = StoredAttachment("b" * 64, "document", "report.pdf", "application/pdf", 5_000, tokens=900, pages=2, fits_whole=True)
+    store.add_message(conv.id, "user", "What does it say?", attached=[pdf])
+    reply = store.add_message(conv.id, "assistant", "Sales rose.")
+    store.update_message(reply.id, reasoning="Page 1 has the table.", thinking_ms=1_250.0)
+    store.save_citations(reply.id, [StoredCitation(pdf.id, pdf.name, 3, "page 1", "Sales rose 4%.")])
+    path = tmp_path / "report.json"
+    export.save(path, export.to_json(store.conversation(conv.id), store.messages(conv.id)))
+    return path, pdf
+
+
+def test_lokal_json_export_round_trips_thinking_attachments_and_citations(tmp_path):
+    source = Store(tmp_path / "source.sqlite3")
+    path, pdf = exported_conversation(source, tmp_path)
+    source.close()
+    fresh = Store(tmp_path / "fresh.sqlite3")
+    try:
+        fresh.remember_attachment(pdf)  # the document is in this Lokal's Documents list: the same computer
+        summary = import_file(fresh, path)
+        assert summary.messages == 2 and summary.attachments_not_found == 0
+        (conv,) = fresh.conversations()
+        question, reply = fresh.messages(conv.id)
+        assert (reply.reasoning, reply.thinking_ms) == ("Page 1 has the table.", 1_250.0)
+        assert (question.reasoning, question.thinking_ms) == ("", 0.0)
+        assert question.attachments == [pdf]  # this store's row: its size in tokens too, which the export does not carry
+        assert reply.citations == [StoredCitation(pdf.id, "report.pdf", 3, "page 1", "Sales rose 4%.")]
+    finally:
+        fresh.close()
+
+
+def test_an_attachment_this_computer_does_not_keep_is_left_out_and_counted(store, tmp_path):
+    source = Store(tmp_path / "source.sqlite3")
+    path, pdf = exported_conversation(source, tmp_path)
+    source.close()
+    data = json.loads(path.read_text(encoding="utf-8"))
+    known = StoredAttachment("c" * 64, "image", "cat.png", "image/png", 300, thumbnail=b"thumb")
+    store.remember_attachment(known)
+    data["messages"][0]["attachments"].append({"name": "cat.png", "kind": "image", "mime": "image/png", "size": 300, "sha256": known.id})
+    path.write_text(json.dumps(data), encoding="utf-8")
+    summary = import_file(store, path)
+    # The PDF's bytes are not on this computer: linked, it would make every later reply here fail ("not stored here").
+    assert summary.messages == 2 and summary.attachments_not_found == 1
+    (conv,) = store.conversations()
+    question, reply = store.messages(conv.id)
+    assert question.content == "What does it say?" and question.attachments == [known]
+    assert [a.id for a in store.documents()] == [] and store.image_bytes(pdf.id) is None  # no row for the missing file
+    assert reply.reasoning == "Page 1 has the table." and reply.citations[0].text == "Sales rose 4%."  # a citation carries its text
 
 
 def test_a_version_1_lokal_export_without_ids_is_one_path(store, tmp_path):
@@ -148,6 +200,27 @@ def test_a_field_of_the_wrong_type_names_where_it_is_and_nothing_of_the_file_is_
     path = tmp_path / "conversations.json"
     path.write_text(json.dumps(data))
     refused(store, path, r"\[1\]\.mapping\.a\.message\.content\.parts: expected a list, got text")
+
+
+@pytest.mark.parametrize("field, value, says", [
+    ("reasoning", 7, r"\.reasoning: expected text, got a number"),
+    ("thinking_ms", -1, r"\.thinking_ms: expected 0 or more, got -1"),
+    ("thinking_ms", "long", r"\.thinking_ms: expected a number, got text"),
+    ("attachments", ["report.pdf"], r"\.attachments\[0\]: expected an object, got text"),
+    ("attachments", [{"name": "report.pdf", "kind": "document", "size": 5}], r"\.attachments\[0\]\.sha256: expected text, got null"),
+    ("attachments", [{"name": "a", "kind": "video", "sha256": "d" * 64}], r"\.attachments\[0\]\.kind: 'video' is not one of document, image"),
+    ("attachments", [{"name": "a", "kind": "image", "sha256": "d" * 64, "size": -5}], r"\.attachments\[0\]\.size: expected 0 or more"),
+    ("citations", [{"name": "report.pdf", "where": "page 1", "chunk": "one", "text": "t", "sha256": "d" * 64}],
+     r"\.citations\[0\]\.chunk: expected a number, got text"),
+    ("citations", [{"name": "report.pdf", "where": "page 1", "chunk": 0, "sha256": "d" * 64}], r"\.citations\[0\]\.text: expected text, got null"),
+])
+def test_a_bad_thinking_attachment_or_citation_field_names_where_it_is_and_nothing_is_imported(store, tmp_path, field, value, says):
+    path, _ = exported_conversation(store, tmp_path)
+    store.delete_conversation(store.conversations()[0].id)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["messages"][1][field] = value
+    path.write_text(json.dumps(data), encoding="utf-8")
+    refused(store, path, r"^the file\.messages\[1\]" + says)
 
 
 def test_a_cycle_of_parents_is_refused(store, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from app.ui.menus import MenuId
@@ -35,5 +36,27 @@ def test_import_from_the_file_menu_shows_a_summary_and_opens_the_first_conversat
         qt_wait_until(lambda: len(finished) == 3, 30, "the bad import finishing")
         assert command.last_message == "Nothing was imported: [0].mapping.a.message.author.role: expected text, got a number"
         assert window.chat.conversations.rowCount() == 1
+    finally:
+        window.shutdown()
+
+
+def test_the_summary_says_how_many_attached_files_were_not_found_on_this_computer(qtbot, store_path, starter_model, tmp_path):
+    export = tmp_path / "export.json"
+    pdf = {"name": "report.pdf", "kind": "document", "mime": "application/pdf", "size": 5_000}
+    export.write_text(json.dumps({"format": "lokal.conversation/1", "title": "Report", "messages": [
+        {"role": "user", "content": "Compare them.", "attachments": [dict(pdf, sha256="a" * 64), dict(pdf, name="old.pdf", sha256="b" * 64)]},
+        {"role": "assistant", "content": "The new one is shorter.", "reasoning": "Both have tables.", "thinking_ms": 900},
+    ]}))
+    window = open_window(qtbot, store_path, starter_model, load=False)
+    try:
+        command = window.features["importing"]
+        finished: list[object] = []
+        command.sig_finished.connect(finished.append)
+        assert command.import_path(export)
+        qt_wait_until(lambda: finished, 30, "the import finishing")
+        assert command.last_message == (
+            "Imported 1 conversations (2 messages) from Lokal. 2 attached files were not found on this computer and are not attached.")
+        question, reply = window.chat.messages.messages
+        assert question.attachments == [] and reply.reasoning == "Both have tables."
     finally:
         window.shutdown()
