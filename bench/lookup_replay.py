@@ -296,6 +296,32 @@ def summary(result: dict, tokens: int, curve: Curve) -> dict:
     }
 
 
+def drafting_constant(setting: str) -> tuple[object, str, float]:
+    """`MODULE.NAME=VALUE` as (runtime.speculative's module, the name, the value as a number); ValueError says what is wrong.
+
+    Only numbers the module already defines at its top level (MATCH_FACTOR, PRIOR_TOKENS, DECAY, ...): the drafting
+    reads them when it runs, so setting one before the replay replays the change."""
+    import importlib
+
+    target, sep, text = setting.partition("=")
+    module_name, dot, name = target.rpartition(".")
+    if not sep or not dot:
+        raise ValueError(f"{setting!r} is not MODULE.NAME=VALUE")
+    try:
+        module = importlib.import_module(f"runtime.speculative.{module_name}")
+    except ImportError:
+        raise ValueError(f"runtime.speculative has no module {module_name!r}") from None
+    current = getattr(module, name, None)
+    if not name.isupper() or isinstance(current, bool) or not isinstance(current, (int, float)):
+        raise ValueError(f"{module_name}.{name} is not a number the module defines")
+    try:
+        value = type(current)(text)
+    except ValueError:
+        kind = "a whole number" if isinstance(current, int) else "a number"
+        raise ValueError(f"{text!r} is not {kind}, as {module_name}.{name} is") from None
+    return module, name, value
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -314,8 +340,18 @@ def main() -> int:
         "--as-run", type=Path, metavar="RUN.json",
         help="with --costs TRACE.jsonl of the same bench/speculative.py run: each prompt starts from the prices the runtime had then",
     )
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="MODULE.NAME=VALUE",
+        help="replay with one of the drafting's numbers changed (adaptive.MATCH_FACTOR=3, copy_runs.PRIOR_TOKENS=2, ...): what the change would do, in the model, before a live run",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    try:
+        for setting in args.set:
+            module, name, value = drafting_constant(setting)
+            setattr(module, name, value)
+    except ValueError as exc:
+        parser.error(f"--set: {exc}")
     if args.as_run is not None and args.costs.suffix != ".jsonl":
         parser.error("--as-run needs --costs to be that run's trace (.jsonl)")
     if args.as_run is not None and args.warm:
@@ -332,6 +368,8 @@ def main() -> int:
     ends = set(recorded["ends"])
     as_run = prices_as_run(args.costs, args.as_run) if args.as_run is not None else None
     report: dict = {"costs": str(args.costs), "threads": curve_source["threads"], "warm": args.warm, "model": recorded["model"], "prompts": []}
+    if args.set:
+        report["set"] = args.set
     if as_run is not None:
         report["as_run"] = str(args.as_run)
     if from_trace:
