@@ -4,10 +4,18 @@ message has `id`, `parentId`, `childrenIds`, `role`, `content` (text), `timestam
 reply, `model`; `chat.history.currentId` is the leaf shown. From open-webui/open-webui:
 src/lib/components/chat/Settings/Chats.svelte (exportChats writes getAllChats' rows) and the message tree
 its chat view walks (src/lib/components/chat/Messages.svelte).
+
+A reply's thinking is inside its `content`, above the answer, as Open WebUI folds it: a block
+`<details type="reasoning" done="true" duration="12">`, its `<summary>`, then the thinking with each line
+quoted ("> "), HTML-escaped after quoting in newer versions (backend/open_webui/utils/middleware.py,
+serialize_content_blocks). The import takes it apart, so it shows folded as "Thought for 12 s" above the
+answer (as a reply thought in Lokal), not as raw HTML in it, and never goes back to the model as the answer.
 """
 
 from __future__ import annotations
 
+import html
+import re
 import time
 from typing import Any
 
@@ -39,9 +47,33 @@ def _conversation(row: dict[str, Any], where: str) -> ImportedConversation:
         role = get(m, "role", str, mw)
         if role not in ("user", "assistant", "system"):
             raise ImportRefused(f"{mw}.role: {role!r} is not user, assistant or system")
-        content = get(m, "content", str, mw, default="")
+        content, reasoning, thinking_ms = split_thinking(get(m, "content", str, mw, default="")) if role == "assistant" else (get(m, "content", str, mw, default=""), "", 0.0)
         conv.messages.append(ImportedMessage(
             key, get(m, "parentId", str, mw, default=None), role, content, timestamp(m, "timestamp", mw, created), get(m, "model", str, mw, default=""),
+            reasoning=reasoning, thinking_ms=thinking_ms,
         ))
     conv.selected = get(history, "currentId", str, hw, default=None)
     return conv
+
+
+_THINKING = re.compile(r'\s*<details type="reasoning"(?P<attributes>[^>]*)>\s*(?:<summary>.*?</summary>)?\n?(?P<quoted>.*?)\n?</details>\s*', re.DOTALL)
+_DURATION = re.compile(r'\bduration="(?P<seconds>\d+(?:\.\d+)?)"')
+
+
+def split_thinking(content: str) -> tuple[str, str, float]:
+    """(the answer, the thinking, milliseconds thought) of a reply's content: the reasoning blocks it opens with
+    taken out of it, unquoted (several, as a reply that thought again after a tool call: one after another)."""
+    thoughts: list[str] = []
+    seconds = 0.0
+    at = 0
+    while block := _THINKING.match(content, at):
+        quoted = block["quoted"]
+        if all(line.startswith("&gt;") for line in quoted.splitlines() if line):
+            quoted = html.unescape(quoted)  # escaped after quoting: every line's "> " became "&gt; "
+        thoughts.append("\n".join(line[2:] if line.startswith("> ") else line.removeprefix(">") for line in quoted.splitlines()))
+        duration = _DURATION.search(block["attributes"])
+        seconds += float(duration["seconds"]) if duration else 0.0
+        at = block.end()
+    if not thoughts:
+        return content, "", 0.0
+    return content[at:], "\n\n".join(thoughts), seconds * 1000

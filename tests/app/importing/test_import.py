@@ -223,6 +223,31 @@ def test_a_bad_thinking_attachment_or_citation_field_names_where_it_is_and_nothi
     refused(store, path, r"^the file\.messages\[1\]" + says)
 
 
+def test_open_webui_replies_that_thought_import_their_thinking_apart_from_the_answer(store, tmp_path):
+    # Open WebUI folds a reply's thinking into its content (openwebui.py says how); newer versions escape it after quoting.
+    data = json.loads((DATA / "openwebui-chat-export.json").read_text())
+    messages = data[0]["chat"]["history"]["messages"]
+    messages["m-bot-1"]["content"] = (
+        '<details type="reasoning" done="true" duration="13">\n<summary>Thought for 13 seconds</summary>\n'
+        "&gt; A starter needs food &amp; warmth.\n&gt; \n&gt; Say &lt;once&gt; a day.\n</details>\nOnce a day at room temperature."
+    )
+    messages["m-bot-3"]["content"] = (
+        '\n<details type="reasoning" done="true" duration="2">\n<summary>Thought for 2 seconds</summary>\n> By weight, equal parts.\n</details>\n'
+        '<details type="reasoning" done="true" duration="1">\n<summary>Thought for 1 seconds</summary>\n> Yes: 1:1:1 & no more.\n</details>\n'
+        "1:1:1 starter, flour and water by weight."
+    )
+    messages["m-user-2"]["content"] = '<details type="reasoning">a user\'s own text is left as written</details>'
+    path = tmp_path / "chat-export.json"
+    path.write_text(json.dumps(data))
+    import_file(store, path)
+    with sqlite3.connect(str(store.path)) as db:  # every branch's messages, the one shown and the other
+        stored = {content: (reasoning, thinking_ms) for content, reasoning, thinking_ms in db.execute("SELECT content, reasoning, thinking_ms FROM messages")}
+    assert stored["Once a day at room temperature."] == ("A starter needs food & warmth.\n\nSay <once> a day.", 13_000.0)
+    assert stored["1:1:1 starter, flour and water by weight."] == ("By weight, equal parts.\n\nYes: 1:1:1 & no more.", 3_000.0)
+    assert stored['<details type="reasoning">a user\'s own text is left as written</details>'] == ("", 0.0)
+    assert stored["Daily if it lives on the counter; weekly in the fridge."] == ("", 0.0)
+
+
 def test_a_cycle_of_parents_is_refused(store, tmp_path):
     data = json.loads((DATA / "openwebui-chat-export.json").read_text())
     messages = data[0]["chat"]["history"]["messages"]
