@@ -223,6 +223,36 @@ def test_a_bad_thinking_attachment_or_citation_field_names_where_it_is_and_nothi
     refused(store, path, r"^the file\.messages\[1\]" + says)
 
 
+def test_chatgpt_thoughts_and_their_recap_become_the_thinking_of_the_reply_after_them(store, tmp_path):
+    # A reasoning model's export: the user's message, then "thoughts" and "reasoning_recap" nodes, then the reply.
+    data = json.loads((DATA / "chatgpt-conversations.json").read_text())
+    tea, haiku = data
+
+    def node(parent, children, content):
+        return {"parent": parent, "children": children, "message": {"author": {"role": "assistant"}, "create_time": 1.0, "content": content}}
+
+    haiku["mapping"]["q"]["children"] = ["th"]
+    haiku["mapping"]["th"] = node("q", ["rc"], {"content_type": "thoughts", "source_analysis_msg_id": "x", "thoughts": [
+        {"summary": "Picking an image", "content": "Rain on a roof, and a kettle.", "chunks": [], "finished": True},
+        {"summary": [{"type": "summary", "text": "a shape this reader does not know"}], "content": ""},
+    ]})
+    haiku["mapping"]["rc"] = node("th", ["a"], {"content_type": "reasoning_recap", "content": "Thought for 1m 5s"})
+    haiku["mapping"]["a"]["parent"] = "rc"
+    tea["mapping"]["u1b"]["children"] = ["th2"]  # thinking, then a tool call, then the reply
+    tea["mapping"]["th2"] = node("u1b", ["t1"], {"content_type": "thoughts", "thoughts": [{"summary": "Reading the photo", "content": "A teapot."}]})
+    tea["mapping"]["t1"]["parent"] = "th2"
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(data))
+    import_file(store, path)
+    with sqlite3.connect(str(store.path)) as db:
+        stored = {content: (reasoning, thinking_ms) for content, reasoning, thinking_ms in db.execute("SELECT content, reasoning, thinking_ms FROM messages")}
+    poem = next(content for content in stored if content.startswith("Soft rain"))
+    assert stored[poem] == ("**Picking an image**\n\nRain on a roof, and a kettle.", 65_000.0)
+    assert stored["About 80 °C, for two to three minutes."] == ("**Reading the photo**\n\nA teapot.", 0.0)
+    assert stored["About 80 °C: boiling water makes it bitter."] == ("", 0.0)
+    assert len(stored) == 6, "a thinking node became a message of its own"  # the four of the tea, the two of the haiku
+
+
 def test_open_webui_replies_that_thought_import_their_thinking_apart_from_the_answer(store, tmp_path):
     # Open WebUI folds a reply's thinking into its content (openwebui.py says how); newer versions escape it after quoting.
     data = json.loads((DATA / "openwebui-chat-export.json").read_text())
