@@ -51,10 +51,10 @@ def _conversation(c: dict[str, Any], where: str) -> ImportedConversation:
         mw = f"{nw}.message"
         role = get(get(message, "author", dict, mw), "role", str, f"{mw}.author")
         content = get(message, "content", dict, mw)
-        text = _text(content, f"{mw}.content")
         if role == "assistant" and content.get("content_type") in THINKING_TYPES:
             thinking[node_id] = _thinking(content)
             continue
+        text = _text(content, f"{mw}.content")
         metadata = get(message, "metadata", dict, mw, default={})
         if not text.strip() or metadata.get("is_visually_hidden_from_conversation") is True:
             continue

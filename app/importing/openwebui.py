@@ -47,7 +47,8 @@ def _conversation(row: dict[str, Any], where: str) -> ImportedConversation:
         role = get(m, "role", str, mw)
         if role not in ("user", "assistant", "system"):
             raise ImportRefused(f"{mw}.role: {role!r} is not user, assistant or system")
-        content, reasoning, thinking_ms = split_thinking(get(m, "content", str, mw, default="")) if role == "assistant" else (get(m, "content", str, mw, default=""), "", 0.0)
+        content = get(m, "content", str, mw, default="")
+        content, reasoning, thinking_ms = split_thinking(content) if role == "assistant" else (content, "", 0.0)
         conv.messages.append(ImportedMessage(
             key, get(m, "parentId", str, mw, default=None), role, content, timestamp(m, "timestamp", mw, created), get(m, "model", str, mw, default=""),
             reasoning=reasoning, thinking_ms=thinking_ms,

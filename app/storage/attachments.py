@@ -94,6 +94,10 @@ class StoredCitation:
     text: str
 
 
+# What _attachment reads, the last columns of a row: every query of attachments selects them so.
+_COLUMNS = "a.id, a.kind, a.name, a.mime, a.bytes, a.tokens, a.pages, a.fits_whole, a.searchable, a.note, a.thumbnail"
+
+
 def _attachment(row: sqlite3.Row | tuple) -> StoredAttachment:
     id_, kind, name, mime, size, tokens, pages, fits_whole, searchable, note, thumbnail = row[-11:]
     return StoredAttachment(id_, kind, name, mime, size, tokens, pages, bool(fits_whole), bool(searchable), note, bytes(thumbnail or b""))
@@ -136,7 +140,7 @@ def attachments_of(db: sqlite3.Connection, message_ids: Sequence[int]) -> dict[i
     """Each message's attachments, in the order they were attached (messages without any are left out)."""
     out: dict[int, list[StoredAttachment]] = {}
     rows = db.execute(
-        "SELECT ma.message_id, a.id, a.kind, a.name, a.mime, a.bytes, a.tokens, a.pages, a.fits_whole, a.searchable, a.note, a.thumbnail "
+        f"SELECT ma.message_id, {_COLUMNS} "  # nosec B608: the query's text is this module's constants; every value is bound
         "FROM message_attachments ma JOIN attachments a ON a.id = ma.attachment_id "
         "WHERE ma.message_id IN (SELECT value FROM json_each(?)) ORDER BY ma.message_id, ma.ord",
         (json.dumps(list(message_ids)),),
@@ -149,7 +153,7 @@ def attachments_of(db: sqlite3.Connection, message_ids: Sequence[int]) -> dict[i
 def stored(db: sqlite3.Connection, attachment_ids: Sequence[str]) -> dict[str, StoredAttachment]:
     """The rows this database keeps of these attachments, by id (ids it has no row for are left out)."""
     rows = db.execute(
-        "SELECT a.id, a.kind, a.name, a.mime, a.bytes, a.tokens, a.pages, a.fits_whole, a.searchable, a.note, a.thumbnail "
+        f"SELECT {_COLUMNS} "  # nosec B608: the query's text is this module's constants; every value is bound
         "FROM attachments a WHERE a.id IN (SELECT value FROM json_each(?))",
         (json.dumps(list(attachment_ids)),),
     ).fetchall()
@@ -171,7 +175,7 @@ def citations_of(db: sqlite3.Connection, message_ids: Sequence[int]) -> dict[int
 def documents(db: sqlite3.Connection) -> list[StoredAttachment]:
     """Every document attached so far, the most recently used first: the Documents list."""
     rows = db.execute(
-        "SELECT a.id, a.kind, a.name, a.mime, a.bytes, a.tokens, a.pages, a.fits_whole, a.searchable, a.note, a.thumbnail "
+        f"SELECT {_COLUMNS} "  # nosec B608: the query's text is this module's constants; every value is bound
         "FROM attachments a WHERE a.kind = 'document' ORDER BY a.used_at DESC"
     ).fetchall()
     return [_attachment(row) for row in rows]
