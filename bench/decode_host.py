@@ -42,9 +42,10 @@ SIDES = ("peer", "peer-on-wheel", "ctypes", "runtime")
 PYTHON_SIDES = ("ctypes", "runtime")
 
 
-def bench_context(L, model: str, threads: int, n_ctx: int):
+def bench_context(L, model: str, threads: int, n_ctx: int, seats: int = 0):
     """A CPU context as llama-bench makes one, through the bindings module `L` (the caller chooses what it imports):
-    (the context, the vocabulary's size)."""
+    (the context, the vocabulary's size). With `seats`, shaped as the runtime's LlamaModel shapes one for that many
+    sequences of 4096 tokens: one unified cache of seats x 4096 cells, a scratch sequence more, n_batch = n_ubatch = 512."""
     L.llama_backend_init()
     params = L.llama_model_default_params()
     params.n_gpu_layers = 0
@@ -52,6 +53,9 @@ def bench_context(L, model: str, threads: int, n_ctx: int):
     cparams = L.llama_context_default_params()
     cparams.n_ctx = n_ctx
     cparams.n_batch, cparams.n_ubatch = 2048, 512
+    if seats:
+        cparams.n_ctx, cparams.n_seq_max, cparams.kv_unified = 4096 * seats, seats + 1, True
+        cparams.n_batch = cparams.n_ubatch = 512
     cparams.n_threads = cparams.n_threads_batch = threads
     return L.llama_init_from_model(loaded, cparams), L.llama_vocab_n_tokens(L.llama_model_get_vocab(loaded))
 

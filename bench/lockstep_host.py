@@ -32,7 +32,10 @@ of its own rather than the main one (glibc gives such a thread a malloc arena of
 `+arena1` starts it with `glibc.malloc.arena_max=1` (a thread's allocations come from the main malloc arena,
 as the main thread's do); `+blas1` starts it with OPENBLAS_NUM_THREADS=1 (numpy's OpenBLAS starts no worker thread of its own);
 `+haswell` with OPENBLAS_CORETYPE=Haswell (OpenBLAS's AVX2 kernels, not the AVX-512 ones it picks on this
-CPU, run numpy's import-time sanity check, a float32 dot).
+CPU, run numpy's import-time sanity check, a float32 dot); `+seats` (Python hosts) makes its context as the
+runtime loads one by default (4 sequences of 4096 in one unified cache of 16,384 cells, a scratch sequence
+more, n_batch = n_ubatch = 512) where the others make it as llama-bench does (one sequence, as many cells as
+the run needs).
 
 c-peer against c-wheel tells a difference of build; c-wheel against python one of host process.
 
@@ -67,12 +70,13 @@ STDLIB = (
     "logging.handlers", "argparse", "inspect", "typing", "dataclasses", "concurrent.futures", "multiprocessing", "urllib.request", "pydoc",
     "difflib", "csv", "pickle", "statistics", "fractions",
 )
-SUFFIXES = ("+thp", "+collapse", "+mmap", "+arena1", "+thread", "+split", "+blas1", "+haswell")
-PYTHON_ONLY = ("+collapse", "+thread", "+split")
+SUFFIXES = ("+thp", "+collapse", "+mmap", "+arena1", "+thread", "+split", "+blas1", "+haswell", "+seats")
+PYTHON_ONLY = ("+collapse", "+thread", "+split", "+seats")
 # Read by the dynamic loader at the process's start: the environment.
 TUNABLES = {"+thp": "glibc.malloc.hugetlb=1", "+mmap": "glibc.malloc.mmap_threshold=4096", "+arena1": "glibc.malloc.arena_max=1"}
 ENVIRONMENT = {"+blas1": {"OPENBLAS_NUM_THREADS": "1"}, "+haswell": {"OPENBLAS_CORETYPE": "Haswell"}}
 WARM_UP = 8  # steps left out of each process's median
+RUNTIME_SEATS = 4  # the sequences a load holds by default (runtime.protocol's ModelLoadParams.n_seq; not imported: hosts import only what they compare)
 
 
 def split_host(spec: str) -> tuple[str, set[str]]:
@@ -124,7 +128,7 @@ def python_host(spec: str, model: str, threads: int, depth: int, steps: int) -> 
         assert "numpy" not in sys.modules or host == "python-bindings-numpy"  # mapping numpy's library imports no numpy
     else:
         import llama_cpp as L  # type: ignore[no-redef]
-    load = lambda: bench_context(L, model, threads, depth + steps + 16)  # noqa: E731
+    load = lambda: bench_context(L, model, threads, depth + steps + 16, seats=RUNTIME_SEATS if "+seats" in suffixes else 0)  # noqa: E731
     # +split, the runtime's arrangement: a job's thread loads, the engine thread (this one) decodes.
     ctx, n_vocab = in_own_thread(load, "job") if "+split" in suffixes else load()
     context = (L.llama_token * depth)(*[random.randrange(n_vocab) for _ in range(depth)])
