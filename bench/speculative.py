@@ -27,6 +27,8 @@ README, the lockstep rows); with one runtime and one server per peer mode for th
 shares that draw, and the paired interval does not see it. --fresh starts every process anew for each
 round of each prompt, so that draw falls into the pairs' spread (each round then pays the starts and a
 warm-up more, and each `auto` reply is its runtime's first speculative reply, as after an app start).
+The runtime keeps its saved KV states in a folder of the run's own (LOKAL_CACHE_DIR, removed at the end,
+unless the shell sets one), so no earlier run's states are restored into this one.
 
 One run of a mode varies by about +-15 % on a shared 2-core machine (auto and
 both run the same algorithm when a draft model is loaded, and differed that much
@@ -38,10 +40,13 @@ Prints one JSON object (and writes the PNG bar chart when matplotlib is installe
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -519,6 +524,12 @@ def main() -> int:
     target = args.target or str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=log))
     draft = args.draft or str(wheels.ensure(wheels.QWEN_CODER_0_5B, log=log))
     env = {**os.environ, "LOKAL_AUTO_SPECULATION": "on"}  # auto as it runs by default, whatever this shell sets
+    if "LOKAL_CACHE_DIR" not in os.environ:
+        # A KV store of the run's own: the prompts' states saved by an earlier run (another tree's, in an A/B of two)
+        # are not restored into this one, and the user's store keeps none of the benchmark's. The run's fresh
+        # runtimes (--fresh) share it, as an app restarted on one computer does.
+        env["LOKAL_CACHE_DIR"] = tempfile.mkdtemp(prefix="lokal-bench-speculative-")
+        atexit.register(shutil.rmtree, env["LOKAL_CACHE_DIR"], True)
     if args.k_max:
         env["LOKAL_SPECULATIVE_K_MAX"] = str(args.k_max)
     trace = PassTraceReader(args.trace) if args.trace else None
