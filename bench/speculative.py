@@ -336,6 +336,212 @@ class Limits:
         return len(idle)
 '''
 
+# Unseen: written 2026-12-06 and kept apart (their own kind, `unseen-edit`), to check that the drafting's rules and
+# priors, fitted over many sessions on the ten code edits above (copy_runs.py's priors among them), hold on edits
+# they were not fitted on. Measure on them; do not tune on them. Once they have been tuned on, write new ones.
+SESSIONS = '''import time
+import uuid
+
+
+class SessionStore:
+    def __init__(self, lifetime):
+        self.lifetime = lifetime
+        self.sessions = {}
+
+    def create(self, user_id):
+        token = uuid.uuid4().hex
+        self.sessions[token] = {"user_id": user_id, "created": time.time(), "seen": time.time()}
+        return token
+
+    def get(self, token):
+        session = self.sessions.get(token)
+        if session is None:
+            return None
+        if time.time() - session["seen"] > self.lifetime:
+            del self.sessions[token]
+            return None
+        session["seen"] = time.time()
+        return session
+
+    def end(self, token):
+        return self.sessions.pop(token, None) is not None
+
+    def end_all_for(self, user_id):
+        tokens = [t for t, s in self.sessions.items() if s["user_id"] == user_id]
+        for token in tokens:
+            del self.sessions[token]
+        return len(tokens)
+
+    def sweep(self):
+        now = time.time()
+        expired = [t for t, s in self.sessions.items() if now - s["seen"] > self.lifetime]
+        for token in expired:
+            del self.sessions[token]
+        return len(expired)
+'''
+
+GRADES = '''def average(scores):
+    if not scores:
+        return 0.0
+    return sum(scores) / len(scores)
+
+
+def letter(score):
+    if score >= 90:
+        return "A"
+    if score >= 80:
+        return "B"
+    if score >= 70:
+        return "C"
+    if score >= 60:
+        return "D"
+    return "F"
+
+
+def report(students):
+    lines = []
+    for name, scores in sorted(students.items()):
+        mean = average(scores)
+        lines.append(f"{name}: {mean:.1f} ({letter(mean)})")
+    return "\\n".join(lines)
+
+
+def top(students, count):
+    ranked = sorted(students, key=lambda name: average(students[name]), reverse=True)
+    return ranked[:count]
+
+
+def failing(students, threshold=60):
+    return [name for name, scores in students.items() if average(scores) < threshold]
+'''
+
+EMITTER = '''class Emitter {
+  constructor() {
+    this.listeners = new Map();
+  }
+
+  on(event, listener) {
+    if (!this.listeners.has(event)) {
+      this.listeners.set(event, []);
+    }
+    this.listeners.get(event).push(listener);
+    return () => this.off(event, listener);
+  }
+
+  once(event, listener) {
+    const wrapper = (...args) => {
+      this.off(event, wrapper);
+      listener(...args);
+    };
+    return this.on(event, wrapper);
+  }
+
+  off(event, listener) {
+    const list = this.listeners.get(event);
+    if (!list) {
+      return false;
+    }
+    const index = list.indexOf(listener);
+    if (index === -1) {
+      return false;
+    }
+    list.splice(index, 1);
+    return true;
+  }
+
+  emit(event, ...args) {
+    const list = this.listeners.get(event) || [];
+    for (const listener of [...list]) {
+      listener(...args);
+    }
+    return list.length;
+  }
+}
+'''
+
+SHAPES_TEST = '''import unittest
+
+from shapes import Circle, Rectangle, Square
+
+
+class ShapeTests(unittest.TestCase):
+    def test_circle_area(self):
+        circle = Circle(2)
+        self.assertAlmostEqual(circle.area(), 12.566, places=3)
+
+    def test_circle_rejects_negative_radius(self):
+        with self.assertRaises(ValueError):
+            Circle(-1)
+
+    def test_rectangle_area(self):
+        rectangle = Rectangle(3, 4)
+        self.assertEqual(rectangle.area(), 12)
+
+    def test_rectangle_perimeter(self):
+        rectangle = Rectangle(3, 4)
+        self.assertEqual(rectangle.perimeter(), 14)
+
+    def test_square_is_rectangle(self):
+        square = Square(5)
+        self.assertIsInstance(square, Rectangle)
+        self.assertEqual(square.area(), 25)
+
+    def test_shapes_sort_by_area(self):
+        shapes = [Square(3), Circle(1), Rectangle(2, 5)]
+        ordered = sorted(shapes, key=lambda shape: shape.area())
+        self.assertEqual([type(s).__name__ for s in ordered], ["Circle", "Square", "Rectangle"])
+        self.assertTrue(ordered[0].area() < ordered[-1].area())
+
+
+if __name__ == "__main__":
+    unittest.main()
+'''
+
+INVOICE_GO = '''package billing
+
+import (
+	"errors"
+	"fmt"
+)
+
+type Invoice struct {
+	ID       string
+	Customer string
+	Lines    []Line
+	Paid     bool
+}
+
+type Line struct {
+	Description string
+	Quantity    int
+	UnitPrice   int
+}
+
+func (inv *Invoice) Total() int {
+	total := 0
+	for _, line := range inv.Lines {
+		total += line.Quantity * line.UnitPrice
+	}
+	return total
+}
+
+func (inv *Invoice) AddLine(description string, quantity, unitPrice int) error {
+	if quantity <= 0 {
+		return errors.New("quantity must be positive")
+	}
+	inv.Lines = append(inv.Lines, Line{Description: description, Quantity: quantity, UnitPrice: unitPrice})
+	return nil
+}
+
+func (inv *Invoice) Summary() string {
+	status := "unpaid"
+	if inv.Paid {
+		status = "paid"
+	}
+	return fmt.Sprintf("%s for %s: %d lines, %d cents, %s", inv.ID, inv.Customer, len(inv.Lines), inv.Total(), status)
+}
+'''
+
 PROMPTS = [
     ("code-edit", "lru-type-hints", f"Rewrite this class with type hints and docstrings on every method, keeping the logic the same. Output only the code.\n\n```python\n{LRU}```"),
     ("code-edit", "parser-with", f"Refactor this function to use a `with` statement and pathlib.Path, and rename `result` to `config`. Output only the code.\n\n```python\n{PARSER}```"),
@@ -349,6 +555,11 @@ PROMPTS = [
     ("code-edit", "module-logging", f"Add logging to every method and function of this module: a module-level `logger = logging.getLogger(__name__)` and a `logger.debug` call at the start of each. Output the whole module, nothing else.\n\n```python\n{INVENTORY}```"),
     ("code-edit", "scanner-pathlib", f"Port this module from os and os.path to pathlib, same behaviour. Output the whole module, nothing else.\n\n```python\n{SCANNER}```"),
     ("code-edit", "limiter-docstrings", f"Add a docstring to every class, method and function of this module, changing nothing else. Output the whole module, nothing else.\n\n```python\n{LIMITER}```"),
+    ("unseen-edit", "sessions-logging", f"Add logging to this class: a module-level `logger = logging.getLogger(__name__)` and a `logger.info` call in every method that changes the sessions. Output the whole module, nothing else.\n\n```python\n{SESSIONS}```"),
+    ("unseen-edit", "grades-type-hints", f"Add type hints to every function of this module, changing nothing else. Output the whole module, nothing else.\n\n```python\n{GRADES}```"),
+    ("unseen-edit", "emitter-jsdoc", f"Add a JSDoc comment to every method of this class, changing nothing else. Output the whole class, nothing else.\n\n```javascript\n{EMITTER}```"),
+    ("unseen-edit", "shapes-pytest", f"Port these tests from unittest to plain pytest functions with bare asserts and pytest.raises. Output the whole module, nothing else.\n\n```python\n{SHAPES_TEST}```"),
+    ("unseen-edit", "invoice-rename", f"Rename the field `Lines` to `Items` and the type `Line` to `Item` throughout this Go file. Output the whole file, nothing else.\n\n```go\n{INVOICE_GO}```"),
     ("question", "qa-gil", "What is Python's global interpreter lock, and when does it limit the speed of a program?"),
     ("question", "qa-tcp", "Explain the difference between TCP and UDP, and when to choose each."),
     ("free-writing", "story", "Write a short story about a lighthouse keeper who finds a message in a bottle."),
