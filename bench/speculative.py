@@ -40,13 +40,10 @@ Prints one JSON object (and writes the PNG bar chart when matplotlib is installe
 from __future__ import annotations
 
 import argparse
-import atexit
 import json
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -58,6 +55,7 @@ import charts  # noqa: E402  (bench/charts.py)
 from runtime.client import RuntimeClient  # noqa: E402
 from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams  # noqa: E402
 from ratios import geomean, paired, pooled  # noqa: E402  (bench/ratios.py)
+from own_folders import own_folder  # noqa: E402  (bench/own_folders.py)
 from report import publish  # noqa: E402
 from runtime.speculative.trace import TRACE_ENV  # noqa: E402
 from pass_trace import PassTraceReader  # noqa: E402  (bench/pass_trace.py)
@@ -734,13 +732,11 @@ def main() -> int:
     log = lambda s: print(s, file=sys.stderr, flush=True)
     target = args.target or str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=log))
     draft = args.draft or str(wheels.ensure(wheels.QWEN_CODER_0_5B, log=log))
+    # A KV store of the run's own: the prompts' states saved by an earlier run (another tree's, in an A/B of two)
+    # are not restored into this one, and the user's store keeps none of the benchmark's. The run's fresh
+    # runtimes (--fresh) share it, as an app restarted on one computer does.
+    own_folder("LOKAL_CACHE_DIR", "lokal-bench-speculative-")
     env = {**os.environ, "LOKAL_AUTO_SPECULATION": "on"}  # auto as it runs by default, whatever this shell sets
-    if "LOKAL_CACHE_DIR" not in os.environ:
-        # A KV store of the run's own: the prompts' states saved by an earlier run (another tree's, in an A/B of two)
-        # are not restored into this one, and the user's store keeps none of the benchmark's. The run's fresh
-        # runtimes (--fresh) share it, as an app restarted on one computer does.
-        env["LOKAL_CACHE_DIR"] = tempfile.mkdtemp(prefix="lokal-bench-speculative-")
-        atexit.register(shutil.rmtree, env["LOKAL_CACHE_DIR"], True)
     if args.k_max:
         env["LOKAL_SPECULATIVE_K_MAX"] = str(args.k_max)
     trace = PassTraceReader(args.trace) if args.trace else None
