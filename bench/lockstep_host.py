@@ -13,6 +13,8 @@ Hosts:
 - `c-wheel`: the same C process linked against the installed llama-cpp-python wheel's libraries;
 - `python`: a Python process making the same calls through llama-cpp-python after `import llama_cpp`,
   as the runtime imports it (numpy, its logger and the high-level API loaded with it);
+- `python-runtime`: `import runtime.server` (the runtime process's own modules, some 590 of them, as `python -m runtime`
+  imports them before it serves), then `import llama_cpp`, as the runtime's first model load does;
 - `python-bindings`: the same, loading only the ctypes bindings module (`llama_cpp.llama_cpp`: no numpy);
 - `python-bindings-numpy`: the bindings module, then numpy alone;
 - `python-bindings-stdlib`: the bindings module, then 25 standard-library packages (STDLIB);
@@ -62,7 +64,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from decode_host import bench_context  # noqa: E402  (imports no numpy: the bindings-only hosts rely on it)
 from ratios import paired  # noqa: E402
 
-HOSTS = ("c-peer", "c-wheel", "python", "python-bindings", "python-bindings-numpy", "python-bindings-stdlib", "python-bindings-numpy-library",
+HOSTS = ("c-peer", "c-wheel", "python", "python-runtime", "python-bindings", "python-bindings-numpy", "python-bindings-stdlib", "python-bindings-numpy-library",
          "python-bindings-numpy-late")
 # As much Python as numpy's import brings, none of it numpy's.
 STDLIB = (
@@ -127,6 +129,8 @@ def python_host(spec: str, model: str, threads: int, depth: int, steps: int) -> 
             ctypes.CDLL(str(next(core.glob("_multiarray_umath*.so"))))
         assert "numpy" not in sys.modules or host == "python-bindings-numpy"  # mapping numpy's library imports no numpy
     else:
+        if host == "python-runtime":
+            import runtime.server  # noqa: F401
         import llama_cpp as L  # type: ignore[no-redef]
     load = lambda: bench_context(L, model, threads, depth + steps + 16, seats=RUNTIME_SEATS if "+seats" in suffixes else 0)  # noqa: E731
     # +split, the runtime's arrangement: a job's thread loads, the engine thread (this one) decodes.
