@@ -15,6 +15,10 @@ Hosts:
   as the runtime imports it (numpy, its logger and the high-level API loaded with it);
 - `python-runtime`: `import runtime.server` (the runtime process's own modules, some 590 of them, as `python -m runtime`
   imports them before it serves), then `import llama_cpp`, as the runtime's first model load does;
+- `python-runtime-model`: the runtime's modules likewise, then the runtime's own LlamaModel (its default shape: 4
+  sequences) stepping through KvSequence.decode and taking each step's argmax from its logits row, as a plain reply's
+  step does; its time is the whole step (batch filled in Python, llama_decode, the argmax), where the others time
+  llama_decode and llama_synchronize alone;
 - `python-bindings`: the same, loading only the ctypes bindings module (`llama_cpp.llama_cpp`: no numpy);
 - `python-bindings-numpy`: the bindings module, then numpy alone;
 - `python-bindings-stdlib`: the bindings module, then 25 standard-library packages (STDLIB);
@@ -64,7 +68,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from decode_host import bench_context  # noqa: E402  (imports no numpy: the bindings-only hosts rely on it)
 from ratios import paired  # noqa: E402
 
-HOSTS = ("c-peer", "c-wheel", "python", "python-runtime", "python-bindings", "python-bindings-numpy", "python-bindings-stdlib", "python-bindings-numpy-library",
+HOSTS = ("c-peer", "c-wheel", "python", "python-runtime", "python-runtime-model", "python-bindings", "python-bindings-numpy", "python-bindings-stdlib", "python-bindings-numpy-library",
          "python-bindings-numpy-late")
 # As much Python as numpy's import brings, none of it numpy's.
 STDLIB = (
@@ -129,9 +133,11 @@ def python_host(spec: str, model: str, threads: int, depth: int, steps: int) -> 
             ctypes.CDLL(str(next(core.glob("_multiarray_umath*.so"))))
         assert "numpy" not in sys.modules or host == "python-bindings-numpy"  # mapping numpy's library imports no numpy
     else:
-        if host == "python-runtime":
+        if host.startswith("python-runtime"):
             import runtime.server  # noqa: F401
         import llama_cpp as L  # type: ignore[no-redef]
+    if host == "python-runtime-model":
+        return runtime_model_host(model, threads, depth, "+split" in suffixes)
     load = lambda: bench_context(L, model, threads, depth + steps + 16, seats=RUNTIME_SEATS if "+seats" in suffixes else 0)  # noqa: E731
     # +split, the runtime's arrangement: a job's thread loads, the engine thread (this one) decodes.
     ctx, n_vocab = in_own_thread(load, "job") if "+split" in suffixes else load()
@@ -153,6 +159,29 @@ def python_host(spec: str, model: str, threads: int, depth: int, steps: int) -> 
         started = time.perf_counter()
         L.llama_decode(ctx, L.llama_batch_get_one(token, 1))
         L.llama_synchronize(ctx)
+        out.write(f"{time.perf_counter() - started:.9f}\n")
+        out.flush()
+
+
+def runtime_model_host(model: str, threads: int, depth: int, split: bool) -> None:
+    """python_host's steps through the runtime's LlamaModel: a whole plain step each, the argmax included."""
+    import numpy as np
+
+    from runtime.gguf.reader import read_file_header
+    from runtime.llama.llama_model import LlamaModel, LoadSettings
+
+    load = lambda: LlamaModel(LoadSettings(model, 4096, 0, "f16", "f16", None, threads, n_seq=RUNTIME_SEATS), read_file_header(model))  # noqa: E731
+    llama = in_own_thread(load, "job") if split else load()
+    seq = llama.sequences[0]
+    seq.decode_all([random.randrange(llama.n_vocab) for _ in range(depth)])
+    out = sys.stdout
+    out.write("ready\n")
+    out.flush()
+    while os.read(0, 1):
+        token = random.randrange(llama.n_vocab)
+        started = time.perf_counter()
+        seq.decode([token])
+        int(np.argmax(seq.logits(-1)))
         out.write(f"{time.perf_counter() - started:.9f}\n")
         out.flush()
 

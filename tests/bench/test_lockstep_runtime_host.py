@@ -1,5 +1,6 @@
-"""bench/lockstep_host.py's `python-runtime` host: the runtime process's own modules loaded before llama_cpp, then the
-same decode steps as the other hosts, so a lockstep run can tell what the runtime's imports cost a step."""
+"""bench/lockstep_host.py's runtime hosts: `python-runtime` loads the runtime process's own modules before llama_cpp,
+then steps as the other hosts do; `python-runtime-model` steps through the runtime's own LlamaModel. So a lockstep run
+can tell what the runtime's imports, and its decode path, cost a step."""
 
 from __future__ import annotations
 
@@ -17,9 +18,10 @@ from lockstep_host import valid_host  # noqa: E402
 pytestmark = pytest.mark.slow
 
 
-def test_the_runtime_host_loads_the_runtime_then_steps(starter_model):
+@pytest.mark.parametrize("spec", ["python-runtime+split+seats", "python-runtime-model+split"])
+def test_a_runtime_host_loads_the_runtime_then_steps(starter_model, spec):
     host = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "lockstep_host.py"), "--host", "python-runtime+split+seats", str(starter_model), "1", "16", "2"],
+        [sys.executable, str(ROOT / "bench" / "lockstep_host.py"), "--host", spec, str(starter_model), "1", "16", "2"],
         input=b"xx", capture_output=True, timeout=300, cwd=ROOT,
     )
     assert host.returncode == 0, host.stderr.decode(errors="replace")[-2000:]
@@ -29,5 +31,5 @@ def test_the_runtime_host_loads_the_runtime_then_steps(starter_model):
 
 
 def test_the_runtime_host_is_a_python_host():
-    assert valid_host("python-runtime") and valid_host("python-runtime+split+seats")
+    assert valid_host("python-runtime") and valid_host("python-runtime+split+seats") and valid_host("python-runtime-model+split")
     assert not valid_host("python-runtime+bogus")
