@@ -1,8 +1,10 @@
 """One plain decode step in llama.cpp's own llama-bench against the same step called from Python, side by side.
 
-With one thread, Lokal's plain decoding runs about 3 % below llama-server's on some machines
-(docs/benchmarks/speculative_off_vs_peer_plain_threads_1.json), while the Python around each step is 0.5 %
-of it (bench/step_overhead.py). This asks whether llama_decode itself is slower when Python calls it. Each
+With one thread, Lokal's plain decoding runs 3-6 % below llama-server's (docs/benchmarks/
+speculative_off_vs_peer_plain_threads_1.json; 0.953 with ten fresh pairs of processes,
+speculative_js_modern_fresh_threads_1.json), while the Python around each step is 0.5-1 % of it
+(bench/step_overhead.py, plain_pass_overhead_threads_1.json). This asks whether llama_decode itself is slower
+when Python calls it; bench/lockstep_host.py asks it more finely (steps in turn rather than runs in turn). Each
 round runs, one after the other (the order turns each round):
 
 - `peer`: llama-bench (built from the same sdist: --llama-bench PATH) `-t T -p 0 -n N -d D -r R`;
