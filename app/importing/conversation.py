@@ -36,6 +36,9 @@ class ImportedMessage:
     thinking_ms: float = 0.0
     attachments: list[StoredAttachment] = field(default_factory=list)  # as the file names them: no bytes
     citations: list[StoredCitation] = field(default_factory=list)
+    # The content an earlier Lokal named this message by (content_key), where it now reads the file otherwise:
+    # Open WebUI's reply with its thinking still in it, before the thinking was read apart.
+    keyed_as: str | None = None
 
 
 @dataclass
@@ -81,11 +84,16 @@ def to_new(conv: ImportedConversation) -> NewConversation:
     selected = index.get(conv.selected) if conv.selected is not None else None
     if selected is not None and children[order[selected].key]:
         selected = None  # not a leaf: the newest message stands in
-    return NewConversation(conv.title, conv.created_at, conv.updated_at, messages, selected, content_key(conv, order), conv.system_prompt, dict(conv.settings))
+    earlier = [content_key(conv, order, earlier=True)] if any(m.keyed_as is not None for m in order) else []
+    return NewConversation(
+        conv.title, conv.created_at, conv.updated_at, messages, selected, content_key(conv, order), conv.system_prompt, dict(conv.settings), earlier,
+    )
 
 
-def content_key(conv: ImportedConversation, order: list[ImportedMessage]) -> str:
-    """Names the conversation by its content: the same conversation imported again has the same key."""
+def content_key(conv: ImportedConversation, order: list[ImportedMessage], earlier: bool = False) -> str:
+    """Names the conversation by its content: the same conversation imported again has the same key. `earlier`: the
+    key an earlier Lokal gave it, from each message's content as it read it then (keyed_as)."""
     at = {m.key: i for i, m in enumerate(order)}
-    body = [conv.source, conv.title, conv.system_prompt, [(m.role, m.content, at[m.parent] if m.parent is not None else -1) for m in order]]
+    content = lambda m: m.keyed_as if earlier and m.keyed_as is not None else m.content  # noqa: E731
+    body = [conv.source, conv.title, conv.system_prompt, [(m.role, content(m), at[m.parent] if m.parent is not None else -1) for m in order]]
     return hashlib.sha256(json.dumps(body, ensure_ascii=False).encode()).hexdigest()

@@ -47,11 +47,12 @@ def _conversation(row: dict[str, Any], where: str) -> ImportedConversation:
         role = get(m, "role", str, mw)
         if role not in ("user", "assistant", "system"):
             raise ImportRefused(f"{mw}.role: {role!r} is not user, assistant or system")
-        content = get(m, "content", str, mw, default="")
-        content, reasoning, thinking_ms = split_thinking(content) if role == "assistant" else (content, "", 0.0)
+        raw = get(m, "content", str, mw, default="")
+        content, reasoning, thinking_ms = split_thinking(raw) if role == "assistant" else (raw, "", 0.0)
         conv.messages.append(ImportedMessage(
             key, get(m, "parentId", str, mw, default=None), role, content, timestamp(m, "timestamp", mw, created), get(m, "model", str, mw, default=""),
             reasoning=reasoning, thinking_ms=thinking_ms,
+            keyed_as=raw if reasoning else None,  # Lokal before 1ccc0d9 kept the thinking in the answer, and keyed it so
         ))
     conv.selected = get(history, "currentId", str, hw, default=None)
     return conv

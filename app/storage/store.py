@@ -369,6 +369,8 @@ class NewConversation:
     key: str
     system_prompt: str = ""
     settings: dict[str, Any] = field(default_factory=dict)
+    # The keys an earlier Lokal gave the same content, where it read the file otherwise: what it imported is skipped too.
+    earlier_keys: list[str] = field(default_factory=list)
 
 
 IMPORTED_KEY = "imported:"  # app_state: IMPORTED_KEY + a NewConversation's key -> the conversation it became
@@ -775,15 +777,17 @@ class Store:
     @_guarded
     def add_conversations(self, items: list[NewConversation]) -> tuple[list[Conversation], list[NewConversation], set[str]]:
         """Write whole conversations in one transaction: all of them or, if anything fails, none. One whose key
-        an earlier import wrote (and that conversation is still here) is skipped. Returns (added, skipped, and
+        (or one of its earlier_keys) an earlier import wrote, and that conversation is still here, is skipped. Returns (added, skipped, and
         the ids of the attachments they name that this database does not keep: those are not attached)."""
         added: list[Conversation] = []
         skipped: list[NewConversation] = []
         not_found: set[str] = set()
         with self._transaction():
             for item in items:
+                keys = [IMPORTED_KEY + key for key in (item.key, *item.earlier_keys)]
                 (earlier,) = self._db.execute(
-                    "SELECT COUNT(*) FROM app_state s JOIN conversations c ON c.id = s.value WHERE s.key = ?", (IMPORTED_KEY + item.key,)
+                    "SELECT COUNT(*) FROM app_state s JOIN conversations c ON c.id = s.value "
+                    f"WHERE s.key IN ({', '.join('?' * len(keys))})", keys,
                 ).fetchone()
                 if earlier:
                     skipped.append(item)

@@ -10,7 +10,8 @@ import pytest
 
 from app.chat import export
 from app.importing import reading
-from app.importing.conversation import ImportRefused
+from app.importing import openwebui
+from app.importing.conversation import ImportRefused, to_new
 from app.importing.service import import_file
 from app.storage import store as st
 from app.storage.attachments import StoredAttachment, StoredCitation
@@ -276,6 +277,29 @@ def test_open_webui_replies_that_thought_import_their_thinking_apart_from_the_an
     assert stored["1:1:1 starter, flour and water by weight."] == ("By weight, equal parts.\n\nYes: 1:1:1 & no more.", 3_000.0)
     assert stored['<details type="reasoning">a user\'s own text is left as written</details>'] == ("", 0.0)
     assert stored["Daily if it lives on the counter; weekly in the fridge."] == ("", 0.0)
+
+
+def test_an_open_webui_chat_that_thought_is_skipped_if_a_lokal_before_its_thinking_was_read_apart_imported_it(store, tmp_path):
+    # Lokal before 1ccc0d9 kept a reply's <details type="reasoning"> block in its answer, and keyed the chat by that.
+    data = json.loads((DATA / "openwebui-chat-export.json").read_text())
+    data[0]["chat"]["history"]["messages"]["m-bot-1"]["content"] = (
+        '<details type="reasoning" done="true" duration="3">\n<summary>Thought for 3 seconds</summary>\n> Warmth.\n</details>\nOnce a day.'
+    )
+    path = tmp_path / "chat-export.json"
+    path.write_text(json.dumps(data))
+    (chat,) = openwebui.read(data)
+    for m in chat.messages:  # read as that Lokal read it: the content whole, no thinking
+        m.content, m.reasoning, m.thinking_ms, m.keyed_as = m.keyed_as or m.content, "", 0.0, None
+    store.add_conversations([to_new(chat)])
+
+    summary = import_file(store, path)
+    assert (len(summary.added), summary.skipped) == (0, 1)
+    assert len(store.conversations()) == 1
+
+    store.delete_conversation(store.conversations()[0].id)  # gone: importing brings it back, its thinking read apart
+    summary = import_file(store, path)
+    assert (len(summary.added), summary.skipped) == (1, 0)
+    assert import_file(store, path).skipped == 1  # and the same import again adds nothing
 
 
 def test_a_cycle_of_parents_is_refused(store, tmp_path):
