@@ -784,11 +784,12 @@ class Store:
         not_found: set[str] = set()
         with self._transaction():
             for item in items:
-                keys = [IMPORTED_KEY + key for key in (item.key, *item.earlier_keys)]
-                (earlier,) = self._db.execute(
-                    "SELECT COUNT(*) FROM app_state s JOIN conversations c ON c.id = s.value "
-                    f"WHERE s.key IN ({', '.join('?' * len(keys))})", keys,
-                ).fetchone()
+                earlier = any(
+                    self._db.execute(
+                        "SELECT COUNT(*) FROM app_state s JOIN conversations c ON c.id = s.value WHERE s.key = ?", (IMPORTED_KEY + key,)
+                    ).fetchone()[0]
+                    for key in (item.key, *item.earlier_keys)
+                )
                 if earlier:
                     skipped.append(item)
                     continue
