@@ -82,13 +82,18 @@ def step_through_ctypes(model: str, threads: int, tokens: int, depth: int, reps:
     return statistics.fmean(rates[1:])
 
 
-def step_through_runtime(model: str, threads: int, tokens: int, depth: int, reps: int) -> float:
-    import numpy as np
-
+def runtime_model(model: str, threads: int, seats: int):
+    """The runtime's own LlamaModel on `model`, on the CPU, shaped as a load with that many sequences of 4096 makes it."""
     from runtime.gguf.reader import read_file_header
     from runtime.llama.llama_model import LlamaModel, LoadSettings
 
-    llama = LlamaModel(LoadSettings(model, 4096, 0, "f16", "f16", None, threads, n_seq=4), read_file_header(model))
+    return LlamaModel(LoadSettings(model, 4096, 0, "f16", "f16", None, threads, n_seq=seats), read_file_header(model))
+
+
+def step_through_runtime(model: str, threads: int, tokens: int, depth: int, reps: int) -> float:
+    import numpy as np
+
+    llama = runtime_model(model, threads, 4)
     seq = llama.sequences[0]
     n_vocab = llama.n_vocab
     rates = []

@@ -61,11 +61,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from decode_host import bench_context  # noqa: E402  (imports no numpy: the bindings-only hosts rely on it)
+from decode_host import bench_context, runtime_model  # noqa: E402  (imports no numpy: the bindings-only hosts rely on it)
 from ratios import paired  # noqa: E402
 
 HOSTS = ("c-peer", "c-wheel", "python", "python-runtime", "python-runtime-model", "python-bindings", "python-bindings-numpy", "python-bindings-stdlib", "python-bindings-numpy-library",
@@ -150,38 +151,42 @@ def python_host(spec: str, model: str, threads: int, depth: int, steps: int) -> 
         from collapse_pages import collapse_large_blocks
 
         print(collapse_large_blocks(), file=sys.stderr)
-    out = sys.stdout
-    out.write("ready\n")
-    out.flush()
     token = (L.llama_token * 1)()
-    while os.read(0, 1):
-        token[0] = random.randrange(n_vocab)
-        started = time.perf_counter()
+
+    def step(chosen: int) -> None:
+        token[0] = chosen
         L.llama_decode(ctx, L.llama_batch_get_one(token, 1))
         L.llama_synchronize(ctx)
-        out.write(f"{time.perf_counter() - started:.9f}\n")
-        out.flush()
+
+    serve_steps(n_vocab, step)
 
 
 def runtime_model_host(model: str, threads: int, depth: int, split: bool) -> None:
     """python_host's steps through the runtime's LlamaModel: a whole plain step each, the argmax included."""
     import numpy as np
 
-    from runtime.gguf.reader import read_file_header
-    from runtime.llama.llama_model import LlamaModel, LoadSettings
-
-    load = lambda: LlamaModel(LoadSettings(model, 4096, 0, "f16", "f16", None, threads, n_seq=RUNTIME_SEATS), read_file_header(model))  # noqa: E731
+    load = lambda: runtime_model(model, threads, RUNTIME_SEATS)  # noqa: E731
     llama = in_own_thread(load, "job") if split else load()
     seq = llama.sequences[0]
     seq.decode_all([random.randrange(llama.n_vocab) for _ in range(depth)])
+
+    def step(token: int) -> None:
+        seq.decode([token])
+        int(np.argmax(seq.logits(-1)))
+
+    serve_steps(llama.n_vocab, step)
+
+
+def serve_steps(n_vocab: int, step: Callable[[int], None]) -> None:
+    """The host's side of the protocol once loaded: "ready", then per byte on stdin one `step` of a random token,
+    its seconds a line, until stdin closes."""
     out = sys.stdout
     out.write("ready\n")
     out.flush()
     while os.read(0, 1):
-        token = random.randrange(llama.n_vocab)
+        token = random.randrange(n_vocab)
         started = time.perf_counter()
-        seq.decode([token])
-        int(np.argmax(seq.logits(-1)))
+        step(token)
         out.write(f"{time.perf_counter() - started:.9f}\n")
         out.flush()
 
