@@ -46,13 +46,12 @@ the run needs).
 c-peer against c-wheel tells a difference of build; c-wheel against python one of host process.
 
     .venv/bin/python bench/lockstep_host.py --llama-bench PATH [--compare c-peer:c-wheel,python:c-wheel] [--reps 8] [--steps 250] [--threads 1]
-                                          [--host-log FILE]
+                                          [--host-log FILE] [--json FILE]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import statistics
@@ -68,6 +67,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from decode_host import bench_context, runtime_model  # noqa: E402  (imports no numpy: the bindings-only hosts rely on it)
 from ratios import paired  # noqa: E402
+from report import publish  # noqa: E402
 
 HOSTS = ("c-peer", "c-wheel", "python", "python-runtime", "python-runtime-model", "python-bindings", "python-bindings-numpy", "python-bindings-stdlib", "python-bindings-numpy-library",
          "python-bindings-numpy-late")
@@ -265,6 +265,7 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--depth", type=int, default=180)
     parser.add_argument("--host-log", help="file for the hosts' stderr (a collapse's report among it; default: discarded)")
+    parser.add_argument("--json", type=Path, help="also write the JSON here")
     parser.add_argument("--host", help=argparse.SUPPRESS)  # one Python host, run by the script itself
     args, rest = parser.parse_known_args()
     if args.host:
@@ -275,8 +276,12 @@ def main() -> int:
         else:
             run()
         return 0
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.steps <= WARM_UP:
+        parser.error(f"--steps: more than the {WARM_UP} warm-up steps, which are not timed")
     comparisons = [tuple(pair.split(":")) for pair in args.compare.split(",") if pair]
-    if rest or not all(len(c) == 2 and all(valid_host(h) for h in c) for c in comparisons):
+    if not all(len(c) == 2 and all(valid_host(h) for h in c) for c in comparisons):
         parser.error(f"--compare: A:B pairs of {', '.join(HOSTS)}, each with any of {', '.join(SUFFIXES)} ({', '.join(PYTHON_ONLY)} for Python hosts only)")
     needs_c = any(host.startswith("c-") for c in comparisons for host in c)
     if needs_c and not args.llama_bench:
@@ -306,14 +311,14 @@ def main() -> int:
                 **paired(speeds[a], speeds[b]),
                 "median_step_ms": {host: round(1000 / statistics.median(speeds[host]), 2) for host in (a, b)},
             }
-    print(json.dumps({
+    publish({
         "model": Path(args.model).name,
         "threads": args.threads,
         "depth": args.depth,
         "steps": args.steps,
         "reps": args.reps,
         "speed_ratios": results,
-    }, indent=2))
+    }, args.json)
     return 0
 
 

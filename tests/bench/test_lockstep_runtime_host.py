@@ -4,6 +4,7 @@ can tell what the runtime's imports, and its decode path, cost a step."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from lockstep_host import valid_host  # noqa: E402
+from lockstep_host import WARM_UP, valid_host  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -33,3 +34,23 @@ def test_a_runtime_host_loads_the_runtime_then_steps(starter_model, spec):
 def test_the_runtime_host_is_a_python_host():
     assert valid_host("python-runtime") and valid_host("python-runtime+split+seats") and valid_host("python-runtime-model+split")
     assert not valid_host("python-runtime+bogus")
+
+
+def test_an_unknown_flag_is_named_as_such():
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "lockstep_host.py"), "--jsn", "out.json"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert run.returncode == 2
+    assert "unrecognized arguments: --jsn out.json" in run.stderr and "--compare" not in run.stderr.splitlines()[-1]
+
+
+def test_the_report_is_also_written_where_json_says(starter_model, tmp_path):
+    out = tmp_path / "lockstep.json"
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "lockstep_host.py"), "--model", str(starter_model), "--compare", "python-bindings:python",
+         "--reps", "2", "--steps", str(WARM_UP + 3), "--depth", "16", "--json", str(out)],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    written = json.loads(out.read_text())
+    assert written == json.loads(run.stdout)
+    ratio = written["speed_ratios"]["python-bindings_over_python"]
+    assert len(ratio["ratios"]) == 2 and all(r > 0 for r in ratio["ratios"])
