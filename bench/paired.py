@@ -3,7 +3,9 @@
 Most benchmarks compare things inside one invocation; this one compares two
 versions of Lokal. Each round runs the same benchmark script once in each tree,
 alternating which goes first, and reads figures out of the JSON it prints by
-dotted path (`next_turn.b_restored_from_disk.ttft_ms`, `prompts.0.modes.auto.decode_tokens_per_s`).
+dotted path (`next_turn.b_restored_from_disk.ttft_ms`, `prompts.0.modes.auto.decode_tokens_per_s`); a `*`
+stands for every element of a list or key of an object (`prompts.*.modes.auto.decode_tokens_per_s`: one figure
+per prompt, each named by its own path).
 Each round gives one new/old ratio per figure; bench/ratios.py turns them into a
 geometric mean with a 95 % interval.
 
@@ -38,6 +40,26 @@ def dig(document: object, path: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SystemExit(f"{path} is {value!r}, not a number")
     return float(value)
+
+
+def expand(document: object, pattern: str) -> list[str]:
+    """The dotted paths a pattern names in this document: itself, or one per element where a part is `*`."""
+    paths = [""]
+    for part in pattern.split("."):
+        if part != "*":
+            paths = [f"{p}.{part}" if p else part for p in paths]
+            continue
+        expanded = []
+        for prefix in paths:
+            value = document
+            for step in prefix.split(".") if prefix else []:
+                value = value[int(step)] if isinstance(value, list) else value[step]  # type: ignore[index]
+            keys = range(len(value)) if isinstance(value, list) else list(value) if isinstance(value, dict) else None
+            if keys is None:
+                raise SystemExit(f"{pattern}: {prefix or 'the document'} is {value!r}, not a list or an object for `*`")
+            expanded += [f"{prefix}.{key}" if prefix else str(key) for key in keys]
+        paths = expanded
+    return paths
 
 
 def last_json_object(stdout: str) -> dict:
@@ -81,14 +103,18 @@ def main() -> None:
     if not script:
         parser.error("name the benchmark after --")
     trees = {"new": ROOT, "old": args.baseline.resolve()}
-    figures: dict[str, dict[str, list[float]]] = {f: {"new": [], "old": []} for f in args.figure}
+    figures: dict[str, dict[str, list[float]]] = {}
+    pattern_of: dict[str, str] = {}
     seconds: dict[str, float] = {"new": 0.0, "old": 0.0}
     for round_index in range(args.rounds):
         order = ["new", "old"] if round_index % 2 == 0 else ["old", "new"]
         for side in order:
             document, took = run_once(trees[side], script)
             seconds[side] += took
-            for figure in args.figure:
+            if not figures:  # the first run names the figures a `*` stands for; every later run must give each of them
+                pattern_of = {path: pattern for pattern in args.figure for path in expand(document, pattern)}
+                figures = {path: {"new": [], "old": []} for path in pattern_of}
+            for figure in figures:
                 figures[figure][side].append(dig(document, figure))
     print(json.dumps({
         "benchmark": " ".join(script),
@@ -99,7 +125,7 @@ def main() -> None:
             figure: {
                 "new": values["new"], "old": values["old"],
                 "new_over_old": paired(values["new"], values["old"]),
-                "higher_is_better": higher_is_better(figure, args.higher_is_better),
+                "higher_is_better": higher_is_better(figure, args.higher_is_better) or pattern_of[figure] in args.higher_is_better,
             }
             for figure, values in figures.items()
         },
