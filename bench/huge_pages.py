@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import charts  # noqa: E402
+import glibc_tunables  # noqa: E402
 from ratios import paired  # noqa: E402
 
 from runtime.client import RuntimeClient  # noqa: E402
@@ -44,7 +45,6 @@ CODE = "\n".join(f"def step_{n}(values: list[int]) -> list[int]:\n    return [v 
 # The variant goes first, so no round reuses another's prompt from the cache.
 PROMPT = "(variant {i}) Here is a module:\n{code}\nWrite a test module for it with pytest, one test per function."
 SIDES = ("with", "without")
-HUGE_PAGES_TUNABLE = "glibc.malloc.hugetlb=1"  # read by the dynamic loader at the process's start: the environment
 
 
 def anon_huge_kib(pid: int) -> int | None:
@@ -58,10 +58,7 @@ def anon_huge_kib(pid: int) -> int | None:
 
 
 def start(side: str, model: str, threads: int) -> tuple[RuntimeClient, float]:
-    env = {**os.environ, "LOKAL_KV_STORE": "off"}
-    env.pop("GLIBC_TUNABLES", None)
-    if side == "with":
-        env["GLIBC_TUNABLES"] = HUGE_PAGES_TUNABLE
+    env = glibc_tunables.environment({**os.environ, "LOKAL_KV_STORE": "off"}, [glibc_tunables.HUGE_PAGES] if side == "with" else [])
     client = RuntimeClient(env=env)
     client.initialize("bench")
     started = time.perf_counter()

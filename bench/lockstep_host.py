@@ -66,6 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from decode_host import bench_context, runtime_model  # noqa: E402  (imports no numpy: the bindings-only hosts rely on it)
+import glibc_tunables  # noqa: E402
 from ratios import paired  # noqa: E402
 from report import publish  # noqa: E402
 
@@ -79,8 +80,7 @@ STDLIB = (
 )
 SUFFIXES = ("+thp", "+collapse", "+mmap", "+arena1", "+thread", "+split", "+blas1", "+haswell", "+seats")
 PYTHON_ONLY = ("+collapse", "+thread", "+split", "+seats")
-# Read by the dynamic loader at the process's start: the environment.
-TUNABLES = {"+thp": "glibc.malloc.hugetlb=1", "+mmap": "glibc.malloc.mmap_threshold=4096", "+arena1": "glibc.malloc.arena_max=1"}
+TUNABLES = {"+thp": glibc_tunables.HUGE_PAGES, "+mmap": glibc_tunables.OWN_PAGES, "+arena1": glibc_tunables.MAIN_ARENA_ONLY}
 ENVIRONMENT = {"+blas1": {"OPENBLAS_NUM_THREADS": "1"}, "+haswell": {"OPENBLAS_CORETYPE": "Haswell"}}
 WARM_UP = 8  # steps left out of each process's median
 RUNTIME_SEATS = 4  # the sequences a load holds by default (runtime.protocol's ModelLoadParams.n_seq; not imported: hosts import only what they compare)
@@ -216,11 +216,8 @@ def host_command(spec: str, args) -> list[str]:
 
 
 def host_env(spec: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES" and not k.startswith("OPENBLAS_")}
     suffixes = sorted(split_host(spec)[1])
-    tunables = [TUNABLES[s] for s in suffixes if s in TUNABLES]
-    if tunables:
-        env["GLIBC_TUNABLES"] = ":".join(tunables)
+    env = glibc_tunables.environment({k: v for k, v in os.environ.items() if not k.startswith("OPENBLAS_")}, (TUNABLES[s] for s in suffixes if s in TUNABLES))
     for suffix in suffixes:
         env.update(ENVIRONMENT.get(suffix, {}))
     return env
