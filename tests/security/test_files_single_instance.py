@@ -47,3 +47,23 @@ def test_the_runtime_dir_is_tightened_if_it_was_left_open(tmp_path, monkeypatch)
     monkeypatch.setenv("LOKAL_RUNTIME_DIR", str(run))
     server_name(tmp_path / "data")
     assert stat.S_IMODE(run.stat().st_mode) == 0o700
+
+
+def test_without_a_user_runtime_dir_the_socket_goes_to_the_data_dir_not_tmp(tmp_path, monkeypatch):
+    """No XDG_RUNTIME_DIR (a container, a CI job): platformdirs offers /tmp/runtime-<uid>, a name another account
+    can take first, and warns. The data directory's own private folder serves instead, with no warning."""
+    import warnings
+
+    from runtime import paths
+
+    monkeypatch.delenv("LOKAL_RUNTIME_DIR", raising=False)
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setenv("LOKAL_DATA_DIR", str(tmp_path / "data"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        chosen = paths.runtime_dir()
+    if Path(f"/run/user/{os.getuid()}").is_dir():  # a login with systemd: the platform's own runtime dir is right
+        assert chosen.parent == Path(f"/run/user/{os.getuid()}")
+    else:
+        assert chosen == tmp_path / "data" / "run"
+        assert stat.S_IMODE(chosen.stat().st_mode) == 0o700
