@@ -54,7 +54,7 @@ class ModelBrowserDialog(QDialog):
             self.kind_filter.addItem(kind_text(kind), kind)
         described(self.kind_filter, self.tr("Kind"), self.tr("Show only the catalog's models of this kind: reasoning, chat, coder, vision or embedding"))
         self.repos = RepoModel(self)
-        self.repo_view = _table(self.repos)
+        self.repo_view = _table(self.repos, stretch=0)  # the long names elide, so kind, size and partner stay whole
         self.levels = QuantModel(self)
         self.level_view = _table(self.levels)
         self.n_ctx = QSpinBox(minimum=512, maximum=1_048_576, singleStep=1024, value=4096)
@@ -254,13 +254,20 @@ class ModelBrowserDialog(QDialog):
         self.status.setText(f"{what}: {message}")
 
 
-def _table(model: QAbstractItemModel) -> QTableView:
+def _table(model: QAbstractItemModel, stretch: int | None = None) -> QTableView:
+    """Rows of one line each (a cell too narrow elides, never wraps into a clipped second line); the `stretch`
+    column takes the room the others leave, else the last one does."""
     view = QTableView()
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setWordWrap(False)
     view.verticalHeader().hide()
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    view.horizontalHeader().setStretchLastSection(True)
+    header = view.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    if stretch is None:
+        header.setStretchLastSection(True)
+    else:
+        header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
     return view

@@ -94,12 +94,22 @@ class _Table(QAbstractTableModel):
 
 
 class RepoModel(_Table):
-    """Catalog entries or search results: one repository per row."""
+    """Catalog entries or search results: one repository per row. A draft partner shows by its catalog name where
+    the catalog has it ("Qwen3 0.6B", not "Qwen/Qwen3-0.6B-GGUF"): a short cell, its repository in the tooltip."""
 
     headers = _texts(
         QT_TRANSLATE_NOOP("Catalog", "Repository"), QT_TRANSLATE_NOOP("Catalog", "Kind"), QT_TRANSLATE_NOOP("Catalog", "Size"),
         QT_TRANSLATE_NOOP("Catalog", "Draft partner / downloads"),
     )
+    PARTNER_COLUMN = 3
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.names: dict[str, str] = {}  # a catalog entry's repository -> its name, for the partner column
+
+    def set_rows(self, rows: list[Any]) -> None:
+        self.names.update((r.repo, r.name) for r in rows if isinstance(r, CatalogEntry))
+        super().set_rows(rows)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -109,13 +119,15 @@ class RepoModel(_Table):
         if role == PayloadRole:
             return item
         if role == Qt.ItemDataRole.ToolTipRole and isinstance(item, CatalogEntry):
+            if col == self.PARTNER_COLUMN and item.draft:
+                return Catalog.tr("Draft model for faster replies: {repo}").format(repo=item.draft)
             return entry_tooltip(item)
         if role == Qt.ItemDataRole.ForegroundRole and col == 1 and isinstance(item, CatalogEntry):
             return KIND_COLOR.get(item.kind)
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if isinstance(item, CatalogEntry):
-            return (f"{item.name}  ({item.repo})", kind_text(item.kind), item.params, item.draft or "")[col]
+            return (f"{item.name}  ({item.repo})", kind_text(item.kind), item.params, self.names.get(item.draft, item.draft) if item.draft else "")[col]
         assert isinstance(item, HubRepo)
         gated = "  " + Catalog.tr("[gated]") if item.gated else ""
         return (item.id + gated, "", "", Catalog.tr("%Ln download(s)", None, item.downloads))[col]

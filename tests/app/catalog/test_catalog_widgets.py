@@ -42,6 +42,15 @@ def test_browse_search_see_fit_badges_and_download_with_pause_and_resume(qtbot, 
     # The curated catalog first, with draft partners.
     qtbot.waitUntil(lambda: dialog.repos.rowCount() >= 10, timeout=30_000)
     assert any(cell(dialog.repos, r, 3) for r in range(dialog.repos.rowCount()))
+    # A partner shows by its catalog name, in one line; its repository is in the cell's tooltip.
+    entries = {e.repo: e for e in (dialog.repos.row(r) for r in range(dialog.repos.rowCount()))}
+    paired = [e for e in entries.values() if e.draft in entries]
+    assert paired
+    for entry in paired:
+        row = dialog.repos.rows.index(entry)
+        assert cell(dialog.repos, row, 3) == entries[entry.draft].name
+        assert entry.draft in cell(dialog.repos, row, 3, Qt.ItemDataRole.ToolTipRole)
+    assert not dialog.repo_view.wordWrap()
 
     dialog.search_edit.setText("lokal-test")
     qtbot.keyClick(dialog.search_edit, Qt.Key.Key_Return)
