@@ -48,9 +48,14 @@ QUESTION = "Explain in a few sentences what a hash map is. (variant {i})"
 
 def direct(client: RuntimeClient, i: int, tokens: int) -> dict:
     started = time.perf_counter()
-    first = []
+    first: list[float] = []
+
+    def note_first_piece(_piece: str) -> None:
+        if not first:
+            first.append(time.perf_counter())
+
     params = ChatGenerateParams(f"bench-{i}", [ChatMessage("user", QUESTION.format(i=i))], max_tokens=tokens, temperature=0.0)
-    result = client.chat(params, lambda _t: first or first.append(time.perf_counter()), timeout=600)
+    result = client.chat(params, note_first_piece, timeout=600)
     done = time.perf_counter()
     return {"ttft_ms": (first[0] - started) * 1000, "total_ms": (done - started) * 1000, "tokens": result.stats.completion_tokens, "text": result.text}
 
@@ -67,6 +72,7 @@ def via_api(openai_client, model: str, i: int, tokens: int) -> dict:
             first = first or time.perf_counter()
             text.append(chunk.choices[0].delta.content)
     done = time.perf_counter()
+    assert first is not None and usage is not None, "the stream carried no text or no usage"
     return {"ttft_ms": (first - started) * 1000, "total_ms": (done - started) * 1000, "tokens": usage.completion_tokens, "text": "".join(text)}
 
 

@@ -88,7 +88,7 @@ def with_notes(prompt: str, tokens: int) -> str:
     token after the topic differs from the cached one's start, so no server reuses it (usage says how long it was)."""
     if tokens <= 0:
         return prompt
-    notes = []
+    notes: list[str] = []
     while len(prompt) + sum(len(n) + 1 for n in notes) < tokens * 3.4:  # about 3.4 characters a token, for these notes
         i = len(notes)
         notes.append(NOTE.format(i=i, thing=THINGS[i % len(THINGS)], room=100 + i * 7 % 300, day=1 + i % 28, value=i * 37 % 1000))
@@ -148,10 +148,11 @@ def run_streams(server: Server, prompts: list[str], tokens: int) -> dict:
         t.join()
     if errors:
         raise errors[0]
-    t0 = min(r["started"] for r in results)
-    t1 = max(r["done"] for r in results)
-    ttfts = [(r["first"] - r["started"]) * 1000 for r in results]
-    total = sum(r["tokens"] for r in results)
+    replies = [r for r in results if r is not None]  # all of them: a thread that set none raised above
+    t0 = min(r["started"] for r in replies)
+    t1 = max(r["done"] for r in replies)
+    ttfts = [(r["first"] - r["started"]) * 1000 for r in replies]
+    total = sum(r["tokens"] for r in replies)
     return {
         "streams": len(prompts),
         "tokens": total,
@@ -159,8 +160,8 @@ def run_streams(server: Server, prompts: list[str], tokens: int) -> dict:
         "total_tokens_per_s": round(total / (t1 - t0), 3),
         "ttft_ms_mean": round(statistics.fmean(ttfts), 1),
         "ttft_ms_max": round(max(ttfts), 1),
-        "prompt_tokens": [r["prompt_tokens"] for r in results],
-        "reply_ms": [round((r["done"] - r["started"]) * 1000, 1) for r in results],
+        "prompt_tokens": [r["prompt_tokens"] for r in replies],
+        "reply_ms": [round((r["done"] - r["started"]) * 1000, 1) for r in replies],
     }
 
 
@@ -202,7 +203,6 @@ def start_peer(args) -> Server:
 
     # n_ctx per slot as Lokal's: the peer splits -c among its slots (no unified KV when --parallel is given).
     server = LlamaServer(args.peer, "-m", args.model, "-t", str(args.threads), "-tb", str(args.threads), "--parallel", str(args.clients), "-c", str(args.n_ctx * args.clients))
-    server.slot_lines = server.log_lines("n_ctx_slot")
     return Server("peer", server.openai(), "peer", server.close)
 
 
@@ -244,11 +244,13 @@ def chart(report: dict, path: Path) -> bool:
     names = list(report["servers"])
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 4))
     n = report["clients"]
-    throughput = {name: (s["one_stream_tokens_per_s"], s["n_streams_total_tokens_per_s"]) for name, s in report["servers"].items()}
+    throughput: dict[str, tuple[float, float]] = {name: (s["one_stream_tokens_per_s"], s["n_streams_total_tokens_per_s"]) for name, s in report["servers"].items()}
     library = report.get("peer_library")
     if library is not None:  # llama.cpp alone: no server, HTTP or Python around it
         runs = library["runs"]
-        throughput["llama.cpp\nlibrary"] = tuple(geomean([r["total_tokens_per_s"] for r in runs[k]]) for k in ("1", str(n)))
+        one_total, n_total = (geomean([r["total_tokens_per_s"] for r in runs[k]]) for k in ("1", str(n)))
+        assert one_total is not None and n_total is not None  # library_ceiling measures both levels every round
+        throughput["llama.cpp\nlibrary"] = (one_total, n_total)
     for i, (one, many) in enumerate(throughput.values()):
         ax1.bar([i - 0.2], [one], 0.4, color="tab:gray", label="1 stream" if i == 0 else None)
         ax1.bar([i + 0.2], [many], 0.4, color="tab:blue", label=f"{n} streams, total" if i == 0 else None)

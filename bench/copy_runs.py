@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -103,7 +104,8 @@ def main() -> int:
     args = parser.parse_args()
     model = load_target(args.threads)
     kinds = args.kinds.split(",")
-    counts = {kind: {source: ([0] * len(RUN_BINS), [0] * len(RUN_BINS)) for source in ("prompt", "reply")} for kind in kinds}
+    # Per kind: "prompt" and "reply" hold (judged, broken) per run bin, "first token" [judged, broken] per agreement class.
+    counts: dict[str, dict[str, Any]] = {kind: {source: ([0] * len(RUN_BINS), [0] * len(RUN_BINS)) for source in ("prompt", "reply")} for kind in kinds}
     for by_source in counts.values():
         by_source["first token"] = {c: [0, 0] for c in AGREEMENT_CLASSES}  # judged, broken
     try:

@@ -43,6 +43,7 @@ def bare_loop(llm, tokens: list[int], n_tokens: int) -> dict:
         count += 1
         if count >= n_tokens:
             break
+    assert first is not None and last is not None, "the model generated no token"
     return {"tokens": count, "ttft_ms": (first - started) * 1000, "decode_tokens_per_s": (count - 1) / (last - first)}
 
 
@@ -62,6 +63,7 @@ def third_turn(client: RuntimeClient) -> dict:
         result = client.chat(ChatGenerateParams("third-turn", list(history), max_tokens=64, temperature=0.0, speculation="off"), timeout=600)
         history.append(ChatMessage("assistant", result.text))
         stats = result.stats
+    assert stats is not None  # the loop ran its three turns
     return {"prompt_tokens": stats.prompt_tokens, "prompt_tokens_evaluated": stats.prompt_tokens_evaluated, "prompt_tokens_reused": stats.prompt_tokens_reused, "evaluated_fraction": stats.prompt_tokens_evaluated / stats.prompt_tokens, "ttft_ms": stats.ttft_ms}
 
 

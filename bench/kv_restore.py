@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runtime.client import RuntimeClient  # noqa: E402
 from runtime.kvstore import state_file  # noqa: E402
-from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfo, KvStoreInfoParams, ModelLoadParams, methods  # noqa: E402
+from runtime.protocol import ChatGenerateParams, ChatMessage, KvStoreInfo, KvStoreInfoParams, KvType, ModelLoadParams, methods  # noqa: E402
 from report import publish
 
 N_CTX = 4096
@@ -75,7 +75,7 @@ def history(n_tokens_goal: int, tokens_per_turn: int = 215) -> list[ChatMessage]
 class Runtime:
     pause = 0.0  # set from --pause
 
-    def __init__(self, model: str, cache_dir: Path, store: bool = True, kv: str = "f16", threads: int | None = None):
+    def __init__(self, model: str, cache_dir: Path, store: bool = True, kv: KvType = "f16", threads: int | None = None):
         env = dict(os.environ, LOKAL_CACHE_DIR=str(cache_dir), LOKAL_KV_STORE="on" if store else "off")
         self.client = RuntimeClient(env=env)
         self.client.initialize("bench-kv")

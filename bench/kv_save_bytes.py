@@ -25,6 +25,7 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -70,7 +71,7 @@ def run(model: str, append: bool, args: argparse.Namespace, work: Path) -> dict:
     assert store is not None, "the KV store is off (LOKAL_KV_STORE)"
     per_token = info.kv_bytes_per_token
     messages = history(args.history_tokens) + [question(0)]
-    turns = []
+    turns: list[dict[str, Any]] = []
     saved = np.empty(0, dtype=np.int32)
     with WriteCounter() as counter:
         for i in range(args.turns + 1):

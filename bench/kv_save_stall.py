@@ -37,7 +37,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runtime.engine.engine import Engine  # noqa: E402
-from runtime.job_slot import CancelEvent  # noqa: E402
+from runtime.job_slot import PROTOCOL, CancelEvent  # noqa: E402
+from runtime.llama.llama_model import KvSequence, LlamaModel  # noqa: E402
+from runtime.scheduler.scheduler import StepOutput  # noqa: E402
 from runtime.kvstore import saved_states  # noqa: E402
 from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams  # noqa: E402
 
@@ -58,22 +60,22 @@ class StepClock:
         assert scheduler is not None
         step, save = scheduler._step, engine.saved_states.save
 
-        def timed_save(seq, conversation_id, *args, **kwargs):  # type: ignore[no-untyped-def]
+        def timed_save(model: LlamaModel | KvSequence, conversation_id: str, owner: str = PROTOCOL) -> str | None:
             if conversation_id != "a":  # B's own save, when it is cancelled at the end
-                return save(seq, conversation_id, *args, **kwargs)
+                return save(model, conversation_id, owner)
             self._mode = saved_states.APPEND  # as this save saw it
             started = time.perf_counter()
             try:
-                return save(seq, conversation_id, *args, **kwargs)
+                return save(model, conversation_id, owner)
             finally:
                 self._saving.append((time.perf_counter() - started) * 1000)
 
-        def timed_step(*args: object) -> None:
+        def timed_step(output: StepOutput) -> None:
             # A pass of the engine loop is the after-work of replies that ended (where saves run) and then a step:
             # the saves since the last step belong to this pass, and the other streams waited for both.
             active = [s for s in scheduler.seats if s.run is not None and not s.run.done]
             started = time.perf_counter()
-            step(*args)
+            step(output)
             saving = sum(self._saving) if self._saving else None
             self._saving.clear()
             ms = (time.perf_counter() - started) * 1000 + (saving or 0.0)

@@ -60,7 +60,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -101,11 +101,20 @@ def in_own_thread(target, name: str):
     """`target()` run in a new thread, waited for: its result (None if it raised; the thread reports the error)."""
     import threading  # here, not at the top: a host imports only what its comparison is about
 
-    result = {}
+    result: dict[str, Any] = {}
     worker = threading.Thread(target=lambda: result.update(value=target()), name=name)
     worker.start()
     worker.join()
     return result.get("value")
+
+
+def package_folder(name: str) -> Path:
+    """Where an installed top-level package lives, found without importing it."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.origin is not None, f"{name} is not installed"
+    return Path(spec.origin).parent
 
 
 def python_host(spec: str, model: str, threads: int, depth: int, steps: int) -> None:
@@ -115,7 +124,7 @@ def python_host(spec: str, model: str, threads: int, depth: int, steps: int) -> 
         import importlib.util
         import types
 
-        root = Path(importlib.util.find_spec("llama_cpp").origin).parent  # type: ignore[union-attr]
+        root = package_folder("llama_cpp")
         package = types.ModuleType("llama_cpp")
         package.__path__ = [str(root)]
         sys.modules["llama_cpp"] = package
@@ -130,7 +139,7 @@ def python_host(spec: str, model: str, threads: int, depth: int, steps: int) -> 
         elif host == "python-bindings-numpy-library":
             import ctypes
 
-            core = Path(importlib.util.find_spec("numpy").origin).parent / "_core"  # type: ignore[union-attr]  (finding it imports nothing)
+            core = package_folder("numpy") / "_core"  # finding it imports nothing
             ctypes.CDLL(str(next(core.glob("_multiarray_umath*.so"))))
         assert "numpy" not in sys.modules or host == "python-bindings-numpy"  # mapping numpy's library imports no numpy
     else:

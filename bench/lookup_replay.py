@@ -50,6 +50,7 @@ import json
 import statistics
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -71,7 +72,7 @@ PEER_SIMPLE_MATCH, PEER_SIMPLE_MAX = 12, 48
 def record_replies(kinds: list[str], tokens: int, threads: int) -> dict:
     model = load_target(threads)
     try:
-        replies = {"model": Path(model.settings.path).name, "tokens": tokens, "ends": sorted(t for t in range(model.n_vocab) if model.is_end_of_generation(t)), "prompts": []}
+        replies: dict[str, Any] = {"model": Path(model.settings.path).name, "tokens": tokens, "ends": sorted(t for t in range(model.n_vocab) if model.is_end_of_generation(t)), "prompts": []}
         for kind, name, prompt, reply in greedy_replies(model, kinds, tokens):
             replies["prompts"].append({"kind": kind, "name": name, "prompt": prompt, "reply": reply})
     finally:
@@ -213,11 +214,12 @@ def lokal(
     """`prices`: start from these band prices (prices_as_run), as the runtime did, rather than from the curve."""
     costs = priced_as(prices) if prices is not None else _as_loaded(prompt, curve, warm)
     controller = Controller(costs)
-    drafting = Drafting(controller, NgramIndex(ends=lambda t: t in ends), None)
+    lookup = NgramIndex(ends=lambda t: t in ends)
+    drafting = Drafting(controller, lookup, None)
     history = list(prompt) + reply[:1]
     drafting.reply_start = len(prompt)
     controller.begin_reply(history)
-    drafting.lookup.reset(history)
+    lookup.reset(history)
     state: dict = {}
 
     def propose(pos: int) -> list[int]:
@@ -236,7 +238,7 @@ def lokal(
                 trace.append({"at": pos, "start": draft.start, "match": draft.match, "of_reply": draft.of_reply, "drafted": len(tokens), "kept": held})
         drafting.score_shadow(emitted)
         history.extend(emitted)
-        drafting.lookup.extend(emitted)
+        lookup.extend(emitted)
 
     return replay(reply, propose, on_step)
 
@@ -363,7 +365,7 @@ def main() -> int:
         args.replies.parent.mkdir(parents=True, exist_ok=True)
         args.replies.write_text(json.dumps(recorded))
     from_trace = args.costs.suffix == ".jsonl"
-    curve_source = {"threads": None, "target_pass_in_steps": curve_from_trace(args.costs)} if from_trace else json.loads(args.costs.read_text())
+    curve_source: dict[str, Any] = {"threads": None, "target_pass_in_steps": curve_from_trace(args.costs)} if from_trace else json.loads(args.costs.read_text())
     curve = Curve(curve_source["target_pass_in_steps"])
     ends = set(recorded["ends"])
     as_run = prices_as_run(args.costs, args.as_run) if args.as_run is not None else None

@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runtime.client import RuntimeClient, RuntimeDied  # noqa: E402
-from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams  # noqa: E402
+from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams, SpeculationMode  # noqa: E402
 
 PROMPT = "Write a Python function that returns the n-th Fibonacci number, with a docstring and three doctests."
 # Prompt lookup drafts from the prompt: a reply that repeats it (a code edit) gives it something to copy.
@@ -43,7 +43,7 @@ def runtime(python: str, env: dict) -> RuntimeClient:
     return client
 
 
-def reply(client: RuntimeClient, conversation: str, text: str, tokens: int, speculation: str = "off") -> tuple[list[str], dict]:
+def reply(client: RuntimeClient, conversation: str, text: str, tokens: int, speculation: SpeculationMode = "off") -> tuple[list[str], dict]:
     pieces: list[str] = []
     params = ChatGenerateParams(conversation, [ChatMessage("user", text)], max_tokens=tokens, temperature=0.0, seed=1, speculation=speculation)
     result = client.chat(params, on_text=pieces.append, timeout=600)
@@ -89,9 +89,11 @@ def main() -> int:
         check("a GPU device", bool(init.gpu_devices))
 
         auto = client.load_model(ModelLoadParams(**load)).offload
+        assert auto is not None  # None only from a runtime older than protocol 1.4
         out["auto"] = dataclasses.asdict(auto)
         check("Auto offloads every layer of a model that fits", auto.layers == auto.layers_total)
         every = client.load_model(ModelLoadParams(**load, n_gpu_layers=-1)).offload
+        assert every is not None  # None only from a runtime older than protocol 1.4
         out["all"] = dataclasses.asdict(every)
         check("every layer on the GPU", every.layers == every.layers_total and bool(every.devices))
         gpu_pieces, gpu_stats = reply(client, "greedy-gpu", PROMPT, args.tokens)

@@ -83,7 +83,9 @@ def main() -> int:
         raise SystemExit(f"{args.replies}: no recorded replies; record them once with .venv/bin/python bench/lookup_replay.py")
     replies = json.loads(args.replies.read_text())
     curve = lookup_replay.Curve(json.loads(args.costs.read_text())["target_pass_in_steps"])
-    lookup_replay.Drafting, lookup_replay.CostModel = TimedDrafting, TimedCostModel
+    # The replay builds its planner from these names: timed subclasses put in their place, which mypy takes for
+    # assigning to a class.
+    lookup_replay.Drafting, lookup_replay.CostModel = TimedDrafting, TimedCostModel  # type: ignore[misc]
     rounds = [one_round(replies, curve) for _ in range(args.rounds)]
     steps = rounds[0][0]
     per_step = lambda name: round(statistics.median(r[1][name] for r in rounds) / steps * 1e6, 1)

@@ -69,10 +69,10 @@ def verdict(interval: dict) -> str:
 def pool(reports: list[dict], kind: str) -> dict:
     seen = set()
     for report in reports:
-        runs = json.dumps([row["modes"].get("auto", {}).get("decode_tokens_per_s_runs") for row in report["prompts"]])
-        if runs in seen:
+        auto_runs = json.dumps([row["modes"].get("auto", {}).get("decode_tokens_per_s_runs") for row in report["prompts"]])
+        if auto_runs in seen:
             raise SystemExit("the same run was given twice (a copy of a report under another name?)")
-        seen.add(runs)
+        seen.add(auto_runs)
     for key in SAME:
         if len({str(r.get(key)) for r in reports}) > 1:
             raise SystemExit(f"the runs differ in {key}: {[r.get(key) for r in reports]}")

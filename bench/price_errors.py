@@ -108,7 +108,7 @@ def main() -> int:
     missing = [str(t) for t in args.traces if not t.is_file()]
     if missing:
         parser.error(f"no such trace: {', '.join(missing)} (bench/speculative.py --trace FILE writes one)")
-    every: list[tuple[int, float, float]] = []
+    every: list[tuple[int, float, float, float | None]] = []
     per_trace = {}
     for trace in args.traces:
         lines = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]

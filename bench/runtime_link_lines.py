@@ -47,7 +47,12 @@ def one_run(size: int) -> float:
     link = RuntimeLink([sys.executable, "-c", STAND_IN, str(size)], auto_restart=False)
     loop = QEventLoop()
     link.sig_ready.connect(loop.quit)
-    link.sig_crashed.connect(lambda why: (print(why, file=sys.stderr), loop.quit()))
+
+    def report_crash(why: str) -> None:
+        print(why, file=sys.stderr)
+        loop.quit()
+
+    link.sig_crashed.connect(report_crash)
     QTimer.singleShot(600_000, loop.quit)
     start = time.perf_counter()
     link.start()

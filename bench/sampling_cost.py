@@ -23,6 +23,7 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +44,7 @@ PROMPTS = {
     "free": "Write the opening paragraph of a short story about a lighthouse keeper.",
     "json": "Describe a fictional city as a JSON object with name, population, founded and districts.",
 }
-LM_STUDIO = dict(temperature=0.8, top_k=40, top_p=0.95, min_p=0.05, repeat_penalty=1.1)
+LM_STUDIO = SamplingConfig(temperature=0.8, top_k=40, top_p=0.95, min_p=0.05, repeat_penalty=1.1)
 # (name, config, rows): the old sampler runs only the settings it had (temperature, top_k, top_p).
 SETTINGS = [
     ("greedy", SamplingConfig(temperature=0.0), "text", True),
@@ -51,12 +52,12 @@ SETTINGS = [
     ("top_k 0, top_p 0.95", SamplingConfig(0.7, 0.95, 0), "text", True),
     ("top_k 0, top_p 1 (whole vocabulary)", SamplingConfig(0.7, 1.0, 0), "text", True),
     ("top_k 0, top_p 1, min_p 0.05", SamplingConfig(0.7, 1.0, 0, min_p=0.05), "text", False),
-    ("LM Studio defaults (min_p 0.05, repeat 1.1)", SamplingConfig(**LM_STUDIO), "text", False),
+    ("LM Studio defaults (min_p 0.05, repeat 1.1)", LM_STUDIO, "text", False),
     ("top_k 0, top_p 1, repeat/frequency/presence penalties", SamplingConfig(0.7, 1.0, 0, repeat_penalty=1.1, frequency_penalty=0.2, presence_penalty=0.2), "text", False),
     ("greedy, repeat 1.1", SamplingConfig(temperature=0.0, repeat_penalty=1.1), "text", False),
-    ("LM Studio defaults + DRY 0.8", SamplingConfig(**LM_STUDIO, dry_multiplier=0.8), "text", False),
-    ("LM Studio defaults + logit_bias (3 tokens)", SamplingConfig(**LM_STUDIO, logit_bias=((198, -5.0), (13, 2.0), (11, -100.0))), "text", False),
-    ("JSON grammar, LM Studio defaults", SamplingConfig(**LM_STUDIO, grammar=JSON_GBNF), "json", False),
+    ("LM Studio defaults + DRY 0.8", replace(LM_STUDIO, dry_multiplier=0.8), "text", False),
+    ("LM Studio defaults + logit_bias (3 tokens)", replace(LM_STUDIO, logit_bias=((198, -5.0), (13, 2.0), (11, -100.0))), "text", False),
+    ("JSON grammar, LM Studio defaults", replace(LM_STUDIO, grammar=JSON_GBNF), "json", False),
     ("JSON grammar, greedy", SamplingConfig(temperature=0.0, grammar=JSON_GBNF), "json", False),
     ("JSON grammar, top_k 0, top_p 1", SamplingConfig(0.7, 1.0, 0, grammar=JSON_GBNF), "json", False),
 ]
@@ -128,7 +129,7 @@ def main() -> int:
     model = LlamaModel(LoadSettings(path, 1024, 0, "f16", "f16", None, args.threads), read_file_header(path))
     old = old_sampler_module()
 
-    replies = {"text": [], "json": []}
+    replies: dict[str, list[tuple[list[int], list[np.ndarray], list[int]]]] = {"text": [], "json": []}
     for name, text in PROMPTS.items():
         prompt = chat_prompt(model, text)
         rows, tokens = record(model, prompt, args.tokens, JSON_GBNF if name == "json" else None)
@@ -148,7 +149,7 @@ def main() -> int:
 
     results = []
     for name, config, kind, has_old in SETTINGS:
-        entry = {"setting": name, "rows": kind, "new": summary(times[name]["new"])}
+        entry: dict[str, Any] = {"setting": name, "rows": kind, "new": summary(times[name]["new"])}
         if has_old:
             entry["old"] = summary(times[name]["old"])
             entry["old_over_new_median"] = round(entry["old"]["median_ms"] / entry["new"]["median_ms"], 2)

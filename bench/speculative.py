@@ -46,14 +46,14 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import charts  # noqa: E402  (bench/charts.py)
 from runtime.client import RuntimeClient  # noqa: E402
-from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams  # noqa: E402
+from runtime.protocol import ChatGenerateParams, ChatMessage, ModelLoadParams, ModelLoadResult  # noqa: E402
 from ratios import geomean, paired, pooled  # noqa: E402  (bench/ratios.py)
 from own_folders import own_folder  # noqa: E402  (bench/own_folders.py)
 from report import publish  # noqa: E402
@@ -638,9 +638,16 @@ def first_difference(a: str, b: str) -> int | None:
 
 def chart_bars(report: dict) -> list[tuple[str, Callable[[dict], float | None]]]:
     """The chart's bars, a label and each prompt's ratio: Lokal's modes over its off, the peer's over its plain."""
-    ours = [(m, lambda r, m=m: r["modes"][m]["ratio_over_off"]) for m in report["modes"] if m != "off"]
+    # A function per mode binds each bar to its own mode (mypy cannot type a lambda's `m=m` default).
+    def ours_over_off(mode: str) -> Callable[[dict], float | None]:
+        return lambda r: r["modes"][mode]["ratio_over_off"]
+
+    def peers_over_plain(mode: str) -> Callable[[dict], float | None]:
+        return lambda r: r["peer"][mode]["ratio_over_plain"]
+
+    ours = [(m, ours_over_off(m)) for m in report["modes"] if m != "off"]
     peer_modes = [m for m in report["prompts"][0].get("peer", {}) if m != "plain"]
-    return ours + [(f"peer {m}", lambda r, m=m: r["peer"][m]["ratio_over_plain"]) for m in peer_modes]
+    return ours + [(f"peer {m}", peers_over_plain(m)) for m in peer_modes]
 
 
 def chart(report: dict, path: Path) -> bool:
@@ -746,7 +753,7 @@ def main() -> int:
     if peer_modes and peer_modes[0] != "plain":
         parser.error("--peer-modes must start with plain: the others are measured against it")
 
-    def start_lokal() -> tuple[RuntimeClient, object]:
+    def start_lokal() -> tuple[RuntimeClient, ModelLoadResult]:
         client = RuntimeClient(env=env)
         client.initialize("bench-speculative")
         return client, client.load_model(ModelLoadParams(path=target, n_ctx=N_CTX, n_threads=args.threads, draft_path=draft))
@@ -755,10 +762,10 @@ def main() -> int:
     peer = Peer(args.peer, peer_modes, target, args.threads) if args.peer else None
 
     started = time.perf_counter()
-    rows = []
+    rows: list[dict[str, Any]] = []
     chosen = [p for p in pick_prompts(args.prompts) if (not args.kinds or p[0] in args.kinds.split(",")) and (not args.names or p[1] in args.names.split(","))]
     for kind, name, prompt in chosen:
-        row = {"kind": kind, "name": name, "modes": {}}
+        row: dict[str, Any] = {"kind": kind, "name": name, "modes": {}}
         messages = [ChatMessage("system", SYSTEM), ChatMessage("user", prompt)]
 
         def warm() -> None:
@@ -766,6 +773,7 @@ def main() -> int:
             # evaluated alone), instead of off from a cold batch prefill and the rest from the cache.
             client.chat(ChatGenerateParams(f"bench-{name}-warm", messages, max_tokens=1, temperature=0.0, speculation="off"), timeout=3600)
             for mode in peer_modes:
+                assert peer is not None  # peer_modes is empty without --peer
                 peer.run(mode, messages, 1)  # the peer's prompt cache likewise
 
         runs: dict[str, list] = {mode: [] for mode in modes}
@@ -795,6 +803,7 @@ def main() -> int:
                     # The peer's modes between Lokal's, so a busy moment falls on both alike.
                     half = len(peer_modes) // 2 + 1 if len(modes) > 1 else len(peer_modes)
                     for peer_mode in (peer_modes[:half] if mode == "off" else peer_modes[half:]):
+                        assert peer is not None  # peer_modes is empty without --peer
                         run = peer.run(peer_mode, messages, args.tokens)
                         peer_runs[peer_mode].append(run)
                         log(f"{name:16s} peer {peer_mode:12s} {run['decode_tokens_per_s']:6.2f} tok/s  drafted {run['draft_tokens']} accepted {run['draft_tokens_accepted']}")
@@ -842,6 +851,7 @@ def main() -> int:
             best_mode = max((m for m in peer_modes if m != "plain"), key=lambda m: row["peer"][m]["decode_tokens_per_s"], default=None)
             best = row["peer"][best_mode]["decode_tokens_per_s"] if best_mode else None
             if best and "auto" in row["modes"]:
+                assert best_mode is not None  # best is measured only with it
                 row["auto_over_peer_best"] = round(row["modes"]["auto"]["decode_tokens_per_s"] / best, 3)
                 row["peer_best_mode"] = best_mode
                 # None drafted: the "best" mode decoded plainly, and only noise set it above the peer's plain runs.
@@ -860,11 +870,11 @@ def main() -> int:
     if peer is not None:
         peer.close()
 
-    summary = {}
+    summary: dict[str, dict[str, float | None]] = {}
     for kind in sorted({r["kind"] for r in rows}):
         summary[kind] = {mode: geomean([r["modes"][mode]["ratio_over_off"] or 0 for r in rows if r["kind"] == kind]) for mode in modes if mode != "off"}
     ratios = lambda mode, kind=None: [r["modes"][mode]["ratio_over_off"] or 0 for r in rows if mode in r["modes"] and (kind is None or r["kind"] == kind)]
-    checks = {}
+    checks: dict[str, float | None] = {}
     if "auto" in modes:
         if ratios("auto", "code-edit"):
             checks["auto_over_off_code_edit_geomean"] = summary["code-edit"]["auto"]
@@ -872,7 +882,7 @@ def main() -> int:
             checks["auto_over_off_free_writing_min"] = min(ratios("auto", "free-writing"))
     if "draft" in modes:
         checks["draft_over_off_min"] = min(ratios("draft"))
-    peer_summary = {}
+    peer_summary: dict[str, dict[str, Any]] = {}
     if peer_modes:
         for kind in sorted({r["kind"] for r in rows}):
             peer_summary[kind] = {m: geomean([r["peer"][m]["ratio_over_plain"] or 0 for r in rows if r["kind"] == kind]) for m in peer_modes if m != "plain"}

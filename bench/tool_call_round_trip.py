@@ -19,6 +19,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 
@@ -28,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from runtime.models import wheels  # noqa: E402
 
-WEATHER = {
+WEATHER: dict[str, Any] = {
     "type": "function",
     "function": {
         "name": "get_weather",
@@ -47,7 +48,9 @@ def turn(client, model: str, messages: list, stream: bool, **extra):
         reply = client.chat.completions.create(model=model, messages=messages, max_tokens=200, temperature=0.0, **extra)
         message = reply.choices[0].message
         return message.model_dump(exclude_none=True), reply.choices[0].finish_reason, time.perf_counter() - started
-    content, calls, finish = [], {}, None
+    content: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}  # by the stream's tool-call index: each call arrives in pieces
+    finish = None
     for chunk in client.chat.completions.create(model=model, messages=messages, max_tokens=200, temperature=0.0, stream=True, **extra):
         choice = chunk.choices[0]
         finish = choice.finish_reason or finish

@@ -1,7 +1,8 @@
-"""mypy finds no error in app/ and runtime/ (issue #29, "Done when").
+"""mypy finds no error in app/, runtime/ and bench/ (issue #29, "Done when", and the bench scripts since).
 
 It runs with the project's own configuration ([tool.mypy] in pyproject.toml): the default level
-everywhere, strict on the wire (runtime.protocol, app.runtime_link), the scheduler and the chat logic.
+everywhere, the bench scripts included, strict on the wire (runtime.protocol, app.runtime_link),
+the scheduler and the chat logic.
 A new error fails this test, with mypy's words for each; a line that must stay as it is carries
 `# type: ignore[code]` and its reason.
 """
@@ -18,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 STRICT_PACKAGES = ["runtime.protocol", "runtime.scheduler", "app.runtime_link", "app.chat"]
 
 
-def test_mypy_finds_no_error_in_app_and_runtime(tmp_path):
+def test_mypy_finds_no_error_in_app_runtime_and_bench(tmp_path):
     # A cache of its own: the suite runs in several workers, and two mypy runs writing one cache read each other's halves.
     run = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-error-summary", "--no-pretty", "--show-error-codes", "--cache-dir", str(tmp_path / "mypy-cache")],
