@@ -103,15 +103,25 @@ def _attachment(row: sqlite3.Row | tuple) -> StoredAttachment:
     return StoredAttachment(id_, kind, name, mime, size, tokens, pages, bool(fits_whole), bool(searchable), note, bytes(thumbnail or b""))
 
 
-def remember(db: sqlite3.Connection, attachment: StoredAttachment, now: float | None = None) -> None:
-    """Keep (or refresh) the attachment's row; a picture already kept keeps its bytes if none come now."""
+_INSERT = (
+    "INSERT INTO attachments (id, kind, name, mime, bytes, tokens, pages, fits_whole, searchable, note, thumbnail, image, added_at, used_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO "
+)
+_REFRESH = (
+    "UPDATE SET name = excluded.name, mime = excluded.mime, tokens = excluded.tokens, pages = excluded.pages, "
+    "fits_whole = excluded.fits_whole, searchable = excluded.searchable, note = excluded.note, "
+    "thumbnail = COALESCE(excluded.thumbnail, thumbnail), image = COALESCE(excluded.image, image), used_at = excluded.used_at"
+)
+
+
+def remember(db: sqlite3.Connection, attachment: StoredAttachment, now: float | None = None, *, used: bool = True) -> None:
+    """Keep (or refresh) the attachment's row; a picture already kept keeps its bytes if none come now.
+
+    `used` False: a row already kept stays as it is, its place in the Documents list (last used first) included:
+    a conversation put back (undo) or imported names its files again, but nobody attached one just now."""
     now = time.time() if now is None else now
     db.execute(
-        "INSERT INTO attachments (id, kind, name, mime, bytes, tokens, pages, fits_whole, searchable, note, thumbnail, image, added_at, used_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
-        "name = excluded.name, mime = excluded.mime, tokens = excluded.tokens, pages = excluded.pages, "
-        "fits_whole = excluded.fits_whole, searchable = excluded.searchable, note = excluded.note, "
-        "thumbnail = COALESCE(excluded.thumbnail, thumbnail), image = COALESCE(excluded.image, image), used_at = excluded.used_at",
+        _INSERT + (_REFRESH if used else "NOTHING"),
         (
             attachment.id, attachment.kind, attachment.name, attachment.mime, attachment.size, attachment.tokens, attachment.pages,
             int(attachment.fits_whole), int(attachment.searchable), attachment.note,
@@ -120,10 +130,10 @@ def remember(db: sqlite3.Connection, attachment: StoredAttachment, now: float | 
     )
 
 
-def link(db: sqlite3.Connection, message_id: int, attachments: Sequence[StoredAttachment], now: float | None = None) -> None:
-    """Keep each attachment and tie it to the message, in order."""
+def link(db: sqlite3.Connection, message_id: int, attachments: Sequence[StoredAttachment], now: float | None = None, *, used: bool = True) -> None:
+    """Keep each attachment and tie it to the message, in order (`used`: as remember's)."""
     for ord_, attachment in enumerate(attachments):
-        remember(db, attachment, now)
+        remember(db, attachment, now, used=used)
         db.execute("INSERT INTO message_attachments (message_id, ord, attachment_id) VALUES (?, ?, ?)", (message_id, ord_, attachment.id))
 
 

@@ -515,7 +515,7 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (m.id, m.conversation_id, position, m.role, m.content, m.state, to_stored(m.record), m.created_at, m.model, m.parent_id, m.depth, m.reasoning, m.thinking_ms),
             )
-            attachments.link(self._db, m.id, m.attachments)
+            attachments.link(self._db, m.id, m.attachments, used=False)
             attachments.save_citations(self._db, m.id, m.citations)
 
     # ---- messages ------------------------------------------------------------
@@ -822,7 +822,7 @@ class Store:
             # Only messages that have them cost queries: an import may write a million messages, nearly all without.
             if m.attachments:
                 kept = attachments.stored(self._db, [a.id for a in m.attachments])
-                attachments.link(self._db, cur.lastrowid, [kept[a.id] for a in m.attachments if a.id in kept])
+                attachments.link(self._db, cur.lastrowid, [kept[a.id] for a in m.attachments if a.id in kept], used=False)
                 not_found.update(a.id for a in m.attachments if a.id not in kept)
             if m.citations:
                 attachments.save_citations(self._db, cur.lastrowid, m.citations)  # each carries its text: it needs no file

@@ -67,3 +67,36 @@ def test_a_deleted_conversation_comes_back_with_its_attachments_and_citations(tm
     question, answer = store.messages(conv.id)
     assert [a.id for a in question.attachments] == [PICTURE.id] and answer.citations[0].where == "lines 4–9"
     assert store.image_bytes(PICTURE.id) == b"\x89PNG whole"
+
+
+def test_a_conversation_put_back_or_imported_leaves_the_documents_list_in_its_order(tmp_path):
+    """The Documents list shows the last used first. Undoing a delete, or importing a conversation that names a
+    document this computer keeps, attaches nothing anew: the list keeps its order."""
+    from app.chat import export
+    from app.importing.service import import_file
+
+    store = Store(tmp_path / "c.sqlite3")
+    try:
+        older, newer = PDF, dataclasses.replace(PDF, id="e" * 64, name="notes.pdf")
+        conv = store.create_conversation("t")
+        store.add_message(conv.id, "user", "q", attached=[older])
+        path = tmp_path / "t.json"
+        export.save(path, export.to_json(store.conversation(conv.id), store.messages(conv.id)))
+        other = store.create_conversation("u")
+        store.add_message(other.id, "user", "q", attached=[newer])
+        assert [d.name for d in store.documents()] == ["notes.pdf", "report.pdf"]
+
+        deleted = store.delete_conversation(conv.id)
+        assert deleted is not None
+        store.restore_conversation(*deleted)
+        assert [d.name for d in store.documents()] == ["notes.pdf", "report.pdf"]
+
+        store.delete_conversation(conv.id)
+        summary = import_file(store, path)
+        assert summary.messages == 1 and summary.attachments_not_found == 0
+        assert [d.name for d in store.documents()] == ["notes.pdf", "report.pdf"]
+
+        store.add_message(other.id, "user", "again", attached=[older])  # attached now: first
+        assert [d.name for d in store.documents()] == ["report.pdf", "notes.pdf"]
+    finally:
+        store.close()
