@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from pathlib import Path
 
 
@@ -66,7 +67,7 @@ def _value(value: str | int | float | bool | list) -> bytes:
         return struct.pack("<If", FLOAT32, value)
     if isinstance(value, int):
         return struct.pack("<II", UINT32, value)
-    if isinstance(value, list):  # of strings (a vocabulary) or of uint32
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):  # of strings (a vocabulary, a header's read one) or of uint32
         kind = STRING if all(isinstance(v, str) for v in value) else UINT32
         items = b"".join(_string(v) if kind == STRING else struct.pack("<I", v) for v in value)
         return struct.pack("<IIQ", ARRAY, kind, len(value)) + items

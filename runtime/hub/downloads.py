@@ -54,6 +54,7 @@ from filelock import FileLock, Timeout
 from runtime import disk_space
 from runtime.hub import hf
 from runtime.hub import names
+from runtime.hub.cache_folder import cache_dir as hub_cache_dir
 from runtime.hub.errors import TransientError, disk_full, from_exception
 from runtime.hub.quants import find_level, incomplete_split, pick_projector
 from runtime.hub.repo import list_repo
@@ -493,7 +494,7 @@ class DownloadManager:
         from runtime.paths import data_dir
 
         self.on_update = on_update
-        self.cache_dir = Path(cache_dir) if cache_dir else hf.cache_dir()
+        self.cache_dir = Path(cache_dir) if cache_dir else hub_cache_dir()
         self.state_dir = Path(state_dir) if state_dir else data_dir() / "downloads"
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self.progress_interval = progress_interval

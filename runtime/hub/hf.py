@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import threading
-from pathlib import Path
 
 from huggingface_hub import HfApi, constants, get_token, hf_hub_url, set_client_factory
 from huggingface_hub.utils import build_hf_headers
@@ -25,17 +24,6 @@ from runtime import __version__
 
 def endpoint() -> str:
     return (os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
-
-
-def cache_dir() -> Path:
-    """The shared Hugging Face hub cache (HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub)."""
-    explicit = os.environ.get("HF_HUB_CACHE")
-    if explicit:
-        return Path(explicit).expanduser()
-    home = os.environ.get("HF_HOME")
-    if home:
-        return Path(home).expanduser() / "hub"
-    return Path(constants.HF_HUB_CACHE)
 
 
 def token() -> str | None:

@@ -18,6 +18,7 @@ from runtime.llama.devices import list_devices
 from runtime.llama.memory import available_ram, estimate_load, with_projector
 from runtime.gguf.reader import GGUFError, GGUFHeader, read_file_header
 from runtime.hub import catalog, fit, hf
+from runtime.hub.cache_folder import cache_dir
 from runtime.hub.downloads import DownloadManager, repo_folder
 from runtime.hub.errors import from_exception
 from runtime.hub.quants import find_level, incomplete_split, pick_projector
@@ -153,7 +154,7 @@ class HubService:
             return None, exc.message
 
     def _downloaded_blobs(self, repo: str) -> set[str]:
-        blobs = repo_folder(self._cache_dir or hf.cache_dir(), repo) / "blobs"
+        blobs = repo_folder(self._cache_dir or cache_dir(), repo) / "blobs"
         return {p.name for p in blobs.glob("*") if not p.name.endswith(".incomplete")} if blobs.is_dir() else set()
 
     # ---- draft compatibility ---------------------------------------------------

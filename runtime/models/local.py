@@ -118,7 +118,7 @@ def _projector_beside(path: Path) -> str | None:
 def projector_for(path: str, cache: Path | None = None) -> str | None:
     """The projector `models.list` names as the `mmproj` of the model file at `path` (the same rule, _describe's),
     for a load worked out before the list has come (the window's last model, loaded as it opens)."""
-    from runtime.hub.hf import cache_dir
+    from runtime.hub.cache_folder import cache_dir
 
     model = Path(os.path.abspath(path))
     try:
@@ -163,7 +163,7 @@ def _hf_models(cache: Path) -> list[LocalModel]:
 
 
 def list_models(cache: Path | None = None) -> list[LocalModel]:
-    from runtime.hub.hf import cache_dir
+    from runtime.hub.cache_folder import cache_dir
     from runtime.paths import models_dir
 
     models = _hf_models(cache or cache_dir())

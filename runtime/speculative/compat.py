@@ -8,7 +8,7 @@ of the embedding, are harmless and allowed, as llama.cpp allows them).
 
 from __future__ import annotations
 
-from runtime.gguf.reader import GGUFHeader
+from runtime.gguf.reader import GGUFHeader, Strings
 
 MAX_VOCAB_DIFFERENCE = 128
 RECURRENT_ARCHITECTURES = {"mamba", "mamba2", "rwkv6", "rwkv6qwen2", "rwkv7", "arwkv7", "jamba", "falcon-h1", "granitehybrid", "lfm2", "plamo2", "nemotron_h"}
@@ -34,8 +34,8 @@ def incompatibilities(target: GGUFHeader, draft: GGUFHeader) -> list[str]:
         reasons.append(f"the vocabularies differ in size: {n_target} tokens in the target, {n_draft} in the draft")
     target_tokens = target.metadata.get("tokenizer.ggml.tokens")
     draft_tokens = draft.metadata.get("tokenizer.ggml.tokens")
-    if isinstance(target_tokens, list) and isinstance(draft_tokens, list):
-        if not reasons:  # the first differing token says nothing more when the vocabularies already differ
+    if isinstance(target_tokens, (list, Strings)) and isinstance(draft_tokens, (list, Strings)):
+        if not reasons and not _same_bytes(target_tokens, draft_tokens):  # the first differing token says nothing more when the vocabularies already differ
             for token_id, (a, b) in enumerate(zip(target_tokens, draft_tokens)):
                 if a != b:
                     reasons.append(f"the vocabularies differ: token {token_id} is {a!r} in the target but {b!r} in the draft")
@@ -43,6 +43,14 @@ def incompatibilities(target: GGUFHeader, draft: GGUFHeader) -> list[str]:
     elif target.tokenizer_pre != draft.tokenizer_pre:
         reasons.append(f"the tokenizers differ: pre-tokenizer {target.tokenizer_pre!r} in the target, {draft.tokenizer_pre!r} in the draft")
     return reasons
+
+
+def _same_bytes(a: list[str] | Strings, b: list[str] | Strings) -> bool:
+    """The ids both have hold the same bytes in both: the usual case, decided without decoding a token."""
+    if isinstance(a, Strings) and isinstance(b, Strings):
+        n = min(len(a), len(b))
+        return a.prefix_bytes(n) == b.prefix_bytes(n)
+    return False
 
 
 def check_compatible(target: GGUFHeader, draft: GGUFHeader) -> None:

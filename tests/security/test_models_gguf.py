@@ -45,6 +45,9 @@ HOSTILE = {
     "an array of ten million uint64 in 100 bytes": (raw_header(LLAMA, entry("tokenizer.ggml.scores", array_claiming(UINT64, 10**7))), "needs at least 80,000,000 bytes"),
     "a million metadata entries in 100 bytes": (raw_header(LLAMA, n_kv=10**6), "metadata count"),
     "a million tensors in 100 bytes": (raw_header(LLAMA, n_tensors=10**6), "tensor count"),
+    "a vocabulary of ten million tokens in 100 bytes": (raw_header(LLAMA, entry("tokenizer.ggml.tokens", array_claiming(STRING, 10**7))), "needs at least 80,000,000 bytes"),
+    "a token claiming 2^40 bytes": (raw_header(LLAMA, entry("tokenizer.ggml.tokens", array_claiming(STRING, 2) + struct.pack("<QQ", 2**40, 0))), "implausible string length 1099511627776"),
+    "a token longer than the file": (raw_header(LLAMA, entry("tokenizer.ggml.tokens", array_claiming(STRING, 2) + struct.pack("<QQ", 10**6, 0) + b"abc")), "a string"),
     "a per-layer array of 100,000 head counts": (raw_header(LLAMA, entry("llama.attention.head_count_kv", array_claiming(UINT32, 100_000) + b"\0" * 400_000)), "at most 512"),
 }
 

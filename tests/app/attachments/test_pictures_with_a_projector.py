@@ -96,7 +96,7 @@ def test_a_model_without_a_projector_still_refuses_pictures_with_the_same_messag
 def test_the_vision_model_the_window_opens_with_loads_once_with_its_projector(qapp, tmp_path, starter_model):
     """The model chosen last loads as the window opens, before the model list has come: its projector is found by the
     list's own rule (runtime/models/local.py projector_for), so the list's arrival does not load it a second time."""
-    from runtime.hub.hf import cache_dir
+    from runtime.hub.cache_folder import cache_dir
 
     model, projector = vision_snapshot(cache_dir(), starter_model, revision="1" * 40)  # tests/app/conftest.py: this test's own cache
     from app.main import create_main_window

@@ -117,3 +117,17 @@ def test_a_suffix_that_occurs_often_continues_where_the_copy_stood_weighed_by_ho
     assert index.match(limit=3, near=99).start == 13  # none that far on: the most recent
     index.reset([9, 3, 4, 9, 3])
     assert index.match(limit=2).agreement == (1.0, 1.0)  # a single occurrence contradicts nothing
+
+
+def test_vocabularies_read_from_files_are_compared_as_read(tmp_path):
+    """Headers read from files keep their vocabularies as the file's bytes: the same ones pass without decoding a
+    token, and the first token that differs is named as it is with lists."""
+    def written(name: str, tokens: list[str]) -> GGUFHeader:
+        return read_file_header(write_llama(tmp_path / f"{name}.gguf", name=name, block_count=2, embedding=128, tokenizer={
+            "tokenizer.ggml.model": "gpt2", "tokenizer.ggml.tokens": tokens, "tokenizer.ggml.bos_token_id": 1, "tokenizer.ggml.eos_token_id": 2}))
+
+    vocabulary = [f"t{i}" for i in range(300)]
+    target = written("target", vocabulary)
+    check_compatible(target, written("padded", vocabulary + ["<pad>"] * 3))
+    with pytest.raises(IncompatibleDraft, match="token 123 is 't123' in the target but 'other' in the draft"):
+        check_compatible(target, written("other", vocabulary[:123] + ["other"] + vocabulary[124:]))
