@@ -33,31 +33,33 @@ sys.path.insert(0, str(ROOT / "bench"))
 from ratios import paired  # noqa: E402
 
 
-def dig(document: object, path: str) -> float:
+def dig(document: object, path: str | tuple[str, ...]) -> float:
+    """The number at a dotted path, or at a path of parts (a key holding a dot, as a file name does)."""
     value = document
-    for part in path.split("."):
+    for part in path.split(".") if isinstance(path, str) else path:
         value = value[int(part)] if isinstance(value, list) else value[part]  # type: ignore[index]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SystemExit(f"{path} is {value!r}, not a number")
     return float(value)
 
 
-def expand(document: object, pattern: str) -> list[str]:
-    """The dotted paths a pattern names in this document: itself, or one per element where a part is `*`."""
-    paths = [""]
+def expand(document: object, pattern: str) -> list[tuple[str, ...]]:
+    """The paths a pattern names in this document, as parts: itself, or one per element where a part is `*`
+    (a key it stands for may hold dots of its own)."""
+    paths: list[tuple[str, ...]] = [()]
     for part in pattern.split("."):
         if part != "*":
-            paths = [f"{p}.{part}" if p else part for p in paths]
+            paths = [(*p, part) for p in paths]
             continue
         expanded = []
         for prefix in paths:
             value = document
-            for step in prefix.split(".") if prefix else []:
+            for step in prefix:
                 value = value[int(step)] if isinstance(value, list) else value[step]  # type: ignore[index]
             keys = range(len(value)) if isinstance(value, list) else list(value) if isinstance(value, dict) else None
             if keys is None:
-                raise SystemExit(f"{pattern}: {prefix or 'the document'} is {value!r}, not a list or an object for `*`")
-            expanded += [f"{prefix}.{key}" if prefix else str(key) for key in keys]
+                raise SystemExit(f"{pattern}: {'.'.join(prefix) or 'the document'} is {value!r}, not a list or an object for `*`")
+            expanded += [(*prefix, str(key)) for key in keys]
         paths = expanded
     return paths
 
@@ -105,6 +107,7 @@ def main() -> None:
     trees = {"new": ROOT, "old": args.baseline.resolve()}
     figures: dict[str, dict[str, list[float]]] = {}
     pattern_of: dict[str, str] = {}
+    parts_of: dict[str, tuple[str, ...]] = {}
     seconds: dict[str, float] = {"new": 0.0, "old": 0.0}
     for round_index in range(args.rounds):
         order = ["new", "old"] if round_index % 2 == 0 else ["old", "new"]
@@ -112,10 +115,11 @@ def main() -> None:
             document, took = run_once(trees[side], script)
             seconds[side] += took
             if not figures:  # the first run names the figures a `*` stands for; every later run must give each of them
-                pattern_of = {path: pattern for pattern in args.figure for path in expand(document, pattern)}
-                figures = {path: {"new": [], "old": []} for path in pattern_of}
+                parts_of = {".".join(parts): parts for pattern in args.figure for parts in expand(document, pattern)}
+                pattern_of = {".".join(parts): pattern for pattern in args.figure for parts in expand(document, pattern)}
+                figures = {name: {"new": [], "old": []} for name in parts_of}
             for figure in figures:
-                figures[figure][side].append(dig(document, figure))
+                figures[figure][side].append(dig(document, parts_of[figure]))
     print(json.dumps({
         "benchmark": " ".join(script),
         "baseline": str(trees["old"]),

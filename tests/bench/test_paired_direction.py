@@ -19,9 +19,11 @@ def test_a_rate_is_better_higher_and_a_time_lower_unless_named():
 
 def test_a_star_names_every_element_of_a_list_or_object():
     document = {"prompts": [{"modes": {"auto": {"tok_s": 1.0}, "off": {"tok_s": 2.0}}}, {"modes": {"auto": {"tok_s": 3.0}}}]}
-    assert expand(document, "prompts.*.modes.auto.tok_s") == ["prompts.0.modes.auto.tok_s", "prompts.1.modes.auto.tok_s"]
+    assert [".".join(p) for p in expand(document, "prompts.*.modes.auto.tok_s")] == ["prompts.0.modes.auto.tok_s", "prompts.1.modes.auto.tok_s"]
     assert [dig(document, p) for p in expand(document, "prompts.0.modes.*.tok_s")] == [1.0, 2.0]
-    assert expand(document, "prompts.1.modes.auto.tok_s") == ["prompts.1.modes.auto.tok_s"]
+    assert expand(document, "prompts.1.modes.auto.tok_s") == [("prompts", "1", "modes", "auto", "tok_s")]
+    files = {"files": {"model.Q4_1.gguf": {"ms": 3.0}}}  # a key that holds dots
+    assert [dig(files, p) for p in expand(files, "files.*.ms")] == [3.0]
 
 
 def test_a_star_on_a_number_is_a_clear_error():
