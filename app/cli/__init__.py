@@ -32,6 +32,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from app.cli import models
 
     models.add_parsers(sub)
+    from app.importing import command as import_command
+
+    import_command.add_parser(sub)
     return parser
 
 

@@ -1,31 +1,31 @@
-"""File ▸ Import conversations…: pick a file, read it off the GUI thread, write it, and say what came in.
+"""File ▸ Import conversations…: pick a file, import it in a child process, and say what came in.
 
-Reading and checking a large export (ChatGPT's runs to hundreds of MB) runs on a worker thread; the
-store is written on the GUI thread, in one transaction (service.py), as every other store call is.
+A large export (ChatGPT's runs to hundreds of MB) takes seconds of JSON parsing, checking and writing. On a
+thread of the window that Python held the GIL, and the event loop waited: a 70 MB export froze the window for 7 s.
+So `lokal import --json` (command.py) does it all, through this same executable, writing through a connection of
+its own in one transaction; the window reads its one-line summary and shows what came in.
 """
 
 from __future__ import annotations
 
+import json
 import logging
-import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QProcess, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from app.features import FeatureContext
-from app.importing import service
-from app.importing.conversation import ImportRefused, to_new
-from app.storage.store import StoreUnavailable
+from app.importing import command
+from app.importing.service import ImportedInto
 from app.ui.menus import MenuId
 
 log = logging.getLogger("lokal.importing")
 
 
 class ImportCommand(QObject):
-    sig_read = Signal(object, object)  # the file's (format, NewConversations), or an error: from the worker thread
-    sig_finished = Signal(object)  # an ImportSummary, or the error's text
+    sig_finished = Signal(object)  # an ImportedInto, or the error's text
 
     def __init__(self, context: FeatureContext):
         super().__init__(context.window())
@@ -33,6 +33,8 @@ class ImportCommand(QObject):
         self.chat = context.chat
         self.busy = False
         self.last_message = ""  # what the summary said last (the window's tests read it)
+        self._process: QProcess | None = None
+        self._file = ""
         menu = context.menu(MenuId.FILE)
         quit_action = next((a for a in menu.actions() if a.menuRole() == QAction.MenuRole.QuitRole), None)
         self.action = QAction(self.tr("&Import conversations…"), menu)
@@ -40,7 +42,6 @@ class ImportCommand(QObject):
         self.action.triggered.connect(self.choose_file)
         before = menu.actions()[menu.actions().index(quit_action) - 1] if quit_action is not None else None
         menu.insertAction(before, self.action) if before is not None else menu.addAction(self.action)
-        self.sig_read.connect(self._on_read)
 
     def choose_file(self) -> None:
         dialog = QFileDialog(self.context.window(), self.tr("Import conversations"), str(Path.home()),
@@ -55,46 +56,62 @@ class ImportCommand(QObject):
             return False
         self.busy = True
         self.action.setEnabled(False)
-        self.context.show_status(self.tr("Reading {file}…").format(file=Path(path).name))
-        threading.Thread(target=self._read, args=(Path(path),), name="lokal-import", daemon=True).start()
+        self._file = Path(path).name
+        self.context.show_status(self.tr("Importing {file}…").format(file=self._file))
+        process = self._process = QProcess(self)
+        process.setProcessChannelMode(QProcess.ProcessChannelMode.SeparateChannels)
+        process.finished.connect(self._on_finished)
+        process.errorOccurred.connect(self._on_error)
+        argv = command.command(path, self.chat.store.path)
+        process.start(argv[0], argv[1:])
         return True
 
-    def _read(self, path: Path) -> None:
-        try:
-            name, conversations = service.read_file(path)
-            self.sig_read.emit(name, [to_new(c) for c in conversations])
-        except ImportRefused as exc:
-            self.sig_read.emit(None, str(exc))
-        except (OSError, MemoryError) as exc:
-            self.sig_read.emit(None, self.tr("Could not read {file}: {reason}").format(file=path.name, reason=getattr(exc, "strerror", None) or exc))
+    def _on_error(self, error: QProcess.ProcessError) -> None:
+        if error == QProcess.ProcessError.FailedToStart and self._process is not None:  # no finished signal follows
+            self._done(self.tr("Could not start the import: {reason}").format(reason=self._process.errorString()))
 
-    def _on_read(self, name: str | None, result: object) -> None:
+    def _on_finished(self, code: int, _status: QProcess.ExitStatus) -> None:
+        process = self._process
+        assert process is not None
+        out = bytes(process.readAllStandardOutput().data()).decode(errors="replace").strip().splitlines()
+        err = bytes(process.readAllStandardError().data()).decode(errors="replace").strip().splitlines()
+        try:
+            said = json.loads(out[-1]) if out else None
+        except json.JSONDecodeError:
+            said = None
+        if isinstance(said, dict) and isinstance(said.get("error"), str):
+            self._done(said["error"])
+            return
+        try:
+            outcome = ImportedInto.from_json(said)
+        except ValueError:
+            log.warning("the import of %s ended with code %s and no summary; its last words: %s", self._file, code, err[-3:])
+            self._done(self.tr("the import of {file} stopped (code {code}): {reason}").format(
+                file=self._file, code=code, reason=err[-1] if err else self.tr("it gave no reason")))
+            return
+        self._done(outcome)
+
+    def _done(self, outcome: ImportedInto | str) -> None:
         self.busy = False
         self.action.setEnabled(True)
+        self._process = None
         self.context.clear_status()
-        if name is None:
-            self._say(self.tr("Nothing was imported: {reason}").format(reason=result), error=True)
-            self.sig_finished.emit(str(result))
-            return
-        assert isinstance(result, list)
-        try:
-            summary = service.write(self.chat.store, name, result)
-        except StoreUnavailable as problem:
-            self._say(self.tr("Nothing was imported: {reason}").format(reason=problem.message), error=True)
-            self.sig_finished.emit(problem.message)
+        if isinstance(outcome, str):
+            self._say(self.tr("Nothing was imported: {reason}").format(reason=outcome), error=True)
+            self.sig_finished.emit(outcome)
             return
         self.chat.conversations.set_conversations(self.chat.store.conversations())
-        if summary.added:
-            self.chat.open(summary.added[0].id)
+        if outcome.first_added is not None:
+            self.chat.open(outcome.first_added)
         text = self.tr("Imported {added} conversations ({messages} messages) from {format}.").format(
-            added=len(summary.added), messages=summary.messages, format=name)
-        if summary.skipped:
-            text += " " + self.tr("{skipped} were imported before and were skipped.").format(skipped=summary.skipped)
-        if summary.attachments_not_found:
+            added=outcome.added, messages=outcome.messages, format=outcome.format)
+        if outcome.skipped:
+            text += " " + self.tr("{skipped} were imported before and were skipped.").format(skipped=outcome.skipped)
+        if outcome.attachments_not_found:
             # An export names its files without their bytes (app/chat/export.py): only those kept here can be attached again.
-            text += " " + self.tr("%n attached file(s) were not found on this computer and are not attached.", "", summary.attachments_not_found)
+            text += " " + self.tr("%n attached file(s) were not found on this computer and are not attached.", "", outcome.attachments_not_found)
         self._say(text)
-        self.sig_finished.emit(summary)
+        self.sig_finished.emit(outcome)
 
     def _say(self, text: str, error: bool = False) -> None:
         self.last_message = text

@@ -37,6 +37,38 @@ class ImportSummary:
     messages: int = 0  # in the conversations added
     attachments_not_found: int = 0  # files the added messages name that this computer does not keep: not attached
 
+    def to_json(self) -> dict[str, Any]:
+        """What `lokal import --json` prints: how many were added, and the first one's id (the window opens it)."""
+        return {"format": self.format, "added": len(self.added), "first_added": self.added[0].id if self.added else None, "skipped": self.skipped,
+                "messages": self.messages, "attachments_not_found": self.attachments_not_found}
+
+
+@dataclass
+class ImportedInto:
+    """An import another process did (`lokal import --json`), as the window reads its summary."""
+
+    format: str
+    added: int
+    first_added: str | None  # the first conversation added, in the file's order
+    skipped: int
+    messages: int
+    attachments_not_found: int
+
+    @classmethod
+    def from_json(cls, data: object) -> ImportedInto:
+        """ValueError unless `data` is what ImportSummary.to_json makes."""
+        if not isinstance(data, dict):
+            raise ValueError(f"an import summary is an object, not {type(data).__name__}")
+        counts = [data.get(k) for k in ("added", "skipped", "messages", "attachments_not_found")]
+        first = data.get("first_added")
+        if not isinstance(data.get("format"), str) or not (first is None or isinstance(first, str)):
+            raise ValueError(f"not an import summary: {str(data)[:200]}")
+        numbers = [n for n in counts if isinstance(n, int) and not isinstance(n, bool)]
+        if len(numbers) != len(counts):
+            raise ValueError(f"not an import summary: {str(data)[:200]}")
+        added, skipped, messages, not_found = numbers
+        return cls(data["format"], added, first, skipped, messages, not_found)
+
 
 def read_file(path: str | Path) -> tuple[str, list[ImportedConversation]]:
     """(the format's name, its conversations); ImportRefused says why a file cannot be imported."""

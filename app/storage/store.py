@@ -395,8 +395,11 @@ class _PendingUpdate:
 
 
 class Store:
-    def __init__(self, path: str | Path | None = None):
-        """Open (or create) the database; raises sqlite3.Error or SchemaTooNew with the connection closed again."""
+    def __init__(self, path: str | Path | None = None, *, beside_window: bool = False):
+        """Open (or create) the database; raises sqlite3.Error or SchemaTooNew with the connection closed again.
+
+        `beside_window`: a second process writes while a window may have the file open (`lokal import`): a reply
+        marked streaming may be one that window streams now, so it is left as it is, not marked interrupted."""
         self.path = Path(path) if path is not None else default_path()
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         self._deferred: dict[int, _PendingUpdate] = {}  # message id -> the fields an update could not write yet
@@ -414,7 +417,8 @@ class Store:
             self._db.execute("PRAGMA synchronous=FULL")  # see the module docstring
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
-            self._recover_streaming()
+            if not beside_window:
+                self._recover_streaming()
         except BaseException:
             self._db.close()
             raise

@@ -426,6 +426,10 @@
         <translation>Jenis</translation>
     </message>
     <message>
+        <source>Draft model for faster replies: {repo}</source>
+        <translation>Model draf untuk balasan lebih cepat: {repo}</translation>
+    </message>
+    <message>
         <source>[gated]</source>
         <translation>[terbatas]</translation>
     </message>
@@ -1151,12 +1155,20 @@ terakhir aktif {time}</translation>
         <translation>Ekspor percakapan (*.json);;Semua berkas (*)</translation>
     </message>
     <message>
-        <source>Reading {file}…</source>
-        <translation>Membaca {file}…</translation>
+        <source>Importing {file}…</source>
+        <translation>Mengimpor {file}…</translation>
     </message>
     <message>
-        <source>Could not read {file}: {reason}</source>
-        <translation>Tidak dapat membaca {file}: {reason}</translation>
+        <source>Could not start the import: {reason}</source>
+        <translation>Impor tidak dapat dimulai: {reason}</translation>
+    </message>
+    <message>
+        <source>the import of {file} stopped (code {code}): {reason}</source>
+        <translation>impor {file} berhenti (kode {code}): {reason}</translation>
+    </message>
+    <message>
+        <source>it gave no reason</source>
+        <translation>tanpa alasan</translation>
     </message>
     <message>
         <source>Nothing was imported: {reason}</source>

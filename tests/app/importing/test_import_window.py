@@ -60,3 +60,28 @@ def test_the_summary_says_how_many_attached_files_were_not_found_on_this_compute
         assert question.attachments == [] and reply.reasoning == "Both have tables."
     finally:
         window.shutdown()
+
+
+def test_a_large_import_leaves_the_window_responsive(qtbot, store_path, starter_model, tmp_path):
+    """A ChatGPT export of 12,000 messages (9 MB): parsed, checked and written by `lokal import` in a child process,
+    so the event loop never waits on it. Done on the window's own threads it held the GIL for seconds."""
+    from app.ui.stall_probe import StallProbe
+    from chatgpt_exports import write_chatgpt_export
+
+    export = write_chatgpt_export(tmp_path / "conversations.json", conversations=400, messages=30)
+    window = open_window(qtbot, store_path, starter_model, load=False)
+    probe = StallProbe(interval_ms=5)
+    try:
+        command = window.features["importing"]
+        finished: list[object] = []
+        command.sig_finished.connect(finished.append)
+        probe.start()
+        assert command.import_path(export)
+        qt_wait_until(lambda: finished, 120, "the import finishing")
+        assert command.last_message == "Imported 400 conversations (12000 messages) from ChatGPT."
+        assert window.chat.conversations.rowCount() == 400
+        assert probe.ticks > 20
+        assert probe.longest_own_ms < 200, f"the import stalled the window for {probe.longest_own_ms:.0f} ms"
+    finally:
+        probe.stop()
+        window.shutdown()

@@ -1,0 +1,64 @@
+"""`lokal import FILE`: conversations from an export file into the conversations database, without the window.
+
+The window runs it too, as a child process through this same executable (File ▸ Import conversations…): a
+large export (a ChatGPT `conversations.json` of 100,000 messages is 70 MB) takes seconds of JSON parsing, checking
+and writing, all Python that would hold the window's GIL, so its event loop would wait on it. The child writes
+through a connection of its own (SQLite's WAL lets the window read meanwhile) and leaves a reply the window is
+streaming as it is. `--json` prints one line: the summary (ImportSummary.to_json), or {"error": why}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("import", help="import conversations from an export (Lokal, ChatGPT, LM Studio, Open WebUI)",
+                       description="Import the conversations of an export file: all of them, or none if one field is wrong.")
+    p.add_argument("file", type=Path, help="the export: Lokal's JSON, ChatGPT's conversations.json, an LM Studio conversation, Open WebUI's chat export")
+    p.add_argument("--store", type=Path, help="the conversations database (default: the one the window uses)")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON line")
+    p.set_defaults(run=run)
+
+
+def command(file: str | Path, store: str | Path) -> list[str]:
+    """How the window starts the import: the frozen app runs itself with `import`; from source, `python -m app import`."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "import", str(file), "--store", str(store), "--json"]
+    return [sys.executable, "-m", "app", "import", str(file), "--store", str(store), "--json"]
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.importing import service
+    from app.importing.conversation import ImportRefused
+    from app.storage.store import SchemaTooNew, Store, StoreUnavailable, default_path
+
+    try:
+        store = Store(args.store or default_path(), beside_window=True)
+    except (sqlite3.Error, StoreUnavailable, SchemaTooNew, OSError) as exc:  # a damaged file is the window's to set aside, not this
+        return _failed(args, f"cannot open the conversations database: {exc}")
+    try:
+        summary = service.import_file(store, args.file)
+    except ImportRefused as exc:
+        return _failed(args, str(exc))
+    except StoreUnavailable as exc:
+        return _failed(args, exc.message)
+    except (OSError, MemoryError) as exc:
+        return _failed(args, f"could not read {args.file.name}: {getattr(exc, 'strerror', None) or exc}")
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(summary.to_json()))
+    else:
+        print(f"imported {len(summary.added)} conversations ({summary.messages} messages) from {summary.format}; "
+              f"{summary.skipped} imported before and skipped; {summary.attachments_not_found} attached files not found here")
+    return 0
+
+
+def _failed(args: argparse.Namespace, why: str) -> int:
+    print(json.dumps({"error": why}) if args.json else f"nothing was imported: {why}", file=sys.stdout if args.json else sys.stderr)
+    return 1
