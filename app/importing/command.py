@@ -26,10 +26,10 @@ def add_parser(sub) -> None:
 
 
 def command(file: str | Path, store: str | Path) -> list[str]:
-    """How the window starts the import: the frozen app runs itself with `import`; from source, `python -m app import`."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "import", str(file), "--store", str(store), "--json"]
-    return [sys.executable, "-m", "app", "import", str(file), "--store", str(store), "--json"]
+    """How the window starts the import: `lokal import FILE --store STORE --json`, through this same executable."""
+    from app.own_command import own_command
+
+    return own_command("import", str(file), "--store", str(store), "--json")
 
 
 def run(args: argparse.Namespace) -> int:

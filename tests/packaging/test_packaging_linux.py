@@ -165,6 +165,19 @@ def test_frozen_cli_chat_answers(linux_build, starter_model, tmp_path):
     assert json.loads(done.stdout.strip().splitlines()[-1])["stats"]["completion_tokens"] == 4
 
 
+def test_frozen_import_reads_an_export(linux_build, tmp_path):
+    """`lokal import` from the bundle, as File ▸ Import runs it: the importers and the store are in it."""
+    import json
+
+    export = Path(__file__).parents[1] / "app" / "importing" / "data" / "openwebui-chat-export.json"
+    done = subprocess.run(
+        [str(linux_build.program), "import", str(export), "--store", str(tmp_path / "c.sqlite3"), "--json"],
+        cwd=tmp_path, env={"HOME": str(tmp_path), "LANG": "C.UTF-8"}, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout)["messages"] == 5
+
+
 def test_frozen_api_server_answers_on_loopback(linux_build, starter_model, tmp_path):
     """`lokal serve` from the bundle (aiohttp, pydantic and all): /health, then a 4-token completion."""
     import json
