@@ -85,3 +85,24 @@ def test_a_large_import_leaves_the_window_responsive(qtbot, store_path, starter_
     finally:
         probe.stop()
         window.shutdown()
+
+
+def test_an_import_that_ends_without_a_summary_says_how_it_ended(qtbot, store_path, starter_model, tmp_path, monkeypatch):
+    """The child died before its summary (a crash, a kill): nothing is said to be imported, and its exit code and last
+    words are given; the command takes the next file."""
+    import sys
+
+    from app.importing import command
+
+    window = open_window(qtbot, store_path, starter_model, load=False)
+    try:
+        monkeypatch.setattr(command, "command", lambda _file, _store: [sys.executable, "-c", "import sys; print('not json'); sys.stderr.write('boom\\n'); sys.exit(3)"])
+        importing = window.features["importing"]
+        finished: list[object] = []
+        importing.sig_finished.connect(finished.append)
+        assert importing.import_path(DATA / "openwebui-chat-export.json")
+        qt_wait_until(lambda: finished, 30, "the import ending")
+        assert importing.last_message == "Nothing was imported: the import of openwebui-chat-export.json stopped (code 3): boom"
+        assert window.chat.conversations.rowCount() == 0 and importing.action.isEnabled() and not importing.busy
+    finally:
+        window.shutdown()
