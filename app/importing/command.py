@@ -1,7 +1,7 @@
 """`lokal import FILE`: conversations from an export file into the conversations database, without the window.
 
 The window runs it too, as a child process through this same executable (File ▸ Import conversations…): a
-large export (a ChatGPT `conversations.json` of 100,000 messages is 70 MB) takes seconds of JSON parsing, checking
+large export (a ChatGPT `conversations.json` of 100,000 messages is 65 MiB) takes seconds of JSON parsing, checking
 and writing, all Python that would hold the window's GIL, so its event loop would wait on it. The child writes
 through a connection of its own (SQLite's WAL lets the window read meanwhile) and leaves a reply the window is
 streaming as it is. `--json` prints one line: the summary (ImportSummary.to_json), or {"error": why}.

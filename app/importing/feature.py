@@ -1,7 +1,7 @@
 """File ▸ Import conversations…: pick a file, import it in a child process, and say what came in.
 
 A large export (ChatGPT's runs to hundreds of MB) takes seconds of JSON parsing, checking and writing. On a
-thread of the window that Python held the GIL, and the event loop waited: a 70 MB export froze the window for 7 s.
+thread of the window that Python held the GIL, and the event loop waited: a 65 MiB export froze the window for 8-10 s.
 So `lokal import --json` (command.py) does it all, through this same executable, writing through a connection of
 its own in one transaction; the window reads its one-line summary and shows what came in.
 """
