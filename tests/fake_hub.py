@@ -50,6 +50,7 @@ class FakeFile:
             return self.declared_size
         if self.data is not None:
             return len(self.data)
+        assert self.source is not None, "a FakeFile holds its data, declares its size or names its source"
         return self.length if self.length is not None else self.source.stat().st_size - self.offset
 
     def read(self, start: int, end: int) -> bytes:
@@ -60,6 +61,7 @@ class FakeFile:
             return head + b"\0" * max(end - start - len(head), 0)
         if self.data is not None:
             return self.data[start:end]
+        assert self.source is not None, "a FakeFile holds its data, declares its size or names its source"
         with open(self.source, "rb") as f:
             f.seek(self.offset + start)
             return f.read(end - start)
@@ -236,7 +238,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _model_info(self, repo_id: str, repo: FakeRepo, blobs: bool) -> dict:
         siblings = []
         for path, f in sorted(repo.files.items()):
-            s = {"rfilename": path}
+            s: dict[str, object] = {"rfilename": path}
             if blobs:
                 s.update({"size": f.size, "blobId": f.git_oid})
                 if f.lfs:

@@ -43,7 +43,8 @@ class Served:
         self.all_events: list[dict] = []  # every event, also those wait_event consumed
         self.stderr: list[str] = []
         threading.Thread(target=self._read_events, daemon=True).start()
-        threading.Thread(target=lambda: self.stderr.extend(self.process.stderr), daemon=True).start()
+        assert self.process.stdout is not None and self.process.stderr is not None  # both piped
+        threading.Thread(target=lambda: self.stderr.extend(self.process.stderr or []), daemon=True).start()
         listening = self.wait_event("listening", timeout=60)
         self.url = listening["url"]  # http://127.0.0.1:PORT/v1
         self.port = listening["port"]
@@ -51,7 +52,7 @@ class Served:
         self.key = self.key_file.read_text().strip()
 
     def _read_events(self) -> None:
-        for line in self.process.stdout:
+        for line in self.process.stdout or []:
             event = json.loads(line)
             self.all_events.append(event)
             self.events.put(event)

@@ -21,7 +21,7 @@ def _failed(what: What, timeout: float) -> AssertionError:
     return AssertionError(f"{what() if callable(what) else what} did not happen within {timeout:g} s")
 
 
-def wait_until(condition: Callable[[], T], timeout: float = 30.0, what: What = "the condition", interval: float = 0.01) -> T:
+def wait_until(condition: Callable[[], T | None], timeout: float = 30.0, what: What = "the condition", interval: float = 0.01) -> T:
     """Return `condition()`'s first truthy value; raise AssertionError naming `what` after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while True:
@@ -33,14 +33,19 @@ def wait_until(condition: Callable[[], T], timeout: float = 30.0, what: What = "
         time.sleep(interval)
 
 
-def qt_wait_until(condition: Callable[[], T], timeout: float = 30.0, what: What = "the condition") -> T:
+def qt_wait_until(condition: Callable[[], T | None], timeout: float = 30.0, what: What = "the condition") -> T:
     """`wait_until` for code that needs Qt's event loop to run meanwhile (signals, queued calls, timers)."""
     from PySide6.QtCore import QEventLoop, QTimer
 
     deadline = time.monotonic() + timeout
     loop = QEventLoop()
     timer = QTimer()
-    timer.timeout.connect(lambda: (condition() or time.monotonic() > deadline) and loop.quit())
+
+    def check() -> None:
+        if condition() or time.monotonic() > deadline:
+            loop.quit()
+
+    timer.timeout.connect(check)
     timer.start(10)
     try:
         value = condition()
