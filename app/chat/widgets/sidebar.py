@@ -61,6 +61,9 @@ class Sidebar(QWidget):
         self.list.clicked.connect(self._on_clicked)
         self.list.activated.connect(self._on_clicked)
         self.list.setItemDelegate(TitleDelegate(self.list))
+        # Every row is one elided line: the view sizes the first and lays the rest out alike, instead of asking
+        # the delegate (Python) for each of thousands of rows whenever the list changes.
+        self.list.setUniformItemSizes(True)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setWordWrap(False)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
