@@ -8,6 +8,7 @@ missing but never changed if it exists: it may be one they share.
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from pathlib import Path
 
@@ -54,18 +55,19 @@ def runtime_dir() -> Path:
     The user's runtime dir (XDG_RUNTIME_DIR on Linux), never a predictable name in the shared /tmp, where
     another account could take the name first. Where the platform's has no room for us (no
     XDG_RUNTIME_DIR and /run/user/<uid> missing: a container, a CI job, a login without systemd), a folder in
-    the data directory serves. platformdirs would offer /tmp/runtime-<uid> there, with a RuntimeDirWarning: that
-    is the predictable name this folder is for avoiding, so its warning sends us to the data directory too.
+    the data directory serves. platformdirs offers /tmp/runtime-<uid> there (with a RuntimeDirWarning, once per
+    process): the predictable name this folder is for avoiding. The choice goes by the path it offers, never by
+    its warning, so that every process (a window, a second launch) makes the same one.
     """
     chosen = os.environ.get("LOKAL_RUNTIME_DIR")
     if chosen:
         return private_dir(Path(chosen), must_own=True)
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            offered = platformdirs.user_runtime_dir(APP_NAME)
-        if any(type(w.message).__name__ == "RuntimeDirWarning" for w in caught):  # by name: older platformdirs 4.x have no such class
-            raise OSError(f"no user runtime dir: platformdirs fell back to {offered}")
-        return private_dir(Path(offered), must_own=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # its fallback's warning: this function says what it does instead
+            offered = Path(platformdirs.user_runtime_dir(APP_NAME))
+        if sys.platform != "win32" and not os.environ.get("XDG_RUNTIME_DIR") and offered.parent.name == f"runtime-{os.geteuid()}":
+            raise OSError(f"no user runtime dir: platformdirs offered {offered}")  # its temporary fallback, by its name
+        return private_dir(offered, must_own=True)
     except OSError:
         return private_dir(data_dir() / "run", must_own=True)

@@ -62,6 +62,7 @@ def test_without_a_user_runtime_dir_the_socket_goes_to_the_data_dir_not_tmp(tmp_
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         chosen = paths.runtime_dir()
+        assert paths.runtime_dir() == chosen  # the same again: platformdirs warns once a process, the choice is not its warning
     if Path(f"/run/user/{os.getuid()}").is_dir():  # a login with systemd: the platform's own runtime dir is right
         assert chosen.parent == Path(f"/run/user/{os.getuid()}")
     else:
