@@ -4,12 +4,13 @@ The window runs it too, as a child process through this same executable (File â–
 large export (a ChatGPT `conversations.json` of 100,000 messages is 65 MiB) takes seconds of JSON parsing, checking
 and writing, all Python that would hold the window's GIL, so its event loop would wait on it. The child writes
 through a connection of its own (SQLite's WAL lets the window read meanwhile) and leaves a reply the window is
-streaming as it is. `--json` prints one line: the summary (ImportSummary.to_json), or {"error": why}.
+streaming as it is. `--json` prints one line: the summary (service.ImportedInto), or {"error": why}.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sqlite3
 import sys
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if args.json:
-        print(json.dumps(summary.to_json()))
+        print(json.dumps(dataclasses.asdict(summary.told())))
     else:
         print(f"imported {len(summary.added)} conversations ({summary.messages} messages) from {summary.format}; "
               f"{summary.skipped} imported before and skipped; {summary.attachments_not_found} attached files not found here")

@@ -37,15 +37,15 @@ class ImportSummary:
     messages: int = 0  # in the conversations added
     attachments_not_found: int = 0  # files the added messages name that this computer does not keep: not attached
 
-    def to_json(self) -> dict[str, Any]:
-        """What `lokal import --json` prints: how many were added, and the first one's id (the window opens it)."""
-        return {"format": self.format, "added": len(self.added), "first_added": self.added[0].id if self.added else None, "skipped": self.skipped,
-                "messages": self.messages, "attachments_not_found": self.attachments_not_found}
+    def told(self) -> ImportedInto:
+        """The summary as `lokal import --json` prints it for the window: how many were added, and the first one's id."""
+        return ImportedInto(self.format, len(self.added), self.added[0].id if self.added else None, self.skipped, self.messages,
+                            self.attachments_not_found)
 
 
 @dataclass
 class ImportedInto:
-    """An import another process did (`lokal import --json`), as the window reads its summary."""
+    """An import's summary as it travels from `lokal import --json` to the window (one JSON object, these fields)."""
 
     format: str
     added: int
@@ -56,7 +56,7 @@ class ImportedInto:
 
     @classmethod
     def from_json(cls, data: object) -> ImportedInto:
-        """ValueError unless `data` is what ImportSummary.to_json makes."""
+        """ValueError unless `data` is one, as `dataclasses.asdict` wrote it."""
         if not isinstance(data, dict):
             raise ValueError(f"an import summary is an object, not {type(data).__name__}")
         counts = [data.get(k) for k in ("added", "skipped", "messages", "attachments_not_found")]
