@@ -182,7 +182,7 @@ def save(picture, name: str, shots: list[Path]) -> None:
 
 
 def stream_until(app, window, chars: int, tokens: int) -> None:
-    wait(app, lambda: len(window.chat.messages.messages[-1].content) > chars and window.metrics_panel.stats.get("completion_tokens", 0) > tokens, 240)
+    wait(app, lambda: len(window.chat.messages.messages[-1].content) > chars and (window.metrics_panel.stats.completion_tokens if window.metrics_panel.stats else 0) > tokens, 240)
     app.processEvents()
 
 
