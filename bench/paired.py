@@ -106,8 +106,7 @@ def main() -> None:
         parser.error("name the benchmark after --")
     trees = {"new": ROOT, "old": args.baseline.resolve()}
     figures: dict[str, dict[str, list[float]]] = {}
-    pattern_of: dict[str, str] = {}
-    parts_of: dict[str, tuple[str, ...]] = {}
+    named: dict[str, tuple[str, tuple[str, ...]]] = {}  # a figure's name -> (the pattern that named it, its path's parts)
     seconds: dict[str, float] = {"new": 0.0, "old": 0.0}
     for round_index in range(args.rounds):
         order = ["new", "old"] if round_index % 2 == 0 else ["old", "new"]
@@ -115,11 +114,10 @@ def main() -> None:
             document, took = run_once(trees[side], script)
             seconds[side] += took
             if not figures:  # the first run names the figures a `*` stands for; every later run must give each of them
-                parts_of = {".".join(parts): parts for pattern in args.figure for parts in expand(document, pattern)}
-                pattern_of = {".".join(parts): pattern for pattern in args.figure for parts in expand(document, pattern)}
-                figures = {name: {"new": [], "old": []} for name in parts_of}
+                named = {".".join(parts): (pattern, parts) for pattern in args.figure for parts in expand(document, pattern)}
+                figures = {name: {"new": [], "old": []} for name in named}
             for figure in figures:
-                figures[figure][side].append(dig(document, parts_of[figure]))
+                figures[figure][side].append(dig(document, named[figure][1]))
     print(json.dumps({
         "benchmark": " ".join(script),
         "baseline": str(trees["old"]),
@@ -129,7 +127,7 @@ def main() -> None:
             figure: {
                 "new": values["new"], "old": values["old"],
                 "new_over_old": paired(values["new"], values["old"]),
-                "higher_is_better": higher_is_better(figure, args.higher_is_better) or pattern_of[figure] in args.higher_is_better,
+                "higher_is_better": higher_is_better(figure, args.higher_is_better) or named[figure][0] in args.higher_is_better,
             }
             for figure, values in figures.items()
         },

@@ -16,6 +16,8 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from app.own_command import own_command
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("import", help="import conversations from an export (Lokal, ChatGPT, LM Studio, Open WebUI)",
@@ -28,8 +30,6 @@ def add_parser(sub) -> None:
 
 def command(file: str | Path, store: str | Path) -> list[str]:
     """How the window starts the import: `lokal import FILE --store STORE --json`, through this same executable."""
-    from app.own_command import own_command
-
     return own_command("import", str(file), "--store", str(store), "--json")
 
 
