@@ -79,20 +79,37 @@ def _describe(model_id: str, path: Path, source: Literal["hf_cache", "added", "b
 
 def group_name(header: GGUFHeader, path: Path) -> str:
     """What the quantizations of one model share ("Qwen2.5 Coder 1.5B Instruct"): base name, size and
-    (instruct/chat) variant from the header, not the file's own tags. The window's menu groups by it."""
+    (instruct/chat) variant from the header, not the file's own tags. The window's menu groups by it.
+    A converter often writes the base name in lower case ("smollm2"): the file's name or a folder's (the
+    Hugging Face cache's repository folder), which people spell, gives its case ("SmolLM2"); the file's
+    name gives the variant where the header's fine-tune tag is a training run's."""
     meta = header.metadata
     base = str(meta.get("general.basename") or "").replace("-", " ").strip()
     if base:
+        stem = _file_stem(path)
         if base.islower():
-            base = base.capitalize()
+            base = _spelled(base, [stem, *path.parent.parts[::-1]]) or base.capitalize()
         parts = [base]
         if meta.get("general.size_label"):
             parts.append(str(meta["general.size_label"]))
         variant = str(meta.get("general.finetune") or "").split("-")[0]
-        if variant.isalpha():
+        if not variant.isalpha():
+            named = re.search(r"(?<![a-z])(instruct|chat)(?![a-z])", stem, flags=re.I)
+            variant = named.group(0) if named else ""
+        if variant:
             parts.append(variant.capitalize() if variant.islower() else variant)
         return " ".join(parts)
     return header.name or _file_stem(path)
+
+
+def _spelled(name: str, places: list[str]) -> str | None:
+    """`name` ("tiny llama") as the first of `places` that spells it with capitals writes it ("Tiny_Llama" -> "Tiny Llama")."""
+    pattern = re.compile(re.escape(name).replace(r"\ ", "[ _.-]"), flags=re.I)
+    for place in places:
+        for found in pattern.finditer(place):
+            if not found.group(0).islower():
+                return re.sub("[_.-]", " ", found.group(0))
+    return None
 
 
 def _file_stem(path: Path) -> str:

@@ -34,9 +34,9 @@ def test_models_are_grouped_by_model_with_their_quantizations_and_bad_files_repo
             scanner.scan()  # asked while the runtime starts: answered once it is ready
         tree = scanner.model
         groups = {tree.item(r).text(): [tree.item(r).child(c).data(FileRole) for c in range(tree.item(r).rowCount())] for r in range(tree.rowCount())}
-        assert set(groups) == {"Smollm2 135M", "Tiny Llama 1B Chat"}
+        assert set(groups) == {"SmolLM2 135M Instruct", "Tiny Llama 1B Chat"}
         assert [f.quantization for f in groups["Tiny Llama 1B Chat"]] == ["Q4_K_M", "Q8_0"]
-        assert groups["Smollm2 135M"][0].quantization == "Q4_1" and groups["Smollm2 135M"][0].size == starter_model.stat().st_size
+        assert groups["SmolLM2 135M Instruct"][0].quantization == "Q4_1" and groups["SmolLM2 135M Instruct"][0].size == starter_model.stat().st_size
         assert list(scanner.errors) == [str(models / "broken.gguf")]
         assert "not a usable GGUF file" in scanner.errors[str(models / "broken.gguf")]
         # A file put there later is in the next list.
@@ -57,8 +57,8 @@ def test_the_model_menu_lists_files_and_status_bar_shows_model_quant_backend(qtb
     actions = [a for a in window.model_menu.actions() if a.data()]
     starter = [a for a in actions if os.path.realpath(a.data()) == os.path.realpath(starter_model)]
     assert starter and starter[0].isChecked() and starter[0].text().startswith("Q4_1\t")
-    assert any(a.isSeparator() and a.text() == "Smollm2 135M" for a in window.model_menu.actions())
-    assert window.model_label.text() == "Smollm2 135M  ·  Q4_1  ·  CPU"
+    assert any(a.isSeparator() and a.text() == "SmolLM2 135M Instruct" for a in window.model_menu.actions())
+    assert window.model_label.text() == "SmolLM2 135M Instruct  ·  Q4_1  ·  CPU"
     # Picking a file loads it and shows progress; the window stays live meanwhile.
     progress = []
     window.session.sig_progress.connect(progress.append)

@@ -36,6 +36,6 @@ def test_the_same_model_file_in_two_places_is_one_menu_entry_that_says_where_it_
         tip = entry.toolTip()
         assert str(cached) in tip and str(starter_model) in tip and tip.startswith("Where it lives: ")
         headings = [a.text() for a in window.model_menu.actions() if a.isSeparator() and a.text()]
-        assert headings.count("Smollm2 135M") == 1
+        assert headings.count("SmolLM2 135M Instruct") == 1
     finally:
         window.shutdown()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from gguf_files import write_gguf
+from runtime.gguf.reader import read_file_header
 from runtime.hub.downloads import DownloadManager
 from runtime.models import local
 from runtime.protocol import DownloadStartParams
@@ -102,3 +104,19 @@ def test_removing_a_vision_model_removes_its_projector_once_no_other_level_uses_
     removed, freed = local.remove(q8.id, cache=cache)
     assert removed and freed == len(b"GGUF" + b"model-Q8_0.gguf" * 100) + len(b"GGUF" + b"mmproj-model-f16.gguf" * 100)
     assert not projector.exists() and not (cache / "models--someone--vision-model").exists()
+
+
+def test_a_model_is_named_as_its_file_spells_it_when_the_header_writes_it_in_lower_case(tmp_path):
+    """A converter wrote `general.basename` "smollm2" and a training run's tag as the fine-tune: the menu says
+    "SmolLM2 135M Instruct", as the file does, not "Smollm2 135M"; a header that spells its name is kept."""
+    lower = {"general.architecture": "llama", "general.basename": "smollm2", "general.size_label": "135M", "general.finetune": "8k-lc100k-mix1-ep2"}
+    path = write_gguf(tmp_path / "SmolLM2-135M-Instruct.Q4_1.gguf", metadata=lower, tensor_elements=100)
+    assert local.group_name(read_file_header(path), path) == "SmolLM2 135M Instruct"
+    path = write_gguf(tmp_path / "model-q4_k_m.gguf", metadata=lower, tensor_elements=100)
+    assert local.group_name(read_file_header(path), path) == "Smollm2 135M"  # nothing to take the case from
+    spelled = {**lower, "general.basename": "Tiny-Llama", "general.finetune": "Chat"}
+    path = write_gguf(tmp_path / "tinyllama-instruct.gguf", metadata=spelled, tensor_elements=100)
+    assert local.group_name(read_file_header(path), path) == "Tiny Llama 135M Chat"
+    two_words = {**lower, "general.basename": "tiny-llama"}
+    path = write_gguf(tmp_path / "Tiny_Llama-135M.gguf", metadata=two_words, tensor_elements=100)
+    assert local.group_name(read_file_header(path), path) == "Tiny Llama 135M"
