@@ -3,9 +3,11 @@
 Writes a ChatGPT `conversations.json` of --conversations chats of --messages messages each (tests/chatgpt_exports.py),
 opens the real window offscreen over a fresh database (no model loaded), imports the file through the Import command
 while a 5 ms StallProbe runs, and reports the import's wall time and the longest stall, own (less run-queue wait) and
-wall-clock.
+wall-clock. Meanwhile the window writes to its database every --write-every-ms (one small app-state write, as a
+streaming reply's checkpoint is): the longest of those writes and how many the database refused ("locked") say
+whether the import shuts the window out of its own database.
 
-    .venv/bin/python bench/import_stall.py [--conversations 2000] [--messages 50]
+    .venv/bin/python bench/import_stall.py [--conversations 2000] [--messages 50] [--write-every-ms 200]
 
 Prints one JSON object.
 """
@@ -30,12 +32,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conversations", type=int, default=2000)
     parser.add_argument("--messages", type=int, default=50)
+    parser.add_argument("--write-every-ms", type=int, default=200, help="the window's own writes during the import (0: none)")
     parser.add_argument("--json", type=Path, help="also write the JSON here")
     args = parser.parse_args()
     from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
     from app.main import create_main_window
+    from app.storage.store import StoreUnavailable
     from app.ui.stall_probe import StallProbe
     from chatgpt_exports import write_chatgpt_export
 
@@ -51,16 +55,33 @@ def main() -> None:
         outcome: list[object] = []
         command.sig_finished.connect(outcome.append)
         command.sig_finished.connect(lambda _o: loop.quit())
+        writes: list[float] = []
+        refused: list[str] = []
+
+        def write_once() -> None:
+            began = time.perf_counter()
+            try:
+                window.store.set_state("bench:import-stall", str(began))
+            except StoreUnavailable as exc:
+                refused.append(exc.kind)
+            writes.append(time.perf_counter() - began)
+
+        writer = QTimer()
+        writer.timeout.connect(write_once)
         probe = StallProbe(interval_ms=5)
         probe.start()
         started = time.perf_counter()
         command.import_path(export)
+        if args.write_every_ms:
+            writer.start(args.write_every_ms)
         loop.exec()
         took = time.perf_counter() - started
+        writer.stop()
         probe.stop()
         report = {
             "conversations": args.conversations, "messages": args.conversations * args.messages, "file_mb": round(export.stat().st_size / 2**20, 1),
             "import_s": round(took, 2), "longest_own_stall_ms": round(probe.longest_own_ms, 1), "longest_wall_stall_ms": round(probe.longest_ms, 1),
+            "window_writes": len(writes), "window_writes_refused": len(refused), "longest_window_write_ms": round(max(writes, default=0) * 1000, 1),
             "summary": command.last_message,
         }
         window.shutdown()

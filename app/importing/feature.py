@@ -3,7 +3,8 @@
 A large export (ChatGPT's runs to hundreds of MB) takes seconds of JSON parsing, checking and writing. On a
 thread of the window that Python held the GIL, and the event loop waited: a 65 MiB export froze the window for 8-10 s.
 So `lokal import --json` (command.py) does it all, through this same executable, writing through a connection of
-its own in one transaction; the window reads its one-line summary and shows what came in.
+its own in short transactions (Store.add_conversations: the window's own writes wait tens of milliseconds, not the
+whole import); the window reads its one-line summary and shows what came in.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Importing a file: which format it is, its conversations read and checked, then written in one transaction.
+"""Importing a file: which format it is, its conversations read and checked, then written all or nothing.
 
 Nothing is written until the whole file was read and every conversation checked: a file with one bad
 field imports nothing, and says which field. A conversation imported before (the same content, see
@@ -96,7 +96,7 @@ def import_file(store: Store, path: str | Path) -> ImportSummary:
 
 
 def write(store: Store, name: str, new: list[NewConversation]) -> ImportSummary:
-    """Write what read_file gave (made ready by to_new), in one transaction; StoreUnavailable if the database refuses."""
+    """Write what read_file gave (made ready by to_new), all or nothing (Store.add_conversations); StoreUnavailable if the database refuses."""
     added, skipped, not_found = store.add_conversations(new)
     messages = sum(len(n.messages) for n in new) - sum(len(n.messages) for n in skipped)
     return ImportSummary(name, added, len(skipped), messages, len(not_found))

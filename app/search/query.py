@@ -26,6 +26,8 @@ import sqlite3
 import unicodedata
 from dataclasses import dataclass
 
+from app.storage import pending_imports
+
 MARK_START = "\x02"  # around a match in a snippet: the view turns them into highlighting after escaping the text
 MARK_END = "\x03"
 ELLIPSIS = "…"
@@ -80,12 +82,14 @@ def fts_query(text: str, prefix_last: bool = True) -> str | None:
     return " ".join(phrases)
 
 
-# Two whole statements (no SQL built from strings): across every conversation, and within one, whose messages'
-# ids bound the walk through the index (below). The snippet's markers and length are bound like any value.
+# Two whole statements (no SQL built from strings, only constants): across every conversation but those of an
+# import not yet finished, and within one, whose messages' ids bound the walk through the index (below). The
+# snippet's markers and length are bound like any value.
 _HITS = (
-    "SELECT m.id, m.conversation_id, c.title, m.role, m.created_at, snippet(message_search, 0, ?, ?, ?, ?) "
+    "SELECT m.id, m.conversation_id, c.title, m.role, m.created_at, snippet(message_search, 0, ?, ?, ?, ?) "  # nosec B608: constants only (HIDDEN too)
     "FROM message_search JOIN messages m ON m.id = message_search.rowid JOIN conversations c ON c.id = m.conversation_id "
-    "WHERE message_search MATCH ? AND message_search.rowid < ? ORDER BY message_search.rowid DESC LIMIT ?"
+    "WHERE message_search MATCH ? AND message_search.rowid < ? AND c.id NOT IN (" + pending_imports.HIDDEN + ") "
+    "ORDER BY message_search.rowid DESC LIMIT ?"
 )
 _HITS_WITHIN = (
     "SELECT m.id, m.conversation_id, c.title, m.role, m.created_at, snippet(message_search, 0, ?, ?, ?, ?), m.content "

@@ -45,7 +45,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 from app.ui.language import Context
 from app.storage import attachments
 from app.storage.attachments import StoredAttachment, StoredCitation
-from app.storage import tree
+from app.storage import pending_imports, tree
 from app.storage.reply_record import ReplyRecord, from_stored, to_stored
 from runtime.paths import data_dir
 from runtime.private_files import create_private_file, tighten_file
@@ -151,6 +151,11 @@ MIGRATIONS: list[str] = [
 SCHEMA_VERSION = len(MIGRATIONS)
 # How long a statement waits for another connection's lock: short, because the window writes on its GUI thread.
 BUSY_TIMEOUT_S = 2.0
+# An import (`lokal import`, in a process of its own) beside the window: transactions this long, this far apart
+# (add_conversations), so that a write of the window's waits for the lock a few tens of milliseconds at most.
+IMPORT_BATCH_S = 0.05
+BESIDE_WINDOW_BUSY_TIMEOUT_S = 30.0  # such a process has no window to keep live: it waits out the window's writes
+IMPORT_PAUSE_S = 0.025
 
 log = logging.getLogger("lokal.storage")
 P = ParamSpec("P")
@@ -408,7 +413,8 @@ class Store:
         _check_header(self.path)
         _make_private(self.path)
         # Opened on a worker thread at start (app/storage/startup.py), used on the GUI thread after: one thread at a time.
-        self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+        waits = BESIDE_WINDOW_BUSY_TIMEOUT_S if beside_window else BUSY_TIMEOUT_S
+        self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=waits, check_same_thread=False)
         try:
             self._db.row_factory = sqlite3.Row
             self._refuse_newer_schema()  # before anything writes: a newer Lokal's file stays exactly as it is
@@ -417,6 +423,7 @@ class Store:
             self._db.execute("PRAGMA synchronous=FULL")  # see the module docstring
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
+            self._undo_abandoned_imports()
             if not beside_window:
                 self._recover_streaming()
         except BaseException:
@@ -466,7 +473,9 @@ class Store:
 
     @_guarded
     def conversations(self) -> list[Conversation]:
-        rows = self._db.execute("SELECT * FROM conversations ORDER BY updated_at DESC").fetchall()
+        rows = self._db.execute(
+            "SELECT * FROM conversations WHERE id NOT IN (" + pending_imports.HIDDEN + ") ORDER BY updated_at DESC"  # nosec B608: constants only
+        ).fetchall()
         return [_conversation(r) for r in rows]
 
     @_guarded
@@ -780,25 +789,63 @@ class Store:
     # ---- imports ---------------------------------------------------------------
     @_guarded
     def add_conversations(self, items: list[NewConversation]) -> tuple[list[Conversation], list[NewConversation], set[str]]:
-        """Write whole conversations in one transaction: all of them or, if anything fails, none. One whose key
-        (or one of its earlier_keys) an earlier import wrote, and that conversation is still here, is skipped. Returns (added, skipped, and
-        the ids of the attachments they name that this database does not keep: those are not attached)."""
+        """Write whole conversations: all of them or, if anything fails, none. One whose key (or one of its
+        earlier_keys) an earlier import wrote, and that conversation is still here, is skipped. Returns (added,
+        skipped, and the ids of the attachments they name that this database does not keep: those are not attached).
+
+        Written in transactions of about IMPORT_BATCH_S each, with IMPORT_PAUSE_S between them for another
+        writer (the window) to take the lock; what is written stays hidden until the last one (pending_imports)."""
         added: list[Conversation] = []
         skipped: list[NewConversation] = []
         not_found: set[str] = set()
         with self._transaction():
-            for item in items:
-                earlier = any(
-                    self._db.execute(
-                        "SELECT COUNT(*) FROM app_state s JOIN conversations c ON c.id = s.value WHERE s.key = ?", (IMPORTED_KEY + key,)
-                    ).fetchone()[0]
-                    for key in (item.key, *item.earlier_keys)
-                )
-                if earlier:
-                    skipped.append(item)
-                    continue
-                added.append(self._write_tree(item, not_found))
+            key = pending_imports.begin(self._db)
+        try:
+            rest = iter(items)
+            item = next(rest, None)
+            while item is not None:
+                if added or skipped:
+                    time.sleep(IMPORT_PAUSE_S)  # not a poll: the lock is free for this long, for the window's writes
+                began = time.monotonic()
+                with self._transaction():
+                    batch: list[Conversation] = []
+                    while item is not None and (not batch or time.monotonic() - began < IMPORT_BATCH_S):
+                        if self._imported_before(item):
+                            skipped.append(item)
+                        else:
+                            batch.append(self._write_tree(item, not_found))
+                        item = next(rest, None)
+                    pending_imports.add(self._db, key, [c.id for c in batch])
+                added += batch
+            with self._transaction():
+                pending_imports.finish(self._db, key)
+        except BaseException:
+            self._undo_import(key)
+            raise
         return added, skipped, not_found
+
+    def _imported_before(self, item: NewConversation) -> bool:
+        return any(
+            self._db.execute(
+                "SELECT COUNT(*) FROM app_state s JOIN conversations c ON c.id = s.value WHERE s.key = ?", (IMPORTED_KEY + key,)
+            ).fetchone()[0]
+            for key in (item.key, *item.earlier_keys)
+        )
+
+    def _undo_import(self, key: str) -> None:
+        """What an import wrote goes again; if the database refuses even that, the next Store to open does it."""
+        try:
+            with self._transaction():
+                pending_imports.undo(self._db, key)
+        except sqlite3.Error:
+            log.exception("undoing an import that failed midway; it is undone when the store is next opened")
+
+    def _undo_abandoned_imports(self) -> None:
+        """Imports whose process died midway (pending_imports): what they wrote was never shown, and goes."""
+        for key in pending_imports.abandoned(self._db):
+            log.warning("an import ended midway (its process is gone): undoing what it wrote")
+            with self._transaction():
+                pending_imports.undo(self._db, key)
 
     def _write_tree(self, item: NewConversation, not_found: set[str]) -> Conversation:
         """Write the conversation; adds to `not_found` the attachments it names that this database does not keep.

@@ -1,0 +1,77 @@
+"""An import's conversations while it writes them in batches: on disk, but not yet anyone's to see.
+
+`lokal import` writes a large export in many short transactions, so the window, which writes on its GUI
+thread, waits at most one of them for the database lock rather than the whole import (seconds). The import
+stays all or nothing: until its last transaction, the conversations it wrote are listed under one app_state
+key, and every read the window makes (the conversation list, search) leaves them out. The last transaction
+deletes the key; a failure deletes the conversations with it. An import whose process died midway leaves its
+key behind: the next Store to open finds its owner gone and deletes what it wrote.
+
+The owner is a process id with its start time (psutil), so a later process given the same id is not taken
+for it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import uuid
+
+import psutil
+
+KEY_PREFIX = "import-pending:"  # app_state: KEY_PREFIX + a token -> {"pid", "started", "conversations"}
+# The ids of conversations written by imports not yet finished. A constant, so every read can leave them out.
+HIDDEN = (
+    "SELECT j.value FROM app_state s, json_each(s.value, '$.conversations') j "
+    "WHERE s.key > 'import-pending:' AND s.key < 'import-pending;'"  # ';' follows ':': the keys with the prefix
+)
+
+
+def begin(db: sqlite3.Connection) -> str:
+    """Name this process as the owner of a new import (inside the caller's transaction); returns its key."""
+    key = KEY_PREFIX + uuid.uuid4().hex
+    me = psutil.Process(os.getpid())
+    _write(db, key, {"pid": me.pid, "started": me.create_time(), "conversations": []})
+    return key
+
+
+def add(db: sqlite3.Connection, key: str, conversation_ids: list[str]) -> None:
+    """Record conversations written in the caller's transaction as this import's, still hidden."""
+    (value,) = db.execute("SELECT value FROM app_state WHERE key = ?", (key,)).fetchone()
+    entry = json.loads(value)
+    entry["conversations"] += conversation_ids
+    _write(db, key, entry)
+
+
+def written(db: sqlite3.Connection, key: str) -> list[str]:
+    row = db.execute("SELECT value FROM app_state WHERE key = ?", (key,)).fetchone()
+    return list(json.loads(row[0])["conversations"]) if row else []
+
+
+def finish(db: sqlite3.Connection, key: str) -> None:
+    """Show the import's conversations: its commit point, in the caller's transaction."""
+    db.execute("DELETE FROM app_state WHERE key = ?", (key,))
+
+
+def undo(db: sqlite3.Connection, key: str) -> None:
+    """Delete what the import wrote, and its key (in the caller's transaction)."""
+    db.execute("DELETE FROM conversations WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(written(db, key)),))
+    db.execute("DELETE FROM app_state WHERE key = ?", (key,))
+
+
+def abandoned(db: sqlite3.Connection) -> list[str]:
+    """The keys of imports whose process is gone (a crash, a kill): what they wrote is to be undone."""
+    rows = db.execute("SELECT key, value FROM app_state WHERE key > 'import-pending:' AND key < 'import-pending;'").fetchall()
+    return [key for key, value in rows if not _alive(json.loads(value))]
+
+
+def _alive(owner: dict) -> bool:
+    try:
+        return abs(psutil.Process(int(owner["pid"])).create_time() - float(owner["started"])) < 1.0
+    except (psutil.Error, KeyError, TypeError, ValueError):
+        return False
+
+
+def _write(db: sqlite3.Connection, key: str, entry: dict) -> None:
+    db.execute("INSERT INTO app_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, json.dumps(entry)))
