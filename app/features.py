@@ -78,6 +78,10 @@ class FeatureContext(Protocol):
 
     def clear_status(self) -> None: ...
 
+    def add_status_widget(self, widget: QWidget) -> None:
+        """Keep `widget` in the status bar (at the left of its lasting part: temporary messages never cover it)."""
+        ...
+
     def add_close_guard(self, guard: Callable[[], bool]) -> None:
         """`guard()` runs when the user closes the window: True lets it close; False keeps it open, and the
         guard then asks its question and ends with quit_now(), hiding the window, or nothing (cancelled)."""

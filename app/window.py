@@ -331,6 +331,9 @@ class MainWindow(QMainWindow):
     def clear_status(self) -> None:
         self.statusBar().clearMessage()
 
+    def add_status_widget(self, widget: QWidget) -> None:
+        self.status_line.add_lasting(widget)
+
     def show_banner(self, text: str) -> None:
         self.banner.say(text)
 

@@ -4,7 +4,8 @@ The window runs it too, as a child process through this same executable (File â–
 large export (a ChatGPT `conversations.json` of 100,000 messages is 65 MiB) takes seconds of JSON parsing, checking
 and writing, all Python that would hold the window's GIL, so its event loop would wait on it. The child writes
 through a connection of its own (SQLite's WAL lets the window read meanwhile) and leaves a reply the window is
-streaming as it is. `--json` prints one line: the summary (service.ImportedInto), or {"error": why}.
+streaming as it is. `--json` prints JSON lines: {"progress": {"done": n, "total": m}} as it writes (done 0 once the
+file is read), then the last line, the summary (service.ImportedInto) or {"error": why}.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     except (sqlite3.Error, StoreUnavailable, SchemaTooNew, OSError) as exc:  # a damaged file is the window's to set aside, not this
         return _failed(args, f"cannot open the conversations database: {exc}")
     try:
-        summary = service.import_file(store, args.file)
+        summary = service.import_file(store, args.file, _say_progress if args.json else None)
     except ImportRefused as exc:
         return _failed(args, str(exc))
     except StoreUnavailable as exc:
@@ -58,6 +59,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"imported {len(summary.added)} conversations ({summary.messages} messages) from {summary.format}; "
               f"{summary.skipped} imported before and skipped; {summary.attachments_not_found} attached files not found here")
     return 0
+
+
+def _say_progress(done: int, total: int) -> None:
+    print(json.dumps({"progress": {"done": done, "total": total}}), flush=True)  # now: the window shows it as it comes
 
 
 def _failed(args: argparse.Namespace, why: str) -> int:

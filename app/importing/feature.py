@@ -4,7 +4,10 @@ A large export (ChatGPT's runs to hundreds of MB) takes seconds of JSON parsing,
 thread of the window that Python held the GIL, and the event loop waited: a 65 MiB export froze the window for 8-10 s.
 So `lokal import --json` (command.py) does it all, through this same executable, writing through a connection of
 its own in short transactions (Store.add_conversations: the window's own writes wait tens of milliseconds, not the
-whole import); the window reads its one-line summary and shows what came in.
+whole import); the window shows its progress lines in the status bar, with Cancel, and then its summary line.
+
+Cancel kills the child: what it had written was never shown (app/storage/pending_imports.py), and the window's
+store deletes it at once. Closing the window mid-import does the same, at the next start.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from app.features import FeatureContext
 from app.importing import command
+from app.importing.progress_widget import ImportProgress
 from app.importing.service import ImportedInto
+from app.storage.store import StoreUnavailable
 from app.ui.menus import MenuId
 
 log = logging.getLogger("lokal.importing")
@@ -36,6 +41,12 @@ class ImportCommand(QObject):
         self.last_message = ""  # what the summary said last (the window's tests read it)
         self._process: QProcess | None = None
         self._file = ""
+        self._lines: list[str] = []  # the child's whole lines on stdout that are not progress (its summary is the last)
+        self._partial = b""
+        self._cancelled = False
+        self.progress = ImportProgress()
+        self.progress.sig_cancel.connect(self.cancel)
+        context.add_status_widget(self.progress)
         menu = context.menu(MenuId.FILE)
         quit_action = next((a for a in menu.actions() if a.menuRole() == QAction.MenuRole.QuitRole), None)
         self.action = QAction(self.tr("&Import conversations…"), menu)
@@ -58,14 +69,39 @@ class ImportCommand(QObject):
         self.busy = True
         self.action.setEnabled(False)
         self._file = Path(path).name
-        self.context.show_status(self.tr("Importing {file}…").format(file=self._file))
+        self._lines, self._partial, self._cancelled = [], b"", False
+        self.progress.show_reading(self._file)
         process = self._process = QProcess(self)
         process.setProcessChannelMode(QProcess.ProcessChannelMode.SeparateChannels)
+        process.readyReadStandardOutput.connect(self._on_output)
         process.finished.connect(self._on_finished)
         process.errorOccurred.connect(self._on_error)
         argv = command.command(path, self.chat.store.path)
         process.start(argv[0], argv[1:])
         return True
+
+    def cancel(self) -> None:
+        """Stop the running import; nothing of its file stays (see the module's docstring)."""
+        if self._process is None or self._cancelled:
+            return
+        self._cancelled = True
+        self.progress.show_cancelling()
+        self._process.kill()  # finished follows, once the child is gone
+
+    def _on_output(self) -> None:
+        assert self._process is not None
+        *whole, self._partial = (self._partial + bytes(self._process.readAllStandardOutput().data())).split(b"\n")
+        for raw in whole:
+            line = raw.decode(errors="replace").strip()
+            try:
+                said = json.loads(line)
+            except json.JSONDecodeError:
+                said = None
+            progress = said.get("progress") if isinstance(said, dict) else None
+            if isinstance(progress, dict) and not self._cancelled:
+                self.progress.show_writing(self._file, int(progress.get("done", 0)), int(progress.get("total", 0)))
+            elif line:
+                self._lines.append(line)
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
         if error == QProcess.ProcessError.FailedToStart and self._process is not None:  # no finished signal follows
@@ -74,7 +110,11 @@ class ImportCommand(QObject):
     def _on_finished(self, code: int, _status: QProcess.ExitStatus) -> None:
         process = self._process
         assert process is not None
-        out = bytes(process.readAllStandardOutput().data()).decode(errors="replace").strip().splitlines()
+        if self._cancelled:
+            self._end_cancelled()
+            return
+        self._on_output()
+        out = self._lines + ([self._partial.decode(errors="replace").strip()] if self._partial.strip() else [])
         err = bytes(process.readAllStandardError().data()).decode(errors="replace").strip().splitlines()
         try:
             said = json.loads(out[-1]) if out else None
@@ -92,11 +132,26 @@ class ImportCommand(QObject):
             return
         self._done(outcome)
 
-    def _done(self, outcome: ImportedInto | str) -> None:
+    def _end_cancelled(self) -> None:
+        try:
+            self.chat.store.undo_abandoned_imports()
+            text = self.tr("The import of {file} was cancelled: nothing was imported.").format(file=self._file)
+        except StoreUnavailable as exc:  # the next start does it: what the import wrote stays hidden meanwhile
+            text = self.tr("The import of {file} was cancelled; what it had written is removed at the next start ({reason}).").format(
+                file=self._file, reason=exc.message)
+        self._end()
+        self.last_message = text
+        self.context.show_status(text, 8000)
+        self.sig_finished.emit(text)
+
+    def _end(self) -> None:
         self.busy = False
         self.action.setEnabled(True)
         self._process = None
-        self.context.clear_status()
+        self.progress.hide()
+
+    def _done(self, outcome: ImportedInto | str) -> None:
+        self._end()
         if isinstance(outcome, str):
             self._say(self.tr("Nothing was imported: {reason}").format(reason=outcome), error=True)
             self.sig_finished.emit(outcome)

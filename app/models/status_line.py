@@ -12,7 +12,7 @@ import os
 from typing import Callable
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QStatusBar, QToolButton, QWidget
 
 from app.metrics import figures
 from app.models.session import ModelSession
@@ -30,9 +30,16 @@ class StatusLine(QObject):
         self.load_progress.setMaximumWidth(180)
         self.load_progress.setTextVisible(False)
         self.load_progress.hide()
+        self.extras = QWidget()  # other lasting work's widgets (an import's progress), left of the model's
+        self._extras_layout = QHBoxLayout(self.extras)
+        self._extras_layout.setContentsMargins(0, 0, 12, 0)
         bar.addWidget(self.state_label)
+        bar.addPermanentWidget(self.extras)
         bar.addPermanentWidget(self.load_progress)
         bar.addPermanentWidget(self.model_label)
+
+    def add_lasting(self, widget: QWidget) -> None:
+        self._extras_layout.addWidget(widget)
 
     def show_state(self, state: ConnectionState, generating: bool, waiting: int) -> None:
         """The runtime's state; "Generating…" while the reply on screen streams; how many requests wait."""

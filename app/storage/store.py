@@ -423,7 +423,7 @@ class Store:
             self._db.execute("PRAGMA synchronous=FULL")  # see the module docstring
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
-            self._undo_abandoned_imports()
+            self.undo_abandoned_imports()
             if not beside_window:
                 self._recover_streaming()
         except BaseException:
@@ -788,13 +788,16 @@ class Store:
 
     # ---- imports ---------------------------------------------------------------
     @_guarded
-    def add_conversations(self, items: list[NewConversation]) -> tuple[list[Conversation], list[NewConversation], set[str]]:
+    def add_conversations(
+        self, items: list[NewConversation], on_progress: Callable[[int, int], None] | None = None,
+    ) -> tuple[list[Conversation], list[NewConversation], set[str]]:
         """Write whole conversations: all of them or, if anything fails, none. One whose key (or one of its
         earlier_keys) an earlier import wrote, and that conversation is still here, is skipped. Returns (added,
         skipped, and the ids of the attachments they name that this database does not keep: those are not attached).
 
         Written in transactions of about IMPORT_BATCH_S each, with IMPORT_PAUSE_S between them for another
-        writer (the window) to take the lock; what is written stays hidden until the last one (pending_imports)."""
+        writer (the window) to take the lock; what is written stays hidden until the last one (pending_imports).
+        `on_progress(done, total)` after each of them: how many of the conversations are written or skipped."""
         added: list[Conversation] = []
         skipped: list[NewConversation] = []
         not_found: set[str] = set()
@@ -817,6 +820,8 @@ class Store:
                         item = next(rest, None)
                     pending_imports.add(self._db, key, [c.id for c in batch])
                 added += batch
+                if on_progress is not None:
+                    on_progress(len(added) + len(skipped), len(items))
             with self._transaction():
                 pending_imports.finish(self._db, key)
         except BaseException:
@@ -840,8 +845,10 @@ class Store:
         except sqlite3.Error:
             log.exception("undoing an import that failed midway; it is undone when the store is next opened")
 
-    def _undo_abandoned_imports(self) -> None:
-        """Imports whose process died midway (pending_imports): what they wrote was never shown, and goes."""
+    @_guarded
+    def undo_abandoned_imports(self) -> None:
+        """Imports whose process died midway (pending_imports; a cancelled one, killed): what they wrote was never
+        shown, and goes. Done at each open, and by the window once it stopped an import."""
         for key in pending_imports.abandoned(self._db):
             log.warning("an import ended midway (its process is gone): undoing what it wrote")
             with self._transaction():

@@ -1155,10 +1155,6 @@ terakhir aktif {time}</translation>
         <translation>Ekspor percakapan (*.json);;Semua berkas (*)</translation>
     </message>
     <message>
-        <source>Importing {file}…</source>
-        <translation>Mengimpor {file}…</translation>
-    </message>
-    <message>
         <source>Could not start the import: {reason}</source>
         <translation>Impor tidak dapat dimulai: {reason}</translation>
     </message>
@@ -1169,6 +1165,14 @@ terakhir aktif {time}</translation>
     <message>
         <source>it gave no reason</source>
         <translation>tanpa alasan</translation>
+    </message>
+    <message>
+        <source>The import of {file} was cancelled: nothing was imported.</source>
+        <translation>Impor {file} dibatalkan: tidak ada yang diimpor.</translation>
+    </message>
+    <message>
+        <source>The import of {file} was cancelled; what it had written is removed at the next start ({reason}).</source>
+        <translation>Impor {file} dibatalkan; yang sudah ditulisnya dihapus saat aplikasi dibuka lagi ({reason}).</translation>
     </message>
     <message>
         <source>Nothing was imported: {reason}</source>
@@ -1187,6 +1191,29 @@ terakhir aktif {time}</translation>
         <translation>
             <numerusform>%n berkas lampiran tidak ditemukan di komputer ini dan tidak dilampirkan.</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>ImportProgress</name>
+    <message>
+        <source>Cancel</source>
+        <translation>Batal</translation>
+    </message>
+    <message>
+        <source>Stop the import: nothing of the file is kept</source>
+        <translation>Hentikan impor: tidak ada isi berkas yang disimpan</translation>
+    </message>
+    <message>
+        <source>Reading {file}…</source>
+        <translation>Membaca {file}…</translation>
+    </message>
+    <message>
+        <source>Importing {file}: {done} of {total} conversations</source>
+        <translation>Mengimpor {file}: {done} dari {total} percakapan</translation>
+    </message>
+    <message>
+        <source>Cancelling the import…</source>
+        <translation>Membatalkan impor…</translation>
     </message>
 </context>
 <context>

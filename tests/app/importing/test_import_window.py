@@ -64,26 +64,80 @@ def test_the_summary_says_how_many_attached_files_were_not_found_on_this_compute
 
 def test_a_large_import_leaves_the_window_responsive(qtbot, store_path, starter_model, tmp_path):
     """A ChatGPT export of 12,000 messages (9 MB): parsed, checked and written by `lokal import` in a child process,
-    so the event loop never waits on it. Done on the window's own threads it held the GIL for seconds."""
+    so the event loop never waits on it (done on the window's own threads it held the GIL for seconds), and in short
+    transactions, so the window's own writes meanwhile (a streaming reply's checkpoints) never wait for the whole
+    import's lock. The status bar shows how far it got."""
+    from PySide6.QtCore import QTimer
+
     from app.ui.stall_probe import StallProbe
     from chatgpt_exports import write_chatgpt_export
 
     export = write_chatgpt_export(tmp_path / "conversations.json", conversations=400, messages=30)
     window = open_window(qtbot, store_path, starter_model, load=False)
     probe = StallProbe(interval_ms=5)
+    writer = QTimer()
+    writer.timeout.connect(lambda: window.store.set_state("written during the import", "yes"))
+    try:
+        command = window.features["importing"]
+        finished: list[object] = []
+        shown: list[tuple[int, int, str]] = []
+        command.sig_finished.connect(finished.append)
+        command.progress.bar.valueChanged.connect(lambda v: shown.append((v, command.progress.bar.maximum(), command.progress.label.text())))
+        probe.start()
+        assert command.import_path(export)
+        assert command.progress.isVisible() and command.progress.label.text() == "Reading conversations.json…"
+        writer.start(50)
+        qt_wait_until(lambda: finished, 120, "the import finishing")
+        writer.stop()
+        assert command.last_message == "Imported 400 conversations (12000 messages) from ChatGPT."
+        assert window.chat.conversations.rowCount() == 400 and not command.progress.isVisible()
+        assert probe.ticks > 20
+        assert probe.longest_own_ms < 200, f"the import stalled the window for {probe.longest_own_ms:.0f} ms"
+        assert [v for v, _, _ in shown] == sorted(v for v, _, _ in shown) and len(shown) > 2, shown
+        assert shown[-1] == (400, 400, "Importing conversations.json: 400 of 400 conversations")
+    finally:
+        writer.stop()
+        probe.stop()
+        window.shutdown()
+
+
+def test_cancel_stops_an_import_midway_and_keeps_nothing_of_it(qtbot, store_path, starter_model, tmp_path):
+    """Cancel, once the import has written some conversations: the child is stopped, what it wrote was never listed
+    and is deleted, and the next import runs whole."""
+    import sqlite3
+
+    from chatgpt_exports import write_chatgpt_export
+
+    export = write_chatgpt_export(tmp_path / "conversations.json", conversations=400, messages=30)
+    window = open_window(qtbot, store_path, starter_model, load=False)
     try:
         command = window.features["importing"]
         finished: list[object] = []
         command.sig_finished.connect(finished.append)
-        probe.start()
+        written_when_cancelled: list[int] = []
+
+        def cancel_once_some_are_written(value: int) -> None:
+            if value > 0 and not written_when_cancelled:
+                with sqlite3.connect(str(store_path)) as db:
+                    written_when_cancelled.append(db.execute("SELECT COUNT(*) FROM conversations").fetchone()[0])
+                command.progress.cancel.click()
+
+        command.progress.bar.valueChanged.connect(cancel_once_some_are_written)
         assert command.import_path(export)
-        qt_wait_until(lambda: finished, 120, "the import finishing")
+        qt_wait_until(lambda: finished, 120, "the import being cancelled")
+        assert 0 < written_when_cancelled[0] < 400, "cancelled midway, with conversations on disk"
+        assert command.last_message == "The import of conversations.json was cancelled: nothing was imported."
+        with sqlite3.connect(str(store_path)) as db:
+            assert db.execute("SELECT COUNT(*) FROM conversations").fetchone()[0] == 0
+            assert db.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == 0
+            assert db.execute("SELECT COUNT(*) FROM app_state WHERE key LIKE 'import-pending:%'").fetchone()[0] == 0
+        assert window.chat.conversations.rowCount() == 0 and not command.busy and not command.progress.isVisible()
+
+        command.progress.bar.valueChanged.disconnect(cancel_once_some_are_written)
+        assert command.import_path(export)
+        qt_wait_until(lambda: len(finished) == 2, 120, "the second import finishing")
         assert command.last_message == "Imported 400 conversations (12000 messages) from ChatGPT."
-        assert window.chat.conversations.rowCount() == 400
-        assert probe.ticks > 20
-        assert probe.longest_own_ms < 200, f"the import stalled the window for {probe.longest_own_ms:.0f} ms"
     finally:
-        probe.stop()
         window.shutdown()
 
 
