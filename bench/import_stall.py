@@ -7,7 +7,10 @@ wall-clock. Meanwhile the window writes to its database every --write-every-ms (
 streaming reply's checkpoint is): the longest of those writes and how many the database refused ("locked") say
 whether the import shuts the window out of its own database.
 
-    .venv/bin/python bench/import_stall.py [--conversations 2000] [--messages 50] [--write-every-ms 200]
+With --cancel-at F, the import is cancelled (its Cancel button) once that fraction of the conversations is
+written: the stalls then include taking back what it wrote, and cancel_to_end_s says how long that took.
+
+    .venv/bin/python bench/import_stall.py [--conversations 2000] [--messages 50] [--write-every-ms 200] [--cancel-at 0.9]
 
 Prints one JSON object.
 """
@@ -33,6 +36,7 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=2000)
     parser.add_argument("--messages", type=int, default=50)
     parser.add_argument("--write-every-ms", type=int, default=200, help="the window's own writes during the import (0: none)")
+    parser.add_argument("--cancel-at", type=float, help="cancel once this fraction of the conversations is written")
     parser.add_argument("--json", type=Path, help="also write the JSON here")
     args = parser.parse_args()
     from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
@@ -66,6 +70,14 @@ def main() -> None:
                 refused.append(exc.kind)
             writes.append(time.perf_counter() - began)
 
+        cancelled_at: list[float] = []
+
+        def cancel_when_far_enough(value: int) -> None:
+            if args.cancel_at is not None and not cancelled_at and value >= args.cancel_at * args.conversations:
+                cancelled_at.append(time.perf_counter())
+                command.progress.cancel.click()
+
+        command.progress.bar.valueChanged.connect(cancel_when_far_enough)
         writer = QTimer()
         writer.timeout.connect(write_once)
         probe = StallProbe(interval_ms=5)
@@ -82,6 +94,7 @@ def main() -> None:
             "conversations": args.conversations, "messages": args.conversations * args.messages, "file_mb": round(export.stat().st_size / 2**20, 1),
             "import_s": round(took, 2), "longest_own_stall_ms": round(probe.longest_own_ms, 1), "longest_wall_stall_ms": round(probe.longest_ms, 1),
             "window_writes": len(writes), "window_writes_refused": len(refused), "longest_window_write_ms": round(max(writes, default=0) * 1000, 1),
+            "cancel_to_end_s": round(started + took - cancelled_at[0], 2) if cancelled_at else None,
             "summary": command.last_message,
         }
         window.shutdown()

@@ -5,7 +5,9 @@ large export (a ChatGPT `conversations.json` of 100,000 messages is 65 MiB) take
 and writing, all Python that would hold the window's GIL, so its event loop would wait on it. The child writes
 through a connection of its own (SQLite's WAL lets the window read meanwhile) and leaves a reply the window is
 streaming as it is. `--json` prints JSON lines: {"progress": {"done": n, "total": m}} as it writes (done 0 once the
-file is read), then the last line, the summary (service.ImportedInto) or {"error": why}.
+file is read), then the last line, the summary (service.ImportedInto) or {"error": why}. With
+`--stop-when-stdin-closes` (the window's), the end of its standard input stops it and takes back what it wrote:
+that is the window's Cancel, and a window that went away.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import dataclasses
 import json
 import sqlite3
 import sys
+import threading
 from pathlib import Path
+from typing import Callable
 
 from app.own_command import own_command
 
@@ -25,26 +29,30 @@ def add_parser(sub) -> None:
                        description="Import the conversations of an export file: all of them, or none if one field is wrong.")
     p.add_argument("file", type=Path, help="the export: Lokal's JSON, ChatGPT's conversations.json, an LM Studio conversation, Open WebUI's chat export")
     p.add_argument("--store", type=Path, help="the conversations database (default: the one the window uses)")
-    p.add_argument("--json", action="store_true", help="print the summary as one JSON line")
+    p.add_argument("--json", action="store_true", help="print progress, then the summary, as JSON lines")
+    p.add_argument("--stop-when-stdin-closes", action="store_true",
+                   help="stop, keeping nothing of the file, once standard input ends (how the window cancels an import)")
     p.set_defaults(run=run)
 
 
 def command(file: str | Path, store: str | Path) -> list[str]:
     """How the window starts the import: `lokal import FILE --store STORE --json`, through this same executable."""
-    return own_command("import", str(file), "--store", str(store), "--json")
+    return own_command("import", str(file), "--store", str(store), "--json", "--stop-when-stdin-closes")
 
 
 def run(args: argparse.Namespace) -> int:
     from app.importing import service
     from app.importing.conversation import ImportRefused
-    from app.storage.store import SchemaTooNew, Store, StoreUnavailable, default_path
+    from app.storage.store import SchemaTooNew, Store, StoreUnavailable, WriteStopped, default_path
 
     try:
         store = Store(args.store or default_path(), beside_window=True)
     except (sqlite3.Error, StoreUnavailable, SchemaTooNew, OSError) as exc:  # a damaged file is the window's to set aside, not this
         return _failed(args, f"cannot open the conversations database: {exc}")
     try:
-        summary = service.import_file(store, args.file, _say_progress if args.json else None)
+        summary = service.import_file(store, args.file, _say_progress if args.json else None, _stdin_closed() if args.stop_when_stdin_closes else None)
+    except WriteStopped:
+        return _failed(args, "stopped: nothing of the file was kept")
     except ImportRefused as exc:
         return _failed(args, str(exc))
     except StoreUnavailable as exc:
@@ -59,6 +67,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"imported {len(summary.added)} conversations ({summary.messages} messages) from {summary.format}; "
               f"{summary.skipped} imported before and skipped; {summary.attachments_not_found} attached files not found here")
     return 0
+
+
+def _stdin_closed() -> Callable[[], bool]:
+    """A test that turns true once standard input ends: a thread reads it (nothing is sent on it) until it does."""
+    closed = threading.Event()
+
+    def read_to_the_end() -> None:
+        while sys.stdin.buffer.read(4096):
+            pass
+        closed.set()
+
+    threading.Thread(target=read_to_the_end, name="stdin-watch", daemon=True).start()
+    return closed.is_set
 
 
 def _say_progress(done: int, total: int) -> None:

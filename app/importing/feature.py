@@ -6,8 +6,9 @@ So `lokal import --json` (command.py) does it all, through this same executable,
 its own in short transactions (Store.add_conversations: the window's own writes wait tens of milliseconds, not the
 whole import); the window shows its progress lines in the status bar, with Cancel, and then its summary line.
 
-Cancel kills the child: what it had written was never shown (app/storage/pending_imports.py), and the window's
-store deletes it at once. Closing the window mid-import does the same, at the next start.
+Cancel closes the child's standard input, and the child stops and deletes what it had written, which was never
+shown (app/storage/pending_imports.py), in short transactions as it wrote them: the window's thread does none of
+that work. A child killed instead (the window closed mid-import) leaves it to the next start.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import json
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QProcess, Signal
+from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
@@ -24,10 +25,10 @@ from app.features import FeatureContext
 from app.importing import command
 from app.importing.progress_widget import ImportProgress
 from app.importing.service import ImportedInto
-from app.storage.store import StoreUnavailable
 from app.ui.menus import MenuId
 
 log = logging.getLogger("lokal.importing")
+CANCEL_GRACE_MS = 30_000  # a cancelled import ends well within this; one still running then is killed
 
 
 class ImportCommand(QObject):
@@ -44,6 +45,10 @@ class ImportCommand(QObject):
         self._lines: list[str] = []  # the child's whole lines on stdout that are not progress (its summary is the last)
         self._partial = b""
         self._cancelled = False
+        self._grace = QTimer(self)  # a cancelled import that has not ended by then is killed: what it wrote stays hidden
+        self._grace.setSingleShot(True)
+        self._grace.setInterval(CANCEL_GRACE_MS)
+        self._grace.timeout.connect(lambda: self._process.kill() if self._process is not None else None)
         self.progress = ImportProgress()
         self.progress.sig_cancel.connect(self.cancel)
         context.add_status_widget(self.progress)
@@ -86,7 +91,8 @@ class ImportCommand(QObject):
             return
         self._cancelled = True
         self.progress.show_cancelling()
-        self._process.kill()  # finished follows, once the child is gone
+        self._process.closeWriteChannel()  # `--stop-when-stdin-closes`: it stops, takes back what it wrote, and ends
+        self._grace.start()
 
     def _on_output(self) -> None:
         assert self._process is not None
@@ -133,12 +139,7 @@ class ImportCommand(QObject):
         self._done(outcome)
 
     def _end_cancelled(self) -> None:
-        try:
-            self.chat.store.undo_abandoned_imports()
-            text = self.tr("The import of {file} was cancelled: nothing was imported.").format(file=self._file)
-        except StoreUnavailable as exc:  # the next start does it: what the import wrote stays hidden meanwhile
-            text = self.tr("The import of {file} was cancelled; what it had written is removed at the next start ({reason}).").format(
-                file=self._file, reason=exc.message)
+        text = self.tr("The import of {file} was cancelled: nothing was imported.").format(file=self._file)
         self._end()
         self.last_message = text
         self.context.show_status(text, 8000)
@@ -147,6 +148,9 @@ class ImportCommand(QObject):
     def _end(self) -> None:
         self.busy = False
         self.action.setEnabled(True)
+        self._grace.stop()
+        if self._process is not None:
+            self._process.deleteLater()
         self._process = None
         self.progress.hide()
 

@@ -89,18 +89,23 @@ def read_file(path: str | Path) -> tuple[str, list[ImportedConversation]]:
     return name, conversations
 
 
-def import_file(store: Store, path: str | Path, on_progress: Callable[[int, int], None] | None = None) -> ImportSummary:
-    """Import every conversation of the file, or none (ImportRefused, or StoreUnavailable from the store).
-    `on_progress(done, total)`: (0, total) once the file is read, then as conversations are written."""
+def import_file(
+    store: Store, path: str | Path, on_progress: Callable[[int, int], None] | None = None, should_stop: Callable[[], bool] | None = None,
+) -> ImportSummary:
+    """Import every conversation of the file, or none (ImportRefused, or StoreUnavailable from the store; WriteStopped
+    once `should_stop()`). `on_progress(done, total)`: (0, total) once the file is read, then as conversations are written."""
     name, conversations = read_file(path)
     new = [to_new(c) for c in conversations]
     if on_progress is not None:
         on_progress(0, len(new))
-    return write(store, name, new, on_progress)
+    return write(store, name, new, on_progress, should_stop)
 
 
-def write(store: Store, name: str, new: list[NewConversation], on_progress: Callable[[int, int], None] | None = None) -> ImportSummary:
+def write(
+    store: Store, name: str, new: list[NewConversation],
+    on_progress: Callable[[int, int], None] | None = None, should_stop: Callable[[], bool] | None = None,
+) -> ImportSummary:
     """Write what read_file gave (made ready by to_new), all or nothing (Store.add_conversations); StoreUnavailable if the database refuses."""
-    added, skipped, not_found = store.add_conversations(new, on_progress)
+    added, skipped, not_found = store.add_conversations(new, on_progress, should_stop)
     messages = sum(len(n.messages) for n in new) - sum(len(n.messages) for n in skipped)
     return ImportSummary(name, added, len(skipped), messages, len(not_found))

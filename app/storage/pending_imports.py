@@ -4,8 +4,9 @@
 thread, waits at most one of them for the database lock rather than the whole import (seconds). The import
 stays all or nothing: until its last transaction, the conversations it wrote are listed under one app_state
 key, and every read the window makes (the conversation list, search) leaves them out. The last transaction
-deletes the key; a failure deletes the conversations with it. An import whose process died midway leaves its
-key behind: the next Store to open finds its owner gone and deletes what it wrote.
+deletes the key; a failure, or a stop asked for (the window's Cancel), deletes the conversations, again in short
+transactions. An import whose process died midway leaves its key behind: the next Store to open finds its owner
+gone and deletes what it wrote.
 
 The owner is a process id with its start time (psutil), so a later process given the same id is not taken
 for it.
@@ -17,6 +18,7 @@ import json
 import os
 import sqlite3
 import uuid
+from typing import Callable
 
 import psutil
 
@@ -54,10 +56,23 @@ def finish(db: sqlite3.Connection, key: str) -> None:
     db.execute("DELETE FROM app_state WHERE key = ?", (key,))
 
 
-def undo(db: sqlite3.Connection, key: str) -> None:
-    """Delete what the import wrote, and its key (in the caller's transaction)."""
-    db.execute("DELETE FROM conversations WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(written(db, key)),))
+def undo_some(db: sqlite3.Connection, key: str, until: Callable[[], bool]) -> bool:
+    """Delete what the import wrote, one conversation at a time (one at least) until `until()`, in the caller's
+    transaction, and its key once nothing is left; True once it is all gone."""
+    row = db.execute("SELECT value FROM app_state WHERE key = ?", (key,)).fetchone()
+    if row is None:
+        return True
+    entry = json.loads(row[0])
+    left: list[str] = entry["conversations"]
+    while left:
+        db.execute("DELETE FROM conversations WHERE id = ?", (left.pop(),))
+        if until():
+            break
+    if left:
+        _write(db, key, entry)
+        return False
     db.execute("DELETE FROM app_state WHERE key = ?", (key,))
+    return True
 
 
 def abandoned(db: sqlite3.Connection) -> list[str]:

@@ -162,6 +162,10 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+class WriteStopped(Exception):
+    """Store.add_conversations was asked to stop: nothing of what it wrote is kept."""
+
+
 class SchemaTooNew(RuntimeError):
     """The database was written by a newer Lokal: this one must not touch it."""
 
@@ -423,7 +427,7 @@ class Store:
             self._db.execute("PRAGMA synchronous=FULL")  # see the module docstring
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
-            self.undo_abandoned_imports()
+            self._undo_abandoned_imports()
             if not beside_window:
                 self._recover_streaming()
         except BaseException:
@@ -789,7 +793,7 @@ class Store:
     # ---- imports ---------------------------------------------------------------
     @_guarded
     def add_conversations(
-        self, items: list[NewConversation], on_progress: Callable[[int, int], None] | None = None,
+        self, items: list[NewConversation], on_progress: Callable[[int, int], None] | None = None, should_stop: Callable[[], bool] | None = None,
     ) -> tuple[list[Conversation], list[NewConversation], set[str]]:
         """Write whole conversations: all of them or, if anything fails, none. One whose key (or one of its
         earlier_keys) an earlier import wrote, and that conversation is still here, is skipped. Returns (added,
@@ -797,7 +801,8 @@ class Store:
 
         Written in transactions of about IMPORT_BATCH_S each, with IMPORT_PAUSE_S between them for another
         writer (the window) to take the lock; what is written stays hidden until the last one (pending_imports).
-        `on_progress(done, total)` after each of them: how many of the conversations are written or skipped."""
+        `on_progress(done, total)` after each of them: how many of the conversations are written or skipped.
+        `should_stop()`, asked before each: True stops the import (WriteStopped), and what it wrote goes again."""
         added: list[Conversation] = []
         skipped: list[NewConversation] = []
         not_found: set[str] = set()
@@ -809,6 +814,8 @@ class Store:
             while item is not None:
                 if added or skipped:
                     time.sleep(IMPORT_PAUSE_S)  # not a poll: the lock is free for this long, for the window's writes
+                if should_stop is not None and should_stop():
+                    raise WriteStopped("the import was stopped")
                 began = time.monotonic()
                 with self._transaction():
                     batch: list[Conversation] = []
@@ -840,19 +847,25 @@ class Store:
     def _undo_import(self, key: str) -> None:
         """What an import wrote goes again; if the database refuses even that, the next Store to open does it."""
         try:
-            with self._transaction():
-                pending_imports.undo(self._db, key)
+            self._undo_in_batches(key)
         except sqlite3.Error:
             log.exception("undoing an import that failed midway; it is undone when the store is next opened")
 
-    @_guarded
-    def undo_abandoned_imports(self) -> None:
-        """Imports whose process died midway (pending_imports; a cancelled one, killed): what they wrote was never
-        shown, and goes. Done at each open, and by the window once it stopped an import."""
+    def _undo_in_batches(self, key: str) -> None:
+        """Delete an import's conversations in transactions as short and as far apart as its writes."""
+        done = False
+        while not done:
+            began = time.monotonic()
+            with self._transaction():
+                done = pending_imports.undo_some(self._db, key, lambda: time.monotonic() - began >= IMPORT_BATCH_S)
+            if not done:
+                time.sleep(IMPORT_PAUSE_S)
+
+    def _undo_abandoned_imports(self) -> None:
+        """Imports whose process died midway (pending_imports): what they wrote was never shown, and goes."""
         for key in pending_imports.abandoned(self._db):
             log.warning("an import ended midway (its process is gone): undoing what it wrote")
-            with self._transaction():
-                pending_imports.undo(self._db, key)
+            self._undo_in_batches(key)
 
     def _write_tree(self, item: NewConversation, not_found: set[str]) -> Conversation:
         """Write the conversation; adds to `not_found` the attachments it names that this database does not keep.

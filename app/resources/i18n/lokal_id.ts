@@ -1171,10 +1171,6 @@ terakhir aktif {time}</translation>
         <translation>Impor {file} dibatalkan: tidak ada yang diimpor.</translation>
     </message>
     <message>
-        <source>The import of {file} was cancelled; what it had written is removed at the next start ({reason}).</source>
-        <translation>Impor {file} dibatalkan; yang sudah ditulisnya dihapus saat aplikasi dibuka lagi ({reason}).</translation>
-    </message>
-    <message>
         <source>Nothing was imported: {reason}</source>
         <translation>Tidak ada yang diimpor: {reason}</translation>
     </message>

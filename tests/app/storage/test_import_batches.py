@@ -104,3 +104,24 @@ def test_an_import_still_running_in_another_process_is_left_alone(tmp_path):
     window = Store(path)
     assert pending_keys(path) == [key]
     window.close()
+
+
+def test_a_stop_asked_midway_takes_back_what_was_written_in_short_transactions_too(tmp_path, monkeypatch, one_conversation_a_transaction):
+    export = write_chatgpt_export(tmp_path / "conversations.json", 4, 4)
+    store = Store(tmp_path / "c.sqlite3", beside_window=True)
+    on_disk_at_each_pause = []
+
+    def at_the_pause(_seconds: float) -> None:
+        with sqlite3.connect(str(store.path), timeout=0) as db:  # the lock is free between the undo's transactions too
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("ROLLBACK")
+        on_disk_at_each_pause.append(rows(store.path, "conversations"))
+
+    monkeypatch.setattr(st.time, "sleep", at_the_pause)
+    progress: list[tuple[int, int]] = []
+    with pytest.raises(st.WriteStopped):
+        import_file(store, export, lambda done, total: progress.append((done, total)), lambda: len(progress) >= 3)
+    assert progress == [(0, 4), (1, 4), (2, 4)]
+    assert on_disk_at_each_pause == [1, 2, 1], "two written, a transaction each; then taken back, a transaction each"
+    assert rows(store.path, "conversations") == 0 and rows(store.path, "messages") == 0 and pending_keys(store.path) == []
+    store.close()
