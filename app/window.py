@@ -13,7 +13,7 @@ import os
 from typing import Callable, TypeVar
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QWidget
 
 from app.attachments.service import Attacher
@@ -32,6 +32,7 @@ from app.metrics.follow import PanelFollower
 from app.metrics.poller import MetricsPoller
 from app.catalog.ui import CatalogUi
 from app.features import FeatureContext
+from app.models.file_drop import ModelFileDrop
 from app.models.menu import LocalModelSections
 from app.models.status_line import ModelStatus, StatusLine
 from app.models.loader import ModelLoader, Prepared
@@ -65,10 +66,10 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle("Lokal")
         self.setWindowIcon(icons.app_icon())
-        self.setAcceptDrops(True)
         self.store = store
         self.link = link
         self.local_models = local_models or LocalModels(link, parent=self)
+        self.model_file_drop = ModelFileDrop(self, self.local_models)
         self.session = ModelSession(link, self, name_of=self.local_models.display_name)
         self.loader = ModelLoader(self.session, self.local_models, self)  # loads with the model's stored load settings
         self.chat = ChatController(store, link, self.session, self)
@@ -301,16 +302,6 @@ class MainWindow(QMainWindow):
     def load_model(self, path: str) -> None:
         """Load `path` with its stored load settings, and the conversation's own context size if it sets one."""
         self.loader.load(path, self.chat.settings().n_ctx)
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if any(url.toLocalFile().lower().endswith(".gguf") for url in event.mimeData().urls()):
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        paths = [url.toLocalFile() for url in event.mimeData().urls() if url.toLocalFile().lower().endswith(".gguf")]
-        if paths:
-            event.acceptProposedAction()
-            self.local_models.add_file(paths[0])  # once the runtime has checked and remembered it, it loads
 
     def _on_model_prepared(self, prepared: Prepared) -> None:
         self.chat.model_sampling = prepared.sampling  # new conversations sample as the model's file recommends

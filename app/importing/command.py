@@ -4,8 +4,9 @@ The window runs it too, as a child process through this same executable (File â–
 large export (a ChatGPT `conversations.json` of 100,000 messages is 65 MiB) takes seconds of JSON parsing, checking
 and writing, all Python that would hold the window's GIL, so its event loop would wait on it. The child writes
 through a connection of its own (SQLite's WAL lets the window read meanwhile) and leaves a reply the window is
-streaming as it is. `--json` prints JSON lines: {"progress": {"done": n, "total": m}} as it writes (done 0 once the
-file is read), then the last line, the summary (service.ImportedInto) or {"error": why}. With
+streaming as it is. `--json` prints one line: the summary (service.ImportedInto), or {"error": why}. `--progress`
+prints, before it, a line {"progress": {"done": n, "total": m}} (service.ImportedSoFar) as it writes (done 0 once
+the file is read). With
 `--stop-when-stdin-closes` (the window's), the end of its standard input stops it and takes back what it wrote:
 that is the window's Cancel, and a window that went away.
 """
@@ -29,7 +30,8 @@ def add_parser(sub) -> None:
                        description="Import the conversations of an export file: all of them, or none if one field is wrong.")
     p.add_argument("file", type=Path, help="the export: Lokal's JSON, ChatGPT's conversations.json, an LM Studio conversation, Open WebUI's chat export")
     p.add_argument("--store", type=Path, help="the conversations database (default: the one the window uses)")
-    p.add_argument("--json", action="store_true", help="print progress, then the summary, as JSON lines")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON line")
+    p.add_argument("--progress", action="store_true", help='print how far it got as it writes, a JSON line each: {"progress": {"done": N, "total": M}}')
     p.add_argument("--stop-when-stdin-closes", action="store_true",
                    help="stop, keeping nothing of the file, once standard input ends (how the window cancels an import)")
     p.set_defaults(run=run)
@@ -37,7 +39,7 @@ def add_parser(sub) -> None:
 
 def command(file: str | Path, store: str | Path) -> list[str]:
     """How the window starts the import: `lokal import FILE --store STORE --json`, through this same executable."""
-    return own_command("import", str(file), "--store", str(store), "--json", "--stop-when-stdin-closes")
+    return own_command("import", str(file), "--store", str(store), "--json", "--progress", "--stop-when-stdin-closes")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     except (sqlite3.Error, StoreUnavailable, SchemaTooNew, OSError) as exc:  # a damaged file is the window's to set aside, not this
         return _failed(args, f"cannot open the conversations database: {exc}")
     try:
-        summary = service.import_file(store, args.file, _say_progress if args.json else None, _stdin_closed() if args.stop_when_stdin_closes else None)
+        summary = service.import_file(store, args.file, _say_progress if args.progress else None, _stdin_closed() if args.stop_when_stdin_closes else None)
     except WriteStopped:
         return _failed(args, "stopped: nothing of the file was kept")
     except ImportRefused as exc:
@@ -83,7 +85,9 @@ def _stdin_closed() -> Callable[[], bool]:
 
 
 def _say_progress(done: int, total: int) -> None:
-    print(json.dumps({"progress": {"done": done, "total": total}}), flush=True)  # now: the window shows it as it comes
+    from app.importing.service import ImportedSoFar
+
+    print(json.dumps(ImportedSoFar(done, total).to_json()), flush=True)  # now: the window shows it as it comes
 
 
 def _failed(args: argparse.Namespace, why: str) -> int:

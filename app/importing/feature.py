@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from app.features import FeatureContext
 from app.importing import command
 from app.importing.progress_widget import ImportProgress
-from app.importing.service import ImportedInto
+from app.importing.service import ImportedInto, ImportedSoFar
 from app.ui.menus import MenuId
 
 log = logging.getLogger("lokal.importing")
@@ -100,14 +100,13 @@ class ImportCommand(QObject):
         for raw in whole:
             line = raw.decode(errors="replace").strip()
             try:
-                said = json.loads(line)
-            except json.JSONDecodeError:
-                said = None
-            progress = said.get("progress") if isinstance(said, dict) else None
-            if isinstance(progress, dict) and not self._cancelled:
-                self.progress.show_writing(self._file, int(progress.get("done", 0)), int(progress.get("total", 0)))
-            elif line:
-                self._lines.append(line)
+                so_far = ImportedSoFar.from_json(json.loads(line))
+            except ValueError:  # JSONDecodeError is one: the summary, or whatever else it said
+                if line:
+                    self._lines.append(line)
+                continue
+            if not self._cancelled:
+                self.progress.show_writing(self._file, so_far.done, so_far.total)
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
         if error == QProcess.ProcessError.FailedToStart and self._process is not None:  # no finished signal follows

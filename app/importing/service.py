@@ -70,6 +70,26 @@ class ImportedInto:
         return cls(data["format"], added, first, skipped, messages, not_found)
 
 
+@dataclass
+class ImportedSoFar:
+    """How far an import got, as it travels from `lokal import --progress` to the window: {"progress": {"done", "total"}}."""
+
+    done: int  # conversations written or skipped (0 once the file is read)
+    total: int
+
+    def to_json(self) -> dict[str, dict[str, int]]:
+        return {"progress": {"done": self.done, "total": self.total}}
+
+    @classmethod
+    def from_json(cls, data: object) -> ImportedSoFar:
+        """ValueError unless `data` is one, as to_json wrote it."""
+        counts = data.get("progress") if isinstance(data, dict) else None
+        done, total = (counts.get("done"), counts.get("total")) if isinstance(counts, dict) else (None, None)
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in (done, total)):
+            raise ValueError(f"not an import's progress: {str(data)[:200]}")
+        return cls(int(done), int(total))  # type: ignore[arg-type]
+
+
 def read_file(path: str | Path) -> tuple[str, list[ImportedConversation]]:
     """(the format's name, its conversations); ImportRefused says why a file cannot be imported."""
     data = read_json(path)

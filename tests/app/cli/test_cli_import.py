@@ -11,8 +11,8 @@ from app.storage.store import Store
 DATA = Path(__file__).parents[1] / "importing" / "data"
 
 
-def lokal_import(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app", "import", *args], capture_output=True, text=True, timeout=120)
+def lokal_import(*args: str, stdin: int | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "app", "import", *args], capture_output=True, text=True, timeout=120, stdin=stdin)
 
 
 def test_an_export_is_imported_and_summed_up(tmp_path):
@@ -69,3 +69,29 @@ def test_a_reply_the_window_is_streaming_is_left_streaming(tmp_path):
         assert len(store.conversations()) == 2
     finally:
         store.close()
+
+
+def test_progress_lines_come_before_the_summary(tmp_path):
+    from chatgpt_exports import write_chatgpt_export
+
+    export = write_chatgpt_export(tmp_path / "conversations.json", 5, 4)
+    done = lokal_import(str(export), "--store", str(tmp_path / "c.sqlite3"), "--json", "--progress")
+    assert done.returncode == 0, done.stderr
+    *progress, summary = [json.loads(line) for line in done.stdout.splitlines()]
+    counts = [(p["progress"]["done"], p["progress"]["total"]) for p in progress]
+    assert counts[0] == (0, 5) and counts[-1] == (5, 5) and counts == sorted(counts)
+    assert summary["added"] == 5 and summary["messages"] == 20
+
+
+def test_standard_input_closing_stops_an_import_that_was_asked_to_watch_it(tmp_path):
+    """`--stop-when-stdin-closes` (the window's Cancel closes it): stopped, and nothing of the file kept."""
+    db = tmp_path / "c.sqlite3"
+    done = lokal_import(str(DATA / "openwebui-chat-export.json"), "--store", str(db), "--json", "--stop-when-stdin-closes", stdin=subprocess.DEVNULL)
+    assert done.returncode == 1 and json.loads(done.stdout) == {"error": "stopped: nothing of the file was kept"}
+    store = Store(db)
+    try:
+        assert store.conversations() == []
+    finally:
+        store.close()
+    kept_open = lokal_import(str(DATA / "openwebui-chat-export.json"), "--store", str(db), "--json", stdin=subprocess.DEVNULL)
+    assert kept_open.returncode == 0 and json.loads(kept_open.stdout)["added"] == 1, "without the option, its input is not read"
