@@ -817,9 +817,7 @@ class Store:
                 if should_stop is not None and should_stop():
                     raise WriteStopped("the import was stopped")
                 began = time.monotonic()
-                # NORMAL: no sync for each; the last transaction's, FULL, makes them all durable (a power cut takes
-                # back a suffix of the WAL's commits, never one in the middle), and until then they are hidden anyway.
-                with self._synchronous("NORMAL"), self._transaction():
+                with self._transaction():
                     batch: list[Conversation] = []
                     while item is not None and (not batch or time.monotonic() - began < IMPORT_BATCH_S):
                         if self._imported_before(item):
