@@ -154,8 +154,8 @@ BUSY_TIMEOUT_S = 2.0
 # An import (`lokal import`, in a process of its own) beside the window: transactions this long, this far apart
 # (add_conversations), so that a write of the window's waits for the lock a few tens of milliseconds at most.
 IMPORT_BATCH_S = 0.05
-BESIDE_WINDOW_BUSY_TIMEOUT_S = 30.0  # such a process has no window to keep live: it waits out the window's writes
 IMPORT_PAUSE_S = 0.025
+BESIDE_WINDOW_BUSY_TIMEOUT_S = 30.0  # such a process has no window to keep live: it waits out the window's writes
 
 log = logging.getLogger("lokal.storage")
 P = ParamSpec("P")
