@@ -48,6 +48,8 @@ class AttachmentsFeature:
         self.embedding.sig_problem.connect(context.show_banner)
         self.embedding.follow_runtime(context.link.state)  # the runtime may be ready already
         context.session.sig_loaded.connect(lambda _result: self.follow_model())
+        context.session.sig_loaded.connect(lambda _result: attacher.recheck())  # sizes in tokens are the loaded model's
+        self.embedding.sig_loaded.connect(lambda _result: attacher.recheck())  # a large document waiting can be searched now
         context.chat.sig_reply_link_changed.connect(self.follow_model)
         self.follow_model()
 

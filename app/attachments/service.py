@@ -1,7 +1,8 @@
 """Attacher: a file, a dropped or pasted picture, or a document from the Documents list, onto the message being written.
 
 Each goes through the runtime's `attachment.add` (runtime/documents), which stores the bytes by their
-sha256, extracts a document's text once and answers with its size in tokens for the loaded model.
+sha256, extracts a document's text once and answers with its size in tokens for the loaded model; a
+document waiting to be sent is asked for again, by its id, whenever another model is loaded (recheck).
 What the window can tell at once (the format, a folder, an unreadable or oversized file, a picture for
 a model that cannot see) is refused here, before anything is sent (kinds.py); what only the runtime
 can tell (a PDF it cannot parse) comes back as its error. Either way the user reads why, the other
@@ -96,12 +97,21 @@ class Attacher(QObject):
         return self._add_picture(name, "image/png", data, AttachmentAddParams(name, "image/png", data_base64=base64.b64encode(data).decode("ascii")))
 
     def reuse(self, attachment: StoredAttachment) -> None:
-        """A document from the Documents list: the runtime has it stored (and embedded) under its id already."""
+        """A document from the Documents list: the runtime has it stored (and embedded) under its id already; it
+        says again what it is to the model loaded now (its size in tokens was the model's of the time)."""
         if self.remote:
             self._remote_refusal(attachment.name)
             return
         key = self.pending.add(attachment.name, attachment.kind)
-        self.pending.resolve(key, attachment)
+        self._send(key, attachment.name, AttachmentAddParams(attachment.name, attachment.mime, id=attachment.id), attachment.thumbnail, attachment.image)
+
+    def recheck(self) -> None:
+        """The model changed (or none was loaded when they were attached): each document waiting to be sent is
+        asked for again, so its chip gives its size for the model that will read it, and whether it fits whole."""
+        for item in self.pending.items:
+            attached = item.attachment
+            if attached is not None and attached.kind == "document" and not self.remote:
+                self._send(item.key, attached.name, AttachmentAddParams(attached.name, attached.mime, id=attached.id), b"", b"")
 
     def remove(self, key: int) -> None:
         self.pending.remove(key)

@@ -42,11 +42,26 @@ class AttachmentService:
         table.handle(methods.EMBEDDING_UNLOAD, self.unload_embedding)
 
     def add(self, params: AttachmentAddParams) -> AttachmentInfo:
+        if (params.path is not None) + (params.data_base64 is not None) + (params.id is not None) != 1:
+            raise RpcError(ErrorCode.INVALID_PARAMS, "params: give exactly one of path, data_base64 and id")
+        if params.id is not None:
+            return self.again(params.id, params.name, params.mime)
         data = read_attachment(params)
         name = params.name or (Path(params.path).name if params.path else "")
         mime = params.mime or guess_mime(name)
         kind: AttachmentKind = "image" if mime.startswith("image/") else "document"
         return self.library.add(data, name, mime, kind)
+
+    def again(self, attachment_id: str, name: str, mime: str) -> AttachmentInfo:
+        """An attachment stored before, as the model loaded now takes it (its size in tokens, whether it fits)."""
+        try:
+            stored = self.library.store.record(attachment_id)
+        except KeyError:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"params.id: no attachment {attachment_id[:80]!r} is stored here: add it by path or data_base64") from None
+        name, mime = name or stored.name, mime or stored.mime
+        if stored.kind != "document":
+            return AttachmentInfo(attachment_id, "image", name, mime, stored.bytes)
+        return self.library.info(attachment_id, name, mime)
 
     def load_embedding(self, params: EmbeddingLoadParams) -> EmbeddingLoadResult:
         with self._loading:
@@ -69,9 +84,7 @@ def guess_mime(name: str) -> str:
 
 
 def read_attachment(params: AttachmentAddParams) -> bytes:
-    """The file's bytes from `path` or `data_base64` (exactly one), or INVALID_PARAMS naming what is wrong."""
-    if (params.path is None) == (params.data_base64 is None):
-        raise RpcError(ErrorCode.INVALID_PARAMS, "params: give exactly one of path and data_base64")
+    """The file's bytes from `path` or `data_base64` (AttachmentService.add checked there is one), or INVALID_PARAMS naming what is wrong."""
     if params.path is not None:
         path = Path(params.path)
         try:

@@ -28,12 +28,14 @@ class Attachment:
 
 @dataclass
 class AttachmentAddParams:
-    """`attachment.add`: exactly one of `path` (a file the runtime reads) or `data_base64` (its bytes)."""
+    """`attachment.add`: exactly one of `path` (a file the runtime reads), `data_base64` (its bytes) or `id` (one
+    stored here already: what it is to the model loaded now, as a size in tokens is the loaded model's)."""
 
     name: str = ""  # the file's name as the user knows it (its extension helps tell the format)
     mime: str = ""  # "" : told from the name and the bytes
     path: Optional[str] = None
     data_base64: Optional[str] = None
+    id: Optional[str] = None  # an AttachmentInfo.id this runtime answered before (protocol 1.8)
 
 
 @dataclass

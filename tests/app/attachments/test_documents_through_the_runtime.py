@@ -122,5 +122,31 @@ def test_the_documents_list_attaches_a_document_again_without_reading_it(win, tm
     assert "glossary.md" in rows
     dialog.list.setCurrentIndex(dialog.model.index(rows.index("glossary.md")))
     dialog.attach_button.click()
+    qt_wait_until(lambda: not win.attacher.pending.reading, 60, "the runtime saying what it is to the model loaded now")
     (pending,) = win.attacher.pending.items
-    assert pending.ready and pending.attachment.name == "glossary.md"  # ready at once: no attachment.add, nothing read again
+    assert pending.ready and pending.attachment.name == "glossary.md" and pending.attachment.tokens > 0  # asked by its id: no file read
+
+
+def test_a_document_attached_before_a_model_is_loaded_gets_its_size_once_one_is(qtbot, store_path, starter_model, tmp_path):
+    """The chip of a document attached while no model is loaded names it only (no size in tokens without a
+    tokenizer); when a model loads, the document is asked for again, and the chip gives its size for that model."""
+    from window_helpers import open_window, wait_loaded
+
+    doc = tmp_path / "ferry.md"
+    doc.write_text("The ferry to the island leaves from pier 4 at nine.\n" * 20, encoding="utf-8")
+    from app.runtime_link import ConnectionState
+
+    window = open_window(qtbot, store_path, starter_model, load=False)
+    try:
+        qt_wait_until(lambda: window.link.state == ConnectionState.READY, 60, "the runtime starting")
+        assert window.attacher.add_paths([str(doc)]) == 1
+        qt_wait_until(lambda: not window.attacher.pending.reading, 60, "the runtime reading the file")
+        assert window.composer.chips is not None and [c.label.text() for c in window.composer.chips.chips] == ["ferry.md"], window.banner_text.text()
+        window.load_model(str(starter_model))
+        wait_loaded(qtbot, window)
+        qt_wait_until(lambda: window.attacher.pending.items[0].attachment.tokens > 0, 60, "the document asked for again")
+        (attached,) = window.attacher.pending.items
+        assert attached.attachment.fits_whole
+        assert [c.label.text() for c in window.composer.chips.chips] == [f"ferry.md · {attached.attachment.tokens} tokens"]
+    finally:
+        window.shutdown()

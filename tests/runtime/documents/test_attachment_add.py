@@ -28,8 +28,11 @@ def test_a_file_is_stored_under_its_sha256_once_whether_sent_as_bytes_or_by_path
 @pytest.mark.parametrize(
     "params, named",
     [
-        (AttachmentAddParams(name="a.txt"), "exactly one of path and data_base64"),
-        (AttachmentAddParams(name="a.txt", path="/x", data_base64="eA=="), "exactly one of path and data_base64"),
+        (AttachmentAddParams(name="a.txt"), "exactly one of path, data_base64 and id"),
+        (AttachmentAddParams(name="a.txt", path="/x", data_base64="eA=="), "exactly one of path, data_base64 and id"),
+        (AttachmentAddParams(name="a.txt", path="/x", id="0" * 64), "exactly one of path, data_base64 and id"),
+        (AttachmentAddParams(name="a.txt", id="0" * 64), "params.id: no attachment '" + "0" * 64 + "' is stored here"),
+        (AttachmentAddParams(name="a.txt", id="../../etc/passwd"), "params.id: no attachment '../../etc/passwd' is stored here"),
         (AttachmentAddParams(name="a.txt", data_base64="eA="), "params.data_base64: not valid base64"),
         (AttachmentAddParams(path="/no/such/file.pdf"), "params.path: cannot read /no/such/file.pdf"),
     ],
@@ -39,6 +42,21 @@ def test_bad_input_is_refused_naming_the_field_and_the_runtime_goes_on(runtime, 
         runtime.request(methods.ATTACHMENT_ADD, params)
     assert caught.value.code == ErrorCode.INVALID_PARAMS and named in caught.value.message
     assert runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(name="ok.txt", data_base64="b2s=")).bytes == 2
+
+
+def test_a_stored_attachment_is_asked_for_again_by_id_as_the_loaded_model_takes_it(runtime, starter_model):
+    """Added while no model is loaded, a document has no size in tokens; by its id, once one is, it has."""
+    from runtime.protocol import ModelLoadParams
+
+    data = ("The ferry to the island leaves from pier 4 at nine. " * 20).encode()
+    first = runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(name="ferry.txt", data_base64=base64.b64encode(data).decode()))
+    assert first.tokens == 0 and not first.fits_whole and "no model is loaded" in first.note
+    runtime.load_model(ModelLoadParams(path=str(starter_model), n_ctx=2048))
+    again = runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(id=first.id))
+    assert (again.id, again.name, again.kind, again.bytes) == (first.id, "ferry.txt", "document", len(data))
+    assert 150 < again.tokens < 400 and again.fits_whole and again.note == ""
+    picture = runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(name="dot.png", mime="image/png", data_base64=base64.b64encode(b"\x89PNG....").decode()))
+    assert runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(id=picture.id)).kind == "image"
 
 
 def test_an_embedding_model_that_is_not_there_is_refused_by_path_and_none_stays_loaded(runtime, tmp_path):
