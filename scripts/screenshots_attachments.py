@@ -107,6 +107,9 @@ def shot_pdf(app, window, folder: Path, saved: list[Path]) -> None:
     feature.embedding.load(str(starter_path()))
     if not shots.wait(app, lambda: feature.embedding.loaded is not None, 120):
         raise SystemExit("the embedding model did not load")
+    # The model list may pair a projector with the starter model (the picture's shot): the window then loads it again.
+    if not shots.wait(app, lambda: window.session.loaded is not None and not window.session.busy, 180):
+        raise SystemExit(f"the starter model did not load: {window.banner_text.text()}")
     window.chat.new_conversation()
     window.attacher.add_path(str(report_pdf(folder / "harbour-report.pdf")))
     if not shots.wait(app, lambda: window.attacher.take() != [], 900):
