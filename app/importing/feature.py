@@ -115,9 +115,6 @@ class ImportCommand(QObject):
     def _on_finished(self, code: int, _status: QProcess.ExitStatus) -> None:
         process = self._process
         assert process is not None
-        if self._cancelled:
-            self._end_cancelled()
-            return
         self._on_output()
         out = self._lines + ([self._partial.decode(errors="replace").strip()] if self._partial.strip() else [])
         err = bytes(process.readAllStandardError().data()).decode(errors="replace").strip().splitlines()
@@ -125,17 +122,22 @@ class ImportCommand(QObject):
             said = json.loads(out[-1]) if out else None
         except json.JSONDecodeError:
             said = None
-        if isinstance(said, dict) and isinstance(said.get("error"), str):
-            self._done(said["error"])
-            return
         try:
             outcome = ImportedInto.from_json(said)
         except ValueError:
-            log.warning("the import of %s ended with code %s and no summary; its last words: %s", self._file, code, err[-3:])
-            self._done(self.tr("the import of {file} stopped (code {code}): {reason}").format(
-                file=self._file, code=code, reason=err[-1] if err else self.tr("it gave no reason")))
+            outcome = None
+        if outcome is not None:  # a summary: it was all written, a Cancel too late to stop it included
+            self._done(outcome)
             return
-        self._done(outcome)
+        if self._cancelled:
+            self._end_cancelled()
+            return
+        if isinstance(said, dict) and isinstance(said.get("error"), str):
+            self._done(said["error"])
+            return
+        log.warning("the import of %s ended with code %s and no summary; its last words: %s", self._file, code, err[-3:])
+        self._done(self.tr("the import of {file} stopped (code {code}): {reason}").format(
+            file=self._file, code=code, reason=err[-1] if err else self.tr("it gave no reason")))
 
     def _end_cancelled(self) -> None:
         text = self.tr("The import of {file} was cancelled: nothing was imported.").format(file=self._file)
