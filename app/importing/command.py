@@ -6,9 +6,8 @@ and writing, all Python that would hold the window's GIL, so its event loop woul
 through a connection of its own (SQLite's WAL lets the window read meanwhile) and leaves a reply the window is
 streaming as it is. `--json` prints one line: the summary (service.ImportedInto), or {"error": why}. `--progress`
 prints, before it, a line {"progress": {"done": n, "total": m}} (service.ImportedSoFar) as it writes (done 0 once
-the file is read). With
-`--stop-when-stdin-closes` (the window's), the end of its standard input stops it and takes back what it wrote:
-that is the window's Cancel, and a window that went away.
+the file is read). With `--stop-when-stdin-closes` (the window's), the end of its standard input stops it and takes
+back what it wrote: that is the window's Cancel, and a window that went away.
 """
 
 from __future__ import annotations

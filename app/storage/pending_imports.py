@@ -24,9 +24,10 @@ import psutil
 
 KEY_PREFIX = "import-pending:"  # app_state: KEY_PREFIX + a token -> {"pid", "started", "conversations"}
 # The ids of conversations written by imports not yet finished. A constant, so every read can leave them out.
+# Text only: one NULL in a NOT IN list would leave every conversation out.
 HIDDEN = (
     "SELECT j.value FROM app_state s, json_each(s.value, '$.conversations') j "
-    "WHERE s.key > 'import-pending:' AND s.key < 'import-pending;'"  # ';' follows ':': the keys with the prefix
+    "WHERE s.key > 'import-pending:' AND s.key < 'import-pending;' AND j.type = 'text'"  # ';' follows ':': the keys with the prefix
 )
 
 
@@ -46,11 +47,6 @@ def add(db: sqlite3.Connection, key: str, conversation_ids: list[str]) -> None:
     _write(db, key, entry)
 
 
-def written(db: sqlite3.Connection, key: str) -> list[str]:
-    row = db.execute("SELECT value FROM app_state WHERE key = ?", (key,)).fetchone()
-    return list(json.loads(row[0])["conversations"]) if row else []
-
-
 def finish(db: sqlite3.Connection, key: str) -> None:
     """Show the import's conversations: its commit point, in the caller's transaction."""
     db.execute("DELETE FROM app_state WHERE key = ?", (key,))
@@ -60,10 +56,12 @@ def undo_some(db: sqlite3.Connection, key: str, until: Callable[[], bool]) -> bo
     """Delete what the import wrote, one conversation at a time (one at least) until `until()`, in the caller's
     transaction, and its key once nothing is left; True once it is all gone."""
     row = db.execute("SELECT value FROM app_state WHERE key = ?", (key,)).fetchone()
-    if row is None:
+    entry = _entry(row[0]) if row is not None else None
+    if entry is None:  # gone, or not this module's writing: nothing it names can be undone
+        db.execute("DELETE FROM app_state WHERE key = ?", (key,))
         return True
-    entry = json.loads(row[0])
-    left: list[str] = entry["conversations"]
+    left: list[str] = [c for c in entry["conversations"] if isinstance(c, str)]
+    entry["conversations"] = left
     while left:
         db.execute("DELETE FROM conversations WHERE id = ?", (left.pop(),))
         if until():
@@ -78,10 +76,20 @@ def undo_some(db: sqlite3.Connection, key: str, until: Callable[[], bool]) -> bo
 def abandoned(db: sqlite3.Connection) -> list[str]:
     """The keys of imports whose process is gone (a crash, a kill): what they wrote is to be undone."""
     rows = db.execute("SELECT key, value FROM app_state WHERE key > 'import-pending:' AND key < 'import-pending;'").fetchall()
-    return [key for key, value in rows if not _alive(json.loads(value))]
+    return [key for key, value in rows if not _alive(_entry(value))]
 
 
-def _alive(owner: dict) -> bool:
+def _entry(value: str) -> dict | None:
+    try:
+        entry = json.loads(value)
+    except ValueError:
+        return None
+    return entry if isinstance(entry, dict) and isinstance(entry.get("conversations"), list) else None
+
+
+def _alive(owner: dict | None) -> bool:
+    if owner is None:
+        return False
     try:
         return abs(psutil.Process(int(owner["pid"])).create_time() - float(owner["started"])) < 1.0
     except (psutil.Error, KeyError, TypeError, ValueError):

@@ -862,10 +862,14 @@ class Store:
                 time.sleep(IMPORT_PAUSE_S)
 
     def _undo_abandoned_imports(self) -> None:
-        """Imports whose process died midway (pending_imports): what they wrote was never shown, and goes."""
-        for key in pending_imports.abandoned(self._db):
-            log.warning("an import ended midway (its process is gone): undoing what it wrote")
-            self._undo_in_batches(key)
+        """Imports whose process died midway (pending_imports): what they wrote was never shown, and goes. A
+        database that refuses it now is opened all the same (that stays hidden): the next open tries again."""
+        try:
+            for key in pending_imports.abandoned(self._db):
+                log.warning("an import ended midway (its process is gone): undoing what it wrote")
+                self._undo_in_batches(key)
+        except sqlite3.Error as exc:
+            log.warning("what an import that ended midway wrote is left for the next start: %s", exc)
 
     def _write_tree(self, item: NewConversation, not_found: set[str]) -> Conversation:
         """Write the conversation; adds to `not_found` the attachments it names that this database does not keep.

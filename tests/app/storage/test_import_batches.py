@@ -125,3 +125,14 @@ def test_a_stop_asked_midway_takes_back_what_was_written_in_short_transactions_t
     assert on_disk_at_each_pause == [1, 2, 1], "two written, a transaction each; then taken back, a transaction each"
     assert rows(store.path, "conversations") == 0 and rows(store.path, "messages") == 0 and pending_keys(store.path) == []
     store.close()
+
+
+def test_a_pending_import_key_that_is_not_json_is_dropped_at_the_next_open_and_the_store_opens(tmp_path):
+    path = tmp_path / "c.sqlite3"
+    Store(path).close()
+    with sqlite3.connect(str(path), isolation_level=None) as db:
+        db.execute("INSERT INTO app_state (key, value) VALUES ('import-pending:damaged', '{not json')")
+        db.execute("INSERT INTO app_state (key, value) VALUES ('import-pending:odd', '{\"pid\": 1, \"conversations\": [7, null]}')")
+    store = Store(path)
+    assert pending_keys(path) == [] and store.conversations() == []
+    store.close()
