@@ -10,6 +10,7 @@ runtime too (`models.add` checks it is a whole GGUF model and remembers it).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 
@@ -156,11 +157,22 @@ class LocalModels(QObject):
 
 def one_per_identity(files: list[LocalModel]) -> tuple[list[LocalModel], dict[str, list[str]]]:
     """One entry per file identity (size and hashes, runtime/models/identity.py), the first listed; and for each
-    kept entry every path the same file has. A file without an identity (unreadable) is its own entry."""
+    kept entry every path the same file has. A file without an identity (unreadable) is its own entry.
+
+    The entry's name is the best spelled of its copies' (the most capitals): a header that writes its name in
+    lower case is named after the path (runtime/models/local.py's group_name), so the same file reached as
+    SmolLM2-135M-Instruct.Q4_1.gguf and as "smol copy.gguf" is "SmolLM2 135M Instruct", whichever is listed first."""
     kept: dict[str, LocalModel] = {}
+    named: dict[str, str] = {}
     copies: dict[str, list[str]] = {}
     for info in files:
         key = info.identity or "path:" + os.path.realpath(info.path)
         first = kept.setdefault(key, info)
         copies.setdefault(first.path, []).append(info.path)
-    return list(kept.values()), copies
+        if _capitals(info.group) > _capitals(named.get(key, "")):
+            named[key] = info.group
+    return [dataclasses.replace(info, group=named.get(key, info.group)) for key, info in kept.items()], copies
+
+
+def _capitals(name: str) -> int:
+    return sum(c.isupper() for c in name)

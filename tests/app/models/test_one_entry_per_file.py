@@ -39,3 +39,18 @@ def test_the_same_model_file_in_two_places_is_one_menu_entry_that_says_where_it_
         assert headings.count("SmolLM2 135M Instruct") == 1
     finally:
         window.shutdown()
+
+
+def test_the_entry_of_a_file_in_two_places_is_named_by_its_best_spelled_path_whichever_is_listed_first():
+    """A header that writes its name in lower case is named after the file's path: the same file as
+    SmolLM2-135M-Instruct.Q4_1.gguf and as "smol copy.gguf" (dropped on the window) is one entry, named the first way."""
+    from app.models.local_model import one_per_identity
+    from runtime.protocol import LocalModel
+
+    spelled = LocalModel("a", "/models/SmolLM2-135M-Instruct.Q4_1.gguf", "n", "bundled", 1, group="SmolLM2 135M Instruct", identity="same")
+    copied = LocalModel("b", "/elsewhere/smol copy.gguf", "n", "added", 1, group="Smollm2 135M", identity="same")
+    other = LocalModel("c", "/models/other.gguf", "n", "bundled", 1, group="other", identity="other")
+    for files in ([copied, spelled, other], [spelled, copied, other]):
+        kept, copies = one_per_identity(files)
+        assert [(m.path, m.group) for m in kept] == [(files[0].path, "SmolLM2 135M Instruct"), ("/models/other.gguf", "other")]
+        assert copies[files[0].path] == [files[0].path, files[1].path]
