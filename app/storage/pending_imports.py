@@ -20,8 +20,6 @@ import sqlite3
 import uuid
 from typing import Callable
 
-import psutil
-
 KEY_PREFIX = "import-pending:"  # app_state: KEY_PREFIX + a token -> {"pid", "started", "conversations"}
 # The ids of conversations written by imports not yet finished. A constant, so every read can leave them out.
 # Text only: one NULL in a NOT IN list would leave every conversation out.
@@ -33,6 +31,8 @@ HIDDEN = (
 
 def begin(db: sqlite3.Connection) -> str:
     """Name this process as the owner of a new import (inside the caller's transaction); returns its key."""
+    import psutil  # here, not at the top: the window imports this module as it opens, and seldom needs psutil (18 ms)
+
     key = KEY_PREFIX + uuid.uuid4().hex
     me = psutil.Process(os.getpid())
     _write(db, key, {"pid": me.pid, "started": me.create_time(), "conversations": []})
@@ -88,6 +88,8 @@ def _entry(value: str) -> dict | None:
 
 
 def _alive(owner: dict | None) -> bool:
+    import psutil
+
     if owner is None:
         return False
     try:
