@@ -38,6 +38,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 from app.chat import export, history
 from app.chat.conversation_model import ConversationListModel
 from app.chat.message_model import MessageListModel
+from app.chat.render_pace import FASTEST_MS, RenderPace
 from app.models.session import ModelChoice, ModelSession
 from app.runtime_link import RuntimeLink
 from app.storage import store as st
@@ -49,7 +50,6 @@ from runtime.protocol import (
 )
 from runtime.protocol.methods import Method
 
-FLUSH_MS = 50
 CHECKPOINT_MS = 1_000  # the issue allows 2 s; half of it leaves room for a busy event loop
 STORE_RETRY_MS = 2_000  # while the disk refuses writes, kept message updates are tried again this often
 TITLE_CHARS = 48
@@ -162,8 +162,10 @@ class ChatController(QObject):
         self.replies: dict[str, Reply] = {}  # by conversation: the reply streaming in it
         self.default_settings = ConversationSettings()
         self.model_sampling: dict[str, Any] = {}  # the loaded model's recommended sampling, for new conversations (new_settings)
+        # The flush timer's interval: a reply costly to draw is drawn less often (render_pace.py).
+        self._pace = RenderPace(reading=lambda: getattr(self.link, "reading_cpu_s", 0.0))
         self._flush_timer = QTimer(self)
-        self._flush_timer.setInterval(FLUSH_MS)
+        self._flush_timer.setInterval(FASTEST_MS)
         self._flush_timer.timeout.connect(self._on_flush)
         self._checkpoint_timer = QTimer(self)
         self._checkpoint_timer.setInterval(CHECKPOINT_MS)
@@ -678,6 +680,9 @@ class ChatController(QObject):
         )
         if self.replies.get(conv_id) is not reply:
             return  # the link refused it at once; _on_reply_error said why
+        if not self._flush_timer.isActive():
+            self._pace.restart()
+            self._flush_timer.setInterval(FASTEST_MS)
         self._flush_timer.start()
         self._checkpoint_timer.start()
         self.sig_generating_changed.emit(True)
@@ -697,6 +702,7 @@ class ChatController(QObject):
                 reply.thinking_since = time.monotonic()
 
     def _on_flush(self) -> None:
+        self._flush_timer.setInterval(self._pace.tick())
         for reply in list(self.replies.values()):
             self._flush(reply)
 

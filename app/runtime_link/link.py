@@ -140,6 +140,7 @@ class RuntimeLink(QObject):
         self._queue: collections.deque[Call[Any, Any]] = collections.deque()
         self._jobs: list[Call[Any, Any]] = []  # in flight
         self._buffer = bytearray()
+        self.reading_cpu_s = 0.0  # the GUI thread's CPU time spent on the runtime's lines, all told (app/chat/render_pace.py)
         self._scanned = 0  # how much of _buffer is known to hold no newline
         self.max_line_bytes = MAX_LINE_BYTES
         self._refused: QProcess | None = None  # a process killed for an over-long line: its output is dropped
@@ -357,6 +358,13 @@ class RuntimeLink(QObject):
         self._drain()
 
     def _drain(self) -> None:
+        started = time.thread_time()
+        try:
+            self._drain_slice()
+        finally:
+            self.reading_cpu_s += time.thread_time() - started
+
+    def _drain_slice(self) -> None:
         # A burst (hundreds of model.progress lines) is handled in slices, so the window keeps painting.
         deadline = time.perf_counter() + LINE_SLICE_S
         while True:

@@ -54,7 +54,8 @@ class AutoHeightBrowser(QTextBrowser):
 
     def setMarkdown(self, markdown: str) -> None:
         self.document().setMarkdown(markdown, REPLY_MARKDOWN)
-        self._images_to_text()
+        if "![" in markdown:  # Markdown's only image syntax (inline or by reference); HTML is not interpreted
+            self._images_to_text()
 
     def loadResource(self, kind: int, name: QUrl | str) -> object:
         """Nothing from disk or the network: an empty image, an empty text.
@@ -149,7 +150,9 @@ class CodeBlock(QFrame):
         dark = theme.is_dark()
         self.language_label.setText(language or self.tr("code"))
         self.view.setAccessibleDescription(self.tr("Code ({language})").format(language=language) if language else self.tr("Code"))
-        self.setStyleSheet(f"#codeBlock {{ background: {highlight.background(dark)}; }}")
+        sheet = f"#codeBlock {{ background: {highlight.background(dark)}; }}"
+        if sheet != self.styleSheet():  # setting a style sheet re-styles the block and its children: once, not per flush
+            self.setStyleSheet(sheet)
         self.view.setHtml(highlight.to_html(code, language, dark))
 
     def _on_copy(self) -> None:

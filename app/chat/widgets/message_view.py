@@ -275,9 +275,11 @@ class MessageWidget(QFrame):
         self.message = message
         self._focusables = None  # its text may bring code blocks (with their Copy buttons) or take them away
         user = message.role == "user"
-        self.setObjectName("userBubble" if user else "assistantBubble")
-        self.style().unpolish(self)
-        self.style().polish(self)
+        name = "userBubble" if user else "assistantBubble"
+        if name != self.objectName():  # the style sheet styles bubbles by name; re-styling each flush cost a streaming reply
+            self.setObjectName(name)
+            self.style().unpolish(self)
+            self.style().polish(self)
         speaker = speaker_name(message.role)
         self.speaker.setText(speaker)
         self.setAccessibleName(self.tr("Message from {speaker}").format(speaker=speaker) if not user else self.tr("Your message"))

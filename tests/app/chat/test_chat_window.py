@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 
 from app.chat.controller import ConversationSettings
 from app.chat.message_model import ContentRole
+from app.chat.render_pace import FASTEST_MS, SLOWEST_MS
 from app.metrics import figures
 from app.storage import Store
 from app.storage import store as st
@@ -123,6 +124,7 @@ def test_metrics_panel_updates_twice_a_second_while_streaming_and_keeps_the_fina
     window.chat.default_settings = ConversationSettings(temperature=0.8, max_tokens=48, n_ctx=2048, seed=5)
     samples = []
     window.poller.sig_sample.connect(lambda m: samples.append((time.monotonic(), m)))
+    reading_before = window.link.reading_cpu_s
     window.chat.send("Tell me a long story about a dragon.")
     renders_before = window.metrics_panel.updates
     started = time.monotonic()
@@ -144,6 +146,9 @@ def test_metrics_panel_updates_twice_a_second_while_streaming_and_keeps_the_fina
     assert not panel.value_of("context").startswith("0 ")
     assert panel.value_of("kv").endswith("MB") and panel.value_of("rss").endswith("MB")
     assert len(panel.sparkline.samples) >= 1
+    # What the window spent reading the runtime's lines is counted apart (app/chat/render_pace.py leaves it out).
+    assert window.link.reading_cpu_s > reading_before
+    assert FASTEST_MS <= window.chat._flush_timer.interval() <= SLOWEST_MS
 
 
 def test_a_streaming_reply_is_checkpointed_to_disk(qtbot, window, store_path):
