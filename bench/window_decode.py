@@ -43,12 +43,22 @@ N_CTX = 4096
 
 
 def wait(app, condition, timeout_s: float) -> None:
+    """The window's own event loop runs meanwhile, as in the app (a loop of processEvents and sleeps would cost the
+    GUI thread CPU time of its own, and the model with it); the condition is looked at 20 times a second."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    if condition():
+        return
+    loop = QEventLoop()
     deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            raise SystemExit("timed out waiting for the window")
-        app.processEvents()
-        time.sleep(0.002)
+    check = QTimer()
+    check.setInterval(50)
+    check.timeout.connect(lambda: loop.quit() if condition() or time.monotonic() > deadline else None)
+    check.start()
+    loop.exec()
+    check.stop()
+    if not condition():
+        raise SystemExit("timed out waiting for the window")
 
 
 def open_window(model: Path, threads: int | None):
@@ -133,6 +143,7 @@ def main() -> int:
     report = {
         "model": Path(model).name, "tokens": args.tokens, "rounds": args.rounds, "threads": args.threads,
         "same_text_everywhere": len(texts) == 1,
+        "text_chars": {m: sorted({len(r["text"]) for r in runs[m]}) for m in modes},
         "completion_tokens": sorted({r["completion_tokens"] for m in modes for r in runs[m]}),
         "modes": {m: {"decode_tokens_per_s_median": round(statistics.median(speeds[m]), 2),
                       "decode_tokens_per_s": [round(s, 2) for s in speeds[m]],

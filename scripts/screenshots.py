@@ -16,6 +16,7 @@ metrics panel come from the real runtime and the starter model.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import tempfile
@@ -97,7 +98,7 @@ TITLES = {
     "id": ("Rencana liburan keluarga ke Lisbon, Porto, dan Algarve pada bulan September", "Regex untuk tanggal ISO", "Penjelasan cache KV"),
 }
 # A code edit: the reply copies most of the prompt, which is where prompt lookup drafts well.
-COPY_QUESTION = """Rename the function total_amount to sum_amounts in this code and write the whole code again:
+COPY_QUESTION = """Repeat this code exactly, adding a docstring to the function:
 
 ```python
 import csv
@@ -208,11 +209,15 @@ def shot_mid_reply_and_model_menu(app, window, suffix: str, shots: list[Path]) -
 
 def shot_speculation(app, window, shots: list[Path]) -> None:
     """A reply that drafted: the Speculative decoding section, with the speed-up in words."""
+    # Greedy, in a conversation of its own: sampled at 0.7, or after the CSV turns, the starter model rewrites the
+    # code rather than copying it, and nothing is worth drafting.
+    window.chat.default_settings = dataclasses.replace(window.chat.default_settings, temperature=0.0, max_tokens=200)
+    window.chat.new_conversation("Add a docstring")
     window.chat.send(COPY_QUESTION)
     wait(app, lambda: not window.chat.generating, 240)
     app.processEvents()
     if not window.metrics_panel.section_visible("speculation"):
-        raise SystemExit("the reply did not draft: no speculation figures to show")
+        raise SystemExit(f"the reply did not draft: no speculation figures to show (it was: {window.chat.messages.messages[-1].content[:300]!r})")
     save(window.grab(), "metrics-speculation-light", shots)
 
 

@@ -44,7 +44,7 @@ class AttachmentsFeature:
         attacher.sig_problem.connect(context.show_banner)
         attacher.sig_not_searchable.connect(self.offer_embedding_model)
         self.embedding.sig_started.connect(lambda name: context.show_status(Attachments.tr("Downloading {name}: large documents can be searched once it is there").format(name=name), 8000))
-        self.embedding.sig_loaded.connect(lambda result: context.show_status(Attachments.tr("{name} is loaded: large documents attached from now on are searched").format(name=result.name), 8000))
+        self.embedding.sig_loaded.connect(lambda result: context.show_status(Attachments.tr("{name} is loaded: large documents waiting to be sent, and those attached from now on, are searched").format(name=result.name), 8000))
         self.embedding.sig_problem.connect(context.show_banner)
         self.embedding.follow_runtime(context.link.state)  # the runtime may be ready already
         context.session.sig_loaded.connect(lambda _result: self.follow_model())

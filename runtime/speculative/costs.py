@@ -74,6 +74,10 @@ class CostModel:
         self._bands: dict[int, collections.deque[tuple[int, float]]] = {b: collections.deque(maxlen=WINDOW) for b in BAND_STARTS}
         self._unpriced: list[tuple[int, float]] = []
         self.plain_step: float | None = None  # t1, seconds
+        # A plain token's work besides its pass (sampling it, detokenizing, the stop checks, streaming it, the
+        # scheduler): measured on passes that drafted nothing, less drafting's own work. Plain decoding pays it
+        # too, so the speed-up a reply shows is against a plain token's whole time, not its pass alone.
+        self._host: collections.deque[float] = collections.deque(maxlen=WINDOW)
         self.slopes: dict[int, tuple[float, float]] = {}  # band -> (median n, median slope), measured
         self._points: list[tuple[float, float]] = []  # the slopes' values by size: what every price reads
         self._sizes: list[float] = []
@@ -128,6 +132,17 @@ class CostModel:
         self._sizes = [m for m, _ in self._points]
 
     observe_target = observe_pass
+
+    def observe_host(self, seconds: float) -> None:
+        """A plain token's time outside its pass, besides drafting's: what plain decoding spends on it too."""
+        self._host.append(max(0.0, seconds))
+
+    @property
+    def plain_token(self) -> float | None:
+        """Seconds per token of plain decoding here: a plain step, and the work around it where that was measured."""
+        if self.plain_step is None:
+            return None
+        return self.plain_step + (statistics.median(self._host) if self._host else 0.0)
 
     def slope_at(self, n: int, optimistic: bool = False) -> float:
         """The cost of each extra token in a pass of n, as a share of a step.

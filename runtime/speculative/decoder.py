@@ -284,6 +284,9 @@ class SpeculativeStepper:
         self.draft: Draft | None = None
         self.filler = 0  # rows after the draft's that fill its pass to a whole tile, read by no one
         self._plan_began = self._planned = self._settle_began = 0.0  # the trace's clocks
+        # A pass that drafted nothing, as plain decoding's would be, timed from its plan to the next: its start,
+        # and the seconds in it that are not a plain token's work (drafting's own, and the pass itself).
+        self._plain_like: tuple[float, float] | None = None
 
     def begin(self) -> bool:
         began = time.perf_counter()
@@ -323,6 +326,10 @@ class SpeculativeStepper:
 
     def plan(self, batch: BatchSoFar) -> Slice:
         self._plan_began = time.perf_counter()
+        if self._plain_like is not None:
+            started, not_plain = self._plain_like
+            self.costs.observe_host(self._plan_began - started - not_plain)
+            self._plain_like = None
         seq = self.seq
         self.base = len(seq.tokens)  # the cache holds history[:-1]; `pending` is history[-1]
         # Drafts never reach the last slot of the context or past max_tokens: the sink then
@@ -352,9 +359,12 @@ class SpeculativeStepper:
         draft, figures, controller = self.draft, self.figures, self.drafting.controller
         figures.passes += 1
         settle_began = time.perf_counter()
+        plain_like = draft is None and step.seconds is not None
+        plain_work = 0.0
         if draft is None:
             emitted = [self.sampler.sample(self.seq.logits(-1))]
             self.sampler.accept(emitted[0])
+            plain_work = time.perf_counter() - settle_began  # a plain token's own: sampling it (accepting it, below)
         else:
             emitted = self._judge(draft)
             accepted = len(emitted) - 1
@@ -373,6 +383,7 @@ class SpeculativeStepper:
         self.drafting.score_shadow(emitted)
         if self.trace is not None:
             self._trace_pass(draft, len(emitted) - 1 if draft is not None else 0, step, settle_began)
+        accepting = time.perf_counter()
         for i, token in enumerate(emitted):
             if not self.sink.accept(token):
                 self.seq.truncate(self.base + 1 + i)  # as plain decoding leaves it: the last token not evaluated
@@ -380,9 +391,17 @@ class SpeculativeStepper:
                 figures.publish()
                 return False
             self.history.append(token)
+        if plain_like:
+            plain_work += time.perf_counter() - accepting
         figures.emitted += len(emitted)
         figures.publish()
         self._extend_lookup(len(emitted))
+        if plain_like:
+            assert step.seconds is not None
+            # Of this pass's time, what plain decoding would not have spent: the draft's search, the pass itself
+            # (priced apart, as plain_step), and settle's work that is drafting's (learning, figures, the lookup index).
+            settle_s = time.perf_counter() - settle_began
+            self._plain_like = (self._plan_began, (self._planned - self._plan_began) + step.seconds + settle_s - plain_work)
         self.pending = emitted[-1]
         return True
 
@@ -467,5 +486,5 @@ class _Figures:
         s.model_draft_tokens, s.model_draft_tokens_accepted = self.by_model.drafted, self.by_model.accepted
         s.target_passes = self.passes
         s.tokens_per_target_pass = self.emitted / self.passes if self.passes else 0.0
-        plain = self.costs.plain_step
+        plain = self.costs.plain_token
         s.speedup = s.decode_tokens_per_s * plain if plain and s.decode_tokens_per_s else 0.0

@@ -147,8 +147,8 @@
         <translation>Mengunduh {name}: dokumen besar dapat dicari setelah selesai</translation>
     </message>
     <message>
-        <source>{name} is loaded: large documents attached from now on are searched</source>
-        <translation>{name} sudah dimuat: dokumen besar yang dilampirkan mulai sekarang akan dicari</translation>
+        <source>{name} is loaded: large documents waiting to be sent, and those attached from now on, are searched</source>
+        <translation>{name} sudah dimuat: dokumen besar yang menunggu dikirim, dan yang dilampirkan mulai sekarang, akan dicari</translation>
     </message>
     <message>
         <source>Search large documents</source>
