@@ -20,6 +20,8 @@ import sqlite3
 import uuid
 from typing import Callable
 
+from app.storage import app_state
+
 KEY_PREFIX = "import-pending:"  # app_state: KEY_PREFIX + a token -> {"pid", "started", "conversations"}
 # The ids of conversations written by imports not yet finished. A constant, so every read can leave them out.
 # Text only: one NULL in a NOT IN list would leave every conversation out.
@@ -99,4 +101,4 @@ def _alive(owner: dict | None) -> bool:
 
 
 def _write(db: sqlite3.Connection, key: str, entry: dict) -> None:
-    db.execute("INSERT INTO app_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, json.dumps(entry)))
+    app_state.put(db, key, json.dumps(entry))

@@ -45,7 +45,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 from app.ui.language import Context
 from app.storage import attachments
 from app.storage.attachments import StoredAttachment, StoredCitation
-from app.storage import pending_imports, tree
+from app.storage import app_state, pending_imports, tree
 from app.storage.reply_record import ReplyRecord, from_stored, to_stored
 from runtime.paths import data_dir
 from runtime.private_files import create_private_file, tighten_file
@@ -906,9 +906,7 @@ class Store:
         if ids:
             conv.selected_leaf = ids[item.selected] if item.selected is not None else ids[-1]
             self._db.execute("UPDATE conversations SET selected_leaf = ? WHERE id = ?", (conv.selected_leaf, conv.id))
-        self._db.execute(
-            "INSERT INTO app_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (IMPORTED_KEY + item.key, conv.id)
-        )
+        app_state.put(self._db, IMPORTED_KEY + item.key, conv.id)
         return conv
 
     # ---- small app state (last conversation, chosen model, window geometry) ---
@@ -922,7 +920,7 @@ class Store:
         if value is None:
             self._db.execute("DELETE FROM app_state WHERE key = ?", (key,))
         else:
-            self._db.execute("INSERT INTO app_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+            app_state.put(self._db, key, value)
 
     def _transaction(self):
         return _Transaction(self._db)
