@@ -1,7 +1,8 @@
 """ChatController: the chat logic between the widgets, the store and the runtime link.
 
 Streaming: deltas land in a buffer and are appended to the message model on a
-short timer (one relayout per batch, not per token); the reply is written to
+timer (one relayout per batch, not per token) whose pace follows what drawing the
+reply costs the GUI thread (render_pace.py); the reply is written to
 the store at least every CHECKPOINT_MS while it streams and once more when it
 ends. Several conversations may each have a reply streaming at once (the runtime
 decodes them together); one conversation has at most one. If the runtime dies
