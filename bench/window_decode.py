@@ -68,7 +68,8 @@ def open_window(model: Path, threads: int | None):
     from app.main import create_main_window
     from app.ui import theme
 
-    app = QApplication.instance() or QApplication([])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication([])
     theme.apply(app)
     window = create_main_window(store_path=Path(tempfile.mkdtemp(prefix="lokal-window-decode-")) / "c.sqlite3", autoload=False)
     window.resize(1360, 860)
