@@ -16,14 +16,16 @@ never waits longer than SLOWEST_MS, so the text still moves several times a seco
 from __future__ import annotations
 
 import collections
-import statistics
 import time
 from typing import Callable
 
 FASTEST_MS = 50  # 20 draws a second: as smooth as text needs
 SLOWEST_MS = 200  # at least five draws a second, however long the reply
 BUDGET = 0.05  # of one core, for the window's work while a reply streams
-_WINDOW = 5  # flushes whose median cost sets the pace: one slow frame does not move it, a lasting change soon does
+# The flushes whose mean cost sets the pace: enough that one slow frame does not halve it, few enough that a lasting
+# change soon does. A mean, not a median: on Windows a thread's CPU time advances in clock ticks (15.6 ms), so a
+# flush reads 0 or a whole tick, and only the mean of many is the true cost.
+_WINDOW = 10
 
 
 class RenderPace:
@@ -44,5 +46,5 @@ class RenderPace:
         if self._last is not None:
             self._costs.append(max(0.0, (now[0] - self._last[0]) - (now[1] - self._last[1])))
         self._last = now
-        cost = statistics.median(self._costs) if self._costs else 0.0
+        cost = sum(self._costs) / len(self._costs) if self._costs else 0.0
         return int(min(SLOWEST_MS, max(FASTEST_MS, cost / BUDGET * 1000)))
