@@ -56,7 +56,7 @@ class ModelBrowserDialog(QDialog):
         self.repos = RepoModel(self)
         self.repo_view = _table(self.repos, stretch=0)  # the long names elide, so kind, size and partner stay whole
         self.levels = QuantModel(self)
-        self.level_view = _table(self.levels)
+        self.level_view = level_table(self.levels)
         self.n_ctx = QSpinBox(minimum=512, maximum=1_048_576, singleStep=1024, value=4096)
         self.kv_type = QComboBox()
         for kind in typing.get_args(KvType):
@@ -252,6 +252,12 @@ class ModelBrowserDialog(QDialog):
 
     def _on_error(self, what: str, message: str) -> None:
         self.status.setText(f"{what}: {message}")
+
+
+def level_table(levels: QuantModel) -> QTableView:
+    """Size (a projector makes it the longest text) gives up room first: a stretched last section keeps 100 px
+    even where that brings a horizontal scroll bar."""
+    return _table(levels, stretch=1)
 
 
 def _table(model: QAbstractItemModel, stretch: int | None = None) -> QTableView:

@@ -138,7 +138,7 @@ class QuantModel(_Table):
 
     headers = _texts(
         QT_TRANSLATE_NOOP("Catalog", "Level"), QT_TRANSLATE_NOOP("Catalog", "Size"), QT_TRANSLATE_NOOP("Catalog", "Fit"),
-        QT_TRANSLATE_NOOP("Catalog", "Memory needed"), "",
+        QT_TRANSLATE_NOOP("Catalog", "Memory needed"), QT_TRANSLATE_NOOP("Catalog", "Status"),
     )
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -451,6 +451,10 @@
         <source>Memory needed</source>
         <translation>Memori yang dibutuhkan</translation>
     </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
     <message numerus="yes">
         <source>(%n part(s))</source>
         <translation>
