@@ -13,7 +13,7 @@ runtime's decode tokens/s, and the GUI thread's CPU time per second of streaming
 on the window's thread). Ratios are paired per round (bench/ratios.py): shown/headless, away/headless,
 shown/away.
 
-    .venv/bin/python bench/window_decode.py [--model PATH] [--tokens 1500] [--rounds 4] [--threads N]
+    .venv/bin/python bench/window_decode.py [--model PATH] [--prompt tutorial|code] [--tokens 1500] [--rounds 4] [--threads N]
 
 Prints one JSON object.
 """
@@ -38,7 +38,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from own_folders import own_folder  # noqa: E402
 from ratios import paired  # noqa: E402
 
-PROMPT = "Write a long detailed tutorial about Python's csv module with many code examples and a markdown table."
+PROMPTS = {
+    # prose, lists, tables and short code blocks, in many segments
+    "tutorial": "Write a long detailed tutorial about Python's csv module with many code examples and a markdown table.",
+    # one long code block, highlighted anew as it grows (the starter model writes some 200 lines)
+    "code": "Write a complete Python module implementing an inventory management system with several classes, methods and docstrings. Put all the code in a single code block.",
+}
 N_CTX = 4096
 
 
@@ -82,12 +87,12 @@ def open_window(model: Path, threads: int | None):
     return app, window
 
 
-def stream_in_window(app, window, tokens: int, shown: bool) -> dict:
+def stream_in_window(app, window, prompt: str, tokens: int, shown: bool) -> dict:
     from app.chat.controller import ConversationSettings
 
     window.chat.default_settings = ConversationSettings(temperature=0.0, max_tokens=tokens, n_ctx=N_CTX, seed=7)
     conversation = window.chat.new_conversation("window_decode")
-    window.chat.send(PROMPT)
+    window.chat.send(prompt)
     if not shown:
         other = window.chat.new_conversation("elsewhere")  # on screen instead: the reply streams unseen
         window.chat.open(other.id)
@@ -104,9 +109,9 @@ def stream_in_window(app, window, tokens: int, shown: bool) -> dict:
             "gui_cpu_s_per_s": cpu / wall, "text": last.content}
 
 
-def stream_headless(model: Path, tokens: int, threads: int | None) -> dict:
+def stream_headless(model: Path, prompt: str, tokens: int, threads: int | None) -> dict:
     command = [sys.executable, "-m", "app", "chat", "--model", str(model), "--temperature", "0", "--seed", "7",
-               "--max-tokens", str(tokens), "--n-ctx", str(N_CTX), "--json", PROMPT]
+               "--max-tokens", str(tokens), "--n-ctx", str(N_CTX), "--json", prompt]
     if threads is not None:
         command[4:4] = ["--threads", str(threads)]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600, check=True)
@@ -120,6 +125,7 @@ def main() -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", type=Path, default=None, help="a GGUF file (default: the starter model)")
+    parser.add_argument("--prompt", choices=sorted(PROMPTS), default="tutorial")
     parser.add_argument("--tokens", type=int, default=1500)
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--threads", type=int, default=None, help="the model's CPU threads (default: the runtime's choice)")
@@ -136,13 +142,14 @@ def main() -> int:
     for round_ in range(args.rounds):
         order = modes if round_ % 2 == 0 else tuple(reversed(modes))  # neither goes first every time
         for mode in order:
-            run = stream_headless(Path(model), args.tokens, args.threads) if mode == "headless" else stream_in_window(app, window, args.tokens, mode == "shown")
+            prompt = PROMPTS[args.prompt]
+            run = stream_headless(Path(model), prompt, args.tokens, args.threads) if mode == "headless" else stream_in_window(app, window, prompt, args.tokens, mode == "shown")
             runs[mode].append(run)
     window.shutdown()
     speeds = {m: [r["decode_tokens_per_s"] for r in runs[m]] for m in modes}
     texts = {r["text"] for m in modes for r in runs[m]}
     report = {
-        "model": Path(model).name, "tokens": args.tokens, "rounds": args.rounds, "threads": args.threads,
+        "model": Path(model).name, "prompt": args.prompt, "tokens": args.tokens, "rounds": args.rounds, "threads": args.threads,
         "same_text_everywhere": len(texts) == 1,
         "text_chars": {m: sorted({len(r["text"]) for r in runs[m]}) for m in modes},
         "completion_tokens": sorted({r["completion_tokens"] for m in modes for r in runs[m]}),
