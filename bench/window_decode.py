@@ -13,7 +13,7 @@ runtime's decode tokens/s, and the GUI thread's CPU time per second of streaming
 on the window's thread). Ratios are paired per round (bench/ratios.py): shown/headless, away/headless,
 shown/away.
 
-    .venv/bin/python bench/window_decode.py [--model PATH] [--prompt tutorial|code] [--tokens 1500] [--rounds 4] [--threads N]
+    .venv/bin/python bench/window_decode.py [--model PATH] [--prompt tutorial|code] [--speculation off] [--tokens 1500] [--rounds 4] [--threads N]
 
 Prints one JSON object.
 """
@@ -37,6 +37,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from own_folders import own_folder  # noqa: E402
 from ratios import paired  # noqa: E402
+
+from runtime.protocol import SpeculationMode  # noqa: E402
 
 PROMPTS = {
     # prose, lists, tables and short code blocks, in many segments
@@ -87,10 +89,10 @@ def open_window(model: Path, threads: int | None):
     return app, window
 
 
-def stream_in_window(app, window, prompt: str, tokens: int, shown: bool) -> dict:
+def stream_in_window(app, window, prompt: str, tokens: int, speculation: SpeculationMode | None, shown: bool) -> dict:
     from app.chat.controller import ConversationSettings
 
-    window.chat.default_settings = ConversationSettings(temperature=0.0, max_tokens=tokens, n_ctx=N_CTX, seed=7)
+    window.chat.default_settings = ConversationSettings(temperature=0.0, max_tokens=tokens, n_ctx=N_CTX, seed=7, speculation=speculation)
     conversation = window.chat.new_conversation("window_decode")
     window.chat.send(prompt)
     if not shown:
@@ -109,11 +111,13 @@ def stream_in_window(app, window, prompt: str, tokens: int, shown: bool) -> dict
             "gui_cpu_s_per_s": cpu / wall, "text": last.content}
 
 
-def stream_headless(model: Path, prompt: str, tokens: int, threads: int | None) -> dict:
+def stream_headless(model: Path, prompt: str, tokens: int, speculation: SpeculationMode | None, threads: int | None) -> dict:
     command = [sys.executable, "-m", "app", "chat", "--model", str(model), "--temperature", "0", "--seed", "7",
                "--max-tokens", str(tokens), "--n-ctx", str(N_CTX), "--json", prompt]
     if threads is not None:
         command[4:4] = ["--threads", str(threads)]
+    if speculation is not None:
+        command[4:4] = ["--speculation", speculation]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600, check=True)
     turn = json.loads(done.stdout.splitlines()[0])
     return {"decode_tokens_per_s": turn["stats"]["decode_tokens_per_s"], "completion_tokens": turn["stats"]["completion_tokens"],
@@ -127,6 +131,8 @@ def main() -> int:
     parser.add_argument("--model", type=Path, default=None, help="a GGUF file (default: the starter model)")
     parser.add_argument("--prompt", choices=sorted(PROMPTS), default="tutorial")
     parser.add_argument("--tokens", type=int, default=1500)
+    parser.add_argument("--speculation", choices=["off", "auto", "lookup"], default=None,
+                        help="off: every mode writes the same text even where lookup would draft (drafts depend on timing, and a batch's logits differ in the last bits); default: the model's load settings")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--threads", type=int, default=None, help="the model's CPU threads (default: the runtime's choice)")
     args = parser.parse_args()
@@ -143,13 +149,13 @@ def main() -> int:
         order = modes if round_ % 2 == 0 else tuple(reversed(modes))  # neither goes first every time
         for mode in order:
             prompt = PROMPTS[args.prompt]
-            run = stream_headless(Path(model), prompt, args.tokens, args.threads) if mode == "headless" else stream_in_window(app, window, prompt, args.tokens, mode == "shown")
+            run = stream_headless(Path(model), prompt, args.tokens, args.speculation, args.threads) if mode == "headless" else stream_in_window(app, window, prompt, args.tokens, args.speculation, mode == "shown")
             runs[mode].append(run)
     window.shutdown()
     speeds = {m: [r["decode_tokens_per_s"] for r in runs[m]] for m in modes}
     texts = {r["text"] for m in modes for r in runs[m]}
     report = {
-        "model": Path(model).name, "prompt": args.prompt, "tokens": args.tokens, "rounds": args.rounds, "threads": args.threads,
+        "model": Path(model).name, "prompt": args.prompt, "speculation": args.speculation, "tokens": args.tokens, "rounds": args.rounds, "threads": args.threads,
         "same_text_everywhere": len(texts) == 1,
         "text_chars": {m: sorted({len(r["text"]) for r in runs[m]}) for m in modes},
         "completion_tokens": sorted({r["completion_tokens"] for m in modes for r in runs[m]}),
