@@ -43,8 +43,8 @@ from runtime.protocol import SpeculationMode  # noqa: E402
 PROMPTS = {
     # prose, lists, tables and short code blocks, in many segments
     "tutorial": "Write a long detailed tutorial about Python's csv module with many code examples and a markdown table.",
-    # one long code block, highlighted anew as it grows (the starter model writes some 200 lines)
-    "code": "Write a complete Python module implementing an inventory management system with several classes, methods and docstrings. Put all the code in a single code block.",
+    # one long code block, highlighted as it grows (the starter model, greedy, writes some 200 lines, all 1,500 tokens)
+    "code": "Write a Python unittest test suite with 40 test methods for a calculator class, all in one code block.",
 }
 N_CTX = 4096
 

@@ -101,7 +101,9 @@ class AutoHeightBrowser(QTextBrowser):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self.document().setTextWidth(self.viewport().width())
+        width = self.viewport().width()
+        if width != self.document().textWidth():  # setTextWidth lays the whole text out again, even at the same width
+            self.document().setTextWidth(width)
         self._fit()
 
     def sizeHint(self) -> QSize:
@@ -141,19 +143,20 @@ class CodeBlock(QFrame):
         self.view = AutoHeightBrowser()
         self.view.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.view.document().setDocumentMargin(10)
+        self.highlighted = highlight.HighlightedCode(self.view.document())
         layout.addWidget(self.view)
 
-    def set_code(self, code: str, language: str) -> None:
-        if code == self.code and language == self.language:
-            return
-        self.code, self.language = code, language
+    def set_code(self, code: str, language: str, growing: bool = False) -> None:
+        """`growing`: a streaming reply's open block, re-lexed from its last settled line (app/chat/highlight.py)."""
         dark = theme.is_dark()
-        self.language_label.setText(language or self.tr("code"))
-        self.view.setAccessibleDescription(self.tr("Code ({language})").format(language=language) if language else self.tr("Code"))
+        if language != self.language:
+            self.language_label.setText(language or self.tr("code"))
+            self.view.setAccessibleDescription(self.tr("Code ({language})").format(language=language) if language else self.tr("Code"))
+        self.code, self.language = code, language
         sheet = f"#codeBlock {{ background: {highlight.background(dark)}; }}"
         if sheet != self.styleSheet():  # setting a style sheet re-styles the block and its children: once, not per flush
             self.setStyleSheet(sheet)
-        self.view.setHtml(highlight.to_html(code, language, dark))
+        self.highlighted.show(code, language, dark, growing)
 
     def _on_copy(self) -> None:
         QGuiApplication.clipboard().setText(self.code)
@@ -168,6 +171,7 @@ class MarkdownView(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.text = ""
+        self._streaming = False
         self._name = ""  # what a screen reader calls each part ("Your message", "Message from Assistant")
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
@@ -191,13 +195,15 @@ class MarkdownView(QWidget):
     def code_blocks(self) -> list[CodeBlock]:
         return [w for _kind, w, _t in self._parts if isinstance(w, CodeBlock)]
 
-    def set_markdown(self, text: str) -> None:
-        if text == self.text:
+    def set_markdown(self, text: str, streaming: bool = False) -> None:
+        """`streaming`: more text is coming, so an open code block only grows (CodeBlock.set_code)."""
+        if (text, streaming) == (self.text, self._streaming):
             return
-        self.text = text
+        self.text, self._streaming = text, streaming
         segments = markdown.split(text)
         for i, segment in enumerate(segments):
-            key = segment.text + "\0" + segment.language
+            growing = streaming and segment.kind == "code" and not segment.closed
+            key = segment.text + "\0" + segment.language + ("\0growing" if growing else "")
             if i < len(self._parts) and self._parts[i][0] == segment.kind:
                 kind, widget, shown = self._parts[i]
                 if shown == key:
@@ -215,7 +221,7 @@ class MarkdownView(QWidget):
                 self._layout.addWidget(widget)
                 self._parts.append((segment.kind, widget, ""))
             if isinstance(widget, CodeBlock):
-                widget.set_code(segment.text, segment.language)
+                widget.set_code(segment.text, segment.language, growing)
             else:
                 widget.setMarkdown(segment.text)  # AutoHeightBrowser's: no HTML, nothing fetched
             self._parts[i] = (segment.kind, widget, key)

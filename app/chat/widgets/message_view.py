@@ -293,7 +293,7 @@ class MessageWidget(QFrame):
         if streaming and not message.content:
             self.body.set_markdown("*…*")
         else:
-            self.body.set_markdown(message.content)
+            self.body.set_markdown(message.content, streaming)
         # No "…" under a reply still thinking, and no empty text under a message of files only.
         files_only = bool(message.attachments) and not message.content
         self.body.setVisible(not (thinking and not message.content) and not files_only and not self.editing)

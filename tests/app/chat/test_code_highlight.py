@@ -1,0 +1,105 @@
+"""A streaming code block is lexed again only past its settled lines, and ends as a block lexed whole."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QTextDocument
+
+from app.chat.highlight import HighlightedCode, normalized
+from app.chat.widgets.markdown_view import MarkdownView
+
+PYTHON = '''import math
+
+
+class Calculator:
+    """Adds and divides.
+
+    def not_code(self): a docstring's line, not a method
+    """
+
+    def add(self, a, b):
+        # the sum
+        return a + b  # done
+
+    def ratio(self, a, b):
+        return f"{a / b:.2f} of {math.pi}"
+'''
+
+C = "int main(void) {\n    int x = 1;\n    /* a comment\n       of three\n       lines */\n    return x;\n}\n"
+
+
+def looks(document: QTextDocument) -> list[tuple[str, str, int, bool, bool]]:
+    """Every character with its colour, weight and slant, and whether its line may wrap (a line's end: "\n")."""
+    shown = []
+    block = document.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            shape = fragment.charFormat()
+            look = (shape.foreground().color().name(), shape.fontWeight(), shape.fontItalic(), block.blockFormat().nonBreakableLines())
+            shown += [(char, *look) for char in fragment.text()]
+            it += 1
+        block = block.next()
+        if block.isValid():
+            shown.append(("\n", "", 0, False, False))
+    return shown
+
+
+def lexed_whole(code: str, language: str) -> QTextDocument:
+    document = QTextDocument()
+    HighlightedCode(document).show(code, language, dark=False, growing=False)
+    return document
+
+
+def test_a_growing_python_block_looks_at_every_step_as_one_lexed_whole(qapp):
+    document = QTextDocument()
+    code = HighlightedCode(document)
+    for end in range(1, len(PYTHON) + 1, 3):
+        code.show(PYTHON[:end], "python", dark=False, growing=True)
+        assert document.toPlainText() == normalized(PYTHON[:end])
+        assert looks(document) == looks(lexed_whole(PYTHON[:end], "python")), f"differs at {PYTHON[:end]!r}"
+    # Only what follows the settled lines was lexed again; none is settled inside the docstring.
+    assert code.settled == PYTHON.index("        return f")  # the last line, which has no newline yet
+    inside_docstring = range(PYTHON.index('"""Adds'), PYTHON.index('    """\n') + 4)
+    for end in inside_docstring:
+        code.show(PYTHON[:end], "python", dark=False, growing=False)
+        code.show(PYTHON[:end + 1], "python", dark=False, growing=True)
+        assert code.settled not in inside_docstring[1:]
+
+
+def test_a_block_that_stops_growing_is_lexed_whole(qapp):
+    # C lexes a /* */ comment with one regular expression, so while it is open the lines are settled as code.
+    document = QTextDocument()
+    code = HighlightedCode(document)
+    for end in range(1, len(C) + 1, 2):
+        code.show(C[:end], "c", dark=False, growing=True)
+        assert document.toPlainText() == normalized(C[:end])
+    assert not code.exact
+    code.show(C, "c", dark=False, growing=False)
+    assert code.exact and looks(document) == looks(lexed_whole(C, "c"))
+    shown = looks(document)
+    assert shown[C.index("of three")][3] and not shown[C.index("return")][3]  # the comment in italics, as a comment
+
+
+def test_an_unknown_language_settles_a_line_at_a_time(qapp):
+    document = QTextDocument()
+    code = HighlightedCode(document)
+    text = "first line\nsecond line\nthird"
+    code.show(text, "no-such-language", dark=False, growing=True)
+    assert document.toPlainText() == text and code.settled == len("first line\nsecond line\n")
+
+
+def test_a_streaming_reply_grows_its_open_block_and_the_finished_reply_shows_it_exact(qtbot):
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    reply = "Here it is:\n\n```c\n" + C
+    for end in range(len("Here it is:\n\n```c\n") + 1, len(reply) + 1, 5):
+        view.set_markdown(reply[:end], streaming=True)
+    (block,) = view.code_blocks
+    assert block.highlighted.settled > 0 and not block.highlighted.exact
+    view.set_markdown(reply, streaming=False)  # the reply ended with its fence still open
+    assert view.code_blocks == [block] and block.highlighted.exact
+    assert looks(block.view.document()) == looks(lexed_whole(C, "c"))
+    view.set_markdown(reply + "```\nDone.", streaming=False)
+    assert view.code_blocks == [block] and block.view.toPlainText() == normalized(C)
