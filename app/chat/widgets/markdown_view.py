@@ -95,9 +95,16 @@ class AutoHeightBrowser(QTextBrowser):
         self.sig_link_refused.emit(target)
 
     def _fit(self, *_args: object) -> None:
-        height = int(self.document().size().height()) + 2
+        height = self._text_height()
         if height != self.height():
             self.setFixedHeight(height)
+
+    def _text_height(self) -> int:
+        """The text's height, and a horizontal scroll bar's under it where one shows (a code block's long line)."""
+        height = int(self.document().size().height()) + 2
+        if self.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff and self.document().idealWidth() > self.viewport().width():
+            height += self.horizontalScrollBar().sizeHint().height()
+        return height
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -107,7 +114,7 @@ class AutoHeightBrowser(QTextBrowser):
         self._fit()
 
     def sizeHint(self) -> QSize:
-        return QSize(super().sizeHint().width(), int(self.document().size().height()) + 2)
+        return QSize(super().sizeHint().width(), self._text_height())
 
 
 class CodeBlock(QFrame):
@@ -141,6 +148,8 @@ class CodeBlock(QFrame):
         row.addWidget(self.copy_button)
         layout.addWidget(header)
         self.view = AutoHeightBrowser()
+        # Code lines do not wrap (app/chat/highlight.py): a line wider than the block scrolls sideways
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.view.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.view.document().setDocumentMargin(10)
         self.highlighted = highlight.HighlightedCode(self.view.document())

@@ -107,3 +107,19 @@ def test_export_names_a_messages_attachments_and_a_replys_citations_without_the_
     ]
     assert (question["citations"], answer["attachments"]) == ([], [])
     assert "PNG" not in export.to_json(conv, messages)  # neither the picture nor its thumbnail
+
+
+def test_a_code_line_wider_than_its_block_scrolls_sideways_and_the_block_makes_room_for_the_bar(qtbot):
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    wide = "result = compute(" + ", ".join(f"argument_{i}={i}" for i in range(30)) + ")"
+    view.set_markdown(f"```python\n{wide}\nprint(result)\n```\n\n```python\nx = 1\n```")
+    view.show()
+    qtbot.waitExposed(view)
+    long_block, short_block = view.code_blocks
+    bar = long_block.view.horizontalScrollBar()
+    assert bar.isVisible() and bar.maximum() > 0  # the end of the line can be scrolled to, not cut off
+    assert long_block.view.viewport().height() >= long_block.view.document().size().height()  # both lines above the bar
+    assert not short_block.view.horizontalScrollBar().isVisible()
+    assert short_block.view.height() == int(short_block.view.document().size().height()) + 2
