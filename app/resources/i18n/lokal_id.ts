@@ -453,7 +453,7 @@
     </message>
     <message>
         <source>Status</source>
-        <translation>Status</translation>
+        <translation>Keadaan</translation>
     </message>
     <message numerus="yes">
         <source>(%n part(s))</source>
