@@ -32,7 +32,7 @@ class ImportedMessage:
     model: str = ""
     state: str = COMPLETE
     record: ReplyRecord | None = None
-    reasoning: str = ""  # a reply's thinking: Lokal's export, Open WebUI's reasoning blocks, ChatGPT's thoughts (LM Studio's: none)
+    reasoning: str = ""  # a reply's thinking: Lokal's export, Open WebUI's reasoning blocks, ChatGPT's thoughts, LM Studio's thinking steps
     thinking_ms: float = 0.0
     attachments: list[StoredAttachment] = field(default_factory=list)  # as the file names them: no bytes
     citations: list[StoredCitation] = field(default_factory=list)

@@ -1,13 +1,17 @@
 """An LM Studio conversation file (its `conversations/*.conversation.json`): `messages` in order, each with its
 `versions` (a regenerated reply, an edited message) and the one `currentlySelected`. A user version is
 `singleStep` with `content` blocks; an assistant version is `multiStep` with `steps` whose `contentBlock`s
-hold `content` blocks, and names its model in `senderInfo.senderName`. The versions become siblings; the
-messages after one hang from the selected version, as LM Studio showed them. LM Studio is closed source:
-the format is as its files are read by YorkieDev/lm-studio-conversation-converter (script.js).
+hold `content` blocks, and names its model in `senderInfo.senderName`. A reasoning model's thinking is a
+`contentBlock` of its own whose `style` is `{"type": "thinking", "title": "Thought for 19.35 seconds"}`: it
+becomes the reply's thinking, folded above it with how long it took, not part of its answer. The versions
+become siblings; the messages after one hang from the selected version, as LM Studio showed them. LM Studio
+is closed source: the format is as its files are read by YorkieDev/lm-studio-conversation-converter
+(script.js), and the thinking step as public readers and writers of these files have it.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -15,6 +19,8 @@ from app.importing.conversation import ImportedConversation, ImportedMessage, Im
 from app.importing.reading import check, get, timestamp
 
 SYSTEM_PROMPT_FIELD = "llm.prediction.systemPrompt"
+# "Thought for 19.35 seconds", "Thought for 1 minute 5 seconds": the only record of how long it thought
+THOUGHT_FOR = re.compile(r"(?:(?P<minutes>\d+)\s*minutes?\s*)?(?:(?P<seconds>\d+(?:\.\d+)?)\s*seconds?)?\s*$")
 
 
 def recognises(data: object) -> bool:
@@ -46,24 +52,43 @@ def read(data: Any) -> list[ImportedConversation]:
             if role not in ("user", "assistant", "system"):
                 raise ImportRefused(f"{vw}.role: {role!r} is not user, assistant or system")
             sender = get(version, "senderInfo", dict, vw, default={})
+            text, reasoning, thinking_ms = _text(version, vw)
             # Times are the conversation's, in order: LM Studio keeps none per message.
             conv.messages.append(ImportedMessage(
-                f"{j}.{k}", previous, role, _text(version, vw), created + j * 1e-3 + k * 1e-6, get(sender, "senderName", str, f"{vw}.senderInfo", default=""),
+                f"{j}.{k}", previous, role, text, created + j * 1e-3 + k * 1e-6, get(sender, "senderName", str, f"{vw}.senderInfo", default=""),
+                reasoning=reasoning, thinking_ms=thinking_ms,
             ))
         previous = f"{j}.{selected}"
     conv.selected = previous
     return [conv]
 
 
-def _text(version: dict[str, Any], where: str) -> str:
-    if get(version, "type", str, where, default="singleStep") == "multiStep":
-        texts = []
-        for i, raw in enumerate(get(version, "steps", list, where)):
-            step = check(raw, dict, f"{where}.steps[{i}]")
-            if step.get("type") == "contentBlock":
-                texts.append(_blocks(get(step, "content", list, f"{where}.steps[{i}]"), f"{where}.steps[{i}].content"))
-        return "\n".join(t for t in texts if t)
-    return _blocks(get(version, "content", list, where), f"{where}.content")
+def _text(version: dict[str, Any], where: str) -> tuple[str, str, float]:
+    """(the answer, the thinking, how long it thought in milliseconds) of one version."""
+    if get(version, "type", str, where, default="singleStep") != "multiStep":
+        return _blocks(get(version, "content", list, where), f"{where}.content"), "", 0.0
+    answer, thought, thinking_ms = [], [], 0.0
+    for i, raw in enumerate(get(version, "steps", list, where)):
+        sw = f"{where}.steps[{i}]"
+        step = check(raw, dict, sw)
+        if step.get("type") != "contentBlock":
+            continue  # tool status, debug information
+        text = _blocks(get(step, "content", list, sw), f"{sw}.content")
+        style = get(step, "style", dict, sw, default={})
+        if get(style, "type", str, f"{sw}.style", default="") == "thinking":
+            thought.append(text)
+            thinking_ms += _thought_for(get(style, "title", str, f"{sw}.style", default=""))
+        else:
+            answer.append(text)
+    return "\n".join(t for t in answer if t), "\n\n".join(t for t in thought if t), thinking_ms
+
+
+def _thought_for(title: str) -> float:
+    """Milliseconds from a thinking step's title; 0 where it says none."""
+    said = THOUGHT_FOR.search(title)
+    if said is None or not (said["minutes"] or said["seconds"]):
+        return 0.0
+    return (int(said["minutes"] or 0) * 60 + float(said["seconds"] or 0)) * 1000
 
 
 def _blocks(blocks: list[Any], where: str) -> str:

@@ -254,6 +254,47 @@ def test_chatgpt_thoughts_and_their_recap_become_the_thinking_of_the_reply_after
     assert len(stored) == 6, "a thinking node became a message of its own"  # the four of the tea, the two of the haiku
 
 
+def test_lm_studio_thinking_steps_become_the_thinking_of_their_reply(store, tmp_path):
+    # A reasoning model's reply: a thinking step (its time in its title), a tool's status, then the answer.
+    data = json.loads((DATA / "lmstudio.conversation.json").read_text())
+    last = data["messages"][3]["versions"][0]
+    answer = last["steps"][0]
+    last["steps"] = [
+        {"type": "contentBlock", "style": {"type": "thinking", "ended": True, "title": "Thought for 1 minute 2.5 seconds"},
+         "content": [{"type": "text", "text": "They want a function with one lifetime."}], "prefix": "<think>", "suffix": "</think>"},
+        {"type": "toolStatus", "statusState": {}},
+        answer,
+        {"type": "debugInfoBlock", "debugInfo": "Conversation naming technique: 'prompt'"},
+    ]
+    first = data["messages"][1]["versions"][1]  # thought, with no time said
+    first["steps"].insert(0, {"type": "contentBlock", "style": {"type": "thinking", "ended": True, "title": "Thinking"},
+                              "content": [{"type": "text", "text": "A lifetime question."}]})
+    path = tmp_path / "rust.conversation.json"
+    path.write_text(json.dumps(data))
+    import_file(store, path)
+    (conv,) = store.conversations()
+    shown = store.messages(conv.id)
+    assert [m.content for m in shown] == [
+        "What does 'a mean in Rust?", "'a names a lifetime: how long a reference stays valid.", "Show an example.", "fn first<'a>(x: &'a str) -> &'a str { x }",
+    ]
+    assert (shown[3].reasoning, shown[3].thinking_ms) == ("They want a function with one lifetime.", 62_500.0)
+    assert (shown[1].reasoning, shown[1].thinking_ms) == ("A lifetime question.", 0.0)
+    assert (shown[0].reasoning, shown[2].reasoning) == ("", "")
+
+
+@pytest.mark.parametrize("style, says", [
+    ("thinking", r"\.steps\[0\]\.style: expected an object, got text"),
+    ({"type": 3}, r"\.steps\[0\]\.style\.type: expected text, got a number"),
+    ({"type": "thinking", "title": ["Thought for 2 seconds"]}, r"\.steps\[0\]\.style\.title: expected text, got a list"),
+])
+def test_a_bad_lm_studio_step_style_names_where_it_is_and_nothing_is_imported(store, tmp_path, style, says):
+    data = json.loads((DATA / "lmstudio.conversation.json").read_text())
+    data["messages"][3]["versions"][0]["steps"][0]["style"] = style
+    path = tmp_path / "bad.conversation.json"
+    path.write_text(json.dumps(data))
+    refused(store, path, r"^the file\.messages\[3\]\.versions\[0\]" + says)
+
+
 def test_open_webui_replies_that_thought_import_their_thinking_apart_from_the_answer(store, tmp_path):
     # Open WebUI folds a reply's thinking into its content (openwebui.py says how); newer versions escape it after quoting.
     data = json.loads((DATA / "openwebui-chat-export.json").read_text())
