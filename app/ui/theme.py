@@ -69,7 +69,12 @@ def apply(app: QApplication) -> None:
 
 
 def _apply_scheme(app: QApplication) -> None:
-    scheme = _wanted_scheme()
+    apply_scheme(app, _wanted_scheme())
+
+
+def apply_scheme(app: QApplication, scheme: str) -> None:
+    """The palette, then the style sheet; a widget that draws in the scheme's colours itself (a code block) redraws
+    on the PaletteChange that restyling sends it."""
     app.setPalette(palette_for(scheme))
     app.setStyleSheet(stylesheet(scheme == "dark"))
 

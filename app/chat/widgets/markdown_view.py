@@ -14,7 +14,7 @@ and only with a scheme app/chat/links.py allows.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QCursor, QDesktopServices, QGuiApplication, QImage, QResizeEvent, QTextCharFormat, QTextCursor, QTextDocument, QTextOption
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QTextBrowser, QToolButton, QToolTip, QVBoxLayout, QWidget
 
@@ -125,6 +125,7 @@ class CodeBlock(QFrame):
         self.setObjectName("codeBlock")
         self.code = ""
         self.language = ""
+        self._growing = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -157,15 +158,22 @@ class CodeBlock(QFrame):
 
     def set_code(self, code: str, language: str, growing: bool = False) -> None:
         """`growing`: a streaming reply's open block, re-lexed from its last settled line (app/chat/highlight.py)."""
+        self._growing = growing
         dark = theme.is_dark()
         if language != self.language:
             self.language_label.setText(language or self.tr("code"))
             self.view.setAccessibleDescription(self.tr("Code ({language})").format(language=language) if language else self.tr("Code"))
         self.code, self.language = code, language
+        self.highlighted.show(code, language, dark, growing)
         sheet = f"#codeBlock {{ background: {highlight.background(dark)}; }}"
         if sheet != self.styleSheet():  # setting a style sheet re-styles the block and its children: once, not per flush
             self.setStyleSheet(sheet)
-        self.highlighted.show(code, language, dark, growing)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        # The OS switched between light and dark (app/ui/theme.apply_scheme): the code takes the other scheme's colours
+        if event.type() == QEvent.Type.PaletteChange and theme.is_dark() != self.highlighted.dark:
+            self.set_code(self.code, self.language, self._growing)
 
     def _on_copy(self) -> None:
         QGuiApplication.clipboard().setText(self.code)

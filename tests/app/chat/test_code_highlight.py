@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QTextDocument
 
+from app.chat import highlight
 from app.chat.highlight import HighlightedCode, normalized
 from app.chat.widgets.markdown_view import MarkdownView
 
@@ -103,3 +104,26 @@ def test_a_streaming_reply_grows_its_open_block_and_the_finished_reply_shows_it_
     assert looks(block.view.document()) == looks(lexed_whole(C, "c"))
     view.set_markdown(reply + "```\nDone.", streaming=False)
     assert view.code_blocks == [block] and block.view.toPlainText() == normalized(C)
+
+
+def test_a_code_block_takes_the_other_schemes_colours_when_the_os_switches(qtbot, qapp):
+    from app.ui import theme
+
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.set_markdown("```python\ndef f():\n    return 1\n```")
+    (block,) = view.code_blocks
+    was_dark = theme.is_dark()
+    before = looks(block.view.document())
+    palette, sheet = qapp.palette(), qapp.styleSheet()
+    theme.apply_scheme(qapp, "light" if was_dark else "dark")
+    try:
+        qtbot.waitUntil(lambda: block.highlighted.dark != was_dark, timeout=5_000)
+        assert highlight.background(not was_dark) in block.styleSheet()
+        assert looks(block.view.document()) != before and block.view.toPlainText() == "def f():\n    return 1"
+        theme.apply_scheme(qapp, "dark" if was_dark else "light")
+        qtbot.waitUntil(lambda: block.highlighted.dark == was_dark, timeout=5_000)
+        assert looks(block.view.document()) == before
+    finally:
+        qapp.setPalette(palette)
+        qapp.setStyleSheet(sheet)
