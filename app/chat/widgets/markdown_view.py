@@ -126,6 +126,7 @@ class CodeBlock(QFrame):
         self.code = ""
         self.language = ""
         self._growing = False
+        self._labelled: str | None = None  # the language the header names
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -160,7 +161,8 @@ class CodeBlock(QFrame):
         """`growing`: a streaming reply's open block, re-lexed from its last settled line (app/chat/highlight.py)."""
         self._growing = growing
         dark = theme.is_dark()
-        if language != self.language:
+        if language != self._labelled:
+            self._labelled = language
             self.language_label.setText(language or self.tr("code"))
             self.view.setAccessibleDescription(self.tr("Code ({language})").format(language=language) if language else self.tr("Code"))
         self.code, self.language = code, language

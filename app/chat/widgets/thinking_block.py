@@ -40,7 +40,8 @@ class ThinkingBlock(QFrame):
         layout.addWidget(self.toggle, alignment=Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.fold)
         self.reasoning = ""
-        self._rendered = ""
+        self._thinking = False  # more reasoning is coming: an open code block in it only grows
+        self._rendered: tuple[str, bool] = ("", False)
         self.toggle.setChecked(expanded)
         self._show_fold(expanded)
 
@@ -56,7 +57,7 @@ class ThinkingBlock(QFrame):
         self._show_fold(expanded)
 
     def show_reasoning(self, reasoning: str, thinking: bool, thinking_ms: float) -> None:
-        self.reasoning = reasoning
+        self.reasoning, self._thinking = reasoning, thinking
         caption = thinking_caption(thinking, thinking_ms)
         self.toggle.setText(caption)
         self.toggle.setAccessibleName(caption)
@@ -75,6 +76,6 @@ class ThinkingBlock(QFrame):
         self.fold.setVisible(expanded)
 
     def _render(self) -> None:
-        if self.reasoning != self._rendered:
-            self.body.set_markdown(self.reasoning)
-            self._rendered = self.reasoning
+        if (self.reasoning, self._thinking) != self._rendered:
+            self.body.set_markdown(self.reasoning, self._thinking)
+            self._rendered = (self.reasoning, self._thinking)

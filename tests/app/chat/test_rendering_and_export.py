@@ -123,3 +123,12 @@ def test_a_code_line_wider_than_its_block_scrolls_sideways_and_the_block_makes_r
     assert long_block.view.viewport().height() >= long_block.view.document().size().height()  # both lines above the bar
     assert not short_block.view.horizontalScrollBar().isVisible()
     assert short_block.view.height() == int(short_block.view.document().size().height()) + 2
+
+
+def test_a_code_block_without_a_language_is_labelled_code_and_a_named_one_by_its_language(qtbot, english):
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.set_markdown("```\nplain text\n```\n\n```rust\nfn main() {}\n```")
+    unnamed, rust = view.code_blocks
+    assert (unnamed.language_label.text(), rust.language_label.text()) == ("code", "rust")
+    assert unnamed.view.toPlainText() == "plain text" and rust.view.accessibleDescription() == "Code (rust)"
