@@ -100,10 +100,10 @@ def stylesheet(dark: bool) -> str:
     #metricsSection {{ font-weight: 600; }}
     #codeBlock {{ border: 1px solid {border}; border-radius: 8px; }}
     #codeHeader {{ color: {hint}; }}
-    #codeBlock QScrollBar:horizontal {{ height: 12px; background: transparent; margin: 0px 8px 4px 8px; }}
-    #codeBlock QScrollBar::handle:horizontal {{ background: {hint}; border-radius: 3px; min-width: 32px; margin: 1px 0px; }}
-    #codeBlock QScrollBar::add-line:horizontal, #codeBlock QScrollBar::sub-line:horizontal {{ width: 0px; border: none; }}
-    #codeBlock QScrollBar::add-page:horizontal, #codeBlock QScrollBar::sub-page:horizontal {{ background: none; }}
+    QScrollBar#sideScroll:horizontal {{ height: 12px; background: transparent; margin: 0px 8px 4px 8px; }}
+    QScrollBar#sideScroll::handle:horizontal {{ background: {hint}; border-radius: 3px; min-width: 32px; margin: 1px 0px; }}
+    QScrollBar#sideScroll::add-line:horizontal, QScrollBar#sideScroll::sub-line:horizontal {{ width: 0px; border: none; }}
+    QScrollBar#sideScroll::add-page:horizontal, QScrollBar#sideScroll::sub-page:horizontal {{ background: none; }}
     #composerFrame {{ background: palette(base); border: 1px solid {border}; border-radius: 12px; }}
     #composer {{ background: transparent; border: none; }}
     #banner {{ background: {warn_bg}; color: {warn_fg}; border-bottom: 1px solid {border}; }}

@@ -15,7 +15,9 @@ and only with a scheme app/chat/links.py allows.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QCursor, QDesktopServices, QGuiApplication, QImage, QResizeEvent, QTextCharFormat, QTextCursor, QTextDocument, QTextOption
+from PySide6.QtGui import (
+    QCursor, QDesktopServices, QGuiApplication, QImage, QResizeEvent, QTextCharFormat, QTextCursor, QTextDocument, QTextOption, QTextTable,
+)
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QTextBrowser, QToolButton, QToolTip, QVBoxLayout, QWidget
 
 from app.chat import highlight, links, markdown
@@ -46,6 +48,7 @@ class AutoHeightBrowser(QTextBrowser):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.horizontalScrollBar().setObjectName("sideScroll")  # slim, where a code line or a table is wider (app/ui/theme.py)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.viewport().setAutoFillBackground(False)
         self.setStyleSheet("QTextBrowser { background: transparent; }")
@@ -56,6 +59,19 @@ class AutoHeightBrowser(QTextBrowser):
         self.document().setMarkdown(markdown, REPLY_MARKDOWN)
         if "![" in markdown:  # Markdown's only image syntax (inline or by reference); HTML is not interpreted
             self._images_to_text()
+        self._keep_table_words_whole()
+
+    def _keep_table_words_whole(self) -> None:
+        """A table breaks its cells at spaces only, and scrolls sideways where it is wider than the view. Broken
+        anywhere (as prose is, so that a long address still fits), a table of many columns split its headings
+        mid-word ("Parameter/s")."""
+        table = any(isinstance(frame, QTextTable) for frame in self.document().rootFrame().childFrames())
+        wrap = QTextOption.WrapMode.WordWrap if table else QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere
+        if self.wordWrapMode() != wrap:
+            self.setWordWrapMode(wrap)
+            self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded if table else Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        if table:  # setMarkdown leaves the view's cursor at the end, and the view scrolled to its last column
+            self.moveCursor(QTextCursor.MoveOperation.Start)
 
     def loadResource(self, kind: int, name: QUrl | str) -> object:
         """Nothing from disk or the network: an empty image, an empty text.
@@ -100,9 +116,9 @@ class AutoHeightBrowser(QTextBrowser):
             self.setFixedHeight(height)
 
     def _text_height(self) -> int:
-        """The text's height, and a horizontal scroll bar's under it where one shows (a code block's long line)."""
+        """The text's height, and a horizontal scroll bar's under it where one shows (a code block's long line, a wide table)."""
         height = int(self.document().size().height()) + 2
-        if self.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff and self.document().idealWidth() > self.viewport().width():
+        if self.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff and self.document().size().width() > self.viewport().width():
             height += self.horizontalScrollBar().sizeHint().height()
         return height
 

@@ -132,3 +132,30 @@ def test_a_code_block_without_a_language_is_labelled_code_and_a_named_one_by_its
     unnamed, rust = view.code_blocks
     assert (unnamed.language_label.text(), rust.language_label.text()) == ("code", "rust")
     assert unnamed.view.toPlainText() == "plain text" and rust.view.accessibleDescription() == "Code (rust)"
+
+
+WIDE_TABLE = (
+    "| Model | Parameters | Context | Quantization | File | Speed | Memory | Licence | Link |\n|" + "---|" * 9 + "\n"
+    + "| Qwen2.5-Coder-1.5B-Instruct | 1.5B | 32768 | Q4_K_M | qwen2.5-coder-1.5b-instruct-q4_k_m.gguf | 24 tok/s | 1.1 GB | Apache-2.0 "
+    "| https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF |\n"
+)
+
+
+def test_a_wide_table_keeps_its_words_whole_and_scrolls_sideways_from_its_first_column(qtbot):
+    from PySide6.QtGui import QTextTable
+
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(420, 400)
+    view.set_markdown("Here:\n\n" + WIDE_TABLE + "\nA long address in prose still fits: https://huggingface.co/" + "a" * 120)
+    view.show()
+    qtbot.waitExposed(view)
+    _, table_view, prose = (widget for _kind, widget, _text in view._parts)
+    (table,) = [frame for frame in table_view.document().rootFrame().childFrames() if isinstance(frame, QTextTable)]
+    for column in range(table.columns()):  # each heading on one line: "Parameters", not "Parameter" and "s"
+        heading = table.cellAt(0, column).firstCursorPosition().block()
+        assert heading.layout().lineCount() == 1, heading.text()
+    bar = table_view.horizontalScrollBar()
+    assert bar.isVisible() and bar.maximum() > 0 and bar.value() == 0  # the first column shows first
+    assert table_view.viewport().height() >= table_view.document().size().height()
+    assert not prose.horizontalScrollBar().isVisible()  # prose still breaks a long word to fit
