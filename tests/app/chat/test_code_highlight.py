@@ -127,3 +127,17 @@ def test_a_code_block_takes_the_other_schemes_colours_when_the_os_switches(qtbot
     finally:
         qapp.setPalette(palette)
         qapp.setStyleSheet(sheet)
+
+
+def test_code_in_thinking_grows_while_the_model_thinks_and_is_exact_once_it_has_thought(qtbot):
+    from app.chat.widgets.thinking_block import ThinkingBlock
+
+    block = ThinkingBlock(expanded=True)
+    qtbot.addWidget(block)
+    thought = "Try it:\n\n```c\n" + C
+    block.show_reasoning(thought[:-10], thinking=True, thinking_ms=0)
+    block.show_reasoning(thought, thinking=True, thinking_ms=0)
+    (code,) = block.body.code_blocks
+    assert code.highlighted.settled > 0 and not code.highlighted.exact
+    block.show_reasoning(thought, thinking=False, thinking_ms=1_200)
+    assert code.highlighted.exact and looks(code.view.document()) == looks(lexed_whole(C, "c"))
