@@ -145,10 +145,10 @@ def main() -> int:
     app, window = open_window(Path(model), args.threads)
     modes = ("shown", "away", "headless")
     runs: dict[str, list[dict]] = {m: [] for m in modes}
+    prompt = PROMPTS[args.prompt]
     for round_ in range(args.rounds):
         order = modes if round_ % 2 == 0 else tuple(reversed(modes))  # neither goes first every time
         for mode in order:
-            prompt = PROMPTS[args.prompt]
             run = stream_headless(Path(model), prompt, args.tokens, args.speculation, args.threads) if mode == "headless" else stream_in_window(app, window, prompt, args.tokens, args.speculation, mode == "shown")
             runs[mode].append(run)
     window.shutdown()

@@ -103,6 +103,8 @@ class HighlightedCode:
         resume = growing and same_look and code.startswith(self.code[: self._settled])
         start, start_at = (self._settled, self._settled_at) if resume else (0, 0)
         self.code, self.language, self.dark, self.exact = code, language, dark, not growing
+        if not start_at:
+            self.document.clear()
         cursor = QTextCursor(self.document)
         cursor.beginEditBlock()
         if start_at:
@@ -110,8 +112,6 @@ class HighlightedCode:
             cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
             cursor.removeSelectedText()
         else:
-            self.document.clear()
-            cursor = QTextCursor(self.document)
             lines = QTextBlockFormat()
             lines.setNonBreakableLines(True)  # as <pre>: a long line scrolls, it does not wrap
             cursor.setBlockFormat(lines)

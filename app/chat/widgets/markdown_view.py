@@ -140,8 +140,6 @@ class CodeBlock(QFrame):
         super().__init__(parent)
         self.setObjectName("codeBlock")
         self.code = ""
-        self.language = ""
-        self._growing = False
         self._labelled: str | None = None  # the language the header names
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -175,13 +173,12 @@ class CodeBlock(QFrame):
 
     def set_code(self, code: str, language: str, growing: bool = False) -> None:
         """`growing`: a streaming reply's open block, re-lexed from its last settled line (app/chat/highlight.py)."""
-        self._growing = growing
         dark = theme.is_dark()
         if language != self._labelled:
             self._labelled = language
             self.language_label.setText(language or self.tr("code"))
             self.view.setAccessibleDescription(self.tr("Code ({language})").format(language=language) if language else self.tr("Code"))
-        self.code, self.language = code, language
+        self.code = code
         self.highlighted.show(code, language, dark, growing)
         sheet = f"#codeBlock {{ background: {highlight.background(dark)}; }}"
         if sheet != self.styleSheet():  # setting a style sheet re-styles the block and its children: once, not per flush
@@ -191,7 +188,7 @@ class CodeBlock(QFrame):
         super().changeEvent(event)
         # The OS switched between light and dark (app/ui/theme.apply_scheme): the code takes the other scheme's colours
         if event.type() == QEvent.Type.PaletteChange and theme.is_dark() != self.highlighted.dark:
-            self.set_code(self.code, self.language, self._growing)
+            self.set_code(self.code, self.highlighted.language, growing=not self.highlighted.exact)
 
     def _on_copy(self) -> None:
         QGuiApplication.clipboard().setText(self.code)
