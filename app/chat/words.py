@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QLocale
 
+from app.chat.long_text import Fold
 from app.storage import store as st
 from app.ui.language import Context
 
@@ -43,3 +44,15 @@ def cut_note(context_full: bool) -> str:
     if context_full:
         return Messages.tr("The reply was cut: the context is full.")
     return Messages.tr("The reply was cut at its length limit.")
+
+
+
+def fold_summary(folded: Fold) -> str:
+    """Between the first and last lines of a long message of yours: what is not shown."""
+    if folded.hidden_lines:
+        return Messages.tr("⋯ %Ln more line(s)", None, folded.hidden_lines)
+    return Messages.tr("⋯ long lines cut")
+
+
+def whole_summary(folded: Fold) -> str:
+    return Messages.tr("%Ln line(s)", None, folded.lines)

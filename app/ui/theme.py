@@ -100,10 +100,13 @@ def stylesheet(dark: bool) -> str:
     #metricsSection {{ font-weight: 600; }}
     #codeBlock {{ border: 1px solid {border}; border-radius: 8px; }}
     #codeHeader {{ color: {hint}; }}
-    QScrollBar#sideScroll:horizontal {{ height: 12px; background: transparent; margin: 0px 8px 4px 8px; }}
-    QScrollBar#sideScroll::handle:horizontal {{ background: {hint}; border-radius: 3px; min-width: 32px; margin: 1px 0px; }}
-    QScrollBar#sideScroll::add-line:horizontal, QScrollBar#sideScroll::sub-line:horizontal {{ width: 0px; border: none; }}
-    QScrollBar#sideScroll::add-page:horizontal, QScrollBar#sideScroll::sub-page:horizontal {{ background: none; }}
+    QScrollBar#slimScroll:horizontal {{ height: 12px; background: transparent; margin: 0px 8px 4px 8px; }}
+    QScrollBar#slimScroll:vertical {{ width: 12px; background: transparent; margin: 6px 2px 6px 0px; }}
+    QScrollBar#slimScroll::handle {{ background: {hint}; border-radius: 3px; }}
+    QScrollBar#slimScroll::handle:horizontal {{ min-width: 32px; margin: 1px 0px; }}
+    QScrollBar#slimScroll::handle:vertical {{ min-height: 32px; margin: 0px 3px; }}
+    QScrollBar#slimScroll::add-line, QScrollBar#slimScroll::sub-line {{ width: 0px; height: 0px; border: none; }}
+    QScrollBar#slimScroll::add-page, QScrollBar#slimScroll::sub-page {{ background: none; }}
     #composerFrame {{ background: palette(base); border: 1px solid {border}; border-radius: 12px; }}
     #composer {{ background: transparent; border: none; }}
     #banner {{ background: {warn_bg}; color: {warn_fg}; border-bottom: 1px solid {border}; }}
@@ -118,4 +121,7 @@ def stylesheet(dark: bool) -> str:
     QToolButton#thinkingToggle:checked {{ background: transparent; }}
     QFrame#thinkingBody {{ border: none; border-left: 2px solid {hint}; margin-left: 6px; padding-left: 8px; }}
     #thinkingBody QTextBrowser {{ color: {hint}; }}
+    QToolButton#foldToggle {{ border: none; color: palette(link); padding: 2px 4px; border-radius: 4px; }}
+    QToolButton#foldToggle:hover {{ background: {border}; }}
+    QPlainTextEdit#wholeMessage {{ background: transparent; border: 1px solid {border}; border-radius: 6px; }}
     """

@@ -48,7 +48,7 @@ class AutoHeightBrowser(QTextBrowser):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.horizontalScrollBar().setObjectName("sideScroll")  # slim, where a code line or a table is wider (app/ui/theme.py)
+        self.horizontalScrollBar().setObjectName("slimScroll")  # slim, where a code line or a table is wider (app/ui/theme.py)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.viewport().setAutoFillBackground(False)
         self.setStyleSheet("QTextBrowser { background: transparent; }")

@@ -31,6 +31,7 @@ from app.attachments.widgets.citations import Citations
 from app.chat.message_model import MessageListModel
 from app.chat.words import cut_note, speaker_name, state_badge
 from app.chat.widgets.composer import ComposerEdit
+from app.chat.widgets.long_message import LongMessage
 from app.chat.widgets.markdown_view import MarkdownView
 from app.chat.widgets.thinking_block import ThinkingBlock
 from app.metrics import figures
@@ -213,6 +214,9 @@ class MessageWidget(QFrame):
         outer.addWidget(self.attached)
         self.body = MarkdownView()
         outer.addWidget(self.body)
+        self.long = LongMessage()  # a long message of yours, folded, in place of the body (app/chat/long_text.py)
+        self.long.hide()
+        outer.addWidget(self.long)
         self.citations = Citations()  # a reply's sources, each opening to the text it was given
         outer.addWidget(self.citations)
         self._outer = outer
@@ -233,6 +237,7 @@ class MessageWidget(QFrame):
         self.footer.setObjectName("hint")
         self.footer.hide()
         outer.addWidget(self.footer)
+        self._text_shown = True
         self.branch_bar: BranchBar | None = None  # made for a message that has siblings
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self._focusables: list[QWidget] | None = None
@@ -257,6 +262,7 @@ class MessageWidget(QFrame):
             self._outer.insertWidget(self._outer.indexOf(self.body) + 1, self.editor)
             self._focusables = None
         self.body.hide()
+        self.long.hide()
         self.buttons["edit"].hide()
         self.editor.start(self.message.content)
 
@@ -266,7 +272,7 @@ class MessageWidget(QFrame):
         focus = QGuiApplication.focusObject()
         had_focus = self.editor.isAncestorOf(focus) if isinstance(focus, QWidget) else False
         self.editor.hide()
-        self.body.show()
+        self._show_text_widget()
         self.buttons["edit"].setVisible(self.message is not None and self.message.role == "user")
         if had_focus:
             self.buttons["edit"].setFocus(Qt.FocusReason.OtherFocusReason)
@@ -284,19 +290,24 @@ class MessageWidget(QFrame):
         self.speaker.setText(speaker)
         self.setAccessibleName(self.tr("Message from {speaker}").format(speaker=speaker) if not user else self.tr("Your message"))
         self.body.set_accessible_name(self.accessibleName())
+        self.long.set_accessible_name(self.accessibleName())
         streaming = message.state == st.STREAMING
         # Thinking until the answer begins: the controller sets thinking_ms then (and the runtime's value at the end).
         thinking = streaming and bool(message.reasoning) and not message.thinking_ms
         self.thinking.setVisible(bool(message.reasoning))
         if message.reasoning:
             self.thinking.show_reasoning(message.reasoning, thinking, message.thinking_ms)
-        if streaming and not message.content:
+        folded = self.long.show_text(message.content if user else "")
+        if folded:
+            self.body.set_markdown("")  # not formatted: megabytes of Markdown froze the window for seconds
+        elif streaming and not message.content:
             self.body.set_markdown("*…*")
         else:
             self.body.set_markdown(message.content, streaming)
         # No "…" under a reply still thinking, and no empty text under a message of files only.
         files_only = bool(message.attachments) and not message.content
-        self.body.setVisible(not (thinking and not message.content) and not files_only and not self.editing)
+        self._text_shown = not (thinking and not message.content) and not files_only
+        self._show_text_widget()
         self.attached.show_attachments(message.attachments)
         self.citations.show_citations(message.citations)
         badge = state_badge(message.state)
@@ -314,6 +325,13 @@ class MessageWidget(QFrame):
         else:
             self.footer.hide()
         self.show_actions(is_last, generating)
+
+    def _show_text_widget(self) -> None:
+        """The body, or a long message folded, unless the message is being edited or has no text to show."""
+        shown = self._text_shown and not self.editing
+        folded = self.long.folded is not None
+        self.body.setVisible(shown and not folded)
+        self.long.setVisible(shown and folded)
 
     def _show_branches(self, generating: bool) -> None:
         message = self.message

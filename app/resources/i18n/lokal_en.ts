@@ -83,6 +83,23 @@
     </message>
 </context>
 <context>
+    <name>Messages</name>
+    <message numerus="yes">
+        <source>⋯ %Ln more line(s)</source>
+        <translation>
+            <numerusform>⋯ %Ln more line</numerusform>
+            <numerusform>⋯ %Ln more lines</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln line(s)</source>
+        <translation>
+            <numerusform>%Ln line</numerusform>
+            <numerusform>%Ln lines</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>Metrics</name>
     <message numerus="yes">
         <source>%Ln token(s)</source>

@@ -1654,6 +1654,37 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     </message>
 </context>
 <context>
+    <name>LongMessage</name>
+    <message>
+        <source>{name}, its first lines</source>
+        <translation>{name}, baris-baris pertamanya</translation>
+    </message>
+    <message>
+        <source>{name}, its last lines</source>
+        <translation>{name}, baris-baris terakhirnya</translation>
+    </message>
+    <message>
+        <source>{name}, whole</source>
+        <translation>{name}, utuh</translation>
+    </message>
+    <message>
+        <source>Show less</source>
+        <translation>Tampilkan lebih sedikit</translation>
+    </message>
+    <message>
+        <source>Show only the first and last lines of this message</source>
+        <translation>Tampilkan hanya baris pertama dan terakhir pesan ini</translation>
+    </message>
+    <message>
+        <source>Show all</source>
+        <translation>Tampilkan semua</translation>
+    </message>
+    <message>
+        <source>Show the whole message in a box that scrolls</source>
+        <translation>Tampilkan seluruh pesan dalam kotak yang dapat digulir</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>New chat</source>
@@ -1875,6 +1906,22 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     <message>
         <source>The reply was cut at its length limit.</source>
         <translation>Balasan terpotong pada batas panjangnya.</translation>
+    </message>
+    <message numerus="yes">
+        <source>⋯ %Ln more line(s)</source>
+        <translation>
+            <numerusform>⋯ %Ln baris lagi</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>⋯ long lines cut</source>
+        <translation>⋯ baris panjang dipotong</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln line(s)</source>
+        <translation>
+            <numerusform>%Ln baris</numerusform>
+        </translation>
     </message>
 </context>
 <context>

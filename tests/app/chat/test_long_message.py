@@ -1,0 +1,118 @@
+"""A long message of yours (a pasted log of 2 MB) shows its first and last lines, folded, instead of being
+formatted as Markdown on the window's thread (3.8 s, each time its conversation opened); Show all opens the
+whole text in a box that scrolls. The real widgets offscreen, then the real window and runtime."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+
+from app.chat import long_text
+from app.chat.long_text import fold
+from app.chat.message_model import MessageListModel
+from app.chat.widgets.message_view import ChatView
+from app.storage import store as st
+from app.storage.store import Message
+from window_helpers import wait_reply
+
+LINE = "2026-12-07 05:55:55 INFO worker[12] handled request id=42 path=/api/v1/items status=200 in 12ms"
+LOG = "Here is my log:\n" + "\n".join(f"{LINE} #{i}" for i in range(20_000)) + "\nWhy does it fail?"
+
+
+def test_a_short_message_is_not_folded_and_a_long_one_shows_its_head_and_tail():
+    assert fold("Name three colours.") is None
+    assert fold("\n".join(["x"] * long_text.FOLD_LINES)) is None
+    assert fold("\n".join(["x"] * (long_text.FOLD_LINES + 1))) is not None
+    assert fold("y" * (long_text.FOLD_CHARS + 1)) is not None
+    folded = fold(LOG)
+    assert folded is not None
+    assert folded.head.split("\n") == ["Here is my log:"] + [f"{LINE} #{i}" for i in range(7)]
+    assert folded.tail.split("\n") == [f"{LINE} #{i}" for i in range(19_997, 20_000)] + ["Why does it fail?"]
+    assert folded.lines == 20_002 and folded.hidden_lines == 20_002 - 8 - 4
+
+
+def test_one_line_of_megabytes_is_cut_and_lines_are_never_shown_twice():
+    folded = fold("z" * 2_000_000)
+    assert folded is not None and folded.head == "z" * long_text.LINE_CHARS + "…" and folded.tail == "" and folded.hidden_lines == 0
+    ten = "\n".join(f"{i}" + "w" * 1_000 for i in range(10))  # long in characters, 10 lines: 8 in the head, the last 2 in the tail
+    folded = fold(ten)
+    assert folded is not None and [line[0] for line in folded.head.split("\n")] == list("01234567")
+    assert [line[0] for line in folded.tail.split("\n")] == ["…", "…"] and folded.tail.endswith("w") and folded.hidden_lines == 0
+
+
+def shown(widget) -> bool:
+    return widget.isVisible()
+
+
+def show_messages(qtbot, view: ChatView, messages: list[Message]) -> None:
+    view.model.set_messages(messages)
+    qtbot.waitUntil(lambda: all(w.isVisible() for w in view.widgets))  # a widget added to a shown one shows as the event loop turns
+
+
+@pytest.fixture
+def view(qtbot, english):
+    widget = ChatView(MessageListModel())
+    qtbot.addWidget(widget)
+    widget.resize(900, 700)
+    widget.show()
+    return widget
+
+
+def test_a_long_message_opens_folded_and_show_all_shows_every_line(qtbot, view):
+    show_messages(qtbot, view, [Message(1, "c", 1, "user", LOG), Message(2, "c", 2, "assistant", "It does not fail.")])
+    mine = view.widgets[0]
+    assert shown(mine.long) and not shown(mine.body)
+    assert mine.body.text == ""  # never formatted as Markdown
+    assert mine.long.head.toPlainText().startswith("Here is my log:") and mine.long.tail.toPlainText().endswith("Why does it fail?")
+    assert mine.long.summary.text() == "⋯ 19,990 more lines"
+    assert mine.long.toggle in mine.focusables()  # Tab reaches Show all
+
+    mine.long.toggle.click()
+    assert shown(mine.long.whole) and not shown(mine.long.head) and not shown(mine.long.tail)
+    assert mine.long.whole.toPlainText() == LOG and mine.long.summary.text() == "20,002 lines"
+    assert mine.long.whole.hasFocus()
+    assert mine.long.whole.height() < 40 * mine.long.whole.fontMetrics().lineSpacing()  # it scrolls, the chat does not grow by 20,000 lines
+    mine.long.toggle.click()
+    assert shown(mine.long.head) and not shown(mine.long.whole) and mine.long.whole.toPlainText() == ""
+
+    mine.buttons["copy"].click()
+    assert QGuiApplication.clipboard().text() == LOG  # Copy takes the whole message, not what shows
+
+
+def test_editing_a_long_message_edits_all_of_it_and_esc_folds_it_again(qtbot, view):
+    show_messages(qtbot, view, [Message(1, "c", 1, "user", LOG)])
+    mine = view.widgets[0]
+    mine.buttons["edit"].click()
+    assert mine.editing and not shown(mine.long) and mine.editor.text() == LOG
+    qtbot.keyClick(mine.editor.edit, Qt.Key.Key_Escape)
+    assert not mine.editing and shown(mine.long) and not shown(mine.body)
+
+
+def test_a_long_reply_is_formatted_whole_and_a_message_shortened_unfolds(qtbot, view):
+    reply = "\n".join(f"- item {i}" for i in range(100))
+    show_messages(qtbot, view, [Message(1, "c", 1, "user", LOG), Message(2, "c", 2, "assistant", reply)])
+    assert shown(view.widgets[1].body) and not shown(view.widgets[1].long)  # a model's reply is never folded
+    assert view.widgets[1].body.text == reply
+    mine = view.widgets[0]
+    mine.show_message(Message(1, "c", 1, "user", "Short now."), is_last=False, generating=False)  # the same widget, its text changed
+    assert shown(mine.body) and mine.body.text == "Short now." and not shown(mine.long)
+
+
+@pytest.mark.slow
+def test_a_pasted_log_of_2_mb_is_sent_shown_folded_and_refused_by_the_runtime_by_its_size(qtbot, window, english):
+    log = "Here is my log:\n" + "\n".join(f"{LINE} #{i}" for i in range(20_000)) + "\nWhy does it fail?"
+    assert len(log) > 2_000_000
+    window.composer.edit.setFocus()
+    window.composer.edit.setPlainText(log)
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
+    assert window.composer.text() == ""
+    wait_reply(qtbot, window)
+    mine, reply = window.chat_view.widgets
+    assert mine.message.content == log and shown(mine.long) and not shown(mine.body)
+    assert reply.message.state == st.FAILED
+    assert "does not fit the context of 2048 tokens" in reply.message.record.error  # said plainly, by its size
+    window.composer.edit.setPlainText("Name a colour.")  # and the runtime serves on
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
+    wait_reply(qtbot, window)
+    assert window.chat.messages.messages[-1].state == st.COMPLETE and window.chat.messages.messages[-1].content.strip()
