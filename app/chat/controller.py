@@ -40,6 +40,7 @@ from app.chat import export, history
 from app.chat.conversation_model import ConversationListModel
 from app.chat.message_model import MessageListModel
 from app.chat.render_pace import FASTEST_MS, RenderPace
+from app.chat.words import reply_error
 from app.models.session import ModelChoice, ModelSession
 from app.runtime_link import RuntimeLink
 from app.storage import store as st
@@ -766,8 +767,9 @@ class ChatController(QObject):
         if error.code == ErrorCode.RUNTIME_DIED:
             self._end_reply(reply, st.INTERRUPTED, ReplyRecord(error="the runtime stopped during this reply"))
         else:
-            self._end_reply(reply, st.FAILED, ReplyRecord(error=error.message))
-            self.sig_error.emit(error.message)
+            reason = reply_error(error)
+            self._end_reply(reply, st.FAILED, ReplyRecord(error=reason))
+            self.sig_error.emit(reason)
 
     def _end_reply(self, reply: Reply, state: str, record: ReplyRecord | None, text: str | None = None, reasoning: str | None = None) -> None:
         if not self._in_progress(reply):

@@ -5,8 +5,10 @@ from __future__ import annotations
 from PySide6.QtCore import QLocale
 
 from app.chat.long_text import Fold
+from app.metrics.figures import number
 from app.storage import store as st
 from app.ui.language import Context
+from runtime.protocol import ContextOverflow, RpcError
 
 Messages = Context("Messages")
 
@@ -56,3 +58,15 @@ def fold_summary(folded: Fold) -> str:
 
 def whole_summary(folded: Fold) -> str:
     return Messages.tr("%Ln line(s)", None, folded.lines)
+
+
+def reply_error(error: RpcError) -> str:
+    """Why a reply failed, in words the user can act on where Lokal knows what helps."""
+    overflow = ContextOverflow.of(error)
+    if overflow is not None:
+        return Messages.tr(
+            "This message needs {tokens} tokens of context, and this conversation has {n_ctx}. Attach the text as a file "
+            "instead (the paperclip, or drop the file on the message box): a file too long for the context is searched for "
+            "the parts your question needs. Or give the conversation a larger context (Ctrl+,)."
+        ).format(tokens=number(overflow.prompt_tokens), n_ctx=number(overflow.n_ctx))
+    return error.message

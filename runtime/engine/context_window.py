@@ -26,7 +26,7 @@ import threading
 from typing import Callable, Sequence
 
 from runtime.engine.chat_template import RenderCancelled, cancelled_by
-from runtime.protocol import ChatMessage, ErrorCode, RpcError
+from runtime.protocol import ChatMessage, ContextOverflow, ErrorCode, RpcError
 
 REFILL_FRACTION = 0.75
 REPLY_SHARE = 4  # at most 1/4 of the context is held back for the reply
@@ -158,11 +158,7 @@ def fit_to_context(
     if len(tokens) + committed < n_ctx:
         _remember(cuts, conversation_id, 0)
         return tokens, len(messages) - 1
-    raise RpcError(
-        ErrorCode.CONTEXT_OVERFLOW,
-        f"the last message alone is {len(tokens)} tokens long and does not fit the context of {n_ctx} tokens",
-        {"prompt_tokens": len(tokens), "n_ctx": n_ctx},
-    )
+    raise ContextOverflow(len(tokens), n_ctx).error(f"the last message alone is {len(tokens)} tokens long and does not fit the context of {n_ctx} tokens")
 
 
 def _render(render: Callable[[list[ChatMessage]], list[int]], messages: list[ChatMessage], cancel: threading.Event | None) -> list[int]:

@@ -21,7 +21,7 @@ from runtime.llama.llama_model import KvSequence as Seq
 from runtime.llama.sampling import Sampler, SamplingConfig
 from runtime.llama.text_stream import TextStream
 from runtime.llama.token_alignment import align
-from runtime.protocol import ErrorCode, FinishReason, GenerationStats, RpcError
+from runtime.protocol import ContextOverflow, FinishReason, GenerationStats
 from runtime.reasoning.reply import ReasoningPlan, ReplyReasoning
 from runtime.vision import positions
 
@@ -147,11 +147,7 @@ class TokenSink:
 def prepare_prompt(model: LlamaModel | Seq, prompt: Sequence[int], stats: GenerationStats) -> list[int]:
     """Rewind the cache to the longest prefix it shares with `prompt`; returns the tokens still to evaluate."""
     if len(prompt) >= model.n_ctx:
-        raise RpcError(
-            ErrorCode.CONTEXT_OVERFLOW,
-            f"the conversation is {len(prompt)} tokens long and does not fit the context of {model.n_ctx} tokens",
-            {"prompt_tokens": len(prompt), "n_ctx": model.n_ctx},
-        )
+        raise ContextOverflow(len(prompt), model.n_ctx).error(f"the conversation is {len(prompt)} tokens long and does not fit the context of {model.n_ctx} tokens")
     reuse = model.common_prefix(prompt)
     if reuse == len(prompt):
         reuse -= 1  # the last prompt token is evaluated again to get the logits to sample from

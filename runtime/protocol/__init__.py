@@ -24,7 +24,7 @@ The package, one topic a module (everything is re-exported here, so
 """
 
 from runtime.protocol.version import PROTOCOL_VERSION, major
-from runtime.protocol.errors import ErrorCode, RpcError
+from runtime.protocol.errors import ContextOverflow, ErrorCode, RpcError
 from runtime.protocol.lanes import Lane
 from runtime.protocol.session import (
     Device,
@@ -162,6 +162,7 @@ __all__ = [
     "EmbeddingLoadResult",
     "EmbeddingUnloadResult",
     "Empty",
+    "ContextOverflow",
     "ErrorCode",
     "FinishReason",
     "FitLabel",

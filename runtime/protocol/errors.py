@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from dataclasses import asdict, dataclass
 from typing import Any
 
 
@@ -71,3 +72,25 @@ class RpcError(Exception):
 
     def __repr__(self) -> str:
         return f"RpcError({self.code}, {self.message!r})"
+
+
+@dataclass(frozen=True)
+class ContextOverflow:
+    """CONTEXT_OVERFLOW's data: a prompt of prompt_tokens that no trimming fits into a context of n_ctx."""
+
+    prompt_tokens: int
+    n_ctx: int
+
+    def error(self, message: str) -> RpcError:
+        return RpcError(ErrorCode.CONTEXT_OVERFLOW, message, asdict(self))
+
+    @classmethod
+    def of(cls, error: RpcError) -> ContextOverflow | None:
+        """The data of a CONTEXT_OVERFLOW error; None for any other error, or one whose data is not this."""
+        data = error.data
+        if error.code != ErrorCode.CONTEXT_OVERFLOW or not isinstance(data, dict):
+            return None
+        try:
+            return cls(int(data["prompt_tokens"]), int(data["n_ctx"]))
+        except (KeyError, TypeError, ValueError):
+            return None

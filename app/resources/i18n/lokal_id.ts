@@ -1923,6 +1923,10 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
             <numerusform>%Ln baris</numerusform>
         </translation>
     </message>
+    <message>
+        <source>This message needs {tokens} tokens of context, and this conversation has {n_ctx}. Attach the text as a file instead (the paperclip, or drop the file on the message box): a file too long for the context is searched for the parts your question needs. Or give the conversation a larger context (Ctrl+,).</source>
+        <translation>Pesan ini memerlukan {tokens} token konteks, sedangkan percakapan ini memiliki {n_ctx}. Lampirkan teksnya sebagai berkas (klip kertas, atau jatuhkan berkas ke kotak pesan): berkas yang terlalu panjang untuk konteks akan dicari bagian-bagian yang diperlukan pertanyaan Anda. Atau beri percakapan ini konteks yang lebih besar (Ctrl+,).</translation>
+    </message>
 </context>
 <context>
     <name>Metrics</name>

@@ -10,10 +10,12 @@ from PySide6.QtGui import QGuiApplication
 
 from app.chat import long_text
 from app.chat.long_text import fold
+from app.chat.words import reply_error
 from app.chat.message_model import MessageListModel
 from app.chat.widgets.message_view import ChatView
 from app.storage import store as st
 from app.storage.store import Message
+from runtime.protocol import ContextOverflow, ErrorCode, RpcError
 from window_helpers import wait_reply
 
 LINE = "2026-12-07 05:55:55 INFO worker[12] handled request id=42 path=/api/v1/items status=200 in 12ms"
@@ -99,6 +101,15 @@ def test_a_long_reply_is_formatted_whole_and_a_message_shortened_unfolds(qtbot, 
     assert shown(mine.body) and mine.body.text == "Short now." and not shown(mine.long)
 
 
+def test_a_message_too_long_for_the_context_fails_with_what_to_do_and_other_errors_keep_their_words(english):
+    words = reply_error(ContextOverflow(1_083_357, 2_048).error("the last message alone is 1083357 tokens long"))
+    assert words.startswith("This message needs 1,083,357 tokens of context, and this conversation has 2,048.")
+    assert "Attach the text as a file instead" in words and "(Ctrl+,)" in words
+    assert reply_error(RpcError(ErrorCode.INTERNAL_ERROR, "llama_decode failed")) == "llama_decode failed"
+    odd = RpcError(ErrorCode.CONTEXT_OVERFLOW, "too long", {"n_ctx": "many"})  # data not of the shape the runtime sends
+    assert ContextOverflow.of(odd) is None and reply_error(odd) == "too long"
+
+
 @pytest.mark.slow
 def test_a_pasted_log_of_2_mb_is_sent_shown_folded_and_refused_by_the_runtime_by_its_size(qtbot, window, english):
     log = "Here is my log:\n" + "\n".join(f"{LINE} #{i}" for i in range(20_000)) + "\nWhy does it fail?"
@@ -111,7 +122,9 @@ def test_a_pasted_log_of_2_mb_is_sent_shown_folded_and_refused_by_the_runtime_by
     mine, reply = window.chat_view.widgets
     assert mine.message.content == log and shown(mine.long) and not shown(mine.body)
     assert reply.message.state == st.FAILED
-    assert "does not fit the context of 2048 tokens" in reply.message.record.error  # said plainly, by its size
+    error = reply.message.record.error  # said plainly, by its size, with what to do instead
+    assert error.startswith("This message needs ") and "this conversation has 2,048" in error and "Attach the text as a file" in error
+    assert window.banner.isVisible() and error in window.banner_text.text()
     window.composer.edit.setPlainText("Name a colour.")  # and the runtime serves on
     qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
     wait_reply(qtbot, window)
