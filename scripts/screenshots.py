@@ -7,7 +7,7 @@ Shots: the window mid-reply with the metrics panel showing the runtime's live fi
 menu open, each in the light and the dark palette and in Indonesian (main-id.png, model-menu-id.png);
 then, light: a reply that drafted (metrics-speculation), a message edited in place (edit-in-place), a
 long title's tooltip (sidebar-tooltip), closing while the API serves (close-while-serving) and Help ▸
-Keyboard shortcuts (keyboard-shortcuts); a thinking reply, its thinking folded (thinking-collapsed) and
+Keyboard shortcuts (keyboard-shortcuts), a pasted log of 2 MB folded and refused by the context (long-message); a thinking reply, its thinking folded (thinking-collapsed) and
 unfolded (thinking-expanded), with its figures in the metrics panel.
 The earlier turn of the conversation is seeded text (so the picture shows a table and a code block),
 and so is a long title in the conversation list; the replies that stream and every figure in the
@@ -287,6 +287,22 @@ It is easy to miss because it is odd, its digit sum (5) is not a multiple of 3, 
 the smallest prime that divides it is 13."""
 
 
+def shot_long_message(app, window, shots: list[Path]) -> None:
+    """A pasted log of 2 MB: folded to its first and last lines, and the runtime's refusal with what to do instead (live)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    window.chat.new_conversation()
+    entries = (f"2026-12-07 05:{i // 60 % 60:02d}:{i % 60:02d} INFO worker[{i % 8}] GET /api/v1/items/{i} 200 in {3 + i % 17} ms" for i in range(24_000))
+    log = "Here is our server log from this morning:\n" + "\n".join(entries) + "\nWhy do the requests slow down after 05:40?"
+    window.composer.edit.setPlainText(log)
+    window.composer.edit.setFocus()
+    QTest.keyClick(window.composer.edit, Qt.Key.Key_Return)
+    wait(app, lambda: not window.chat.any_generating, 60)
+    settle(app, window)
+    save(window.grab(), "long-message-light", shots)
+
+
 def settle(app, window) -> None:
     """The widgets of the messages shown laid out (heights that follow their text), the old ones deleted."""
     from PySide6.QtCore import QCoreApplication, QEvent
@@ -340,6 +356,7 @@ def main() -> int:
             shot_sidebar_tooltip(app, window, shots)
             shot_shortcuts(app, window, shots)
             shot_close_while_serving(app, window, shots)
+            shot_long_message(app, window, shots)
         close_window(window)
     if not only or "thinking" in only:
         app, window = open_window("light", "en")

@@ -235,6 +235,7 @@ class MessageWidget(QFrame):
         outer.addWidget(self.cut)
         self.footer = QLabel()
         self.footer.setObjectName("hint")
+        self.footer.setWordWrap(True)  # a failed reply's reason can be long: unwrapped, it widened the message past the chat
         self.footer.hide()
         outer.addWidget(self.footer)
         self._text_shown = True

@@ -125,6 +125,9 @@ def test_a_pasted_log_of_2_mb_is_sent_shown_folded_and_refused_by_the_runtime_by
     error = reply.message.record.error  # said plainly, by its size, with what to do instead
     assert error.startswith("This message needs ") and "this conversation has 2,048" in error and "Attach the text as a file" in error
     assert window.banner.isVisible() and error in window.banner_text.text()
+    qtbot.waitUntil(reply.footer.isVisible)
+    chat = window.chat_view
+    qtbot.waitUntil(lambda: chat.widget().width() <= chat.viewport().width())  # the long reason wraps: no message wider than the chat
     window.composer.edit.setPlainText("Name a colour.")  # and the runtime serves on
     qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
     wait_reply(qtbot, window)
