@@ -187,6 +187,7 @@ class MainWindow(QMainWindow):
         self.action_edit_last = add_command(chat_menu, self.tr("&Edit last message"), self._on_edit_last, "Ctrl+E", "edit")
         chat_menu.addSeparator()
         add_command(chat_menu, self.tr("&Write a message"), lambda: self.composer.edit.setFocus(Qt.FocusReason.ShortcutFocusReason), "Ctrl+L")
+        add_command(chat_menu, self.tr("&Paste as text in the message"), self.composer.paste_as_text, "Ctrl+Shift+V")
 
         self.menuBar().addMenu(self.model_menu)
         self.menus[MenuId.MODEL] = self.model_menu

@@ -96,6 +96,21 @@ class Attacher(QObject):
             return self._refuse(refusal)
         return self._add_picture(name, "image/png", data, AttachmentAddParams(name, "image/png", data_base64=base64.b64encode(data).decode("ascii")))
 
+    def add_text(self, text: str) -> bool:
+        """Long text pasted into the message box, as a document: "pasted text.txt", "pasted text 2.txt", …"""
+        stem = Attachments.tr("pasted text")
+        taken = {item.name for item in self.pending.items}
+        name = next(n for n in (f"{stem}.txt" if i == 1 else f"{stem} {i}.txt" for i in range(1, len(taken) + 2)) if n not in taken)
+        if self.remote:
+            return self._remote_refusal(name)
+        data = text.encode("utf-8")
+        refusal = kinds.check_size(name, "document", len(data))
+        if refusal is not None:
+            return self._refuse(refusal)
+        key = self.pending.add(name, "document")
+        self._send(key, name, AttachmentAddParams(name, "text/plain", data_base64=base64.b64encode(data).decode("ascii")), b"", b"")
+        return True
+
     def reuse(self, attachment: StoredAttachment) -> None:
         """A document from the Documents list: the runtime has it stored (and embedded) under its id already; it
         says again what it is to the model loaded now (its size in tokens was the model's of the time)."""

@@ -8,7 +8,7 @@ sent). A message can be sent once every attachment has been read by the runtime.
 from __future__ import annotations
 
 from PySide6.QtCore import QMimeData, QSize, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeyEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QImage, QKeyEvent
 from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QPlainTextEdit, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from app.attachments import kinds
@@ -18,6 +18,10 @@ from app.ui import icons
 from app.ui.accessibility import described
 
 MAX_LINES = 8
+# Pasted text this long (about 5,000 tokens) is attached as a file, as LM Studio and Claude do: the message stays
+# readable, and a text too long for the context is searched for what the question needs instead of refused.
+# Chat ▸ Paste as text in the message (Ctrl+Shift+V) puts it in the message whatever its length.
+PASTE_AS_FILE_CHARS = 20_000
 
 
 def local_files(mime: QMimeData) -> list[str]:
@@ -33,6 +37,7 @@ class ComposerEdit(QPlainTextEdit):
     sig_escape = Signal()
     sig_files = Signal(list)  # local paths dropped or pasted (attach them)
     sig_image = Signal(QImage)  # a picture pasted or dropped as image data
+    sig_long_text = Signal(str)  # text pasted or dropped, PASTE_AS_FILE_CHARS or longer (attach it as a file)
     accepts_files = False  # the composer's box takes files; the in-place editor of a sent message does not
 
     def canInsertFromMimeData(self, source: QMimeData) -> bool:
@@ -52,6 +57,9 @@ class ComposerEdit(QPlainTextEdit):
                 if isinstance(image, QImage) and not image.isNull():
                     self.sig_image.emit(image)
                     return
+            if source.hasText() and len(text := source.text()) >= PASTE_AS_FILE_CHARS:
+                self.sig_long_text.emit(text)
+                return
         super().insertFromMimeData(source)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -118,6 +126,7 @@ class Composer(QFrame):
         if attacher is not None:
             self.edit.sig_files.connect(attacher.add_paths)
             self.edit.sig_image.connect(attacher.add_image)
+            self.edit.sig_long_text.connect(self._attach_text)
         self.edit.textChanged.connect(self._update_button)
         self.button = QToolButton()
         self.button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -180,6 +189,18 @@ class Composer(QFrame):
             self.attacher.pending.clear()
 
     # ---- attaching -----------------------------------------------------------------
+    def _attach_text(self, text: str) -> None:
+        """Long pasted text, as a file; in the message where nothing can be attached (replies from a remote endpoint)."""
+        if self.attacher is None or self.attacher.remote:
+            self.edit.insertPlainText(text)
+        else:
+            self.attacher.add_text(text)
+
+    def paste_as_text(self) -> None:
+        """Chat ▸ Paste as text in the message: the clipboard's text where the cursor is, however long."""
+        self.edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.edit.insertPlainText(QGuiApplication.clipboard().text())
+
     def choose_files(self) -> QFileDialog:
         """The attach button: a file dialog (window-modal, without a nested event loop); pictures only for a model that can see."""
         dialog = QFileDialog(self, self.tr("Attach files"))

@@ -215,6 +215,10 @@
         <translation>gambar tempelan.png</translation>
     </message>
     <message>
+        <source>pasted text</source>
+        <translation>teks tempelan</translation>
+    </message>
+    <message>
         <source>it is not a picture Lokal can read (the file is damaged, or not the format its name says).</source>
         <translation>ini bukan gambar yang dapat dibaca Lokal (berkasnya rusak, atau formatnya tidak sesuai namanya).</translation>
     </message>
@@ -1753,6 +1757,10 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     <message>
         <source>&amp;Write a message</source>
         <translation>&amp;Tulis pesan</translation>
+    </message>
+    <message>
+        <source>&amp;Paste as text in the message</source>
+        <translation>&amp;Tempel sebagai teks di pesan</translation>
     </message>
     <message>
         <source>&amp;View</source>

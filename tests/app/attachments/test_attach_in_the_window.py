@@ -13,12 +13,14 @@ import os
 
 import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtTest import QTest
 from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent, QGuiApplication, QImage
-from PySide6.QtWidgets import QApplication, QFileDialog
+from PySide6.QtWidgets import QApplication, QFileDialog, QMenu
 
 from app.attachments import kinds
 from app.attachments.widgets.chips import Thumbnail
 from app.storage import Store
+from app.ui.shortcuts import shortcut_rows
 from waiting import qt_wait_until
 
 pytestmark = pytest.mark.slow
@@ -201,3 +203,53 @@ def test_nothing_is_attached_while_replies_come_from_a_remote_endpoint(win, tmp_
     assert not win.attacher.add_path(str(text_file(tmp_path)))
     assert "remote endpoint (gpt-remote)" in win.banner_text.text() and "notes.txt" in win.banner_text.text()
     assert win.attacher.pending.items == [] and win.composer.text() == "hello"
+
+
+def long_text(chars):
+    lines = (f"{i:05d} GET /api/v1/items/{i} 200" for i in range(chars // 20))
+    return "\n".join(lines)[:chars]
+
+
+def test_long_pasted_text_becomes_a_file_and_ctrl_shift_v_puts_it_in_the_message(win, qtbot, monkeypatch):
+    from app.chat.widgets.composer import PASTE_AS_FILE_CHARS
+
+    monkeypatch.setattr(win.features["attachments"], "offered", True)  # too long for the tests' context: no offer of an embedding model
+
+    win.composer.edit.setPlainText("why? ")
+    win.composer.edit.moveCursor(win.composer.edit.textCursor().MoveOperation.End)
+    QGuiApplication.clipboard().setText(long_text(PASTE_AS_FILE_CHARS - 1))
+    win.composer.edit.paste()  # shorter: typed in, as any paste
+    assert win.composer.text() == "why? " + long_text(PASTE_AS_FILE_CHARS - 1) and win.attacher.pending.items == []
+
+    win.composer.edit.setPlainText("why? ")
+    text = long_text(PASTE_AS_FILE_CHARS + 5_000)
+    QGuiApplication.clipboard().setText(text)
+    win.composer.edit.setFocus()
+    qtbot.keyClick(win.composer.edit, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)  # Ctrl+V: attached, the box as it was
+    QGuiApplication.clipboard().setText(text + "\nagain")
+    win.composer.edit.paste()
+    chips_ready(win, 2)
+    assert win.composer.text() == "why? "
+    first, second = win.attacher.take()
+    assert (first.name, second.name) == ("pasted text.txt", "pasted text 2.txt") and first.kind == "document"
+    assert first.size == len(text.encode()) and first.tokens > 1_000  # the runtime read it: its size for the loaded model
+    assert win.composer.chips.chips[0].label.text().startswith("pasted text.txt · ")
+
+    win.composer.sent()
+    win.composer.edit.setPlainText("")
+    win.activateWindow()
+    assert QTest.qWaitForWindowActive(win)  # a window's shortcuts fire in the active window
+    win.composer.edit.setFocus()
+    qtbot.keyClick(win.composer.edit, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)  # Chat ▸ Paste as text in the message
+    assert win.composer.text() == text + "\nagain" and win.attacher.pending.items == []
+    assert any(row[1] == "Paste as text in the message" and row[2] == "Ctrl+Shift+V" for row in shortcut_rows(win.menuBar().findChildren(QMenu)))
+
+
+def test_long_pasted_text_stays_in_the_message_while_replies_come_from_a_remote_endpoint(win):
+    from app.chat.widgets.composer import PASTE_AS_FILE_CHARS
+
+    win.attacher.set_model("gpt-remote", False, remote=True)
+    win.composer.edit.setPlainText("")
+    QGuiApplication.clipboard().setText(long_text(PASTE_AS_FILE_CHARS + 10))
+    win.composer.edit.paste()
+    assert win.composer.text() == long_text(PASTE_AS_FILE_CHARS + 10) and win.attacher.pending.items == []  # never lost to a refusal
