@@ -12,11 +12,13 @@ import os
 from typing import Callable
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QStatusBar, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QStatusBar, QWidget
 
 from app.metrics import figures
 from app.models.session import ModelSession
 from app.runtime_link import ConnectionState, RuntimeLink
+from app.ui.elided_label import ElidedLabel
+from app.ui.top_bar import ModelButton
 from runtime.protocol import ModelLoadResult
 
 
@@ -24,7 +26,7 @@ class StatusLine(QObject):
     def __init__(self, bar: QStatusBar):
         super().__init__(bar)
         self.state_label = QLabel()
-        self.model_label = QLabel(self.tr("No model loaded"))
+        self.model_label = ElidedLabel(self.tr("No model loaded"))  # its tooltip: the file, context and load time
         self.load_progress = QProgressBar()
         self.load_progress.setRange(0, 1000)
         self.load_progress.setMaximumWidth(180)
@@ -87,7 +89,7 @@ class StatusLine(QObject):
 class ModelStatus(QObject):
     sig_problem = Signal(str)  # a load that failed, a crash, a recovery: for the window's banner
 
-    def __init__(self, line: StatusLine, model_button: QToolButton, session: ModelSession, link: RuntimeLink,
+    def __init__(self, line: StatusLine, model_button: ModelButton, session: ModelSession, link: RuntimeLink,
                  remote_model: Callable[[], str | None]):
         super().__init__(line)
         self.line, self.model_button, self.session, self.link = line, model_button, session, link
@@ -107,16 +109,16 @@ class ModelStatus(QObject):
         name = self.session.display_name
         self.line.show_model(info, name, self.link.info.backend.upper() if self.link.info else "?")
         if self._remote_model() is None:
-            self.model_button.setText(f"{name} · {info.quantization}")
+            self.model_button.set_model_name(f"{name} · {info.quantization}")
         return name
 
     def show_reply_model(self) -> None:
         """Replies now come from elsewhere (a remote model, or the runtime's again): the model button names theirs."""
         remote = self._remote_model()
         if remote is not None:
-            self.model_button.setText(remote)
+            self.model_button.set_model_name(remote)
         elif not self.show_model():
-            self.model_button.setText(self.tr("No model"))
+            self.model_button.set_model_name(self.tr("No model"))
 
     def _on_loaded(self, _info: ModelLoadResult) -> None:
         self.line.end_progress()

@@ -4,10 +4,28 @@ conversation settings and the metrics panel's toggle."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QMenu, QToolButton, QWidget
 
 from app.ui import icons
 from app.ui.accessibility import described
+from app.ui.elided_label import ElidedLabel
+
+MODEL_NAME_WIDTH = 240  # the most the model button's text takes: a longer name is cut with "…", whole in its tooltip
+
+
+class ModelButton(QToolButton):
+    """The model button: the model's name and quantization (or "No model"); a click opens the Model menu."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.name = ""
+        self._tip = self.tr("Choose the model and quantization")
+
+    def set_model_name(self, name: str) -> None:
+        self.name = name
+        shown = self.fontMetrics().elidedText(name, Qt.TextElideMode.ElideRight, MODEL_NAME_WIDTH)
+        self.setText(shown)
+        self.setToolTip(self._tip if shown == name else f"{name}\n{self._tip}")
 
 
 class TopBar(QWidget):
@@ -17,15 +35,14 @@ class TopBar(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         row = QHBoxLayout(self)
         row.setContentsMargins(16, 8, 10, 8)
-        self.title = QLabel(self.tr("New chat"))
+        self.title = ElidedLabel(self.tr("New chat"), whole_in_tooltip=True)
         self.title.setObjectName("title")
-        self.model_button = QToolButton()
+        self.model_button = ModelButton()
         self.model_button.setObjectName("modelButton")
         self.model_button.setIcon(icons.icon("model"))
-        self.model_button.setText(self.tr("No model"))
+        self.model_button.set_model_name(self.tr("No model"))
         self.model_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.model_button.setToolTip(self.tr("Choose the model and quantization"))
         described(self.model_button, self.tr("Model"), self.tr("Choose the model and quantization (Alt+M opens the Model menu)"))
         self.model_button.setMenu(model_menu)
         self.settings_button = QToolButton()

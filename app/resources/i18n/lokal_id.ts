@@ -2392,6 +2392,13 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     </message>
 </context>
 <context>
+    <name>ModelButton</name>
+    <message>
+        <source>Choose the model and quantization</source>
+        <translation>Pilih model dan kuantisasinya</translation>
+    </message>
+</context>
+<context>
     <name>ModelStatus</name>
     <message>
         <source>No model</source>
@@ -2988,10 +2995,6 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
     <message>
         <source>No model</source>
         <translation>Tanpa model</translation>
-    </message>
-    <message>
-        <source>Choose the model and quantization</source>
-        <translation>Pilih model dan kuantisasinya</translation>
     </message>
     <message>
         <source>Model</source>

@@ -1,0 +1,54 @@
+"""The window fits half of a 1920 px screen, whatever the conversation's title or the model's name: a long one is
+cut with "…" and shown whole in its tooltip, instead of setting the window's minimum width (964 px before, with
+the titles of a first conversation). The real window offscreen, over the real runtime and the starter model."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from app.ui.elided_label import MIN_WIDTH, ElidedLabel
+from app.ui.top_bar import MODEL_NAME_WIDTH
+
+HALF_SCREEN = 960  # a window snapped to one side of a 1920 px screen, its frame included
+LONG_TITLE = "Planning the family trip to Lisbon in May: flights, a flat near Alfama, day trips to Sintra and Cascais, and a budget"
+LONG_MODEL = "DeepSeek R1 Distill Qwen 32B Instruct Abliterated Uncensored Merge v2 · Q4_K_M"
+
+
+def settle() -> None:
+    for _ in range(5):
+        QApplication.processEvents()
+
+
+def test_a_label_gives_up_width_and_holds_its_text_whole(qtbot):
+    label = ElidedLabel(LONG_TITLE, whole_in_tooltip=True)
+    qtbot.addWidget(label)
+    label.resize(150, 30)
+    label.show()
+    settle()
+    assert label.minimumSizeHint().width() == MIN_WIDTH and label.sizeHint().width() > 500
+    assert label.shown().endswith("…") and LONG_TITLE.startswith(label.shown()[:-1]) and label.fontMetrics().horizontalAdvance(label.shown()) <= 150
+    assert label.text() == LONG_TITLE and label.toolTip() == LONG_TITLE and label.accessibleName() == LONG_TITLE
+    label.resize(label.sizeHint().width(), 30)
+    settle()
+    assert label.shown() == LONG_TITLE and label.toolTip() == ""  # whole: no tooltip repeats it
+
+
+@pytest.mark.slow
+def test_a_long_title_and_a_long_model_name_leave_the_window_narrow_enough_for_half_a_screen(module_window):
+    window = module_window
+    conversation = window.chat.new_conversation()
+    window.chat.rename(conversation.id, LONG_TITLE)
+    window.model_button.set_model_name(LONG_MODEL)
+    window.model_status.line.model_label.setText(f"{LONG_MODEL}  ·  CPU")
+    settle()
+    assert window.metrics_panel.isVisible() and window.sidebar.isVisible()
+    assert window.minimumSizeHint().width() <= HALF_SCREEN - 16
+    window.resize(HALF_SCREEN - 16, 700)
+    settle()
+    assert window.width() == HALF_SCREEN - 16
+    assert window.title.text() == LONG_TITLE and window.title.shown().endswith("…") and window.title.toolTip() == LONG_TITLE
+    assert window.model_button.text().endswith("…") and LONG_MODEL in window.model_button.toolTip()
+    assert window.model_button.fontMetrics().horizontalAdvance(window.model_button.text()) <= MODEL_NAME_WIDTH
+    window.model_status.show_model()  # the loaded model's own name again
+    window.resize(1280, 800)
