@@ -8,7 +8,7 @@ sent). A message can be sent once every attachment has been read by the runtime.
 from __future__ import annotations
 
 from PySide6.QtCore import QMimeData, QSize, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QImage, QKeyEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QImage, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QPlainTextEdit, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from app.attachments import kinds
@@ -39,6 +39,24 @@ class ComposerEdit(QPlainTextEdit):
     sig_image = Signal(QImage)  # a picture pasted or dropped as image data
     sig_long_text = Signal(str)  # text pasted or dropped, PASTE_AS_FILE_CHARS or longer (attach it as a file)
     accepts_files = False  # the composer's box takes files; the in-place editor of a sent message does not
+
+    _placeholders = ("", "")
+
+    def set_placeholders(self, full: str, short: str) -> None:
+        """The hint in the empty box: `full` where it fits on the box's one line, else `short` (wrapped, it was cut off)."""
+        self._placeholders = (full, short)
+        self._fit_placeholder()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_placeholder()
+
+    def _fit_placeholder(self) -> None:
+        full, short = self._placeholders
+        room = self.viewport().width() - 2 * self.document().documentMargin()
+        hint = full if self.fontMetrics().horizontalAdvance(full) <= room else short
+        if hint != self.placeholderText():
+            self.setPlaceholderText(hint)
 
     def canInsertFromMimeData(self, source: QMimeData) -> bool:
         if self.accepts_files and (local_files(source) or source.hasImage()):
@@ -117,7 +135,7 @@ class Composer(QFrame):
         self.edit.accepts_files = attacher is not None
         self.edit.setObjectName("composer")
         self.edit.setTabChangesFocus(True)  # Tab moves on, as everywhere else in the window
-        self.edit.setPlaceholderText(self.tr("Message the model  (Enter to send, Shift+Enter for a new line)"))
+        self.edit.set_placeholders(self.tr("Message the model  (Enter to send, Shift+Enter for a new line)"), self.tr("Message the model"))
         described(self.edit, self.tr("Message"), self.tr("Enter sends; Shift+Enter starts a new line; Esc stops the reply"))
         self.edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.edit.document().documentLayout().documentSizeChanged.connect(self._fit)

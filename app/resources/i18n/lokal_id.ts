@@ -744,6 +744,10 @@
         <translation>Kirim pesan ke model  (Enter untuk mengirim, Shift+Enter untuk baris baru)</translation>
     </message>
     <message>
+        <source>Message the model</source>
+        <translation>Kirim pesan ke model</translation>
+    </message>
+    <message>
         <source>Message</source>
         <translation>Pesan</translation>
     </message>

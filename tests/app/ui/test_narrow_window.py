@@ -35,7 +35,7 @@ def test_a_label_gives_up_width_and_holds_its_text_whole(qtbot):
 
 
 @pytest.mark.slow
-def test_a_long_title_and_a_long_model_name_leave_the_window_narrow_enough_for_half_a_screen(module_window):
+def test_a_long_title_and_a_long_model_name_leave_the_window_narrow_enough_for_half_a_screen(module_window, english):
     window = module_window
     conversation = window.chat.new_conversation()
     window.chat.rename(conversation.id, LONG_TITLE)
@@ -50,5 +50,8 @@ def test_a_long_title_and_a_long_model_name_leave_the_window_narrow_enough_for_h
     assert window.title.text() == LONG_TITLE and window.title.shown().endswith("…") and window.title.toolTip() == LONG_TITLE
     assert window.model_button.text().endswith("…") and LONG_MODEL in window.model_button.toolTip()
     assert window.model_button.fontMetrics().horizontalAdvance(window.model_button.text()) <= MODEL_NAME_WIDTH
+    assert window.composer.edit.placeholderText() == "Message the model"  # the whole hint wrapped, and was cut off
     window.model_status.show_model()  # the loaded model's own name again
-    window.resize(1280, 800)
+    window.resize(1360, 800)
+    settle()
+    assert window.composer.edit.placeholderText() == "Message the model  (Enter to send, Shift+Enter for a new line)"
