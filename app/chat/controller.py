@@ -32,7 +32,7 @@ import time
 import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Protocol, TypeVar
+from typing import Any, Callable, Protocol, Sequence, TypeVar
 
 from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 
@@ -148,7 +148,7 @@ class ChatController(QObject):
     sig_store_problem = Signal(object)  # StoreUnavailable while the database refuses work; None once it takes it again
     sig_refused = Signal(str)  # why what the user asked for cannot be done now (a reply is being written)
     sig_branch_deleted = Signal(object)  # a DeletedBranch, for an undo
-    sig_revealed = Signal(int)  # a message id, now on screen in its branch: the view scrolls to it
+    sig_revealed = Signal(int, list)  # a message id, now on screen in its branch, and the words searched for: the view scrolls to it
     sig_path_changed = Signal()  # another branch of the conversation on screen is shown (its last reply may be another)
 
     def __init__(self, store: Store, link: RuntimeLink, model_session: ModelSession, parent: QObject | None = None):
@@ -538,8 +538,9 @@ class ChatController(QObject):
         else:
             self.open(deleted.conversation_id)
 
-    def reveal_message(self, message_id: int) -> bool:
-        """Open the message's conversation on the branch that holds it, scrolled to it (a search result). False
+    def reveal_message(self, message_id: int, words: Sequence[str] = ()) -> bool:
+        """Open the message's conversation on the branch that holds it, scrolled to it (a search result: `words`, what
+        was searched for, are put in sight where the message is long and folded). False
         if there is no such message (deleted meanwhile) or a reply is being written in that conversation."""
         msg = self._stored(lambda: self.store.message(message_id))
         if msg is None:
@@ -557,7 +558,7 @@ class ChatController(QObject):
         if path is None:
             return False
         self.messages.set_messages(path)
-        self.sig_revealed.emit(message_id)
+        self.sig_revealed.emit(message_id, list(words))
         return True
 
     def _show_path_from(self, row: int) -> None:

@@ -15,4 +15,4 @@ def wire_chat_view(view: ChatView, chat: ChatController) -> None:
     view.sig_show_earlier.connect(chat.show_earlier)
     view.sig_branch_requested.connect(chat.switch_branch)
     view.sig_delete_branch_requested.connect(chat.delete_branch)
-    chat.sig_revealed.connect(lambda message_id: view.reveal_row(view.model.row_of_id(message_id)))  # a search's hit, in its branch
+    chat.sig_revealed.connect(lambda message_id, words: view.reveal_row(view.model.row_of_id(message_id), words))  # a search's hit, in its branch

@@ -8,6 +8,7 @@ branches, switching to the branch that holds it) and scrolls to it.
 from __future__ import annotations
 
 from app.features import FeatureContext
+from app.search import query
 from app.search.dialog import SearchDialog
 from app.search.service import SearchService
 from app.ui.language import Context
@@ -54,7 +55,8 @@ class SearchFeature:
         if chat.current is None or chat.current.id != conversation_id:
             self.context.show_status(Search.tr("That conversation is no longer there"), 4000)
             return False
-        if not chat.reveal_message(message_id):
+        words = query.typed_words(self.dialog.box.text()) if self.dialog is not None else []
+        if not chat.reveal_message(message_id, words):
             self.context.show_status(Search.tr("That message is no longer there"), 4000)
             return False
         return True

@@ -65,7 +65,7 @@ class Hit:
     snippet: str
 
 
-def _words(text: str) -> list[str]:
+def typed_words(text: str) -> list[str]:
     """The words typed; one without a letter or digit in it (`"`, `(`, `-`) is dropped: the tokenizer would make nothing of it."""
     return [w for w in text.split() if any(ch.isalnum() for ch in w)][:MAX_WORDS]
 
@@ -73,7 +73,7 @@ def _words(text: str) -> list[str]:
 def fts_query(text: str, prefix_last: bool = True) -> str | None:
     """The FTS5 MATCH expression for what the user typed; None when there is nothing to look for (or, with
     `prefix_last`, when the last word is too short to be a prefix worth looking for)."""
-    words = _words(text)
+    words = typed_words(text)
     if not words or (prefix_last and len(words[-1]) < MIN_PREFIX):
         return None
     phrases = ['"' + w.replace('"', '""') + '"' for w in words]
@@ -119,8 +119,8 @@ def search(db: sqlite3.Connection, text: str, conversation_id: str | None = None
     hits: list[Hit] = []
     run, before = cursor.run, cursor.before_id
     while run < len(runs):
-        if run == 1 and conversation_id is not None and len(_words(text)[-1]) > INDEXED_PREFIX:
-            found = _prefix_run_within(db, _words(text), whole, conversation_id, bounds, before, limit - len(hits))
+        if run == 1 and conversation_id is not None and len(typed_words(text)[-1]) > INDEXED_PREFIX:
+            found = _prefix_run_within(db, typed_words(text), whole, conversation_id, bounds, before, limit - len(hits))
         else:
             found = _hits(db, runs[run], conversation_id, bounds, before, limit - len(hits))
         hits += found

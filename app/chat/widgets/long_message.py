@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
 
@@ -66,6 +68,27 @@ class LongMessage(QWidget):
         self.head.setPlainText(self.folded.head)
         self.tail.setPlainText(self.folded.tail)
         self._show()
+        return True
+
+    def show_words(self, words: Sequence[str]) -> bool:
+        """A search's hit: where none of the words shows folded but the text holds one, the text is shown whole with
+        the first one found selected and in sight. Whether it was."""
+        folded = self.folded
+        if folded is None or not words:
+            return False
+        shown = f"{folded.head}\n{folded.tail}".casefold()
+        if any(word.casefold() in shown for word in words):
+            return False
+        document = self.whole.document()
+        if document.characterCount() <= 1:
+            self.whole.setPlainText(self.text)
+        found = [cursor for word in words if not (cursor := document.find(word)).isNull()]  # Qt's find: any case
+        if not found:
+            self._show()  # folded as it was, with no second copy of the text kept
+            return False
+        self.set_expanded(True)
+        self.whole.setTextCursor(min(found, key=lambda cursor: cursor.position()))
+        self.whole.centerCursor()
         return True
 
     def set_expanded(self, expanded: bool) -> None:

@@ -18,7 +18,7 @@ show another branch, and a button deletes this one (Edit ▸ Undo delete brings 
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Callable, Sequence
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
@@ -573,13 +573,15 @@ class ChatView(QScrollArea):
         self.sig_copied.emit(widget.message.content)
 
     # ---- scrolling -----------------------------------------------------------
-    def reveal_row(self, row: int) -> None:
-        """Scroll to the message at `row` (a search's hit: ChatController.sig_reveal), building its widget first."""
+    def reveal_row(self, row: int, words: Sequence[str] = ()) -> None:
+        """Scroll to the message at `row` (a search's hit: ChatController.sig_revealed), building its widget first; in a
+        long message folded, the first of the `words` searched for is put in sight."""
         if not 0 <= row < self.model.rowCount():
             return
         if row < self._unbuilt:
             self._fill(at_least=self._unbuilt - row)
         widget = self.widgets[row - self._unbuilt]
+        widget.long.show_words(words)
         self.follow = False
         self.revealed = widget
         # Once the layout has placed the widgets just built: scrolled to now, it could land short of it.

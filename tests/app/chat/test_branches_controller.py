@@ -51,7 +51,7 @@ def test_reveal_message_opens_its_conversation_on_its_branch(chat):
     conv, _a1, q2 = branched(chat)
     chat.new_conversation("another")
     revealed: list[int] = []
-    chat.sig_revealed.connect(revealed.append)
+    chat.sig_revealed.connect(lambda message_id, _words: revealed.append(message_id))
     assert chat.reveal_message(q2.id)
     assert chat.current.id == conv.id and contents(chat) == ["q", "a1", "q2", "a2"] and revealed == [q2.id]
     assert not chat.reveal_message(10_000)  # no such message (deleted meanwhile)

@@ -131,3 +131,36 @@ def test_the_window_keeps_working_while_a_search_runs_and_a_reply_streams(qtbot,
         gate.set()
         timer.stop()
         window.shutdown()
+
+
+def test_a_hit_in_the_folded_middle_of_a_long_message_opens_it_whole_at_the_word(qtbot, store_path, starter_model):
+    log = "Here is the log:\n" + "\n".join(f"05:{i // 60:02d}:{i % 60:02d} GET /items/{i} 200" for i in range(3_000)).replace("/items/1500 200", "/items/1500 503 Upstream-Timeout") + "\nWhy?"
+    store = Store(store_path)
+    conv = store.create_conversation("A pasted log")
+    message = store.add_message(conv.id, "user", log)
+    store.add_message(conv.id, "assistant", "Look at the 503.")
+    store.close()
+    window = open_window(qtbot, store_path, starter_model, load=False)
+    try:
+        window.chat.open(conv.id)
+        qt_wait_until(lambda: window.chat_view.widgets and window.chat_view.widgets[0].long.isVisible(), 30, "the log shown folded")
+        assert not window.chat_view.widgets[0].long.whole.isVisible()
+        _shortcut(window, "Ctrl+F").trigger()
+        dialog = window.features["search"].dialog
+        qtbot.keyClicks(dialog.box, "upstream timeout")
+        qt_wait_until(lambda: dialog.results.rowCount() == 1, 30, "the hit listed")
+        qtbot.keyClick(dialog.box, Qt.Key.Key_Return)
+        qt_wait_until(lambda: window.chat_view.revealed is not None and window.chat_view.revealed.message.id == message.id, 30, "the view at the message")
+        long = window.chat_view.revealed.long
+        assert long.expanded
+        qt_wait_until(long.whole.isVisible, 10, "the whole text shown")
+        assert long.whole.textCursor().selectedText().casefold() in ("upstream", "timeout")  # the word searched for, selected
+        cursor_line = long.whole.cursorRect()
+        assert long.whole.viewport().rect().contains(cursor_line)  # and in sight, 1,500 lines down the box
+
+        window.chat.open(None)
+        window.chat.open(conv.id)  # a word the folded message shows leaves it folded
+        qt_wait_until(lambda: window.chat_view.widgets and window.chat_view.widgets[0].long.isVisible(), 30, "the log shown folded")
+        assert window.chat.reveal_message(message.id, ["why"]) and not window.chat_view.widgets[0].long.expanded
+    finally:
+        window.shutdown()
