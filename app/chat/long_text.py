@@ -24,11 +24,15 @@ class Fold:
     lines: int
 
 
+def is_long(text: str) -> bool:
+    return len(text) > FOLD_CHARS or text.count("\n") >= FOLD_LINES
+
+
 def fold(text: str) -> Fold | None:
     """The head and the tail a long message shows; None for one short enough to show whole."""
-    lines = text.count("\n") + 1
-    if len(text) <= FOLD_CHARS and lines <= FOLD_LINES:
+    if not is_long(text):
         return None
+    lines = text.count("\n") + 1
     head = _first_lines(text, HEAD_LINES)
     tail_lines = min(TAIL_LINES, lines - HEAD_LINES)
     tail = _last_lines(text, tail_lines) if tail_lines > 0 else ""

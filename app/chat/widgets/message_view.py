@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.attachments.widgets.chips import MessageAttachments
 from app.attachments.widgets.citations import Citations
+from app.chat import long_text
 from app.chat.message_model import MessageListModel
 from app.chat.words import cut_note, speaker_name, state_badge
 from app.chat.widgets.composer import ComposerEdit
@@ -214,9 +215,7 @@ class MessageWidget(QFrame):
         outer.addWidget(self.attached)
         self.body = MarkdownView()
         outer.addWidget(self.body)
-        self.long = LongMessage()  # a long message of yours, folded, in place of the body (app/chat/long_text.py)
-        self.long.hide()
-        outer.addWidget(self.long)
+        self.long: LongMessage | None = None  # a long message of yours, folded, in place of the body: made for one
         self.citations = Citations()  # a reply's sources, each opening to the text it was given
         outer.addWidget(self.citations)
         self._outer = outer
@@ -263,7 +262,8 @@ class MessageWidget(QFrame):
             self._outer.insertWidget(self._outer.indexOf(self.body) + 1, self.editor)
             self._focusables = None
         self.body.hide()
-        self.long.hide()
+        if self.long is not None:
+            self.long.hide()
         self.buttons["edit"].hide()
         self.editor.start(self.message.content)
 
@@ -291,14 +291,13 @@ class MessageWidget(QFrame):
         self.speaker.setText(speaker)
         self.setAccessibleName(self.tr("Message from {speaker}").format(speaker=speaker) if not user else self.tr("Your message"))
         self.body.set_accessible_name(self.accessibleName())
-        self.long.set_accessible_name(self.accessibleName())
         streaming = message.state == st.STREAMING
         # Thinking until the answer begins: the controller sets thinking_ms then (and the runtime's value at the end).
         thinking = streaming and bool(message.reasoning) and not message.thinking_ms
         self.thinking.setVisible(bool(message.reasoning))
         if message.reasoning:
             self.thinking.show_reasoning(message.reasoning, thinking, message.thinking_ms)
-        folded = self.long.show_text(message.content if user else "")
+        folded = self._show_long(message.content if user else "")
         if folded:
             self.body.set_markdown("")  # not formatted: megabytes of Markdown froze the window for seconds
         elif streaming and not message.content:
@@ -327,12 +326,25 @@ class MessageWidget(QFrame):
             self.footer.hide()
         self.show_actions(is_last, generating)
 
+    def _show_long(self, text: str) -> bool:
+        """Show `text` folded if it is long (app/chat/long_text.py); whether it is. Its widget is made for the first
+        long one: most messages never need it, and it costs as much to make as the rest of a message's widgets."""
+        if self.long is None:
+            if not long_text.is_long(text):
+                return False
+            self.long = LongMessage()
+            self._outer.insertWidget(self._outer.indexOf(self.body) + 1, self.long)
+            self._focusables = None
+        self.long.set_accessible_name(self.accessibleName())
+        return self.long.show_text(text)
+
     def _show_text_widget(self) -> None:
         """The body, or a long message folded, unless the message is being edited or has no text to show."""
         shown = self._text_shown and not self.editing
-        folded = self.long.folded is not None
+        folded = self.long is not None and self.long.folded is not None
         self.body.setVisible(shown and not folded)
-        self.long.setVisible(shown and folded)
+        if self.long is not None:
+            self.long.setVisible(shown and folded)
 
     def _show_branches(self, generating: bool) -> None:
         message = self.message
@@ -581,7 +593,8 @@ class ChatView(QScrollArea):
         if row < self._unbuilt:
             self._fill(at_least=self._unbuilt - row)
         widget = self.widgets[row - self._unbuilt]
-        widget.long.show_words(words)
+        if widget.long is not None:
+            widget.long.show_words(words)
         self.follow = False
         self.revealed = widget
         # Once the layout has placed the widgets just built: scrolled to now, it could land short of it.

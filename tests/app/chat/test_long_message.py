@@ -94,7 +94,7 @@ def test_editing_a_long_message_edits_all_of_it_and_esc_folds_it_again(qtbot, vi
 def test_a_long_reply_is_formatted_whole_and_a_message_shortened_unfolds(qtbot, view):
     reply = "\n".join(f"- item {i}" for i in range(100))
     show_messages(qtbot, view, [Message(1, "c", 1, "user", LOG), Message(2, "c", 2, "assistant", reply)])
-    assert shown(view.widgets[1].body) and not shown(view.widgets[1].long)  # a model's reply is never folded
+    assert shown(view.widgets[1].body) and view.widgets[1].long is None  # a model's reply is never folded
     assert view.widgets[1].body.text == reply
     mine = view.widgets[0]
     mine.show_message(Message(1, "c", 1, "user", "Short now."), is_last=False, generating=False)  # the same widget, its text changed
