@@ -9,7 +9,8 @@ a test checks the table against every method the protocol declares.
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from contextvars import ContextVar
+from typing import Any, Callable, TypeVar, Union
 
 from runtime.job_slot import Job
 from runtime.protocol import Lane, Method, methods
@@ -19,6 +20,9 @@ R = TypeVar("R")
 
 OnText = Callable[[str, str], None]  # a reply's streamed (answer, reasoning)
 JOB_LANES = (Lane.ENGINE, Lane.BATCH)
+# The request a pool-lane handler is answering (set around the call in the pool's thread): a handler that says
+# how far it got (attachment.progress) names it, so the client knows which of its requests the notification is about.
+ANSWERING: ContextVar[Union[int, str, None]] = ContextVar("answering", default=None)
 
 
 class DispatchTable:

@@ -39,7 +39,7 @@ import traceback
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable
 
 from runtime import __version__, paths, protocol
-from runtime.dispatch import DispatchTable, OnText
+from runtime.dispatch import ANSWERING, DispatchTable, OnText
 from runtime.protocol import (
     ApiStartParams,
     ApiStartResult,
@@ -106,7 +106,7 @@ class RuntimeServer:
         self.hub = HubService(self.notify)
         self.models = ModelsService()
         self.documents = DocumentLibrary(paths.data_dir() / "attachments", self._chat_model_view)
-        self.attachments = AttachmentService(self.documents)
+        self.attachments = AttachmentService(self.documents, self.notify)
         # Every method's handler; which thread runs it is its lane (runtime.protocol.methods).
         self.dispatch = DispatchTable()
         self.dispatch.handle(methods.INITIALIZE, self._initialize)
@@ -208,6 +208,7 @@ class RuntimeServer:
             self._send(protocol.error_line(request.id, internal_error(exc)))
 
     def _run_in_pool(self, request: Request, handler: Callable[[Any], Any], params: Any) -> None:
+        answering = ANSWERING.set(request.id)
         try:
             line = protocol.result_line(request.id, handler(params))
         except RpcError as exc:
@@ -215,6 +216,8 @@ class RuntimeServer:
         except Exception as exc:
             log.exception("request %s failed", request.method)
             line = protocol.error_line(request.id, internal_error(exc))
+        finally:
+            ANSWERING.reset(answering)
         self._send(line)
 
     # ---- engine jobs ---------------------------------------------------------

@@ -24,6 +24,7 @@ class Pending:
     name: str
     kind: str  # "document" or "image"
     attachment: StoredAttachment | None = None  # None while the runtime reads it
+    searchable_part: float | None = None  # while a large document's parts are embedded for search: the share done
 
     @property
     def ready(self) -> bool:
@@ -73,6 +74,13 @@ class PendingAttachments(QAbstractListModel):
         self._items[row] = dataclasses.replace(self._items[row], attachment=attachment, name=attachment.name or self._items[row].name)
         self.dataChanged.emit(self.index(row), self.index(row))
         return True
+
+    def set_progress(self, key: int, share: float) -> None:
+        """How much of a large document the runtime has made searchable so far (attachment.progress)."""
+        row = self.row_of(key)
+        if row >= 0 and self._items[row].attachment is None:
+            self._items[row] = dataclasses.replace(self._items[row], searchable_part=share)
+            self.dataChanged.emit(self.index(row), self.index(row))
 
     def remove(self, key: int) -> None:
         row = self.row_of(key)

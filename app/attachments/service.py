@@ -27,7 +27,7 @@ from app.attachments.pending import PendingAttachments
 from app.runtime_link import RuntimeLink
 from app.storage.attachments import StoredAttachment
 from app.storage.store import Store, StoreUnavailable
-from runtime.protocol import AttachmentAddParams, AttachmentInfo, RpcError, methods
+from runtime.protocol import AttachmentAddParams, AttachmentInfo, AttachmentProgress, RpcError, methods
 
 log = logging.getLogger("lokal.attachments")
 ADD_TIMEOUT_MS = 600_000  # a large document is extracted and its chunks embedded before the answer (minutes on a slow CPU)
@@ -48,6 +48,8 @@ class Attacher(QObject):
         self.remote = False  # replies come from a remote endpoint, which gets text only (app/remote): nothing can be attached
         for signal in (self.pending.rowsInserted, self.pending.rowsRemoved, self.pending.dataChanged, self.pending.modelReset):
             signal.connect(self.sig_changed)
+        self._reading: dict[int | str, int] = {}  # attachment.add requests in flight: their pending attachment's key
+        link.sig_notification.connect(self._on_notification)
 
     def set_model(self, name: str, vision: bool, remote: bool = False) -> None:
         """The model replies come from now, whether it can see pictures (pictures are offered only then), and
@@ -144,12 +146,23 @@ class Attacher(QObject):
         return True
 
     def _send(self, key: int, name: str, params: AttachmentAddParams, thumbnail: bytes, image: bytes) -> None:
-        self.link.call(
-            methods.ATTACHMENT_ADD, params,
-            on_result=lambda info: self._on_added(key, info, thumbnail, image),
-            on_error=lambda error: self._on_failed(key, name, error),
-            timeout_ms=ADD_TIMEOUT_MS,
-        )
+        def added(info: AttachmentInfo) -> None:
+            self._reading.pop(call.id, None)
+            self._on_added(key, info, thumbnail, image)
+
+        def failed(error: RpcError) -> None:
+            self._reading.pop(call.id, None)
+            self._on_failed(key, name, error)
+
+        call = self.link.call(methods.ATTACHMENT_ADD, params, on_result=added, on_error=failed, timeout_ms=ADD_TIMEOUT_MS)
+        self._reading[call.id] = key
+
+    def _on_notification(self, _method: str, params: object) -> None:
+        """A large document's parts embedded so far, on its chip (the runtime's attachment.progress)."""
+        if isinstance(params, AttachmentProgress) and params.total > 0:
+            key = self._reading.get(params.request_id)
+            if key is not None:
+                self.pending.set_progress(key, params.done / params.total)
 
     def _on_added(self, key: int, info: AttachmentInfo, thumbnail: bytes, image: bytes) -> None:
         attachment = StoredAttachment(

@@ -7,8 +7,10 @@ from app.metrics import figures
 from app.storage.attachments import StoredAttachment, StoredCitation
 
 
-def chip_label(name: str, attachment: StoredAttachment | None) -> str:
-    """'report.pdf · 5,400 tokens', 'cat.png · picture', 'notes.txt · reading…'."""
+def chip_label(name: str, attachment: StoredAttachment | None, searchable_part: float | None = None) -> str:
+    """'report.pdf · 5,400 tokens', 'cat.png · picture', 'notes.txt · reading…', 'book.pdf · making it searchable… 40 %'."""
+    if attachment is None and searchable_part is not None:
+        return Attachments.tr("{name} · making it searchable… {percent}").format(name=name, percent=figures.percent(searchable_part))
     if attachment is None:
         return Attachments.tr("{name} · reading…").format(name=name)
     if attachment.kind == "image":
@@ -18,8 +20,10 @@ def chip_label(name: str, attachment: StoredAttachment | None) -> str:
     return f"{attachment.name} · {figures.tokens(attachment.tokens)}"
 
 
-def chip_detail(attachment: StoredAttachment | None) -> str:
+def chip_detail(attachment: StoredAttachment | None, searchable_part: float | None = None) -> str:
     """What the chip's tooltip (and a screen reader) says: how the document reaches the model."""
+    if attachment is None and searchable_part is not None:
+        return Attachments.tr("Too large for the context: the embedding model is reading its parts, so that those your question needs can be found")
     if attachment is None:
         return Attachments.tr("The runtime is reading the file")
     parts = [attachment.note] if attachment.note else []

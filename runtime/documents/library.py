@@ -35,6 +35,7 @@ from runtime.documents.store import AttachmentStore
 from runtime.embeddings.model import EmbeddingModel
 from runtime.protocol import Attachment, AttachmentInfo, ChatGenerateParams, ChatMessage, Citation, ErrorCode, RpcError
 
+Progress = Callable[[int, int], None]  # (done, total)
 EXPANSIONS_KEPT = 256
 MAX_RETRIEVED = 8  # chunks in one turn, at most, whatever room the context has
 
@@ -71,14 +72,15 @@ class DocumentLibrary:
             return self._index
 
     # ---- files -------------------------------------------------------------
-    def add(self, data: bytes, name: str, mime: str, kind: str) -> AttachmentInfo:
-        """Store a file and say what it is to the loaded model; a document's text is extracted (once) here."""
+    def add(self, data: bytes, name: str, mime: str, kind: str, progress: Progress | None = None) -> AttachmentInfo:
+        """Store a file and say what it is to the loaded model; a document's text is extracted (once) here, and a
+        large one's chunks embedded (`progress`: chunks embedded, of how many)."""
         stored = self.store.put(data, name, mime, kind)
         if kind != "document":
             return AttachmentInfo(stored.id, "image", name, mime, stored.bytes)
-        return self.info(stored.id, name, mime)
+        return self.info(stored.id, name, mime, progress)
 
-    def info(self, doc: str, name: str, mime: str) -> AttachmentInfo:
+    def info(self, doc: str, name: str, mime: str, progress: Progress | None = None) -> AttachmentInfo:
         extracted = self.text(doc, name, mime)
         info = AttachmentInfo(doc, "document", name, mime, self.store.record(doc).bytes, pages=extracted.pages)
         chat = self._chat_model()
@@ -92,7 +94,7 @@ class DocumentLibrary:
         if self.embedder is None:
             info.note = too_large(name, info.tokens, chat)
             return info
-        self.ensure_indexed(doc, name, mime)
+        self.ensure_indexed(doc, name, mime, progress)
         info.searchable = True
         info.note = f"larger than half the context ({chat.document_budget} tokens): the parts most related to each question are used"
         return info
@@ -122,7 +124,7 @@ class DocumentLibrary:
         return extracted
 
     # ---- search --------------------------------------------------------------
-    def ensure_indexed(self, doc: str, name: str = "", mime: str = "") -> str:
+    def ensure_indexed(self, doc: str, name: str = "", mime: str = "", progress: Progress | None = None) -> str:
         """Embed the document's chunks unless this embedding model has already; the model's identity."""
         embedder = self.embedder
         if embedder is None:
@@ -130,7 +132,7 @@ class DocumentLibrary:
         if not self.index.has(doc, embedder.identity):
             extracted = self.text(doc, name, mime)
             chunks = chunk_text(extracted.text)
-            vectors = embedder.embed([c.text for c in chunks], truncate=True).vectors
+            vectors = embedder.embed([c.text for c in chunks], truncate=True, progress=progress).vectors
             self.index.add(doc, embedder.identity, chunks, [(extracted.page_of_line(c.first_line), extracted.page_of_line(c.last_line)) for c in chunks], vectors)
         return embedder.identity
 

@@ -10,15 +10,18 @@ import base64
 import binascii
 import mimetypes
 import threading
+import time
 from pathlib import Path
+from typing import Any, Callable
 
-from runtime.dispatch import DispatchTable
+from runtime.dispatch import ANSWERING, DispatchTable
 from runtime.documents.library import DocumentLibrary
 from runtime.embeddings.model import EmbeddingModel
 from runtime.protocol import (
     AttachmentAddParams,
     AttachmentInfo,
     AttachmentKind,
+    AttachmentProgress,
     EmbeddingLoadParams,
     EmbeddingLoadResult,
     EmbeddingUnloadResult,
@@ -29,11 +32,13 @@ from runtime.protocol import (
 )
 
 MAX_ATTACHMENT_BYTES = 64 * 1024 * 1024  # a file larger than this is refused before it is read
+PROGRESS_EVERY_S = 0.25  # attachment.progress at most this often (and once at the end)
 
 
 class AttachmentService:
-    def __init__(self, library: DocumentLibrary):
+    def __init__(self, library: DocumentLibrary, notify: Callable[[str, Any], None] = lambda _method, _params: None):
         self.library = library
+        self._notify = notify
         self._loading = threading.Lock()  # one embedding model load at a time
 
     def register(self, table: DispatchTable) -> None:
@@ -44,15 +49,31 @@ class AttachmentService:
     def add(self, params: AttachmentAddParams) -> AttachmentInfo:
         if (params.path is not None) + (params.data_base64 is not None) + (params.id is not None) != 1:
             raise RpcError(ErrorCode.INVALID_PARAMS, "params: give exactly one of path, data_base64 and id")
+        progress = self._progress(ANSWERING.get())
         if params.id is not None:
-            return self.again(params.id, params.name, params.mime)
+            return self.again(params.id, params.name, params.mime, progress)
         data = read_attachment(params)
         name = params.name or (Path(params.path).name if params.path else "")
         mime = params.mime or guess_mime(name)
         kind: AttachmentKind = "image" if mime.startswith("image/") else "document"
-        return self.library.add(data, name, mime, kind)
+        return self.library.add(data, name, mime, kind, progress)
 
-    def again(self, attachment_id: str, name: str, mime: str) -> AttachmentInfo:
+    def _progress(self, request_id: int | str | None) -> Callable[[int, int], None]:
+        """attachment.progress for this request, a few a second at most: embedding a large document's chunks takes minutes."""
+        if request_id is None:
+            return lambda _done, _total: None
+        last = 0.0
+
+        def say(done: int, total: int) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if done == total or now - last >= PROGRESS_EVERY_S:
+                last = now
+                self._notify("attachment.progress", AttachmentProgress(request_id, done, total))
+
+        return say
+
+    def again(self, attachment_id: str, name: str, mime: str, progress: Callable[[int, int], None] | None = None) -> AttachmentInfo:
         """An attachment stored before, as the model loaded now takes it (its size in tokens, whether it fits)."""
         try:
             stored = self.library.store.record(attachment_id)
@@ -61,7 +82,7 @@ class AttachmentService:
         name, mime = name or stored.name, mime or stored.mime
         if stored.kind != "document":
             return AttachmentInfo(attachment_id, "image", name, mime, stored.bytes)
-        return self.library.info(attachment_id, name, mime)
+        return self.library.info(attachment_id, name, mime, progress)
 
     def load_embedding(self, params: EmbeddingLoadParams) -> EmbeddingLoadResult:
         with self._loading:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -66,8 +67,9 @@ class EmbeddingModel:
         with self._lock:
             return len(self._llama.tokenize(text.encode("utf-8"), add_bos=True, special=False))
 
-    def embed(self, texts: list[str], truncate: bool = False) -> Embedded:
-        """Each text's vector; a text over the context is cut to it (`truncate`) or refused with TextTooLong."""
+    def embed(self, texts: list[str], truncate: bool = False, progress: Callable[[int, int], None] | None = None) -> Embedded:
+        """Each text's vector; a text over the context is cut to it (`truncate`) or refused with TextTooLong.
+        `progress(done, total)` after each text."""
         rows: list[np.ndarray] = []
         total = 0
         with self._lock:
@@ -79,6 +81,8 @@ class EmbeddingModel:
                 vector = np.asarray(self._llama.embed(text, normalize=False, truncate=True), dtype=np.float32)
                 norm = float(np.linalg.norm(vector))
                 rows.append(vector / norm if norm > 0 else vector)
+                if progress is not None:
+                    progress(index + 1, len(texts))
         vectors = np.vstack(rows) if rows else np.zeros((0, self.dimensions), dtype=np.float32)
         return Embedded(vectors, total)
 

@@ -94,7 +94,7 @@ from runtime.protocol.local_models import (
     ModelsRemoveParams,
     ModelsRemoveResult,
 )
-from runtime.protocol.attachments import Attachment, AttachmentAddParams, AttachmentInfo, AttachmentKind, Citation
+from runtime.protocol.attachments import Attachment, AttachmentAddParams, AttachmentInfo, AttachmentKind, AttachmentProgress, Citation
 from runtime.protocol.embeddings import EmbeddingLoadParams, EmbeddingLoadResult, EmbeddingUnloadResult
 from runtime.protocol.api import ApiDefaults, ApiStartParams, ApiStartResult, ApiStopResult
 from runtime.protocol.fetch import (
@@ -137,6 +137,7 @@ __all__ = [
     "Attachment",
     "AttachmentAddParams",
     "AttachmentInfo",
+    "AttachmentProgress",
     "AttachmentKind",
     "BATCH",
     "CatalogEntry",

@@ -11,7 +11,7 @@ attached in one conversation is the same stored file in the next (no new extract
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Optional
+from typing import Literal, Optional, Union
 
 AttachmentKind = Literal["document", "image"]
 
@@ -36,6 +36,16 @@ class AttachmentAddParams:
     path: Optional[str] = None
     data_base64: Optional[str] = None
     id: Optional[str] = None  # an AttachmentInfo.id this runtime answered before (protocol 1.8)
+
+
+@dataclass
+class AttachmentProgress:
+    """Notification `attachment.progress` (protocol 1.9): an attachment.add request embedding a large document's chunks
+    for search, `done` of `total` so far; a few a second at most, and one at the end."""
+
+    request_id: Union[int, str]  # the attachment.add request's
+    done: int
+    total: int
 
 
 @dataclass

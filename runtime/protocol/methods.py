@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from runtime.protocol.attachments import AttachmentAddParams, AttachmentInfo
+from runtime.protocol.attachments import AttachmentAddParams, AttachmentInfo, AttachmentProgress
 from runtime.protocol.embeddings import EmbeddingLoadParams, EmbeddingLoadResult, EmbeddingUnloadResult
 from runtime.protocol.api import ApiStartParams, ApiStartResult, ApiStopResult
 from runtime.protocol.chat import ChatCancelParams, ChatCancelResult, ChatDelta, ChatGenerateParams, ChatGenerateResult
@@ -102,6 +102,7 @@ CHAT_DELTA = Topic("chat.delta", ChatDelta)
 MODEL_PROGRESS = Topic("model.progress", ModelProgress)
 DOWNLOAD_PROGRESS = Topic("download.progress", DownloadInfo)
 JOB_WAITING = Topic("job.waiting", JobWaiting)
+ATTACHMENT_PROGRESS = Topic("attachment.progress", AttachmentProgress)
 
 # Every method and notification by its name: what a line from the other side is looked up in.
 METHODS: dict[str, Method[Any, Any]] = {
@@ -114,7 +115,7 @@ METHODS: dict[str, Method[Any, Any]] = {
         ATTACHMENT_ADD, EMBEDDING_LOAD, EMBEDDING_UNLOAD,
     )
 }  # fmt: skip
-TOPICS: dict[str, Topic[Any]] = {topic.name: topic for topic in (CHAT_DELTA, MODEL_PROGRESS, DOWNLOAD_PROGRESS, JOB_WAITING)}
+TOPICS: dict[str, Topic[Any]] = {topic.name: topic for topic in (CHAT_DELTA, MODEL_PROGRESS, DOWNLOAD_PROGRESS, JOB_WAITING, ATTACHMENT_PROGRESS)}
 NOTIFICATIONS: dict[str, type] = {topic.name: topic.params for topic in TOPICS.values()}
 
 

@@ -44,7 +44,7 @@ class Chip(QFrame):
 
     sig_remove = Signal()
 
-    def __init__(self, name: str, attachment: StoredAttachment | None, removable: bool, parent: QWidget | None = None):
+    def __init__(self, name: str, attachment: StoredAttachment | None, removable: bool, parent: QWidget | None = None, searchable_part: float | None = None):
         super().__init__(parent)
         self.setObjectName("attachmentChip")
         layout = QHBoxLayout(self)
@@ -54,8 +54,8 @@ class Chip(QFrame):
             picture = QLabel()
             picture.setPixmap(_pixmap(attachment.thumbnail).scaled(CHIP_THUMBNAIL_PX, CHIP_THUMBNAIL_PX, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation))
             layout.addWidget(picture)
-        self.label = QLabel(words.chip_label(name, attachment))
-        detail = words.chip_detail(attachment)
+        self.label = QLabel(words.chip_label(name, attachment, searchable_part))
+        detail = words.chip_detail(attachment, searchable_part)
         self.setToolTip(detail)
         self.setAccessibleName(self.label.text())
         self.setAccessibleDescription(detail)
@@ -105,7 +105,7 @@ class PendingChips(QWidget):
         self.chips = []
         for row in range(self.model.rowCount()):
             item: Pending = self.model.data(self.model.index(row), Qt.ItemDataRole.UserRole + 40)
-            chip = Chip(item.name, item.attachment, removable=True)
+            chip = Chip(item.name, item.attachment, removable=True, searchable_part=item.searchable_part)
             chip.sig_remove.connect(lambda key=item.key: self.sig_remove.emit(key))
             self._row.insertWidget(row, chip)
             self.chips.append(chip)

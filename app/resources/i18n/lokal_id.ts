@@ -223,12 +223,20 @@
         <translation>ini bukan gambar yang dapat dibaca Lokal (berkasnya rusak, atau formatnya tidak sesuai namanya).</translation>
     </message>
     <message>
+        <source>{name} · making it searchable… {percent}</source>
+        <translation>{name} · menyiapkan pencarian… {percent}</translation>
+    </message>
+    <message>
         <source>{name} · reading…</source>
         <translation>{name} · sedang dibaca…</translation>
     </message>
     <message>
         <source>{name} · picture</source>
         <translation>{name} · gambar</translation>
+    </message>
+    <message>
+        <source>Too large for the context: the embedding model is reading its parts, so that those your question needs can be found</source>
+        <translation>Terlalu besar untuk konteks: model embedding sedang membaca bagian-bagiannya, agar bagian yang diperlukan pertanyaan Anda dapat ditemukan</translation>
     </message>
     <message>
         <source>The runtime is reading the file</source>

@@ -75,9 +75,14 @@ def test_a_pdf_larger_than_the_context_is_searched_and_the_reply_cites_its_page(
     feature = win.features["attachments"]
     feature.embedding.load(str(starter_model))  # the starter model's pooled embeddings: plumbing, not quality
     qt_wait_until(lambda: feature.embedding.loaded is not None, 120, "the embedding model loading")
+    labels: list[str] = []  # each chip label the composer showed while the runtime read and embedded the file
+    win.attacher.pending.dataChanged.connect(lambda *_: labels.append(win.composer.chips.chips[0].label.text()))
     attach(win, big_report(tmp_path / "report.pdf"))
     (info,) = win.attacher.take()
     assert info.pages == 5 and not info.fits_whole and info.searchable, info
+    shares = [label.removeprefix("report.pdf · making it searchable… ") for label in labels if "searchable…" in label]
+    assert shares and shares[-1] == "100 %" and all(share.endswith(" %") for share in shares), labels  # attachment.progress, on the chip
+    assert labels[-1] == f"report.pdf · {info.tokens:,} tokens"
     reply = send(win, "What is the lighthouse keeper's password?")
     assert reply.citations and all(c.name == "report.pdf" and c.where.startswith("page ") for c in reply.citations)
     assert any("AMBER-FALCON-42" in c.text and c.where == f"page {FACT_PAGE}" for c in reply.citations), [(c.where, c.text[:60]) for c in reply.citations]

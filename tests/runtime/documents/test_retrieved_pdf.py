@@ -40,3 +40,22 @@ def test_a_pdf_larger_than_the_context_allows_is_answered_from_chunks_cited_by_p
     cited = next(c for c in result.citations if "4817" in c.text)
     assert cited.where in ("page 6", "pages 5–6", "pages 6–7") and cited.attachment_id == info.id and cited.name == "logbook.pdf"
     assert result.stats.prompt_tokens < info.tokens  # chunks, not the whole file
+
+
+def test_embedding_a_large_document_says_how_far_it_got_for_its_own_request(runtime_with_embeddings):
+    """attachment.progress: chunks embedded of how many, for the attachment.add that asked, ending at all of them."""
+    from runtime.protocol import AttachmentProgress
+
+    said: list[tuple[str, object]] = []
+    runtime_with_embeddings.add_notification_handler(lambda method, params: said.append((method, params)))
+    text = "\n\n".join(f"Entry {i}: {FILLER[i % 4]} The tide table for day {i} was kept by the harbour master." for i in range(40))  # 4 chunks: larger than half the context
+    call = runtime_with_embeddings.start(methods.ATTACHMENT_ADD, AttachmentAddParams(name="tides.md", data_base64=base64.b64encode(text.encode()).decode()))
+    info = call.result(600)
+    assert info.searchable
+    progress = [AttachmentProgress(**p) for method, p in said if method == "attachment.progress"]  # the client hands on the JSON
+    assert progress and all(p.request_id == call.id for p in progress)
+    assert [p.done for p in progress] == sorted(p.done for p in progress) and len({p.total for p in progress}) == 1
+    assert progress[-1].done == progress[-1].total >= 2
+    again = runtime_with_embeddings.start(methods.ATTACHMENT_ADD, AttachmentAddParams(id=info.id))
+    assert again.result(60).searchable
+    assert not [p for method, p in said if method == "attachment.progress" and p["request_id"] == again.id]  # embedded already: nothing to say
