@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from app.attachments.kinds import Attachments
 from app.metrics import figures
 from app.storage.attachments import StoredAttachment, StoredCitation
 
 
-def chip_label(name: str, attachment: StoredAttachment | None, searchable_part: float | None = None) -> str:
-    """'report.pdf · 5,400 tokens', 'cat.png · picture', 'notes.txt · reading…', 'book.pdf · making it searchable… 40 %'."""
+def chip_label(name: str, attachment: StoredAttachment | None, searchable_part: float | None = None, shorten: Callable[[str], str] = str) -> str:
+    """'report.pdf · 5,400 tokens', 'cat.png · picture', 'notes.txt · reading…', 'book.pdf · making it searchable… 40 %'.
+    `shorten`: the name as the chip has room for it ("quarterly-fin…-v3.md"); what follows it is always whole."""
+    name = shorten(attachment.name if attachment is not None else name)
     if attachment is None and searchable_part is not None:
         return Attachments.tr("{name} · making it searchable… {percent}").format(name=name, percent=figures.percent(searchable_part))
     if attachment is None:
         return Attachments.tr("{name} · reading…").format(name=name)
     if attachment.kind == "image":
-        return Attachments.tr("{name} · picture").format(name=attachment.name)
+        return Attachments.tr("{name} · picture").format(name=name)
     if attachment.tokens <= 0:
-        return attachment.name
-    return f"{attachment.name} · {figures.tokens(attachment.tokens)}"
+        return name
+    return f"{name} · {figures.tokens(attachment.tokens)}"
 
 
 def chip_detail(attachment: StoredAttachment | None, searchable_part: float | None = None) -> str:

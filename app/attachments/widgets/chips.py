@@ -18,9 +18,11 @@ from app.attachments.widgets.image_view import ImageViewer
 from app.storage.attachments import StoredAttachment
 from app.storage.store import StoreUnavailable
 from app.ui import icons
+from app.ui.flow_layout import FlowLayout
 
 THUMBNAIL_SHOWN_PX = 96
 CHIP_THUMBNAIL_PX = 24
+CHIP_NAME_PX = 200  # the most a chip's file name takes: a longer one is cut in the middle ("…"), whole in the chip's tooltip
 
 
 def _pixmap(png: bytes) -> QPixmap:
@@ -54,10 +56,12 @@ class Chip(QFrame):
             picture = QLabel()
             picture.setPixmap(_pixmap(attachment.thumbnail).scaled(CHIP_THUMBNAIL_PX, CHIP_THUMBNAIL_PX, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation))
             layout.addWidget(picture)
-        self.label = QLabel(words.chip_label(name, attachment, searchable_part))
+        whole = words.chip_label(name, attachment, searchable_part)
+        shorten = lambda text: self.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, CHIP_NAME_PX)  # noqa: E731
+        self.label = QLabel(words.chip_label(name, attachment, searchable_part, shorten))
         detail = words.chip_detail(attachment, searchable_part)
-        self.setToolTip(detail)
-        self.setAccessibleName(self.label.text())
+        self.setToolTip(f"{whole}\n{detail}")
+        self.setAccessibleName(whole)
         self.setAccessibleDescription(detail)
         layout.addWidget(self.label)
         self.remove_button: RemoveButton | None = None
@@ -88,10 +92,7 @@ class PendingChips(QWidget):
         super().__init__(parent)
         self.model = model
         self.chips: list[Chip] = []
-        self._row = QHBoxLayout(self)
-        self._row.setContentsMargins(0, 0, 0, 0)
-        self._row.setSpacing(6)
-        self._row.addStretch(1)
+        self._row = FlowLayout(self)  # chips wrap onto more lines: a row of them set the window's minimum width
         for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
             signal.connect(self._rebuild)
         model.dataChanged.connect(self._rebuild)
@@ -101,6 +102,7 @@ class PendingChips(QWidget):
         had_focus = self.window().focusWidget()  # the window's, whether or not it is the active one
         focused = next((i for i, chip in enumerate(self.chips) if chip.remove_button is not None and chip.remove_button is had_focus), -1)
         for chip in self.chips:
+            self._row.removeWidget(chip)
             chip.deleteLater()
         self.chips = []
         for row in range(self.model.rowCount()):
@@ -161,10 +163,8 @@ class MessageAttachments(QWidget):
     def __init__(self, image_source: Callable[[str], bytes | None], parent: QWidget | None = None):
         super().__init__(parent)
         self.image_source = image_source
-        self._row = QHBoxLayout(self)
+        self._row = FlowLayout(self)
         self._row.setContentsMargins(0, 2, 0, 2)
-        self._row.setSpacing(6)
-        self._row.addStretch(1)
         self.parts: list[QWidget] = []
         self._shown: list[str] = []
         self.hide()
@@ -175,6 +175,7 @@ class MessageAttachments(QWidget):
             return  # the same (a streaming reply's row repaints often)
         self._shown = ids
         for old in self.parts:
+            self._row.removeWidget(old)
             old.deleteLater()
         self.parts = []
         for attachment in attachments:

@@ -55,3 +55,32 @@ def test_a_long_title_and_a_long_model_name_leave_the_window_narrow_enough_for_h
     window.resize(1360, 800)
     settle()
     assert window.composer.edit.placeholderText() == "Message the model  (Enter to send, Shift+Enter for a new line)"
+
+
+@pytest.mark.slow
+def test_files_with_long_names_wrap_their_chips_instead_of_widening_the_window(module_window, english, tmp_path):
+    from waiting import qt_wait_until
+
+    window = module_window
+    window.chat.new_conversation()
+    names = ["quarterly-financial-report-2026-final-v3.md", "meeting-notes-board-of-directors-november.txt",
+             "architecture-decision-record-0042-kv-cache.md", "customer-interview-transcripts-batch-7.txt"]
+    for name in names:
+        (tmp_path / name).write_text("The harbour opens at six. " * 12, encoding="utf-8")
+    try:
+        assert window.attacher.add_paths([str(tmp_path / n) for n in names]) == 4
+        qt_wait_until(lambda: not window.attacher.pending.reading, 60, "the runtime reading the files")
+        settle()
+        assert window.minimumSizeHint().width() <= HALF_SCREEN - 16  # a row of four set it at 1,384 px
+        window.resize(HALF_SCREEN - 16, 700)
+        settle()
+        chips = window.composer.chips.chips
+        assert len({chip.y() for chip in chips}) > 1  # on more than one line
+        assert all(chip.geometry().right() <= window.composer.chips.width() for chip in chips)
+        for chip, name in zip(chips, names):
+            shown = chip.label.text()
+            assert "…" in shown and shown.endswith(" tokens") and shown.split("…")[0] in name  # the name cut in its middle, the size whole
+            assert chip.toolTip().startswith(name + " · ") and chip.accessibleName().startswith(name)
+    finally:
+        window.composer.sent()
+        window.resize(1360, 800)
