@@ -70,7 +70,7 @@ def main() -> None:
         app.processEvents()
         folded_ms.append((time.perf_counter() - started) * 1000)
         long = view.widgets[0].long
-        if long.folded is None:
+        if long is None or long.folded is None:
             raise SystemExit("the message did not fold")
         started = time.perf_counter()
         long.toggle.click()

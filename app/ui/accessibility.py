@@ -52,3 +52,11 @@ def chain(widgets: Iterable[QWidget]) -> None:
         if previous is not None:
             QWidget.setTabOrder(previous, widget)
         previous = widget
+
+
+def discard(widget: QWidget) -> None:
+    """A part of a message that is gone: out of its parent now, so the Tab order (built from a message's children)
+    never holds it once Qt has deleted it, which it does as the event loop turns."""
+    widget.hide()
+    widget.setParent(None)  # type: ignore[call-overload]  # PySide's stubs omit the None overload
+    widget.deleteLater()

@@ -18,6 +18,7 @@ from app.attachments.widgets.image_view import ImageViewer
 from app.storage.attachments import StoredAttachment
 from app.storage.store import StoreUnavailable
 from app.ui import icons
+from app.ui.accessibility import discard
 from app.ui.flow_layout import FlowLayout
 
 THUMBNAIL_SHOWN_PX = 96
@@ -103,7 +104,7 @@ class PendingChips(QWidget):
         focused = next((i for i, chip in enumerate(self.chips) if chip.remove_button is not None and chip.remove_button is had_focus), -1)
         for chip in self.chips:
             self._row.removeWidget(chip)
-            chip.deleteLater()
+            discard(chip)
         self.chips = []
         for row in range(self.model.rowCount()):
             item: Pending = self.model.data(self.model.index(row), Qt.ItemDataRole.UserRole + 40)
@@ -176,7 +177,7 @@ class MessageAttachments(QWidget):
         self._shown = ids
         for old in self.parts:
             self._row.removeWidget(old)
-            old.deleteLater()
+            discard(old)
         self.parts = []
         for attachment in attachments:
             part: QWidget = Thumbnail(attachment, self.image_source) if attachment.kind == "image" and attachment.thumbnail else Chip(attachment.name, attachment, removable=False)

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout, QWidget
 
 from app.attachments import words
 from app.storage.attachments import StoredCitation
+from app.ui.accessibility import discard
 
 
 class ToggleButton(QToolButton):
@@ -77,7 +78,7 @@ class Citations(QWidget):
             return
         self._shown = list(citations)
         for item in self.items:
-            item.deleteLater()
+            discard(item)
         self.items = [CitationItem(c) for c in citations]
         for item in self.items:
             self._layout.addWidget(item)

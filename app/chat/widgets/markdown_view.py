@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QTextBro
 
 from app.chat import highlight, links, markdown
 from app.ui import icons, theme
-from app.ui.accessibility import described
+from app.ui.accessibility import described, discard
 
 
 # GitHub's dialect (tables, strikethrough, task lists, autolinks) without its raw HTML: `<b>` is shown as typed.
@@ -242,7 +242,7 @@ class MarkdownView(QWidget):
                     continue
             else:
                 for _k, old, _s in self._parts[i:]:
-                    old.deleteLater()
+                    discard(old)
                 del self._parts[i:]
                 if segment.kind == "code":
                     widget = CodeBlock()
@@ -258,5 +258,5 @@ class MarkdownView(QWidget):
                 widget.setMarkdown(segment.text)  # AutoHeightBrowser's: no HTML, nothing fetched
             self._parts[i] = (segment.kind, widget, key)
         for _k, old, _s in self._parts[len(segments):]:
-            old.deleteLater()
+            discard(old)
         del self._parts[len(segments):]

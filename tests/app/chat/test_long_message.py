@@ -132,3 +132,21 @@ def test_a_pasted_log_of_2_mb_is_sent_shown_folded_and_refused_by_the_runtime_by
     qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
     wait_reply(qtbot, window)
     assert window.chat.messages.messages[-1].state == st.COMPLETE and window.chat.messages.messages[-1].content.strip()
+
+
+def test_the_parts_a_message_stops_showing_leave_the_tab_order_at_once(qtbot, view):
+    """Folding dropped the body's parts with deleteLater alone: the Tab order, built from the message's children
+    before Qt deleted them, then held deleted widgets (RuntimeError: Internal C++ object already deleted)."""
+    import shiboken6
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from app.ui.accessibility import chain
+
+    show_messages(qtbot, view, [Message(1, "c", 1, "user", "Why?\n\n```python\nx = 1\n```\n\nThanks")])
+    mine = view.widgets[0]
+    assert len(mine.body.code_blocks) == 1
+    mine.show_message(Message(1, "c", 1, "user", LOG), is_last=True, generating=False)  # the same widget, folded now
+    order = mine.focusables()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert all(shiboken6.isValid(w) for w in order)
+    chain(order)
