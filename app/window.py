@@ -244,6 +244,7 @@ class MainWindow(QMainWindow):
         self.commands.sig_undo_available.connect(self.action_undo_delete.setEnabled)
         self.composer.sig_send.connect(self._on_send)
         self.composer.sig_stop.connect(chat.stop)
+        self.composer.sig_note.connect(lambda text: self.show_status(text, 8000))
         self.composer.sig_focus_order_changed.connect(self._order_focus)
         self.chat_view.sig_edit_submitted.connect(self._on_edit_submitted)
         self.chat_view.sig_focus_order_changed.connect(self._order_focus)

@@ -97,6 +97,7 @@ class Composer(QFrame):
     sig_send = Signal(str)  # the text (attachments: attacher.take())
     sig_stop = Signal()
     sig_focus_order_changed = Signal()  # chips came or went: the window puts their buttons in its Tab order
+    sig_note = Signal(str)  # what the box did that the user may not expect (for the status bar)
 
     def __init__(self, attacher: Attacher | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -211,8 +212,8 @@ class Composer(QFrame):
         """Long pasted text, as a file; in the message where nothing can be attached (replies from a remote endpoint)."""
         if self.attacher is None or self.attacher.remote:
             self.edit.insertPlainText(text)
-        else:
-            self.attacher.add_text(text)
+        elif self.attacher.add_text(text):
+            self.sig_note.emit(self.tr("The pasted text is attached as a file, as it is long; Ctrl+Shift+V puts it in the message instead"))
 
     def paste_as_text(self) -> None:
         """Chat ▸ Paste as text in the message: the clipboard's text where the cursor is, however long."""

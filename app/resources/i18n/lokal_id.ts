@@ -788,6 +788,10 @@
         <translation>Kirim pesan</translation>
     </message>
     <message>
+        <source>The pasted text is attached as a file, as it is long; Ctrl+Shift+V puts it in the message instead</source>
+        <translation>Teks yang ditempel dilampirkan sebagai berkas karena panjang; Ctrl+Shift+V memasukkannya ke pesan</translation>
+    </message>
+    <message>
         <source>Attach files</source>
         <translation>Lampirkan berkas</translation>
     </message>

@@ -226,6 +226,7 @@ def test_long_pasted_text_becomes_a_file_and_ctrl_shift_v_puts_it_in_the_message
     QGuiApplication.clipboard().setText(text)
     win.composer.edit.setFocus()
     qtbot.keyClick(win.composer.edit, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)  # Ctrl+V: attached, the box as it was
+    assert "attached as a file" in win.statusBar().currentMessage() and "Ctrl+Shift+V" in win.statusBar().currentMessage()  # said
     QGuiApplication.clipboard().setText(text + "\nagain")
     win.composer.edit.paste()
     chips_ready(win, 2)
