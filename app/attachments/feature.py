@@ -57,7 +57,7 @@ class AttachmentsFeature:
         """Pictures are offered only when the model replies come from can see."""
         chat, session = self.context.chat, self.context.session
         if chat.local_replies:
-            self.attacher.set_model(session.display_name, can_see(session.loaded))
+            self.attacher.set_model(session.display_name, can_see(session.loaded), n_ctx=session.loaded.n_ctx if session.loaded else 0)
         else:
             self.attacher.set_model(chat.reply_model_name, False, remote=True)  # a remote endpoint gets text only (app/remote/chat_link.py)
 

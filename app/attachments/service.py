@@ -30,6 +30,11 @@ from app.storage.store import Store, StoreUnavailable
 from runtime.protocol import AttachmentAddParams, AttachmentInfo, AttachmentProgress, RpcError, methods
 
 log = logging.getLogger("lokal.attachments")
+# Pasted text longer than this many characters a token of the context cannot go in the message (text runs 3.6-3.8
+# characters a token at most in the starter model's tokenizer: prose, Python, Indonesian; logs and JSON 1.5-1.8), so it
+# is attached as a file instead, as LM Studio and Claude do: searched for what the question needs, not refused.
+PASTE_CHARS_PER_TOKEN = 4
+PASTE_AS_FILE_CHARS = 20_000  # where no model is loaded yet: its context is not known
 ADD_TIMEOUT_MS = 600_000  # a large document is extracted and its chunks embedded before the answer (minutes on a slow CPU)
 
 
@@ -45,18 +50,25 @@ class Attacher(QObject):
         self.pending = PendingAttachments(self)
         self.vision = False  # the loaded model can see pictures (ModelLoadResult.vision)
         self.model_name = ""  # the loaded model, named when a picture is refused
+        self.n_ctx = 0  # the loaded model's context, in tokens (0: none loaded)
         self.remote = False  # replies come from a remote endpoint, which gets text only (app/remote): nothing can be attached
         for signal in (self.pending.rowsInserted, self.pending.rowsRemoved, self.pending.dataChanged, self.pending.modelReset):
             signal.connect(self.sig_changed)
         self._reading: dict[int | str, int] = {}  # attachment.add requests in flight: their pending attachment's key
         link.sig_notification.connect(self._on_notification)
 
-    def set_model(self, name: str, vision: bool, remote: bool = False) -> None:
-        """The model replies come from now, whether it can see pictures (pictures are offered only then), and
-        whether it is a remote endpoint's (attachments are read by Lokal's own runtime, and never reach one)."""
+    def set_model(self, name: str, vision: bool, remote: bool = False, n_ctx: int = 0) -> None:
+        """The model replies come from now, whether it can see pictures (pictures are offered only then), whether it
+        is a remote endpoint's (attachments are read by Lokal's own runtime, and never reach one), and its context."""
         self.model_name = name
         self.vision = vision and not remote
         self.remote = remote
+        self.n_ctx = n_ctx
+
+    def pastes_as_file(self, chars: int) -> bool:
+        """Whether pasted text of this length is attached as a file: it cannot fit the model's context as a message."""
+        limit = PASTE_CHARS_PER_TOKEN * self.n_ctx if self.n_ctx else PASTE_AS_FILE_CHARS
+        return not self.remote and chars > limit
 
     def _remote_refusal(self, name: str) -> bool:
         return self._refuse(Refusal(name, Attachments.tr(

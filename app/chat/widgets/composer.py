@@ -7,6 +7,8 @@ sent). A message can be sent once every attachment has been read by the runtime.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from PySide6.QtCore import QMimeData, QSize, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QImage, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QPlainTextEdit, QSizePolicy, QToolButton, QVBoxLayout, QWidget
@@ -18,10 +20,6 @@ from app.ui import icons
 from app.ui.accessibility import described
 
 MAX_LINES = 8
-# Pasted text this long (about 5,000 tokens) is attached as a file, as LM Studio and Claude do: the message stays
-# readable, and a text too long for the context is searched for what the question needs instead of refused.
-# Chat ▸ Paste as text in the message (Ctrl+Shift+V) puts it in the message whatever its length.
-PASTE_AS_FILE_CHARS = 20_000
 
 
 def local_files(mime: QMimeData) -> list[str]:
@@ -39,6 +37,7 @@ class ComposerEdit(QPlainTextEdit):
     sig_image = Signal(QImage)  # a picture pasted or dropped as image data
     sig_long_text = Signal(str)  # text pasted or dropped, PASTE_AS_FILE_CHARS or longer (attach it as a file)
     accepts_files = False  # the composer's box takes files; the in-place editor of a sent message does not
+    takes_as_file: Callable[[str], bool] = staticmethod(lambda _text: False)  # pasted text that becomes an attachment
 
     _placeholders = ("", "")
 
@@ -75,7 +74,7 @@ class ComposerEdit(QPlainTextEdit):
                 if isinstance(image, QImage) and not image.isNull():
                     self.sig_image.emit(image)
                     return
-            if source.hasText() and len(text := source.text()) >= PASTE_AS_FILE_CHARS:
+            if source.hasText() and self.takes_as_file(text := source.text()):
                 self.sig_long_text.emit(text)
                 return
         super().insertFromMimeData(source)
@@ -134,6 +133,8 @@ class Composer(QFrame):
         column.addLayout(layout)
         self.edit = ComposerEdit()
         self.edit.accepts_files = attacher is not None
+        if attacher is not None:
+            self.edit.takes_as_file = lambda text: attacher.pastes_as_file(len(text))
         self.edit.setObjectName("composer")
         self.edit.setTabChangesFocus(True)  # Tab moves on, as everywhere else in the window
         self.edit.set_placeholders(self.tr("Message the model  (Enter to send, Shift+Enter for a new line)"), self.tr("Message the model"))
@@ -209,11 +210,9 @@ class Composer(QFrame):
 
     # ---- attaching -----------------------------------------------------------------
     def _attach_text(self, text: str) -> None:
-        """Long pasted text, as a file; in the message where nothing can be attached (replies from a remote endpoint)."""
-        if self.attacher is None or self.attacher.remote:
-            self.edit.insertPlainText(text)
-        elif self.attacher.add_text(text):
-            self.sig_note.emit(self.tr("The pasted text is attached as a file, as it is long; Ctrl+Shift+V puts it in the message instead"))
+        """Pasted text too long for the context, as a file (Attacher.pastes_as_file)."""
+        if self.attacher is not None and self.attacher.add_text(text):
+            self.sig_note.emit(self.tr("The pasted text is longer than the model's context, so it is attached as a file; Ctrl+Shift+V puts it in the message instead"))
 
     def paste_as_text(self) -> None:
         """Chat ▸ Paste as text in the message: the clipboard's text where the cursor is, however long."""

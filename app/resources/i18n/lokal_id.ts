@@ -788,8 +788,8 @@
         <translation>Kirim pesan</translation>
     </message>
     <message>
-        <source>The pasted text is attached as a file, as it is long; Ctrl+Shift+V puts it in the message instead</source>
-        <translation>Teks yang ditempel dilampirkan sebagai berkas karena panjang; Ctrl+Shift+V memasukkannya ke pesan</translation>
+        <source>The pasted text is longer than the model&apos;s context, so it is attached as a file; Ctrl+Shift+V puts it in the message instead</source>
+        <translation>Teks yang ditempel lebih panjang dari konteks model, jadi dilampirkan sebagai berkas; Ctrl+Shift+V memasukkannya ke pesan</translation>
     </message>
     <message>
         <source>Attach files</source>

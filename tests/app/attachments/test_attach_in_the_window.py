@@ -29,7 +29,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def win(win):
     """The shared window with the loaded model's pictures turned off, and the clipboard left empty."""
-    win.attacher.set_model(win.session.display_name, False)
+    win.attacher.set_model(win.session.display_name, False, n_ctx=win.session.loaded.n_ctx)
     yield win
     QGuiApplication.clipboard().clear()  # mime data left on the offscreen clipboard crashes the interpreter's exit
 
@@ -210,9 +210,12 @@ def long_text(chars):
     return "\n".join(lines)[:chars]
 
 
-def test_long_pasted_text_becomes_a_file_and_ctrl_shift_v_puts_it_in_the_message(win, qtbot, monkeypatch):
-    from app.chat.widgets.composer import PASTE_AS_FILE_CHARS
+def test_pasted_text_too_long_for_the_context_becomes_a_file_and_ctrl_shift_v_puts_it_in_the_message(win, qtbot, monkeypatch):
+    from app.attachments.service import PASTE_CHARS_PER_TOKEN
 
+    win.features["attachments"].follow_model()  # as after each load: the attacher learns the model's context
+    assert win.attacher.n_ctx == 2048  # window_helpers.N_CTX
+    PASTE_AS_FILE_CHARS = PASTE_CHARS_PER_TOKEN * 2048 + 1
     monkeypatch.setattr(win.features["attachments"], "offered", True)  # too long for the tests' context: no offer of an embedding model
 
     win.composer.edit.setPlainText("why? ")
@@ -247,7 +250,7 @@ def test_long_pasted_text_becomes_a_file_and_ctrl_shift_v_puts_it_in_the_message
 
 
 def test_long_pasted_text_stays_in_the_message_while_replies_come_from_a_remote_endpoint(win):
-    from app.chat.widgets.composer import PASTE_AS_FILE_CHARS
+    from app.attachments.service import PASTE_AS_FILE_CHARS
 
     win.attacher.set_model("gpt-remote", False, remote=True)
     win.composer.edit.setPlainText("")
