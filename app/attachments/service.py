@@ -30,9 +30,10 @@ from app.storage.store import Store, StoreUnavailable
 from runtime.protocol import AttachmentAddParams, AttachmentInfo, AttachmentProgress, RpcError, methods
 
 log = logging.getLogger("lokal.attachments")
-# Pasted text longer than this many characters a token of the context cannot go in the message (text runs 3.6-3.8
-# characters a token at most in the starter model's tokenizer: prose, Python, Indonesian; logs and JSON 1.5-1.8), so it
-# is attached as a file instead, as LM Studio and Claude do: searched for what the question needs, not refused.
+# Pasted text longer than this many characters a token of the context cannot go in the message (text runs 3.61-3.84
+# characters a token at most in the starter model's tokenizer: prose, Python, Indonesian; logs and JSON 1.49-1.79,
+# bench/chars_per_token.py), so it is attached as a file instead, as LM Studio and Claude do: searched for what the
+# question needs, not refused.
 PASTE_CHARS_PER_TOKEN = 4
 PASTE_AS_FILE_CHARS = 20_000  # where no model is loaded yet: its context is not known
 ADD_TIMEOUT_MS = 600_000  # a large document is extracted and its chunks embedded before the answer (minutes on a slow CPU)
