@@ -48,7 +48,6 @@ def cut_note(context_full: bool) -> str:
     return Messages.tr("The reply was cut at its length limit.")
 
 
-
 def fold_summary(folded: Fold) -> str:
     """Between the first and last lines of a long message of yours: what is not shown."""
     if folded.hidden_lines:

@@ -18,11 +18,9 @@ class ModelButton(QToolButton):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.name = ""
         self._tip = self.tr("Choose the model and quantization")
 
     def set_model_name(self, name: str) -> None:
-        self.name = name
         shown = self.fontMetrics().elidedText(name, Qt.TextElideMode.ElideRight, MODEL_NAME_WIDTH)
         self.setText(shown)
         self.setToolTip(self._tip if shown == name else f"{name}\n{self._tip}")

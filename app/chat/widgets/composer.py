@@ -35,7 +35,7 @@ class ComposerEdit(QPlainTextEdit):
     sig_escape = Signal()
     sig_files = Signal(list)  # local paths dropped or pasted (attach them)
     sig_image = Signal(QImage)  # a picture pasted or dropped as image data
-    sig_long_text = Signal(str)  # text pasted or dropped, PASTE_AS_FILE_CHARS or longer (attach it as a file)
+    sig_long_text = Signal(str)  # text pasted or dropped that `takes_as_file` says is too long for a message (attach it)
     accepts_files = False  # the composer's box takes files; the in-place editor of a sent message does not
     takes_as_file: Callable[[str], bool] = staticmethod(lambda _text: False)  # pasted text that becomes an attachment
 
