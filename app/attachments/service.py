@@ -115,7 +115,10 @@ class Attacher(QObject):
         """Long text pasted into the message box, as a document: "pasted text.txt", "pasted text 2.txt", …"""
         stem = Attachments.tr("pasted text")
         taken = {item.name for item in self.pending.items}
-        name = next(n for n in (f"{stem}.txt" if i == 1 else f"{stem} {i}.txt" for i in range(1, len(taken) + 2)) if n not in taken)
+        name, number = f"{stem}.txt", 1
+        while name in taken:
+            number += 1
+            name = f"{stem} {number}.txt"
         if self.remote:
             return self._remote_refusal(name)
         data = text.encode("utf-8")

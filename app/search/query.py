@@ -116,11 +116,12 @@ def search(db: sqlite3.Connection, text: str, conversation_id: str | None = None
         bounds = (lowest, highest + 1)
     prefix = fts_query(text)
     runs = [whole] + ([f"({prefix}) NOT ({whole})"] if prefix is not None else [])  # the prefix run: only what the first had not
+    words = typed_words(text)
     hits: list[Hit] = []
     run, before = cursor.run, cursor.before_id
     while run < len(runs):
-        if run == 1 and conversation_id is not None and len(typed_words(text)[-1]) > INDEXED_PREFIX:
-            found = _prefix_run_within(db, typed_words(text), whole, conversation_id, bounds, before, limit - len(hits))
+        if run == 1 and conversation_id is not None and len(words[-1]) > INDEXED_PREFIX:
+            found = _prefix_run_within(db, words, whole, conversation_id, bounds, before, limit - len(hits))
         else:
             found = _hits(db, runs[run], conversation_id, bounds, before, limit - len(hits))
         hits += found

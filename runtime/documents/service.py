@@ -10,13 +10,13 @@ import base64
 import binascii
 import mimetypes
 import threading
-import time
 from pathlib import Path
 from typing import Any, Callable
 
 from runtime.dispatch import ANSWERING, DispatchTable
 from runtime.documents.library import DocumentLibrary
 from runtime.embeddings.model import EmbeddingModel
+from runtime.pacing import PacedProgress
 from runtime.protocol import (
     AttachmentAddParams,
     AttachmentInfo,
@@ -32,7 +32,6 @@ from runtime.protocol import (
 )
 
 MAX_ATTACHMENT_BYTES = 64 * 1024 * 1024  # a file larger than this is refused before it is read
-PROGRESS_EVERY_S = 0.25  # attachment.progress at most this often (and once at the end)
 
 
 class AttachmentService:
@@ -62,16 +61,7 @@ class AttachmentService:
         """attachment.progress for this request, a few a second at most: embedding a large document's chunks takes minutes."""
         if request_id is None:
             return lambda _done, _total: None
-        last = 0.0
-
-        def say(done: int, total: int) -> None:
-            nonlocal last
-            now = time.monotonic()
-            if done == total or now - last >= PROGRESS_EVERY_S:
-                last = now
-                self._notify("attachment.progress", AttachmentProgress(request_id, done, total))
-
-        return say
+        return PacedProgress(lambda done, total: self._notify("attachment.progress", AttachmentProgress(request_id, done, total)))
 
     def again(self, attachment_id: str, name: str, mime: str, progress: Callable[[int, int], None] | None = None) -> AttachmentInfo:
         """An attachment stored before, as the model loaded now takes it (its size in tokens, whether it fits)."""

