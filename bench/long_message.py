@@ -1,14 +1,15 @@
 """How long the window's thread takes to show a conversation whose first message is a pasted log of --mb MB.
 
-Side by side, in one run: the chat view as it is (the message folded to its first and last lines,
-app/chat/long_text.py), and the message's text formatted whole as Markdown, as every message was before
-(a MarkdownView given the text). Each is timed from the model's reset (or the set_markdown call) until the
-view has laid it out; then Show all, which puts the whole text in a box that scrolls. Offscreen, the real
-widgets.
+The real chat view, offscreen: the conversation set into its model until the view has laid it out and painted
+it (open_ms), median of --rounds. Run it in two trees with bench/paired.py to compare a change; in a tree where
+long messages fold it also times Show all (the whole text in a box that scrolls), formatting FOLD_CHARS of the log
+as Markdown (where a message starts to fold), and making a message's widgets against making the fold's own
+(which a message makes only when it folds).
 
     .venv/bin/python bench/long_message.py [--mb 2] [--rounds 5] [--json FILE]
+    .venv/bin/python bench/paired.py --baseline <older checkout> --rounds 3 --figure open_ms -- bench/long_message.py
 
-Prints one JSON object: the medians in milliseconds, and formatted whole over folded.
+Prints one JSON object: the medians in milliseconds.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
@@ -37,17 +39,27 @@ def pasted_log(mb: float) -> str:
     return "\n".join(lines) + "\nWhy do the requests slow down after 05:40?"
 
 
+def median_ms(rounds: int, prepare: Callable[[], Any], timed: Callable[[], Any]) -> float:
+    times = []
+    for _ in range(rounds):
+        prepare()
+        started = time.perf_counter()
+        timed()
+        times.append((time.perf_counter() - started) * 1000)
+    return round(statistics.median(times), 2)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=2.0)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--json", type=Path, help="also write the JSON here")
     args = parser.parse_args()
+    from PySide6.QtCore import QCoreApplication, QEvent
     from PySide6.QtWidgets import QApplication
 
     from app.chat.message_model import MessageListModel
-    from app.chat.widgets.markdown_view import MarkdownView
-    from app.chat.widgets.message_view import ChatView
+    from app.chat.widgets.message_view import ChatView, MessageWidget
     from app.storage.store import Message
 
     app = QApplication.instance() or QApplication([])
@@ -57,39 +69,60 @@ def main() -> None:
     view = ChatView(model)
     view.resize(900, 800)
     view.show()
-    whole = MarkdownView()
-    whole.resize(860, 800)
-    whole.show()
     app.processEvents()
-    folded_ms, show_all_ms, whole_ms = [], [], []
-    for _ in range(args.rounds):
-        model.set_messages([])
+
+    def settled() -> None:
         app.processEvents()
-        started = time.perf_counter()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # what the event loop deletes between turns
+
+    def opened() -> None:
         model.set_messages(messages)
         app.processEvents()
-        folded_ms.append((time.perf_counter() - started) * 1000)
-        long = view.widgets[0].long
-        if long is None or long.folded is None:
-            raise SystemExit("the message did not fold")
-        started = time.perf_counter()
-        long.toggle.click()
+        view.viewport().repaint()
         app.processEvents()
-        show_all_ms.append((time.perf_counter() - started) * 1000)
-        if long.whole.toPlainText() != log:
-            raise SystemExit("Show all did not show the whole text")
-        whole.set_markdown("")
-        app.processEvents()
-        started = time.perf_counter()
-        whole.set_markdown(log)
-        app.processEvents()
-        whole_ms.append((time.perf_counter() - started) * 1000)
-    folded, formatted = statistics.median(folded_ms), statistics.median(whole_ms)
-    publish({
-        "mb": args.mb, "chars": len(log), "lines": log.count("\n") + 1, "rounds": args.rounds,
-        "open_folded_ms": round(folded, 1), "show_all_ms": round(statistics.median(show_all_ms), 1),
-        "formatted_whole_ms": round(formatted, 1), "formatted_whole_over_folded": round(formatted / folded, 1),
-    }, args.json)
+
+    def emptied() -> None:
+        model.set_messages([])
+        settled()
+
+    report: dict[str, Any] = {"mb": args.mb, "chars": len(log), "lines": log.count("\n") + 1, "rounds": args.rounds}
+    report["open_ms"] = median_ms(args.rounds, emptied, opened)
+    long = getattr(view.widgets[0], "long", None)
+    if long is not None:  # a tree where long messages fold
+        from app.chat.long_text import FOLD_CHARS
+        from app.chat.widgets.long_message import LongMessage
+        from app.chat.widgets.markdown_view import MarkdownView
+
+        def folded() -> None:
+            long.set_expanded(False)
+            settled()
+
+        def show_all() -> None:
+            long.set_expanded(True)
+            app.processEvents()
+            if long.whole.toPlainText() != log:
+                raise SystemExit("Show all did not show the whole text")
+
+        formatted = MarkdownView()
+        formatted.resize(860, 800)
+        formatted.show()
+
+        def cleared() -> None:
+            formatted.set_markdown("")
+            settled()
+
+        def format_fold_chars() -> None:
+            formatted.set_markdown(log[:FOLD_CHARS])
+            app.processEvents()
+
+        def make(kind: type) -> Callable[[], Any]:
+            return lambda: [kind() for _ in range(100)]
+
+        report["show_all_ms"] = median_ms(args.rounds, folded, show_all)
+        report["format_fold_chars_ms"] = median_ms(args.rounds, cleared, format_fold_chars)
+        report["make_message_widget_ms"] = round(median_ms(args.rounds, settled, make(MessageWidget)) / 100, 3)
+        report["make_long_message_widget_ms"] = round(median_ms(args.rounds, settled, make(LongMessage)) / 100, 3)
+    publish(report, args.json)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """A long message of yours (a pasted log of 2 MB) shows its first and last lines, folded, instead of being
-formatted as Markdown on the window's thread (10.3 s for a log of 28,095 lines, each time its conversation opened:
-bench/long_message.py); Show all opens the whole text in a box that scrolls. The real widgets offscreen, then the
+formatted as Markdown on the window's thread (411-501 ms for a log of 28,095 lines, each time its conversation
+opened: bench/long_message.py); Show all opens the whole text in a box that scrolls. The real widgets offscreen, then the
 real window and runtime."""
 
 from __future__ import annotations
