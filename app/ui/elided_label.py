@@ -1,8 +1,8 @@
 """A one-line label that gives up width: its text is cut with "…" to the width it gets.
 
 A plain QLabel will not be narrower than its whole text, so a long conversation title or model name set the
-window's minimum width (964 px with the seeded titles: wider than half of a 1920 px screen, where a window
-snapped to one side must fit).
+window's minimum width (1,670 px with a long title and model name, bench/window_width.py: wider than half of a
+1920 px screen, where a window snapped to one side must fit).
 """
 
 from __future__ import annotations

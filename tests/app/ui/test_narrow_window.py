@@ -1,6 +1,6 @@
 """The window fits half of a 1920 px screen, whatever the conversation's title or the model's name: a long one is
-cut with "…" and shown whole in its tooltip, instead of setting the window's minimum width (964 px before, with
-the titles of a first conversation). The real window offscreen, over the real runtime and the starter model."""
+cut with "…" and shown whole in its tooltip, instead of setting the window's minimum width (909 px before with a
+first conversation, 1,670 with a long title and model name: bench/window_width.py). The real window offscreen, over the real runtime and the starter model."""
 
 from __future__ import annotations
 
