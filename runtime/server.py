@@ -106,7 +106,7 @@ class RuntimeServer:
         self.hub = HubService(self.notify)
         self.models = ModelsService()
         self.documents = DocumentLibrary(paths.data_dir() / "attachments", self._chat_model_view)
-        self.attachments = AttachmentService(self.documents, self.notify)
+        self.attachments = AttachmentService(self.documents, self.notify, replying=lambda: bool(self.slot.jobs()))
         # Every method's handler; which thread runs it is its lane (runtime.protocol.methods).
         self.dispatch = DispatchTable()
         self.dispatch.handle(methods.INITIALIZE, self._initialize)

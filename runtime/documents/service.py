@@ -35,9 +35,12 @@ MAX_ATTACHMENT_BYTES = 64 * 1024 * 1024  # a file larger than this is refused be
 
 
 class AttachmentService:
-    def __init__(self, library: DocumentLibrary, notify: Callable[[str, Any], None] = lambda _method, _params: None):
+    def __init__(self, library: DocumentLibrary, notify: Callable[[str, Any], None] = lambda _method, _params: None,
+                 replying: Callable[[], bool] = lambda: False):
+        """`replying`: whether a reply is on its way (EmbeddingModel's `busy`: it then takes half the cores)."""
         self.library = library
         self._notify = notify
+        self._replying = replying
         self._loading = threading.Lock()  # one embedding model load at a time
 
     def register(self, table: DispatchTable) -> None:
@@ -76,7 +79,7 @@ class AttachmentService:
 
     def load_embedding(self, params: EmbeddingLoadParams) -> EmbeddingLoadResult:
         with self._loading:
-            model = EmbeddingModel(params.path, params.n_threads or None)
+            model = EmbeddingModel(params.path, params.n_threads or None, busy=self._replying)
             previous, self.library.embedder = self.library.embedder, model
             if previous is not None:
                 previous.close()

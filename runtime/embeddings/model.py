@@ -10,6 +10,12 @@ Each text is embedded alone, one decode per text: a text's vector is then the sa
 in a batch or by itself (batched rows may differ in the last bits), which /v1/embeddings promises and
 the chunk cache relies on. Vectors are L2-normalised, so a dot product is the cosine similarity.
 Calls are serialised by a lock: a llama.cpp context is not for two threads at once.
+
+Unless the load names a thread count, each text is embedded on every core while no reply is
+decoding, and on half of them while one is (`busy`, asked before each text): a document is most
+often attached while the chat model waits for the question, and the two models on every core at
+once would each wait on the other's threads. Threads change only how a product's rows are shared
+out, never a sum's order, so a vector is the same either way (tests/runtime/documents/test_embedding_threads.py).
 """
 
 from __future__ import annotations
@@ -19,9 +25,11 @@ import threading
 from dataclasses import dataclass
 from typing import Callable
 
+import llama_cpp
 import numpy as np
 
 from runtime.gguf.model_file import check_model_file
+from runtime.llama.llama_model import default_threads
 from runtime.models.identity import file_identity
 from runtime.protocol import ErrorCode, RpcError
 
@@ -41,15 +49,17 @@ class Embedded:
 
 
 class EmbeddingModel:
-    def __init__(self, path: str, n_threads: int | None = None, n_ctx: int = EMBEDDING_CONTEXT):
-        import llama_cpp
-
+    def __init__(self, path: str, n_threads: int | None = None, n_ctx: int = EMBEDDING_CONTEXT, busy: Callable[[], bool] = lambda: False):
+        """`n_threads`: always this many; None: every core, or half of them while `busy()` (a reply is decoding)."""
         path = os.path.abspath(os.path.expanduser(path))
         check_model_file(path)
         self.path = path
         self.name = os.path.basename(path)
         self.identity = file_identity(path)
-        threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
+        cores = default_threads()
+        self._alone, self._beside_a_reply = (n_threads, n_threads) if n_threads else (cores, max(1, cores // 2))
+        self._busy = busy
+        self.threads = threads = self._beside_a_reply  # what the last text was embedded with
         common = dict(model_path=path, embedding=True, n_ctx=n_ctx, n_batch=n_ctx, n_ubatch=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False)
         try:
             llama = llama_cpp.Llama(**common)  # type: ignore[arg-type]  # the keyword arguments above are Llama's
@@ -74,6 +84,7 @@ class EmbeddingModel:
         total = 0
         with self._lock:
             for index, text in enumerate(texts):
+                self._use_threads(self._beside_a_reply if self._busy() else self._alone)
                 tokens = self._llama.tokenize(text.encode("utf-8"), add_bos=True, special=False)
                 if len(tokens) > self.n_ctx and not truncate:
                     raise TextTooLong(index, len(tokens), self.n_ctx)
@@ -85,6 +96,11 @@ class EmbeddingModel:
                     progress(index + 1, len(texts))
         vectors = np.vstack(rows) if rows else np.zeros((0, self.dimensions), dtype=np.float32)
         return Embedded(vectors, total)
+
+    def _use_threads(self, threads: int) -> None:
+        if threads != self.threads:
+            llama_cpp.llama_set_n_threads(self._llama.ctx, threads, threads)
+            self.threads = threads
 
     def close(self) -> None:
         with self._lock:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 @dataclass
 class EmbeddingLoadParams:
     path: str  # a GGUF embedding model (bge, nomic-embed...); a chat model works too, mean-pooled
-    n_threads: int = 0  # 0: half the machine's cores (the chat model has the rest)
+    n_threads: int = 0  # 0: every core while no reply is on its way, half of them while one is (the chat model has the rest)
 
 
 @dataclass
