@@ -21,12 +21,17 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QTextBrowser, QToolButton, QToolTip, QVBoxLayout, QWidget
 
 from app.chat import highlight, links, markdown
+from app.chat.markdown import PARAGRAPH_MARK
 from app.ui import icons, theme
 from app.ui.accessibility import described, discard
 
 
 # GitHub's dialect (tables, strikethrough, task lists, autolinks) without its raw HTML: `<b>` is shown as typed.
 REPLY_MARKDOWN = QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextDocument.MarkdownFeature.MarkdownNoHTML
+DOCUMENT_MARGIN = 2  # around a text view's text
+PART_SPACING = 8  # between a message's parts: its prose views and code blocks
+VIEW_SLACK = 2  # a text view is this much taller than its text (AutoHeightBrowser._text_height)
+PARAGRAPH_GAP = PART_SPACING + 2 * DOCUMENT_MARGIN + VIEW_SLACK  # between two paragraphs, in one view or in two
 
 
 class AutoHeightBrowser(QTextBrowser):
@@ -51,8 +56,7 @@ class AutoHeightBrowser(QTextBrowser):
         self.horizontalScrollBar().setObjectName("slimScroll")  # slim, where a code line or a table is wider (app/ui/theme.py)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.viewport().setAutoFillBackground(False)
-        self.setStyleSheet("QTextBrowser { background: transparent; }")
-        self.document().setDocumentMargin(2)
+        self.document().setDocumentMargin(DOCUMENT_MARGIN)
         self.document().documentLayout().documentSizeChanged.connect(self._fit)
 
     def setMarkdown(self, markdown: str) -> None:
@@ -60,6 +64,30 @@ class AutoHeightBrowser(QTextBrowser):
         if "![" in markdown:  # Markdown's only image syntax (inline or by reference); HTML is not interpreted
             self._images_to_text()
         self._keep_table_words_whole()
+        if PARAGRAPH_MARK in markdown:
+            self._mark_to_gap()
+
+    def _mark_to_gap(self) -> None:
+        """Each PARAGRAPH_MARK paragraph (app/chat/markdown.grouped) taken out, and the paragraph after it set as far
+        below the one before as in a view of its own (PARAGRAPH_GAP): a reply reads the same grouped or not. Where
+        two margins meet, the larger is the gap."""
+        document = self.document()
+        cursor = QTextCursor(document)
+        cursor.beginEditBlock()
+        block = document.begin()
+        while block.isValid():
+            following = block.next()
+            if block.text() == PARAGRAPH_MARK and block.previous().isValid() and following.isValid():
+                spaced = following.blockFormat()
+                spaced.setTopMargin(max(spaced.topMargin(), PARAGRAPH_GAP))
+                cursor.setPosition(following.position())
+                cursor.setBlockFormat(spaced)
+                before = block.previous()
+                cursor.setPosition(before.position() + before.length() - 1)  # the end of the paragraph before: it keeps its format
+                cursor.setPosition(block.position() + block.length() - 1, QTextCursor.MoveMode.KeepAnchor)
+                cursor.removeSelectedText()
+            block = following
+        cursor.endEditBlock()
 
     def _keep_table_words_whole(self) -> None:
         """A table breaks its cells at spaces only, and scrolls sideways where it is wider than the view. Broken
@@ -117,7 +145,7 @@ class AutoHeightBrowser(QTextBrowser):
 
     def _text_height(self) -> int:
         """The text's height, and a horizontal scroll bar's under it where one shows (a code block's long line, a wide table)."""
-        height = int(self.document().size().height()) + 2
+        height = int(self.document().size().height()) + VIEW_SLACK
         if self.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff and self.document().size().width() > self.viewport().width():
             height += self.horizontalScrollBar().sizeHint().height()
         return height
@@ -204,10 +232,11 @@ class MarkdownView(QWidget):
         super().__init__(parent)
         self.text = ""
         self._streaming = False
+        self._streamed = False  # it has shown text still streaming
         self._name = ""  # what a screen reader calls each part ("Your message", "Message from Assistant")
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
-        self._layout.setSpacing(8)
+        self._layout.setSpacing(PART_SPACING)
         self._parts: list[tuple[str, CodeBlock | AutoHeightBrowser, str]] = []  # kind, widget, the text it shows
 
     def set_accessible_name(self, name: str) -> None:
@@ -232,7 +261,10 @@ class MarkdownView(QWidget):
         if (text, streaming) == (self.text, self._streaming):
             return
         self.text, self._streaming = text, streaming
-        segments = markdown.split(text)
+        # A view that streamed keeps a widget per paragraph when the reply ends: grouped then, the text would move up
+        # (paragraphs within one widget sit closer than widgets do). Opened again later, the reply is grouped.
+        self._streamed = self._streamed or streaming
+        segments = markdown.split(text) if self._streamed else markdown.grouped(markdown.split(text))
         for i, segment in enumerate(segments):
             growing = streaming and segment.kind == "code" and not segment.closed
             key = segment.text + "\0" + segment.language + ("\0growing" if growing else "")

@@ -47,9 +47,9 @@ def test_markdown_view_renders_headings_lists_tables_and_highlighted_code(qtbot)
 def test_streaming_updates_only_the_last_segment(qtbot):
     view = MarkdownView()
     qtbot.addWidget(view)
-    view.set_markdown("First paragraph.\n\nSecond")
+    view.set_markdown("First paragraph.\n\nSecond", streaming=True)
     first_widget = view._parts[0][1]
-    view.set_markdown("First paragraph.\n\nSecond paragraph grows")
+    view.set_markdown("First paragraph.\n\nSecond paragraph grows", streaming=True)
     assert view._parts[0][1] is first_widget and len(view._parts) == 2
 
 
