@@ -31,7 +31,7 @@ from typing import Callable, Optional
 from runtime.documents.chunking import chunk_text
 from runtime.documents.extract import Extracted, ExtractionError, extract
 from runtime.documents.index import ChunkIndex, Hit
-from runtime.documents.store import AttachmentStore
+from runtime.documents.store import AttachmentStore, write_atomic
 from runtime.embeddings.model import EmbeddingModel
 from runtime.protocol import Attachment, AttachmentInfo, ChatGenerateParams, ChatMessage, Citation, ErrorCode, RpcError
 
@@ -118,7 +118,7 @@ class DocumentLibrary:
                 extracted = extract(data, name, mime)
             except ExtractionError as exc:
                 raise RpcError(ErrorCode.INVALID_PARAMS, f"{name or doc}: {exc}") from None
-            path.write_text(json.dumps({"text": extracted.text, "page_starts": extracted.page_starts}), encoding="utf-8")
+            write_atomic(path, json.dumps({"text": extracted.text, "page_starts": extracted.page_starts}).encode("utf-8"))
         with self._lock:
             self._texts[doc] = extracted
         return extracted

@@ -43,9 +43,9 @@ class AttachmentStore:
         digest = hashlib.sha256(data).hexdigest()
         path = self.path(digest)
         if not path.exists():
-            _write_atomic(path, data)
+            write_atomic(path, data)
         record = StoredFile(digest, name, mime, kind, len(data))
-        _write_atomic(path.with_name(digest + ".json"), json.dumps(asdict(record)).encode())
+        write_atomic(path.with_name(digest + ".json"), json.dumps(asdict(record)).encode())
         return record
 
     def get(self, attachment_id: str) -> bytes:
@@ -72,7 +72,9 @@ class AttachmentStore:
         return self.root / attachment_id[:2] / attachment_id
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes) -> None:
+    """All of `data` at `path` or none: a reader at the same moment (the same file attached twice at once) never
+    sees it half written."""
     private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".part-")
     try:
