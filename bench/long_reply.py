@@ -54,10 +54,10 @@ Looking at row {i}: the amount is 12.50 and it appears once. That is fine, so th
 
 
 def reply(kind: str, chars: int) -> str:
-    template, parts, i = (MIXED if kind == "mixed" else PROSE), [], 0
-    while sum(len(p) + 2 for p in parts) < chars:
-        parts.append(template.format(i=i))
-        i += 1
+    template = MIXED if kind == "mixed" else PROSE
+    parts: list[str] = []
+    while len("\n\n".join(parts)) < chars:
+        parts.append(template.format(i=len(parts)))
     return "\n\n".join(parts)
 
 
@@ -76,6 +76,7 @@ def main() -> None:
     from app.ui import theme
 
     app = QApplication.instance() or QApplication([])
+    assert isinstance(app, QApplication)
     theme.apply(app)
     model = MessageListModel()
     view = ChatView(model)
