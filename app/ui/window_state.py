@@ -1,6 +1,6 @@
-"""What the window keeps between starts in the store's state table: its geometry, the splitter's sizes and
-whether the metrics panel shows (saved when it closes, restored when it opens), and the language chosen
-in View ▸ Language (app/ui/language/menu.py).
+"""What the window keeps between starts in the store's state table: its geometry, the splitter's sizes, the
+widths the user gave the side panes, and whether the metrics panel shows (saved when it closes, restored when
+it opens), and the language chosen in View ▸ Language (app/ui/language/menu.py).
 
 app/ui depends on no storage code: the store is anything with get_state/set_state (app.storage.Store).
 """
@@ -12,9 +12,12 @@ from typing import Protocol
 from PySide6.QtCore import QByteArray
 from PySide6.QtWidgets import QSplitter, QWidget
 
+from app.ui.layout import ThreePanes
+
 GEOMETRY = "window_geometry"
 SPLITTER = "splitter_state"
 METRICS_VISIBLE = "metrics_visible"
+SIDE_WIDTHS = "side_pane_widths"  # the widths the user gave the side panes (ThreePanes.chosen): "240,300"
 
 
 
@@ -35,6 +38,10 @@ def restore_layout(store: StateStore, window: QWidget, splitter: QSplitter) -> b
     sizes = store.get_state(SPLITTER)
     if sizes:
         splitter.restoreState(QByteArray.fromBase64(sizes.encode()))
+    widths = (store.get_state(SIDE_WIDTHS) or "").split(",")
+    if isinstance(splitter, ThreePanes) and len(widths) == 2 and all(w.isdigit() for w in widths):
+        splitter.chosen = [int(w) for w in widths]  # not the sizes it closed at: a narrow window had squeezed them
+        splitter.fit()
     return store.get_state(METRICS_VISIBLE, "1") == "1"
 
 
@@ -42,6 +49,8 @@ def save_layout(store: StateStore, window: QWidget, splitter: QSplitter, metrics
     """Keep the window's geometry, the splitter's sizes and whether the metrics panel shows, for the next start."""
     store.set_state(GEOMETRY, _text(window.saveGeometry()))
     store.set_state(SPLITTER, _text(splitter.saveState()))
+    if isinstance(splitter, ThreePanes):
+        store.set_state(SIDE_WIDTHS, ",".join(str(width) for width in splitter.chosen))
     store.set_state(METRICS_VISIBLE, "1" if metrics_visible else "0")
 
 
