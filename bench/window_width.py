@@ -1,5 +1,6 @@
 """The narrowest the main window can be made, with both side panels shown: with a first conversation's title and the
-starter model's name, with four long-named files attached to it, and with a long title and a long model name.
+starter model's name, with four long-named files attached to it, and with a long title and a long model name; and
+the chat column's width in a window 960 px wide.
 
 A window snapped to one side of a 1920 px screen must fit in 960 px. The real window offscreen, no model loaded:
 the names are set as the window sets them. Runs in any tree (bench/paired.py across trees).
@@ -60,6 +61,11 @@ def main() -> None:
     window.chat.rename(conversation.id, LONG_TITLE)
     name_model("DeepSeek R1 Distill Qwen 32B Instruct Abliterated Uncensored Merge v2 · Q4_K_M")
     report["long_title_and_model_name_px"] = narrowest()
+    name_model("SmolLM2 135M Instruct · Q4_1")
+    window.resize(960, 860)  # snapped to half a 1920 px screen: how much of it the chat gets, the side panels at their usual widths
+    for _ in range(5):
+        app.processEvents()
+    report["chat_at_half_screen_px"] = window.splitter.sizes()[1]
     window.shutdown()
     publish(report, args.json)
 

@@ -80,7 +80,7 @@ class ThreePanes(QSplitter):
         if total <= 0:
             return
         shown = [not pane.isHidden() for pane in self._sides()]
-        lows = [pane.minimumSizeHint().width() if visible else 0 for pane, visible in zip(self._sides(), shown)]
+        lows = [narrowest(pane) if visible else 0 for pane, visible in zip(self._sides(), shown)]
         sides = [max(chosen, low) if visible else 0 for chosen, low, visible in zip(self.chosen, lows, shown)]
         short = CHAT_ROOM - (total - sum(sides))
         spare = [side - low for side, low in zip(sides, lows)]
@@ -92,6 +92,11 @@ class ThreePanes(QSplitter):
         wanted = [sides[0], total - sides[0] - sides[1], sides[1]]
         if wanted != sizes:
             self.setSizes(wanted)
+
+
+def narrowest(pane: QWidget) -> int:
+    """How narrow QSplitter lets a pane be: its minimum width where it has one, else its minimum size hint's."""
+    return pane.minimumWidth() or pane.minimumSizeHint().width()
 
 
 def three_panes(sidebar: QWidget, center: QWidget, panel: QWidget, panel_width: int) -> ThreePanes:

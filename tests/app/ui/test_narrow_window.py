@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from app.ui.elided_label import MIN_WIDTH, ElidedLabel
+from app.ui.layout import narrowest
 from app.ui.top_bar import MODEL_NAME_WIDTH
 
 HALF_SCREEN = 960  # a window snapped to one side of a 1920 px screen, its frame included
@@ -47,6 +48,8 @@ def test_a_long_title_and_a_long_model_name_leave_the_window_narrow_enough_for_h
     window.resize(HALF_SCREEN - 16, 700)
     settle()
     assert window.width() == HALF_SCREEN - 16
+    sides = [narrowest(pane) for pane in (window.sidebar, window.metrics_panel)]
+    assert window.splitter.sizes()[::2] == sides and window.splitter.sizes()[1] > 418  # the panes gave way first: the chat had 418 px at 960
     assert window.title.text() == LONG_TITLE and window.title.shown().endswith("…") and window.title.toolTip() == LONG_TITLE
     assert window.model_button.text().endswith("…") and LONG_MODEL in window.model_button.toolTip()
     assert window.model_button.fontMetrics().horizontalAdvance(window.model_button.text()) <= MODEL_NAME_WIDTH
@@ -55,6 +58,7 @@ def test_a_long_title_and_a_long_model_name_leave_the_window_narrow_enough_for_h
     window.resize(1360, 800)
     settle()
     assert window.composer.edit.placeholderText() == "Message the model  (Enter to send, Shift+Enter for a new line)"
+    assert window.splitter.sizes()[::2] == window.splitter.chosen  # and got their widths back first
 
 
 @pytest.mark.slow
