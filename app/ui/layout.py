@@ -38,6 +38,7 @@ class ThreePanes(QSplitter):
 
     def __init__(self, sidebar: QWidget, center: QWidget, panel: QWidget, panel_width: int):
         super().__init__()
+        self._side_panes = (sidebar, panel)
         for pane, stretch in ((sidebar, 0), (center, 1), (panel, 0)):
             self.addWidget(pane)
             self.setStretchFactor(self.indexOf(pane), stretch)
@@ -55,7 +56,7 @@ class ThreePanes(QSplitter):
         return super().eventFilter(watched, event)
 
     def _sides(self) -> list[QWidget]:
-        return [self.widget(0), self.widget(2)]
+        return list(self._side_panes)
 
     def _on_moved(self, _position: int, _handle: int) -> None:
         """The user dragged a handle: the side panes' widths now are the ones to keep (a hidden pane's are kept)."""
