@@ -49,7 +49,7 @@ from app.ui.banner import Banner
 from app.ui.closing import CloseGuards
 from app.ui.help_menu import HelpMenu
 from app.ui.language.menu import LanguageMenu
-from app.ui.layout import center_column, three_panes
+from app.ui.layout import ThreePanes, center_column
 from app.ui.menus import MenuId, ModelMenu, add_command
 from app.ui.top_bar import TopBar
 from app.ui.window_state import restore_layout, save_layout
@@ -112,7 +112,7 @@ class MainWindow(QMainWindow):
         self.metrics_panel = MetricsPanel()
         self.metrics_follow = PanelFollower(self.metrics_panel, self.poller, self.chat, lambda: self.session.loaded is not None)
         center = center_column(self.banner, top, self.chat_view, self.composer)
-        self.splitter = three_panes(self.sidebar, center, self.metrics_panel, METRICS_WIDTH)
+        self.splitter = ThreePanes(self.sidebar, center, self.metrics_panel, METRICS_WIDTH)
         self.setCentralWidget(self.splitter)
         self.status_line = StatusLine(self.statusBar())
         self.model_label, self.load_progress = self.status_line.model_label, self.status_line.load_progress

@@ -47,21 +47,18 @@ class ThreePanes(QSplitter):
         self.setChildrenCollapsible(False)
         self.setHandleWidth(1)
         self.splitterMoved.connect(self._on_moved)
-        for pane in self._sides():
+        for pane in self._side_panes:
             pane.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in (QEvent.Type.Show, QEvent.Type.Hide) and watched in self._sides():
+        if event.type() in (QEvent.Type.Show, QEvent.Type.Hide) and watched in self._side_panes:
             QTimer.singleShot(0, self, self.fit)  # a pane shown or hidden (View ▸ Metrics panel): once QSplitter has made room
         return super().eventFilter(watched, event)
-
-    def _sides(self) -> list[QWidget]:
-        return list(self._side_panes)
 
     def _on_moved(self, _position: int, _handle: int) -> None:
         """The user dragged a handle: the side panes' widths now are the ones to keep (a hidden pane's are kept)."""
         sizes = self.sizes()
-        self.chosen = [size if not pane.isHidden() else chosen for pane, size, chosen in zip(self._sides(), (sizes[0], sizes[2]), self.chosen)]
+        self.chosen = [size if not pane.isHidden() else chosen for pane, size, chosen in zip(self._side_panes, (sizes[0], sizes[2]), self.chosen)]
 
     def restoreState(self, state: QByteArray | bytes | bytearray | memoryview) -> bool:
         restored = super().restoreState(state)
@@ -80,8 +77,8 @@ class ThreePanes(QSplitter):
         total = sum(sizes)
         if total <= 0:
             return
-        shown = [not pane.isHidden() for pane in self._sides()]
-        lows = [narrowest(pane) if visible else 0 for pane, visible in zip(self._sides(), shown)]
+        shown = [not pane.isHidden() for pane in self._side_panes]
+        lows = [narrowest(pane) if visible else 0 for pane, visible in zip(self._side_panes, shown)]
         sides = [max(chosen, low) if visible else 0 for chosen, low, visible in zip(self.chosen, lows, shown)]
         short = CHAT_ROOM - (total - sum(sides))
         spare = [side - low for side, low in zip(sides, lows)]
@@ -99,6 +96,3 @@ def narrowest(pane: QWidget) -> int:
     """How narrow QSplitter lets a pane be: its minimum width where it has one, else its minimum size hint's."""
     return pane.minimumWidth() or pane.minimumSizeHint().width()
 
-
-def three_panes(sidebar: QWidget, center: QWidget, panel: QWidget, panel_width: int) -> ThreePanes:
-    return ThreePanes(sidebar, center, panel, panel_width)
