@@ -130,6 +130,19 @@ def speed(tokens_per_s: float) -> str:
     return Metrics.tr("{rate} tok/s").format(rate=number(tokens_per_s, 1 if tokens_per_s < 100 else 0))
 
 
+# Fewer tokens than this read in one pass time a decoding step, not reading: a conversation restored from the cache
+# reads one or two, and "14.1 tok/s" beside "restored from cache" said its prompt was read slowly.
+PROMPT_SPEED_FROM = 8
+
+
+def prompt_speed(tokens_per_s: float, evaluated: int) -> str:
+    if not tokens_per_s:
+        return "…"
+    if evaluated < PROMPT_SPEED_FROM:
+        return Metrics.tr("— ({tokens} read)").format(tokens=tokens(evaluated))
+    return speed(tokens_per_s)
+
+
 def percent(fraction: float) -> str:
     return Metrics.tr("{percent} %").format(percent=number(fraction * 100))
 
@@ -246,7 +259,7 @@ def rows(metrics: MetricsResult | None, stats: GenerationStats | None, draft_mod
     if stats is not None:
         ttft, prefill = stats.ttft_ms, stats.prefill_tokens_per_s
         out.append(Row("ttft", fixed_label("ttft"), seconds(ttft) if ttft else "…"))
-        out.append(Row("prefill", fixed_label("prefill"), speed(prefill) if prefill else "…"))
+        out.append(Row("prefill", fixed_label("prefill"), prompt_speed(prefill, stats.prompt_tokens_evaluated)))
         if stats.reasoning_tokens:  # only a thinking reply's first answer token comes later than its first token
             out.append(Row("ttfat", Metrics.tr("Time to first answer token"), seconds(stats.ttfat_ms) if stats.ttfat_ms else "…"))
         if stats.prompt_tokens:

@@ -2081,6 +2081,10 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>memori</translation>
     </message>
     <message>
+        <source>— ({tokens} read)</source>
+        <translation>— ({tokens} dibaca)</translation>
+    </message>
+    <message>
         <source>disk</source>
         <translation>disk</translation>
     </message>

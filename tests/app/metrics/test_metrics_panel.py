@@ -73,6 +73,15 @@ def test_memory_and_reply_rows_say_their_units(english):
     assert "dropped" not in rows  # shown only once messages were left out
 
 
+def test_a_prompt_speed_is_not_given_for_the_token_or_two_a_restored_conversation_reads(english):
+    """One token read in a pass is a decoding step's time: 14.1 tok/s beside "restored from cache" looked slow."""
+    restored = GenerationStats(ttft_ms=112.0, prefill_tokens_per_s=14.1, prompt_tokens=227, prompt_tokens_evaluated=1, prompt_tokens_restored=226)
+    rows = {r.key: r for r in figures.rows(METRICS, restored)}
+    assert rows["prefill"].value == "— (1 token read)" and rows["ttft"].value == "112 ms"
+    read = GenerationStats(ttft_ms=120.0, prefill_tokens_per_s=850.0, prompt_tokens=227, prompt_tokens_evaluated=figures.PROMPT_SPEED_FROM)
+    assert {r.key: r for r in figures.rows(METRICS, read)}["prefill"].value == "850 tok/s"
+
+
 def test_the_panel_shows_sections_and_hides_speculation_without_drafting(qtbot, english):
     panel = MetricsPanel()
     qtbot.addWidget(panel)
