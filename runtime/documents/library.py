@@ -61,6 +61,7 @@ class DocumentLibrary:
         self._chat_model = chat_model
         self.embedder: EmbeddingModel | None = None
         self._lock = threading.Lock()
+        self._indexing_locks: dict[str, threading.Lock] = {}  # a document's, while its chunks are embedded
         self._texts: dict[str, Extracted] = {}
         self._expansions: OrderedDict[tuple, tuple[str, list[Citation]]] = OrderedDict()
 
@@ -129,12 +130,17 @@ class DocumentLibrary:
         embedder = self.embedder
         if embedder is None:
             raise RpcError(ErrorCode.INVALID_PARAMS, "no embedding model is loaded (embedding.load)")
-        if not self.index.has(doc, embedder.identity):
-            extracted = self.text(doc, name, mime)
-            chunks = chunk_text(extracted.text)
-            vectors = embedder.embed([c.text for c in chunks], truncate=True, progress=progress).vectors
-            self.index.add(doc, embedder.identity, chunks, [(extracted.page_of_line(c.first_line), extracted.page_of_line(c.last_line)) for c in chunks], vectors)
+        with self._indexing(doc):  # the same file attached twice at once is embedded once: the second waits for the first
+            if not self.index.has(doc, embedder.identity):
+                extracted = self.text(doc, name, mime)
+                chunks = chunk_text(extracted.text)
+                vectors = embedder.embed([c.text for c in chunks], truncate=True, progress=progress).vectors
+                self.index.add(doc, embedder.identity, chunks, [(extracted.page_of_line(c.first_line), extracted.page_of_line(c.last_line)) for c in chunks], vectors)
         return embedder.identity
+
+    def _indexing(self, doc: str) -> threading.Lock:
+        with self._lock:
+            return self._indexing_locks.setdefault(doc, threading.Lock())
 
     def search(self, docs: list[str], query: str, k: int) -> list[Hit]:
         embedder = self.embedder

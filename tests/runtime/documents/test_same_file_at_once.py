@@ -35,3 +35,30 @@ def test_one_documents_text_read_by_many_requests_at_once_is_never_half_written(
         for thread in threads:
             thread.join(30)
     assert not failures, f"{len(failures)} reads failed, the first: {failures[0]!r}"
+
+
+def test_one_document_attached_twice_at_once_is_embedded_once(tmp_path, starter_model):
+    from runtime.documents.chunking import chunk_text
+    from runtime.embeddings.model import EmbeddingModel
+
+    library = DocumentLibrary(tmp_path, lambda: None)
+    library.embedder = EmbeddingModel(str(starter_model), n_threads=1)
+    text = "\n\n".join(f"Entry {i}: the tide table for day {i} was kept by the harbour master." for i in range(40)).encode()
+    doc = library.store.put(text, "tides.md", "text/markdown", "document").id
+    embedded: list[int] = []  # chunks, as each request's progress counts them
+    start = threading.Barrier(2)
+
+    def index() -> None:
+        start.wait()
+        library.ensure_indexed(doc, "tides.md", "text/markdown", lambda done, _total: embedded.append(done))
+
+    try:
+        threads = [threading.Thread(target=index) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(300)
+        chunks = len(chunk_text(text.decode()))
+        assert chunks >= 2 and embedded == list(range(1, chunks + 1)), "one request embedded every chunk, the other none"
+    finally:
+        library.embedder.close()
