@@ -261,8 +261,8 @@ class MarkdownView(QWidget):
         if (text, streaming) == (self.text, self._streaming):
             return
         self.text, self._streaming = text, streaming
-        # A view that streamed keeps a widget per paragraph when the reply ends: grouped then, the text would move up
-        # (paragraphs within one widget sit closer than widgets do). Opened again later, the reply is grouped.
+        # A view that streamed keeps a widget per paragraph when the reply ends: grouping then would make every widget
+        # again at once, for the same look. Opened again later, the reply is grouped.
         self._streamed = self._streamed or streaming
         segments = markdown.split(text) if self._streamed else markdown.grouped(markdown.split(text))
         for i, segment in enumerate(segments):
