@@ -87,7 +87,7 @@ def stylesheet(dark: bool) -> str:
     warn_bg, warn_fg = ("#4a3312", "#ffd9a0") if dark else ("#fff4e0", "#7a4a00")
     return f"""
     QMenu {{ padding: 4px 0px; }}
-    AutoHeightBrowser {{ background: transparent; }}
+    AutoHeightBrowser {{ background: transparent; }}  /* app/chat's text views, by their Python class: once here, not a sheet per view */
     #sidebar {{ background: {sidebar}; border-right: 1px solid {border}; }}
     #sidebar QListView {{ background: transparent; border: none; padding: 4px; }}
     #sidebar QListView::item {{ padding: 7px 8px; border-radius: 6px; }}

@@ -46,7 +46,8 @@ def restore_layout(store: StateStore, window: QWidget, splitter: QSplitter) -> b
 
 
 def save_layout(store: StateStore, window: QWidget, splitter: QSplitter, metrics_visible: bool) -> None:
-    """Keep the window's geometry, the splitter's sizes and whether the metrics panel shows, for the next start."""
+    """Keep the window's geometry, the splitter's sizes, the side panes' chosen widths and whether the metrics panel
+    shows, for the next start."""
     store.set_state(GEOMETRY, _text(window.saveGeometry()))
     store.set_state(SPLITTER, _text(splitter.saveState()))
     if isinstance(splitter, ThreePanes):
