@@ -131,7 +131,9 @@ def speed(tokens_per_s: float) -> str:
 
 
 # Fewer tokens than this read in one pass time a decoding step, not reading: a conversation restored from the cache
-# reads one or two, and "14.1 tok/s" beside "restored from cache" said its prompt was read slowly.
+# reads one or two, and "14.1 tok/s" beside "restored from cache" said its prompt was read slowly. The runtime asks
+# more (runtime/kvstore/saved_states.MEASURED_PREFILL_TOKENS, 32) of the pass it learns a per-token cost from: that
+# cost is multiplied by thousands of restored tokens, a figure shown here is only read.
 PROMPT_SPEED_FROM = 8
 
 

@@ -60,7 +60,7 @@ def prose(view: MarkdownView) -> str:
     return "\n".join(widget.toPlainText() for kind, widget, _text in view._parts if kind == "text")
 
 
-def test_paragraphs_are_grouped_between_code_blocks_and_tables(qtbot):
+def test_paragraphs_are_grouped_between_code_blocks_and_tables():
     kinds = [(s.kind, s.text.count(PARAGRAPH_MARK)) for s in markdown.grouped(markdown.split(REPLY))]
     assert kinds == [("text", 2), ("code", 0), ("text", 0), ("text", 5)]  # prose, code, the table alone, the six paragraphs after it
 
