@@ -2,62 +2,16 @@
 
 from __future__ import annotations
 
-import time
-from collections import deque
-
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPaintEvent, QPalette, QPen, QResizeEvent
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from app.metrics import figures
+from app.metrics.sparkline import Sparkline
 from app.storage.reply_record import ReplyRecord
 from runtime.protocol import GenerationStats, MetricsResult
 
-WINDOW_S = 60.0
 DEFAULT_WIDTH = 300  # the panel's width in a new window: every figure fits beside its label (only free text wraps)
-
-
-class Sparkline(QWidget):
-    """The last 60 s of decode speed; the line is drawn from samples, nothing is interpolated."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.samples: deque[tuple[float, float]] = deque()
-        self.setMinimumHeight(56)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-
-    def add(self, value: float, at: float | None = None) -> None:
-        now = time.monotonic() if at is None else at
-        self.samples.append((now, value))
-        while self.samples and self.samples[0][0] < now - WINDOW_S:
-            self.samples.popleft()
-        self.update()
-
-    def paintEvent(self, _event: QPaintEvent) -> None:
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        rect = QRectF(self.rect()).adjusted(1, 4, -1, -2)
-        palette = self.palette()
-        painter.setPen(QPen(palette.color(QPalette.ColorRole.Mid), 1, Qt.PenStyle.DotLine))
-        painter.drawLine(rect.bottomLeft(), rect.bottomRight())
-        if len(self.samples) < 2:
-            return
-        now = self.samples[-1][0]
-        top = max(v for _t, v in self.samples) * 1.15 or 1.0
-        path = QPainterPath()
-        for i, (t, v) in enumerate(self.samples):
-            point = QPointF(rect.right() - (now - t) / WINDOW_S * rect.width(), rect.bottom() - v / top * rect.height())
-            path.moveTo(point) if i == 0 else path.lineTo(point)
-        accent = palette.color(QPalette.ColorRole.Highlight)
-        fill = QPainterPath(path)
-        fill.lineTo(QPointF(rect.right(), rect.bottom()))
-        fill.lineTo(QPointF(rect.right() - (now - self.samples[0][0]) / WINDOW_S * rect.width(), rect.bottom()))
-        fill.closeSubpath()
-        shade = QColor(accent)
-        shade.setAlpha(40)
-        painter.fillPath(fill, shade)
-        painter.setPen(QPen(accent, 1.6))
-        painter.drawPath(path)
 
 
 class FigureRow(QWidget):
