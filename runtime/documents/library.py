@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,9 @@ from runtime.protocol import Attachment, AttachmentInfo, ChatGenerateParams, Cha
 
 Progress = Callable[[int, int], None]  # (done, total)
 EXPANSIONS_KEPT = 256
+# Extracted texts kept in memory, the last used first; an older one is read again from its .text.json. Kept all, a
+# runtime that had been handed a shelf of books held every one of them for as long as it ran.
+TEXTS_KEPT_CHARS = 8_000_000
 MAX_RETRIEVED = 8  # chunks in one turn, at most, whatever room the context has
 
 
@@ -53,6 +57,15 @@ class ChatModelView:
         return self.n_ctx // 2
 
 
+class _Indexing:
+    """A document's lock while its chunks are embedded: forgotten once no request holds it (a weak reference)."""
+
+    __slots__ = ("lock", "__weakref__")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+
 class DocumentLibrary:
     def __init__(self, root: Path, chat_model: Callable[[], Optional[ChatModelView]]):
         self.store = AttachmentStore(root)
@@ -61,8 +74,8 @@ class DocumentLibrary:
         self._chat_model = chat_model
         self.embedder: EmbeddingModel | None = None
         self._lock = threading.Lock()
-        self._indexing_locks: dict[str, threading.Lock] = {}  # a document's, while its chunks are embedded
-        self._texts: dict[str, Extracted] = {}
+        self._indexing_locks: weakref.WeakValueDictionary[str, _Indexing] = weakref.WeakValueDictionary()
+        self._texts: OrderedDict[str, Extracted] = OrderedDict()
         self._expansions: OrderedDict[tuple, tuple[str, list[Citation]]] = OrderedDict()
 
     @property
@@ -104,8 +117,9 @@ class DocumentLibrary:
         """The document's text, extracted the first time it is asked for and kept beside its bytes."""
         with self._lock:
             cached = self._texts.get(doc)
-        if cached is not None:
-            return cached
+            if cached is not None:
+                self._texts.move_to_end(doc)
+                return cached
         path = self.store.path(doc).with_name(doc + ".text.json")
         if path.exists():
             saved = json.loads(path.read_text(encoding="utf-8"))
@@ -122,6 +136,9 @@ class DocumentLibrary:
             write_atomic(path, json.dumps({"text": extracted.text, "page_starts": extracted.page_starts}).encode("utf-8"))
         with self._lock:
             self._texts[doc] = extracted
+            kept = sum(len(t.text) for t in self._texts.values())
+            while kept > TEXTS_KEPT_CHARS and len(self._texts) > 1:
+                kept -= len(self._texts.popitem(last=False)[1].text)
         return extracted
 
     # ---- search --------------------------------------------------------------
@@ -130,7 +147,8 @@ class DocumentLibrary:
         embedder = self.embedder
         if embedder is None:
             raise RpcError(ErrorCode.INVALID_PARAMS, "no embedding model is loaded (embedding.load)")
-        with self._indexing(doc):  # the same file attached twice at once is embedded once: the second waits for the first
+        indexing = self._indexing(doc)
+        with indexing.lock:  # the same file attached twice at once is embedded once: the second waits for the first
             if not self.index.has(doc, embedder.identity):
                 extracted = self.text(doc, name, mime)
                 chunks = chunk_text(extracted.text)
@@ -138,9 +156,12 @@ class DocumentLibrary:
                 self.index.add(doc, embedder.identity, chunks, [(extracted.page_of_line(c.first_line), extracted.page_of_line(c.last_line)) for c in chunks], vectors)
         return embedder.identity
 
-    def _indexing(self, doc: str) -> threading.Lock:
+    def _indexing(self, doc: str) -> _Indexing:
         with self._lock:
-            return self._indexing_locks.setdefault(doc, threading.Lock())
+            indexing = self._indexing_locks.get(doc)
+            if indexing is None:
+                indexing = self._indexing_locks[doc] = _Indexing()
+            return indexing
 
     def search(self, docs: list[str], query: str, k: int) -> list[Hit]:
         embedder = self.embedder
