@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from screenshots import OUT, close_window, open_window, save, wait  # noqa: E402
+from screenshots import OUT, close_window, open_window, save, settle, wait  # noqa: E402
 
 QUESTION = "Suggest a name for a small bakery by the sea, and say why in one sentence."
 
@@ -38,7 +38,7 @@ def main() -> int:
         chat.regenerate()
         wait(app, lambda: not chat.any_generating, 240)
     chat.switch_branch(1, -1)
-    app.processEvents()
+    settle(app, window)  # the branch's reply laid out at its own height, not the last one's
     bar = window.chat_view.widgets[1].branch_bar
     if bar is None or bar.label.text() != "2/3":
         raise SystemExit(f"expected the second of three replies, the bar says {bar.label.text() if bar else None!r}")
