@@ -52,6 +52,10 @@ class ModelButton(QToolButton):
         self.whole = name
         self.setAccessibleName(self.tr("Model: {name}").format(name=name))  # a screen reader reads it whole
         self.updateGeometry()
+        bar = self.parentWidget()
+        row = bar.layout() if bar is not None else None
+        if row is not None and self.isVisible():
+            row.activate()  # the width the new name gets now, not once the event loop lays the bar out: cut to that
         self._cut()
 
     def _around_text(self) -> int:
