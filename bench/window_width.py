@@ -1,6 +1,8 @@
 """The narrowest the main window can be made, with both side panels shown: with a first conversation's title and the
 starter model's name, with four long-named files attached to it, and with a long title and a long model name; and
-the chat column's width in a window 960 px wide.
+the chat column's width in a window 960 px wide. Then how much of a long title shows (its text's width, "…"
+included) with a long model name beside it, the window made as narrow as it goes with the starter's name
+(title_at_minimum_px: 812 px, or wider where these names widen the window).
 
 A window snapped to one side of a 1920 px screen must fit in 960 px. The real window offscreen, no model loaded:
 the names are set as the window sets them. Runs in any tree (bench/paired.py across trees).
@@ -66,6 +68,11 @@ def main() -> None:
     for _ in range(5):
         app.processEvents()
     report["chat_at_half_screen_px"] = window.splitter.sizes()[1]
+    name_model("DeepSeek R1 Distill Qwen 32B Instruct Abliterated Uncensored Merge v2 · Q4_K_M")
+    window.resize(report["first_conversation_px"], 860)  # the most it shrinks to: these names may keep it wider
+    for _ in range(5):
+        app.processEvents()
+    report["title_at_minimum_px"] = window.title.fontMetrics().horizontalAdvance(window.title.shown())
     window.shutdown()
     publish(report, args.json)
 

@@ -15,12 +15,15 @@ MIN_WIDTH = 48  # a few letters and the "…"
 
 
 class ElidedLabel(QLabel):
-    """`whole_in_tooltip`: while the text is cut, its tooltip holds it whole (a label with a tooltip of its own keeps that)."""
+    """`whole_in_tooltip`: while the text is cut, its tooltip holds it whole (a label with a tooltip of its own keeps that).
+    `keeps`: the width it gives up last, before which its neighbours in a layout give up theirs (its whole text's,
+    if that is narrower; never under MIN_WIDTH): the layout treats it as the label's minimum."""
 
-    def __init__(self, text: str = "", parent: QWidget | None = None, whole_in_tooltip: bool = False):
+    def __init__(self, text: str = "", parent: QWidget | None = None, whole_in_tooltip: bool = False, keeps: int = MIN_WIDTH):
         super().__init__(parent)
         self.whole = ""
         self.whole_in_tooltip = whole_in_tooltip
+        self.keeps = keeps
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setText(text)
 
@@ -43,7 +46,7 @@ class ElidedLabel(QLabel):
         return QSize(width, super().sizeHint().height())
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(MIN_WIDTH, super().minimumSizeHint().height())
+        return QSize(max(MIN_WIDTH, min(self.keeps, self.sizeHint().width())), super().minimumSizeHint().height())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

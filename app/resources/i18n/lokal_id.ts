@@ -2417,6 +2417,10 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <source>Choose the model and quantization</source>
         <translation>Pilih model dan kuantisasinya</translation>
     </message>
+    <message>
+        <source>Model: {name}</source>
+        <translation>Model: {name}</translation>
+    </message>
 </context>
 <context>
     <name>ModelStatus</name>
@@ -3015,10 +3019,6 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
     <message>
         <source>No model</source>
         <translation>Tanpa model</translation>
-    </message>
-    <message>
-        <source>Model</source>
-        <translation>Model</translation>
     </message>
     <message>
         <source>Choose the model and quantization (Alt+M opens the Model menu)</source>

@@ -1,15 +1,16 @@
 """The window fits half of a 1920 px screen, whatever the conversation's title or the model's name: a long one is
 cut with "…" and shown whole in its tooltip, instead of setting the window's minimum width (909 px before with a
-first conversation, 1,670 with a long title and model name: bench/window_width.py). The real window offscreen, over the real runtime and the starter model."""
+first conversation, 1,670 with a long title and model name: bench/window_width.py). At its narrowest the title keeps
+its first words: the model button gives way first. The real window offscreen, over the real runtime and the starter model."""
 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QToolButton
 
 from app.ui.elided_label import MIN_WIDTH, ElidedLabel
 from app.ui.layout import narrowest
-from app.ui.top_bar import MODEL_NAME_WIDTH
+from app.ui.top_bar import MODEL_NAME_WIDTH, TITLE_ROOM, fit_model_name
 
 HALF_SCREEN = 960  # a window snapped to one side of a 1920 px screen, its frame included
 LONG_TITLE = "Planning the family trip to Lisbon in May: flights, a flat near Alfama, day trips to Sintra and Cascais, and a budget"
@@ -51,7 +52,7 @@ def test_a_long_title_and_a_long_model_name_leave_the_window_narrow_enough_for_h
     sides = [narrowest(pane) for pane in (window.sidebar, window.metrics_panel)]
     assert window.splitter.sizes()[::2] == sides and window.splitter.sizes()[1] > 418  # the panes gave way first: the chat had 418 px at 960
     assert window.title.text() == LONG_TITLE and window.title.shown().endswith("…") and window.title.toolTip() == LONG_TITLE
-    assert window.model_button.text().endswith("…") and LONG_MODEL in window.model_button.toolTip()
+    assert "…" in window.model_button.text() and window.model_button.text().endswith(" · Q4_K_M") and LONG_MODEL in window.model_button.toolTip()
     assert window.model_button.fontMetrics().horizontalAdvance(window.model_button.text()) <= MODEL_NAME_WIDTH
     assert window.composer.edit.placeholderText() == "Message the model"  # the whole hint wrapped, and was cut off
     window.model_status.show_model()  # the loaded model's own name again
@@ -59,6 +60,51 @@ def test_a_long_title_and_a_long_model_name_leave_the_window_narrow_enough_for_h
     settle()
     assert window.composer.edit.placeholderText() == "Message the model  (Enter to send, Shift+Enter for a new line)"
     assert window.splitter.sizes()[::2] == window.splitter.chosen  # and got their widths back first
+
+
+def test_a_model_name_is_cut_before_its_quantization_while_a_letter_of_it_fits(qapp):
+    metrics = QApplication.fontMetrics()
+    tail = metrics.horizontalAdvance(" · Q4_K_M")
+    assert fit_model_name(LONG_MODEL, metrics, 10_000) == LONG_MODEL
+    shown = fit_model_name(LONG_MODEL, metrics, tail + 60)
+    assert shown.endswith("… · Q4_K_M") and LONG_MODEL.startswith(shown.split("…")[0]) and shown[0] == "D"
+    assert metrics.horizontalAdvance(shown) <= tail + 60
+    too_narrow = fit_model_name(LONG_MODEL, metrics, tail)  # no letter of the name beside it: the name's beginning instead
+    assert too_narrow.endswith("…") and LONG_MODEL.startswith(too_narrow[:-1]) and "Q4_K_M" not in too_narrow
+    remote = fit_model_name("meta-llama/Llama-3.3-70B-Instruct-Turbo", metrics, 80)  # a server's model: no quantization to keep
+    assert remote.endswith("…") and "meta-llama/Llama-3.3-70B-Instruct-Turbo".startswith(remote[:-1])
+
+
+@pytest.mark.slow
+def test_at_its_narrowest_the_window_keeps_the_titles_first_words_and_cuts_the_model_name(module_window, english):
+    """Before, the model button kept its whole name (220 px for the starter's) and the title went down to two letters
+    and "…"; a long model name widened the window to 862 px."""
+    window = module_window
+    conversation = window.chat.new_conversation()
+    settle()
+    narrowest_with_short_names = window.minimumSizeHint().width()
+    window.chat.rename(conversation.id, LONG_TITLE)
+    window.model_button.set_model_name(LONG_MODEL)
+    settle()
+    assert window.minimumSizeHint().width() == narrowest_with_short_names  # opening another conversation does not widen the window
+    window.resize(narrowest_with_short_names, 700)
+    settle()
+    title, button, bar = window.title, window.model_button, window.title.parentWidget()
+    assert window.width() == narrowest_with_short_names and title.width() >= TITLE_ROOM
+    assert title.shown().startswith("Planning the") and title.shown().endswith("…") and title.toolTip() == LONG_TITLE
+    assert "…" in button.text() and button.text().endswith(" · Q4_K_M")
+    assert button.toolTip().startswith(LONG_MODEL + "\n") and button.accessibleName() == f"Model: {LONG_MODEL}"
+    assert QToolButton.sizeHint(button).width() <= button.width()  # what it shows fits it: cut by "…", not by its edge
+    in_a_row = [title, button, window.settings_button, window.metrics_button]
+    assert all(left.geometry().right() < right.geometry().left() for left, right in zip(in_a_row, in_a_row[1:]))
+    assert window.metrics_button.geometry().right() < bar.width()
+    window.resize(1360, 800)
+    settle()
+    assert button.text().endswith(" · Q4_K_M") and button.fontMetrics().horizontalAdvance(button.text()) <= MODEL_NAME_WIDTH
+    assert title.width() > TITLE_ROOM
+    window.model_status.show_model()
+    settle()
+    assert button.text() == "SmolLM2 135M Instruct · Q4_1" and button.toolTip() == "Choose the model and quantization"
 
 
 @pytest.mark.slow
