@@ -84,8 +84,9 @@ class ModelButton(QToolButton):
     def _cut(self) -> None:
         room = self.width() - self._around_text() - 1 if self.isVisible() else MODEL_NAME_WIDTH
         shown = fit_model_name(self.whole, self.fontMetrics(), min(room, MODEL_NAME_WIDTH))
-        if shown != self.text():
-            self.setText(shown)
+        label = shown.replace("&", "&&")  # a button reads "&" as its shortcut's mark: "Q&A Model" would show "QA Model"
+        if label != self.text():
+            self.setText(label)
         self.setToolTip(self._tip if shown == self.whole else f"{self.whole}\n{self._tip}")
 
 

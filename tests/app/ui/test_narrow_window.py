@@ -6,6 +6,7 @@ its first words: the model button gives way first. The real window offscreen, ov
 from __future__ import annotations
 
 import pytest
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication, QToolButton
 
 from app.ui.elided_label import MIN_WIDTH, ElidedLabel
@@ -63,7 +64,7 @@ def test_a_long_title_and_a_long_model_name_leave_the_window_narrow_enough_for_h
 
 
 def test_a_model_name_is_cut_before_its_quantization_while_a_letter_of_it_fits(qapp):
-    metrics = QApplication.fontMetrics()
+    metrics = QFontMetrics(QApplication.font())
     tail = metrics.horizontalAdvance(" · Q4_K_M")
     assert fit_model_name(LONG_MODEL, metrics, 10_000) == LONG_MODEL
     shown = fit_model_name(LONG_MODEL, metrics, tail + 60)
@@ -134,3 +135,16 @@ def test_files_with_long_names_wrap_their_chips_instead_of_widening_the_window(m
     finally:
         window.composer.sent()
         window.resize(1360, 800)
+
+
+def test_an_ampersand_in_a_model_name_is_shown_not_taken_for_a_shortcut(qtbot):
+    from app.ui.top_bar import ModelButton
+
+    button = ModelButton()
+    qtbot.addWidget(button)
+    button.set_model_name("Q&A Tuned 1B · Q4_K_M")
+    button.resize(button.sizeHint())
+    button.show()
+    qtbot.waitExposed(button)
+    assert button.text() == "Q&&A Tuned 1B · Q4_K_M"  # shown as "Q&A", with no underlined letter
+    assert button.toolTip() == button._tip, "the whole name fits: no second copy of it in the tooltip"
