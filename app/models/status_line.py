@@ -36,6 +36,9 @@ class StatusLine(QObject):
         self._extras_layout = QHBoxLayout(self.extras)
         self._extras_layout.setContentsMargins(0, 0, 12, 0)
         bar.addWidget(self.state_label)
+        # A message covers the state while it shows. Qt hides the state itself only if it is on screen when the message
+        # comes: one said before the window first shows ("Fetching the starter model…") was drawn over it.
+        bar.messageChanged.connect(lambda message: self.state_label.setHidden(bool(message)))
         bar.addPermanentWidget(self.extras)
         bar.addPermanentWidget(self.load_progress)
         bar.addPermanentWidget(self.model_label)
