@@ -20,7 +20,7 @@ from app.attachments.service import Attacher
 from app.chat.announcer import ReplyAnnouncer
 from app.chat.controller import ChatController
 from app.chat.conversation_model import ConversationFilterModel
-from app.chat.view_wiring import wire_chat_view
+from app.chat.view_wiring import wire_chat_view, wire_welcome
 from app.chat.widgets.composer import Composer
 from app.chat.widgets.conversation_commands import ConversationCommands
 from app.chat.widgets.message_view import ChatView
@@ -249,6 +249,7 @@ class MainWindow(QMainWindow):
         self.chat_view.sig_edit_submitted.connect(self._on_edit_submitted)
         self.chat_view.sig_focus_order_changed.connect(self._order_focus)
         wire_chat_view(self.chat_view, chat)
+        wire_welcome(self.chat_view.welcome, session, self.startup, chat, self.composer, self.catalog.open_browser)
         self.chat_view.sig_copied.connect(lambda _t: self.statusBar().showMessage(self.tr("Copied to the clipboard"), 2000))
         self.settings_button.clicked.connect(self._on_settings)
         self.metrics_button.toggled.connect(self.action_metrics.setChecked)

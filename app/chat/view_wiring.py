@@ -1,10 +1,19 @@
 """The chat view's requests to the controller, and the controller's to the view: what a reply's widgets offer
-(regenerate, Continue, thinking folded or not, earlier messages, branches) and a search's hit scrolled to."""
+(regenerate, Continue, thinking folded or not, earlier messages, branches) and a search's hit scrolled to; and
+what an empty conversation's welcome says."""
 
 from __future__ import annotations
 
+import os
+from typing import Callable
+
 from app.chat.controller import ChatController
+from app.chat.widgets.composer import Composer
 from app.chat.widgets.message_view import ChatView
+from app.chat.widgets.welcome import Welcome
+from app.models.session import ModelSession
+from app.models.starter import is_starter
+from app.models.startup import StartupModel
 
 
 def wire_chat_view(view: ChatView, chat: ChatController) -> None:
@@ -16,3 +25,27 @@ def wire_chat_view(view: ChatView, chat: ChatController) -> None:
     view.sig_branch_requested.connect(chat.switch_branch)
     view.sig_delete_branch_requested.connect(chat.delete_branch)
     chat.sig_revealed.connect(lambda message_id, words: view.reveal_row(view.model.row_of_id(message_id), words))  # a search's hit, in its branch
+
+
+def wire_welcome(welcome: Welcome, session: ModelSession, startup: StartupModel, chat: ChatController, composer: Composer,
+                 browse: Callable[[], object]) -> None:
+    """The welcome of an empty conversation follows the model replies come from; its questions go to the message box."""
+
+    def show() -> None:
+        info = session.loaded
+        if not chat.local_replies:
+            welcome.show_remote(chat.reply_model_name)
+        elif session.loading is not None:
+            welcome.show_loading(os.path.basename(session.loading.path))
+        elif info is None:
+            welcome.show_no_model()
+        else:
+            welcome.show_model(session.display_name, info.quantization, info.n_gpu_layers > 0, is_starter(info.path))
+
+    for signal in (session.sig_loading, session.sig_loaded, session.sig_failed, session.link.sig_crashed, chat.sig_reply_link_changed,
+                   startup.sig_fetch_ended, startup.sig_failed):
+        signal.connect(lambda *_args: show())
+    startup.sig_status.connect(welcome.show_fetching)
+    welcome.sig_example_chosen.connect(composer.propose)
+    welcome.sig_browse_models.connect(browse)
+    show()

@@ -27,6 +27,11 @@ def starter_path() -> str | None:
     return str(wheels.path_of(wheels.STARTER)) if wheels.is_verified(wheels.STARTER) else None
 
 
+def is_starter(path: str) -> bool:
+    """Whether `path` is the starter model's file, wherever it was put."""
+    return os.path.basename(path) == wheels.STARTER.filename
+
+
 def first_model(chosen: str | None) -> str | None:
     """What to load at start: the file the user chose last, if it is still there, else the starter model if it is
     here; None: the starter model must be fetched first (StarterFetch)."""

@@ -67,7 +67,9 @@ class FlowLayout(QLayout):
         for item in self._items:
             if item.isEmpty():  # a hidden widget takes no room
                 continue
-            hint = item.sizeHint().boundedTo(QSize(max(area.width(), 1), item.sizeHint().height()))
+            width = min(item.sizeHint().width(), max(area.width(), 1))
+            # An item that wraps its own text (app/ui/wrapping_button.py) is taller where it is narrower than its hint.
+            hint = QSize(width, item.heightForWidth(width) if item.hasHeightForWidth() else item.sizeHint().height())
             if line and x + hint.width() > area.x() + area.width():
                 x, y, line = area.x(), y + line + self._gap, 0
             if move:

@@ -125,4 +125,8 @@ def stylesheet(dark: bool) -> str:
     QToolButton#foldToggle {{ border: none; color: palette(link); padding: 2px 4px; border-radius: 4px; }}
     QToolButton#foldToggle:hover {{ background: {border}; }}
     QPlainTextEdit#wholeMessage {{ background: transparent; border: 1px solid {border}; border-radius: 6px; }}
+    QFrame#welcomeAdvice {{ background: {warn_bg}; border-radius: 8px; }}
+    #welcomeAdvice QLabel {{ color: {warn_fg}; }}
+    QPushButton#welcomeExample {{ border: 1px solid {border}; border-radius: 8px; background: palette(base); }}
+    QPushButton#welcomeExample:hover {{ background: {bubble_user}; }}
     """

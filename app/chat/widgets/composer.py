@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import QMimeData, QSize, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QImage, QKeyEvent, QResizeEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QImage, QKeyEvent, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QPlainTextEdit, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from app.attachments import kinds
@@ -160,6 +160,15 @@ class Composer(QFrame):
 
     def text(self) -> str:
         return self.edit.toPlainText()
+
+    def propose(self, text: str) -> None:
+        """`text` in the box, ready to send or change, and the focus there. What was typed before is replaced as one
+        edit, so Ctrl+Z brings it back."""
+        cursor = self.edit.textCursor()
+        cursor.select(QTextCursor.SelectionType.Document)
+        cursor.insertText(text)
+        self.edit.setTextCursor(cursor)
+        self.edit.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def set_generating(self, generating: bool) -> None:
         self.generating = generating

@@ -35,6 +35,7 @@ from app.chat.widgets.composer import ComposerEdit
 from app.chat.widgets.long_message import LongMessage
 from app.chat.widgets.markdown_view import MarkdownView
 from app.chat.widgets.thinking_block import ThinkingBlock
+from app.chat.widgets.welcome import Welcome
 from app.metrics import figures
 from app.storage import store as st
 from app.storage.store import Message
@@ -42,7 +43,7 @@ from app.ui import icons
 from runtime.protocol import GenerationStats
 
 MAX_WIDTH = 860
-FIRST_MESSAGE_INDEX = 2  # in the column: Show earlier messages, the empty hint, then the messages
+FIRST_MESSAGE_INDEX = 2  # in the column: Show earlier messages, the welcome, then the messages
 # Opening a conversation builds the widgets of its newest SHOWN_AT_ONCE messages at once, then the older ones
 # for at most FILL_BUDGET_MS per turn of the event loop (each takes a few ms: a QTextBrowser and its layout).
 SHOWN_AT_ONCE = 6
@@ -416,10 +417,8 @@ class ChatView(QScrollArea):
         self.setWidget(canvas)
         self.setAccessibleName(self.tr("Conversation"))
         self.setAccessibleDescription(self.tr("The messages of this conversation: Tab moves through them, Page Up and Page Down scroll"))
-        self.empty = QLabel(self.tr("Ask anything. Your messages stay on this machine."))
-        self.empty.setObjectName("hint")
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._column.insertWidget(0, self.empty)
+        self.welcome = Welcome()  # an empty conversation's: which model answers, and first questions
+        self._column.insertWidget(0, self.welcome)
         self.earlier = QPushButton(self.tr("Show earlier messages"))
         self.earlier.setObjectName("showEarlier")
         self.earlier.setAccessibleDescription(self.tr("This conversation is long: it shows its newest messages, and this adds older ones above them"))
@@ -538,7 +537,10 @@ class ChatView(QScrollArea):
             self._show_row(row)
 
     def _show_chrome(self) -> None:
-        self.empty.setVisible(self.model.rowCount() == 0)
+        empty = self.model.rowCount() == 0
+        if empty != self.welcome.isVisibleTo(self):
+            self.welcome.setVisible(empty)
+            self.sig_focus_order_changed.emit()  # its buttons come into the Tab order, or leave it
         self.earlier.setVisible(self.model.has_earlier() and not self._unbuilt)
 
     def _show_row(self, row: int) -> None:
@@ -549,6 +551,8 @@ class ChatView(QScrollArea):
     def focusables(self) -> list[QWidget]:
         """The widgets Tab visits in the messages, top to bottom (buttons, text, code, an open editor)."""
         out: list[QWidget] = [self.earlier] if self.earlier.isVisibleTo(self) else []
+        if self.welcome.isVisibleTo(self):
+            out += self.welcome.focusables()
         for widget in self.widgets:
             out += widget.focusables()
         return out

@@ -596,10 +596,6 @@
         <translation>Pesan-pesan dalam percakapan ini: Tab berpindah di antaranya, Page Up dan Page Down menggulir</translation>
     </message>
     <message>
-        <source>Ask anything. Your messages stay on this machine.</source>
-        <translation>Tanyakan apa saja. Pesan Anda tetap di komputer ini.</translation>
-    </message>
-    <message>
         <source>Show earlier messages</source>
         <translation>Tampilkan pesan sebelumnya</translation>
     </message>
@@ -3068,6 +3064,85 @@ konteks {n_ctx} token, dimuat dalam {ms} md</translation>
     <message>
         <source>Quit without saving</source>
         <translation>Keluar tanpa menyimpan</translation>
+    </message>
+</context>
+<context>
+    <name>Welcome</name>
+    <message>
+        <source>Browse models…</source>
+        <translation>Jelajahi model…</translation>
+    </message>
+    <message>
+        <source>Browse models</source>
+        <translation>Jelajahi model</translation>
+    </message>
+    <message>
+        <source>Find a larger model on Hugging Face, with what it needs of this machine</source>
+        <translation>Cari model yang lebih besar di Hugging Face, beserta kebutuhannya pada mesin ini</translation>
+    </message>
+    <message>
+        <source>Try one of these:</source>
+        <translation>Coba salah satu ini:</translation>
+    </message>
+    <message>
+        <source>Explain how a rainbow forms, in three sentences.</source>
+        <translation>Jelaskan bagaimana pelangi terbentuk, dalam tiga kalimat.</translation>
+    </message>
+    <message>
+        <source>Write a Python function that checks whether a word is a palindrome.</source>
+        <translation>Tulis fungsi Python yang memeriksa apakah sebuah kata adalah palindrom.</translation>
+    </message>
+    <message>
+        <source>Draft a short, polite email asking to move a meeting to Friday.</source>
+        <translation>Buat draf email singkat dan sopan untuk meminta rapat dipindah ke hari Jumat.</translation>
+    </message>
+    <message>
+        <source>Put this question in the message box</source>
+        <translation>Masukkan pertanyaan ini ke kotak pesan</translation>
+    </message>
+    <message>
+        <source>Chat with {model}</source>
+        <translation>Mengobrol dengan {model}</translation>
+    </message>
+    <message>
+        <source>on the GPU</source>
+        <translation>di GPU</translation>
+    </message>
+    <message>
+        <source>on the CPU</source>
+        <translation>di CPU</translation>
+    </message>
+    <message>
+        <source>{quantization}, {place} of this machine. Your messages stay here.</source>
+        <translation>{quantization}, {place} mesin ini. Pesan Anda tetap di sini.</translation>
+    </message>
+    <message>
+        <source>This is the small starter model: quick, but it often gets facts wrong. A larger model answers much better.</source>
+        <translation>Ini model awal yang kecil: cepat, tetapi sering keliru soal fakta. Model yang lebih besar menjawab jauh lebih baik.</translation>
+    </message>
+    <message>
+        <source>Replies come from the remote endpoint you chose: your messages are sent there.</source>
+        <translation>Balasan datang dari endpoint jarak jauh yang Anda pilih: pesan Anda dikirim ke sana.</translation>
+    </message>
+    <message>
+        <source>Getting the model ready…</source>
+        <translation>Menyiapkan model…</translation>
+    </message>
+    <message>
+        <source>Loading {file}. You can write your first message meanwhile.</source>
+        <translation>Memuat {file}. Sementara itu Anda bisa menulis pesan pertama.</translation>
+    </message>
+    <message>
+        <source>No model is loaded</source>
+        <translation>Belum ada model yang dimuat</translation>
+    </message>
+    <message>
+        <source>Choose one in the Model menu, or open a GGUF file. Your messages stay on this machine.</source>
+        <translation>Pilih satu di menu Model, atau buka berkas GGUF. Pesan Anda tetap di mesin ini.</translation>
+    </message>
+    <message>
+        <source>No model on this machine yet? Find one that fits it.</source>
+        <translation>Belum ada model di mesin ini? Cari yang cocok untuknya.</translation>
     </message>
 </context>
 </TS>
