@@ -142,7 +142,7 @@ class ChatController(QObject):
     sig_current_changed = Signal(object)  # Conversation | None
     sig_generating_changed = Signal(bool)
     sig_reply_finished = Signal(object)  # the finished Message
-    sig_error = Signal(str)
+    sig_error = Signal(str, str)  # why a reply failed, in words; its conversation's id
     sig_deleted = Signal(object)  # (Conversation, messages) for an undo
     sig_reply_link_changed = Signal()
     sig_store_problem = Signal(object)  # StoreUnavailable while the database refuses work; None once it takes it again
@@ -770,7 +770,7 @@ class ChatController(QObject):
         else:
             reason = reply_error(error)
             self._end_reply(reply, st.FAILED, ReplyRecord(error=reason))
-            self.sig_error.emit(reason)
+            self.sig_error.emit(reason, reply.conversation_id)
 
     def _end_reply(self, reply: Reply, state: str, record: ReplyRecord | None, text: str | None = None, reasoning: str | None = None) -> None:
         if not self._in_progress(reply):

@@ -47,13 +47,21 @@ class Banner(QWidget):
         row.addWidget(self.label, 1)
         row.addWidget(self.retry, 0, Qt.AlignmentFlag.AlignTop)
         row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        self.about: str | None = None  # the conversation what is said concerns
         self.hide()
 
-    def say(self, text: str, retry: bool = False) -> None:
-        """Show `text`, with the Retry button if `retry`."""
+    def say(self, text: str, retry: bool = False, about: str | None = None) -> None:
+        """Show `text`, with the Retry button if `retry`; `about`: the conversation it concerns (a reply that failed),
+        None for what concerns the whole app (a crash, the database)."""
         self.label.setText(text)
         self.retry.setVisible(retry)
+        self.about = about
         self.show()
+
+    def leave(self, conversation: str | None) -> None:
+        """`conversation` is on screen now: what was said about another one goes (the failed reply says it there too)."""
+        if self.about is not None and self.about != conversation:
+            self.hide()
 
     def say_store_problem(self, problem: StoreProblem | None, waiting: int) -> bool:
         """The database refuses writes (`waiting` message updates are kept until it takes them), or None: it takes
