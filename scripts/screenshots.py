@@ -7,7 +7,8 @@ Shots: the window mid-reply with the metrics panel showing the runtime's live fi
 menu open, each in the light and the dark palette and in Indonesian (main-id.png, model-menu-id.png);
 then, light: a reply that drafted (metrics-speculation), a message edited in place (edit-in-place), a
 long title's tooltip (sidebar-tooltip), closing while the API serves (close-while-serving) and Help ▸
-Keyboard shortcuts (keyboard-shortcuts), a pasted log of 2 MB folded and refused by the context (long-message); a thinking reply, its thinking folded (thinking-collapsed) and
+Keyboard shortcuts (keyboard-shortcuts), a pasted log of 2 MB folded and refused by the context (long-message), a new
+conversation's welcome (welcome-light); a thinking reply, its thinking folded (thinking-collapsed) and
 unfolded (thinking-expanded), with its figures in the metrics panel.
 The earlier turn of the conversation is seeded text (so the picture shows a table and a code block),
 and so is a long title in the conversation list; the replies that stream and every figure in the
@@ -262,6 +263,13 @@ def shot_sidebar_tooltip(app, window, shots: list[Path]) -> None:
     QToolTip.hideText()
 
 
+def shot_welcome(app, window, shots: list[Path]) -> None:
+    """A new conversation's welcome, with the starter model loaded."""
+    window.chat.new_conversation()
+    settle(app, window)
+    save(window.grab(), "welcome-light", shots)
+
+
 def shot_shortcuts(app, window, shots: list[Path]) -> None:
     dialog = window.help.open_shortcuts()
     wait(app, dialog.isVisible, 5)
@@ -357,6 +365,7 @@ def main() -> int:
             shot_shortcuts(app, window, shots)
             shot_close_while_serving(app, window, shots)
             shot_long_message(app, window, shots)
+            shot_welcome(app, window, shots)
         close_window(window)
     if not only or "thinking" in only:
         app, window = open_window("light", "en")
