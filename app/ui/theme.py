@@ -106,7 +106,6 @@ def stylesheet(dark: bool) -> str:
     #hint, #metricsHint, #metricsCaption, #metricsName {{ color: {hint}; }}
     #metricsSection {{ font-weight: 600; }}
     #codeBlock {{ background: {code_background(dark)}; border: 1px solid {border}; border-radius: 8px; }}
-    #codeHeader {{ color: {hint}; }}
     QScrollBar#slimScroll:horizontal {{ height: 12px; background: transparent; margin: 0px 8px 4px 8px; }}
     QScrollBar#slimScroll:vertical {{ width: 12px; background: transparent; margin: 6px 2px 6px 0px; }}
     QScrollBar#slimScroll::handle {{ background: {hint}; border-radius: 3px; }}

@@ -179,3 +179,17 @@ def test_a_code_line_and_a_table_scroll_on_slim_bars_under_the_apps_style_sheet(
     finally:
         qapp.setPalette(palette)
         qapp.setStyleSheet(sheet)
+
+
+def test_a_code_blocks_header_names_its_language_at_the_left_and_copy_at_the_right_above_the_code(qtbot):
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(500, 300)
+    view.set_markdown("```python\nx = 1\n```")
+    view.show()
+    qtbot.waitExposed(view)
+    (block,) = view.code_blocks
+    label, button, code = block.language_label.geometry(), block.copy_button.geometry(), block.view.geometry()
+    assert label.left() < 20 and block.width() - 20 < button.right() < block.width()
+    assert label.bottom() < code.top() and button.bottom() < code.top() and code.bottom() < block.height()
+    assert abs(label.center().y() - button.center().y()) <= 1  # on one line
