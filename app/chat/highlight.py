@@ -74,10 +74,6 @@ def char_format(ttype: _TokenType, dark: bool) -> QTextCharFormat:
     return shape
 
 
-def background(dark: bool) -> str:
-    return "#272822" if dark else "#f6f8fa"
-
-
 class HighlightedCode:
     """The code shown in a QTextDocument, highlighted; `show` with growing=True lexes only past the settled lines."""
 

@@ -79,6 +79,12 @@ def apply_scheme(app: QApplication, scheme: str) -> None:
     app.setStyleSheet(stylesheet(scheme == "dark"))
 
 
+def code_background(dark: bool) -> str:
+    """Under a code block's highlighted text (app/chat/highlight.py: monokai when dark). In the style sheet, not a sheet
+    per block: a widget's own sheet restyles it and its children apart from the rest, 71 blocks of a long reply each."""
+    return "#272822" if dark else "#f6f8fa"
+
+
 def stylesheet(dark: bool) -> str:
     bubble_user = "#2a3b5c" if dark else "#e7effd"
     border = "#34353a" if dark else "#e1e1e5"
@@ -99,8 +105,7 @@ def stylesheet(dark: bool) -> str:
     #stateBadge {{ color: {warn_fg}; background: {warn_bg}; border-radius: 6px; padding: 1px 6px; }}
     #hint, #metricsHint, #metricsCaption, #metricsName {{ color: {hint}; }}
     #metricsSection {{ font-weight: 600; }}
-    #codeBlock {{ border: 1px solid {border}; border-radius: 8px; }}
-    #codeHeader {{ color: {hint}; }}
+    #codeBlock {{ background: {code_background(dark)}; border: 1px solid {border}; border-radius: 8px; }}
     QScrollBar#slimScroll:horizontal {{ height: 12px; background: transparent; margin: 0px 8px 4px 8px; }}
     QScrollBar#slimScroll:vertical {{ width: 12px; background: transparent; margin: 6px 2px 6px 0px; }}
     QScrollBar#slimScroll::handle {{ background: {hint}; border-radius: 3px; }}

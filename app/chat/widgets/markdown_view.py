@@ -53,7 +53,12 @@ class AutoHeightBrowser(QTextBrowser):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.horizontalScrollBar().setObjectName("slimScroll")  # slim, where a code line or a table is wider (app/ui/theme.py)
+        bar = self.horizontalScrollBar()
+        bar.setObjectName("slimScroll")  # slim, where a code line or a table is wider (app/ui/theme.py)
+        # The scroll area polished its bar as it made it, before it had this name: styled again, it takes the slim rule
+        # (a view made without a parent was restyled whole when the layout adopted it, at a cost per widget)
+        bar.style().unpolish(bar)
+        bar.style().polish(bar)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.viewport().setAutoFillBackground(False)
         self.document().setDocumentMargin(DOCUMENT_MARGIN)
@@ -172,13 +177,12 @@ class CodeBlock(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        header = QWidget()
-        header.setObjectName("codeHeader")
-        row = QHBoxLayout(header)
+        # The header, a row of the block's own layout: a widget of its own cost a widget per block, and drew nothing
+        row = QHBoxLayout()
         row.setContentsMargins(10, 4, 4, 4)
-        self.language_label = QLabel()
+        self.language_label = QLabel(self)
         self.language_label.setObjectName("hint")
-        self.copy_button = QToolButton()
+        self.copy_button = QToolButton(self)
         self.copy_button.setObjectName("messageAction")
         self.copy_button.setIcon(icons.icon("copy"))
         self.copy_button.setText(self.tr("Copy"))
@@ -190,8 +194,8 @@ class CodeBlock(QFrame):
         row.addWidget(self.language_label)
         row.addStretch(1)
         row.addWidget(self.copy_button)
-        layout.addWidget(header)
-        self.view = AutoHeightBrowser()
+        layout.addLayout(row)
+        self.view = AutoHeightBrowser(self)
         # Code lines do not wrap (app/chat/highlight.py): a line wider than the block scrolls sideways
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.view.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
@@ -208,9 +212,6 @@ class CodeBlock(QFrame):
             self.view.setAccessibleDescription(self.tr("Code ({language})").format(language=language) if language else self.tr("Code"))
         self.code = code
         self.highlighted.show(code, language, dark, growing)
-        sheet = f"#codeBlock {{ background: {highlight.background(dark)}; }}"
-        if sheet != self.styleSheet():  # setting a style sheet re-styles the block and its children: once, not per flush
-            self.setStyleSheet(sheet)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -277,9 +278,9 @@ class MarkdownView(QWidget):
                     discard(old)
                 del self._parts[i:]
                 if segment.kind == "code":
-                    widget = CodeBlock()
+                    widget = CodeBlock(self)
                 else:
-                    browser = widget = AutoHeightBrowser()
+                    browser = widget = AutoHeightBrowser(self)
                     browser.sig_link_refused.connect(self.sig_link_refused)
                 self._name_part(widget)
                 self._layout.addWidget(widget)

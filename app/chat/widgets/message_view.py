@@ -34,6 +34,7 @@ from app.chat.words import cut_note, speaker_name, state_badge
 from app.chat.widgets.composer import ComposerEdit
 from app.chat.widgets.long_message import LongMessage
 from app.chat.widgets.markdown_view import MarkdownView
+from app.chat.widgets.scroll_bar_first import ScrollBarFirst
 from app.chat.widgets.thinking_block import ThinkingBlock
 from app.chat.widgets.welcome import Welcome
 from app.metrics import figures
@@ -440,6 +441,7 @@ class ChatView(QScrollArea):
         model.rowsInserted.connect(self._on_rows_inserted)
         model.rowsRemoved.connect(self._on_rows_removed)
         model.dataChanged.connect(self._on_data_changed)
+        self._scroll_bar = ScrollBarFirst(self)
         self._on_reset()
 
     def set_thinking_expanded(self, expanded: bool) -> None:
@@ -484,7 +486,8 @@ class ChatView(QScrollArea):
         self.widgets = []
         self._unbuilt = self.model.rowCount()
         self.follow = True
-        self._fill(at_least=SHOWN_AT_ONCE)
+        with self._scroll_bar.opening(has_messages=self.model.rowCount() > 0):  # laid out once (scroll_bar_first.py)
+            self._fill(at_least=SHOWN_AT_ONCE)
 
     def _fill(self, at_least: int = 1) -> None:
         """Build the widgets of the newest rows still without one: `at_least` of them, more while FILL_BUDGET_MS lasts."""
@@ -496,6 +499,7 @@ class ChatView(QScrollArea):
             self._unbuilt -= 1
             built += 1
             self._show_row(self._unbuilt)
+            widget.show()  # now, its content set: laid out once (the layout would show it a turn later)
         self._show_chrome()
         if self._unbuilt:
             self._fill_timer.start()

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtGui import QTextDocument
 
-from app.chat import highlight
 from app.chat.highlight import HighlightedCode, normalized
-from app.chat.widgets.markdown_view import MarkdownView
+from app.chat.widgets.markdown_view import CodeBlock, MarkdownView
 
 PYTHON = '''import math
 
@@ -106,24 +105,35 @@ def test_a_streaming_reply_grows_its_open_block_and_the_finished_reply_shows_it_
     assert view.code_blocks == [block] and block.view.toPlainText() == normalized(C)
 
 
+def painted_background(block: CodeBlock) -> str:
+    """The colour between the block's language and its Copy button, inside its border."""
+    return block.grab().toImage().pixelColor(block.width() // 2, 4).name()
+
+
 def test_a_code_block_takes_the_other_schemes_colours_when_the_os_switches(qtbot, qapp):
     from app.ui import theme
 
+    palette, sheet = qapp.palette(), qapp.styleSheet()
+    was_dark = theme.is_dark()
+    theme.apply_scheme(qapp, "dark" if was_dark else "light")  # the app's style sheet, as the window has it
     view = MarkdownView()
     qtbot.addWidget(view)
+    view.resize(500, 200)
     view.set_markdown("```python\ndef f():\n    return 1\n```")
+    view.show()
+    qtbot.waitExposed(view)
     (block,) = view.code_blocks
-    was_dark = theme.is_dark()
     before = looks(block.view.document())
-    palette, sheet = qapp.palette(), qapp.styleSheet()
+    assert painted_background(block) == theme.code_background(was_dark)
     theme.apply_scheme(qapp, "light" if was_dark else "dark")
     try:
         qtbot.waitUntil(lambda: block.highlighted.dark != was_dark, timeout=5_000)
-        assert highlight.background(not was_dark) in block.styleSheet()
+        assert painted_background(block) == theme.code_background(not was_dark)
         assert looks(block.view.document()) != before and block.view.toPlainText() == "def f():\n    return 1"
         theme.apply_scheme(qapp, "dark" if was_dark else "light")
         qtbot.waitUntil(lambda: block.highlighted.dark == was_dark, timeout=5_000)
         assert looks(block.view.document()) == before
+        assert painted_background(block) == theme.code_background(was_dark)
     finally:
         qapp.setPalette(palette)
         qapp.setStyleSheet(sheet)

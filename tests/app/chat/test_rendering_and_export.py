@@ -159,3 +159,37 @@ def test_a_wide_table_keeps_its_words_whole_and_scrolls_sideways_from_its_first_
     assert bar.isVisible() and bar.maximum() > 0 and bar.value() == 0  # the first column shows first
     assert table_view.viewport().height() >= table_view.document().size().height()
     assert not prose.horizontalScrollBar().isVisible()  # prose still breaks a long word to fit
+
+
+def test_a_code_line_and_a_table_scroll_on_slim_bars_under_the_apps_style_sheet(qtbot, qapp):
+    from app.ui import theme
+
+    palette, sheet = qapp.palette(), qapp.styleSheet()
+    theme.apply_scheme(qapp, "dark" if theme.is_dark() else "light")
+    try:
+        view = MarkdownView()
+        qtbot.addWidget(view)
+        view.resize(420, 400)
+        view.set_markdown("Here:\n\n" + WIDE_TABLE + "\n```\n" + "x" * 300 + "\n```")
+        view.show()
+        qtbot.waitExposed(view)
+        _, table_view, code = (widget for _kind, widget, _text in view._parts)
+        for bar in (table_view.horizontalScrollBar(), code.view.horizontalScrollBar()):
+            assert bar.isVisible() and bar.height() == 12  # QScrollBar#slimScroll:horizontal (app/ui/theme.py)
+    finally:
+        qapp.setPalette(palette)
+        qapp.setStyleSheet(sheet)
+
+
+def test_a_code_blocks_header_names_its_language_at_the_left_and_copy_at_the_right_above_the_code(qtbot):
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(500, 300)
+    view.set_markdown("```python\nx = 1\n```")
+    view.show()
+    qtbot.waitExposed(view)
+    (block,) = view.code_blocks
+    label, button, code = block.language_label.geometry(), block.copy_button.geometry(), block.view.geometry()
+    assert label.left() < 20 and block.width() - 20 < button.right() < block.width()
+    assert label.bottom() < code.top() and button.bottom() < code.top() and code.bottom() < block.height()
+    assert abs(label.center().y() - button.center().y()) <= 1  # on one line
