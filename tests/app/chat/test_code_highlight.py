@@ -6,6 +6,7 @@ from PySide6.QtGui import QTextDocument
 
 from app.chat.highlight import HighlightedCode, normalized
 from app.chat.widgets.markdown_view import CodeBlock, MarkdownView
+from markdown_views import shown_markdown
 
 PYTHON = '''import math
 
@@ -116,12 +117,7 @@ def test_a_code_block_takes_the_other_schemes_colours_when_the_os_switches(qtbot
     palette, sheet = qapp.palette(), qapp.styleSheet()
     was_dark = theme.is_dark()
     theme.apply_scheme(qapp, "dark" if was_dark else "light")  # the app's style sheet, as the window has it
-    view = MarkdownView()
-    qtbot.addWidget(view)
-    view.resize(500, 200)
-    view.set_markdown("```python\ndef f():\n    return 1\n```")
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_markdown(qtbot, "```python\ndef f():\n    return 1\n```", 500, 200)
     (block,) = view.code_blocks
     before = looks(block.view.document())
     assert painted_background(block) == theme.code_background(was_dark)

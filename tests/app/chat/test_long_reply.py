@@ -11,6 +11,7 @@ import pytest
 from app.chat import markdown
 from app.chat.markdown import PARAGRAPH_MARK
 from app.chat.widgets.markdown_view import MarkdownView
+from markdown_views import shown_markdown
 
 REPLY = """## Reading a CSV
 
@@ -45,13 +46,7 @@ Done."""
 @pytest.fixture
 def shown(qtbot):
     def show(text: str, streaming: bool) -> MarkdownView:
-        view = MarkdownView()
-        qtbot.addWidget(view)
-        view.resize(700, 200)
-        view.set_markdown(text, streaming)
-        view.show()
-        qtbot.waitExposed(view)
-        return view
+        return shown_markdown(qtbot, text, 700, 200, streaming)
 
     return show
 

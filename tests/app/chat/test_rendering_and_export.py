@@ -10,6 +10,7 @@ from app.chat import export, markdown
 from app.chat.widgets.markdown_view import MarkdownView
 from app.storage.attachments import StoredAttachment, StoredCitation
 from app.storage.store import Store
+from markdown_views import shown_markdown
 
 REPLY = "# Plan\n\n1. one\n2. two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\ndef f():\n    return 1\n```\nDone."
 
@@ -110,13 +111,8 @@ def test_export_names_a_messages_attachments_and_a_replys_citations_without_the_
 
 
 def test_a_code_line_wider_than_its_block_scrolls_sideways_and_the_block_makes_room_for_the_bar(qtbot):
-    view = MarkdownView()
-    qtbot.addWidget(view)
-    view.resize(600, 400)
     wide = "result = compute(" + ", ".join(f"argument_{i}={i}" for i in range(30)) + ")"
-    view.set_markdown(f"```python\n{wide}\nprint(result)\n```\n\n```python\nx = 1\n```")
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_markdown(qtbot, f"```python\n{wide}\nprint(result)\n```\n\n```python\nx = 1\n```", 600, 400)
     long_block, short_block = view.code_blocks
     bar = long_block.view.horizontalScrollBar()
     assert bar.isVisible() and bar.maximum() > 0  # the end of the line can be scrolled to, not cut off
@@ -144,12 +140,7 @@ WIDE_TABLE = (
 def test_a_wide_table_keeps_its_words_whole_and_scrolls_sideways_from_its_first_column(qtbot):
     from PySide6.QtGui import QTextTable
 
-    view = MarkdownView()
-    qtbot.addWidget(view)
-    view.resize(420, 400)
-    view.set_markdown("Here:\n\n" + WIDE_TABLE + "\nA long address in prose still fits: https://huggingface.co/" + "a" * 120)
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_markdown(qtbot, "Here:\n\n" + WIDE_TABLE + "\nA long address in prose still fits: https://huggingface.co/" + "a" * 120, 420, 400)
     _, table_view, prose = (widget for _kind, widget, _text in view._parts)
     (table,) = [frame for frame in table_view.document().rootFrame().childFrames() if isinstance(frame, QTextTable)]
     for column in range(table.columns()):  # each heading on one line: "Parameters", not "Parameter" and "s"
@@ -167,12 +158,7 @@ def test_a_code_line_and_a_table_scroll_on_slim_bars_under_the_apps_style_sheet(
     palette, sheet = qapp.palette(), qapp.styleSheet()
     theme.apply_scheme(qapp, "dark" if theme.is_dark() else "light")
     try:
-        view = MarkdownView()
-        qtbot.addWidget(view)
-        view.resize(420, 400)
-        view.set_markdown("Here:\n\n" + WIDE_TABLE + "\n```\n" + "x" * 300 + "\n```")
-        view.show()
-        qtbot.waitExposed(view)
+        view = shown_markdown(qtbot, "Here:\n\n" + WIDE_TABLE + "\n```\n" + "x" * 300 + "\n```", 420, 400)
         _, table_view, code = (widget for _kind, widget, _text in view._parts)
         for bar in (table_view.horizontalScrollBar(), code.view.horizontalScrollBar()):
             assert bar.isVisible() and bar.height() == 12  # QScrollBar#slimScroll:horizontal (app/ui/theme.py)
@@ -182,12 +168,7 @@ def test_a_code_line_and_a_table_scroll_on_slim_bars_under_the_apps_style_sheet(
 
 
 def test_a_code_blocks_header_names_its_language_at_the_left_and_copy_at_the_right_above_the_code(qtbot):
-    view = MarkdownView()
-    qtbot.addWidget(view)
-    view.resize(500, 300)
-    view.set_markdown("```python\nx = 1\n```")
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_markdown(qtbot, "```python\nx = 1\n```", 500, 300)
     (block,) = view.code_blocks
     label, button, code = block.language_label.geometry(), block.copy_button.geometry(), block.view.geometry()
     assert label.left() < 20 and block.width() - 20 < button.right() < block.width()
