@@ -35,6 +35,24 @@ os.environ["LOKAL_AUTO_SPECULATION"] = "off"
 # tests/app/ui/test_translations.py runs windows in Indonesian in processes of their own.
 os.environ["LOKAL_LANGUAGE"] = "en"
 
+# Each test worker gets cores of its own (scripts/dev.sh runs one worker per core), and the runtimes it starts
+# inherit them, so they decode on as many threads as they have cores (runtime/llama/llama_model.default_threads).
+# Unpinned, two workers' runtimes each ran two threads on two cores, and a decode waited at every layer's
+# barrier for a core the other held: a kvstore test took 51 s in the suite, 5.3 s alone.
+EVERY_CORE = frozenset(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else frozenset()
+
+
+def _pin_this_worker() -> None:
+    worker, count = os.environ.get("PYTEST_XDIST_WORKER", ""), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if not worker.startswith("gw") or not 0 < count <= len(EVERY_CORE):
+        return
+    share = len(EVERY_CORE) // count
+    index = int(worker[2:])
+    os.sched_setaffinity(0, sorted(EVERY_CORE)[index * share:(index + 1) * share])
+
+
+_pin_this_worker()
+
 
 @pytest.fixture(autouse=True)
 def _qt_leftovers_go_with_their_test():
@@ -77,6 +95,17 @@ def _isolated_dirs(tmp_path_factory):
     for name in ("LOKAL_DATA_DIR", "LOKAL_CONFIG_DIR", "LOKAL_CACHE_DIR", "LOKAL_LOG_DIR"):
         os.environ[name] = str(base / name.lower())
     yield
+
+
+@pytest.fixture
+def every_core():
+    """This worker's cores widened to every core the suite was given, for a test of how threads follow cores."""
+    if len(EVERY_CORE) < 2:
+        pytest.fail(f"this test needs at least 2 cores and the tests were given {len(EVERY_CORE) or 'no way to set them'}", pytrace=False)
+    pinned = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, EVERY_CORE)
+    yield EVERY_CORE
+    os.sched_setaffinity(0, pinned)
 
 
 @pytest.fixture

@@ -16,7 +16,8 @@ from runtime.protocol import EmbeddingLoadParams, Empty
 TEXTS = ["The harbour master keeps the tide table.", "Gulls circle over the boats at dawn, and the nets are mended."]
 
 
-def test_a_document_is_embedded_on_every_core_while_no_reply_decodes_and_on_half_beside_one(starter_model):
+def test_a_document_is_embedded_on_every_core_while_no_reply_decodes_and_on_half_beside_one(starter_model, every_core):
+    assert default_threads() >= 2, "with one core, all of them and half of them are the same count"
     replying = False
     model = EmbeddingModel(str(starter_model), busy=lambda: replying)
     try:
@@ -40,9 +41,10 @@ def test_a_thread_count_named_at_load_is_kept_however_busy(starter_model):
 
 
 @pytest.mark.timeout(300)
-def test_the_runtime_counts_a_reply_waiting_in_the_job_slot_as_busy(starter_model):
+def test_the_runtime_counts_a_reply_waiting_in_the_job_slot_as_busy(starter_model, every_core):
     from runtime.server import RuntimeServer
 
+    assert default_threads() >= 2, "with one core, all of them and half of them are the same count"
     server = RuntimeServer(io.BytesIO(), io.BytesIO())
     server.attachments.load_embedding(EmbeddingLoadParams(str(starter_model)))
     embedder = server.documents.embedder
