@@ -125,7 +125,7 @@ case "$mode" in
     test)
         export QT_QPA_PLATFORM=offscreen
         # One worker per core (LOKAL_TEST_WORKERS overrides; 0 runs in this process); a test file stays in one
-        # worker, so its module-scoped runtime and window are started once.
+        # worker, so its module-scoped runtime and window are started once. tests/conftest.py gives each worker cores of its own.
         workers=${LOKAL_TEST_WORKERS:-$(nproc 2>/dev/null || sysctl -n hw.ncpu)}
         exec "$PY" -m pytest -n "$workers" --dist loadfile "$@"
         ;;
