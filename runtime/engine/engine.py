@@ -31,7 +31,8 @@ from runtime.engine.chat_template import ChatTemplate
 from runtime.engine.context_window import FitCancelled, fit_to_context
 from runtime.llama.devices import list_devices
 from runtime.llama.generation import GenerationOutcome, GenerationRequest, plain_stepper
-from runtime.llama.llama_model import LlamaModel, LoadSettings, default_threads
+from runtime.cores import default_threads
+from runtime.llama.llama_model import LlamaModel, LoadSettings
 from runtime.engine.offload import ALL, AUTO, OFF, OffloadPlan, load_stepping_down, offload_report, plan_offload
 from runtime.llama.sampling import INT32_MAX, INT32_MIN, INT32_SETTINGS, Sampler, SamplerError, SamplingConfig
 from runtime.engine.structured import GrammarError, SchemaError, check_grammar, schema_grammar

@@ -83,6 +83,16 @@
     </message>
 </context>
 <context>
+    <name>LoadSettingsDialog</name>
+    <message numerus="yes">
+        <source>Automatic (%n thread(s), one per core)</source>
+        <translation>
+            <numerusform>Automatic (%n thread, one per core)</numerusform>
+            <numerusform>Automatic (%n threads, one per core)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>Messages</name>
     <message numerus="yes">
         <source>⋯ %Ln more line(s)</source>

@@ -1491,8 +1491,18 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Otomatis: pilihan llama.cpp, aktif. Mati mendekode lebih cepat di CPU, tetapi percakapan yang dipulihkan dari penyimpanan KV bisa berlanjut sedikit berbeda</translation>
     </message>
     <message>
-        <source>Conversations that can write replies at the same time</source>
-        <translation>Percakapan yang dapat menulis balasan bersamaan</translation>
+        <source>Conversations that can write replies at the same time. Each keeps a context of its own in memory, so fewer leave more memory to the rest of the machine</source>
+        <translation>Percakapan yang dapat menulis balasan bersamaan. Masing-masing menyimpan konteksnya sendiri di memori, jadi lebih sedikit menyisakan lebih banyak memori untuk bagian lain mesin</translation>
+    </message>
+    <message numerus="yes">
+        <source>Automatic (%n thread(s), one per core)</source>
+        <translation>
+            <numerusform>Otomatis (%n thread, satu per inti)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>More threads than cores slow replies down: at every layer, the threads wait for each other</source>
+        <translation>Thread yang lebih banyak daripada inti memperlambat balasan: di setiap lapisan, thread saling menunggu</translation>
     </message>
     <message>
         <source>Whole layers on each device</source>

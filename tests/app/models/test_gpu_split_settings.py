@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 
@@ -114,3 +115,14 @@ def test_the_dialog_offers_the_split_only_with_several_gpu_devices(qtbot):
         assert f"this machine has {len(names)}" in one.split_note.text()
         kept = one.result_settings()
         assert (kept.split_mode, kept.main_gpu) == ("row", 1), "a hidden setting keeps its stored value"
+
+
+def test_automatic_threads_says_how_many_the_runtime_will_start(qtbot, english, every_core):
+    """The runtime starts a thread per core it may run on, and inherits the window's cores (runtime/cores.py)."""
+    cores = sorted(every_core)
+    for allowed, text in ((cores[:1], "Automatic (1 thread, one per core)"), (cores[:2], "Automatic (2 threads, one per core)")):
+        os.sched_setaffinity(0, allowed)
+        dialog = LoadSettingsDialog("m.gguf", LoadSettings(), 4096, [], False, None)
+        qtbot.addWidget(dialog)
+        assert dialog.threads.value() == 0 and dialog.threads.text() == text
+        assert dialog.result_settings().n_threads is None, "automatic stays the runtime's choice"

@@ -10,7 +10,7 @@ import pytest
 
 from runtime.embeddings.model import EmbeddingModel
 from runtime.job_slot import Job
-from runtime.llama.llama_model import default_threads
+from runtime.cores import default_threads
 from runtime.protocol import EmbeddingLoadParams, Empty
 
 TEXTS = ["The harbour master keeps the tide table.", "Gulls circle over the boats at dawn, and the nets are mended."]

@@ -1,9 +1,9 @@
 """The runtime decodes on a thread per core it may run on: a thread beyond them stalls every layer of a decode
-(runtime/llama/llama_model.default_threads)."""
+(runtime/cores.py)."""
 
 import os
 
-from runtime.llama.llama_model import default_threads
+from runtime.cores import default_threads
 
 
 def test_threads_follow_the_cores_this_process_may_run_on(every_core):
