@@ -48,10 +48,10 @@ def cpu_quota(cpus: float) -> Iterator[None]:
             (group / "cpu.cfs_quota_us").write_text(str(int(cpus * period)))
         else:
             (group / "cpu.max").write_text(f"{int(cpus * period)} {period}")
-        (group / ("tasks" if v1.is_dir() else "cgroup.procs")).write_text(str(os.getpid()))
+        (group / "cgroup.procs").write_text(str(os.getpid()))  # every thread of this process
         yield
     finally:
-        (group.parent / ("tasks" if v1.is_dir() else "cgroup.procs")).write_text(str(os.getpid()))
+        (group.parent / "cgroup.procs").write_text(str(os.getpid()))
         group.rmdir()
 
 
