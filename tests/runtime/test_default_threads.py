@@ -6,10 +6,12 @@ import os
 from runtime import cores
 from runtime.cores import cpu_quota, default_threads
 
+NEEDS_TWO = "default_threads() is {n} here (physical cores by psutil, the core mask, a CPU quota): this test needs two or more"
+
 
 def test_threads_follow_the_cores_this_process_may_run_on(every_core):
     mask = sorted(every_core)
-    assert default_threads() >= 2, "this machine has one physical core (psutil): narrowing the mask to one changes nothing; run it on two or more"
+    assert default_threads() >= 2, NEEDS_TWO.format(n=default_threads())
     os.sched_setaffinity(0, mask[:1])  # as `taskset -c 0 lokal` or a container's cpuset would
     assert default_threads() == 1
     os.sched_setaffinity(0, mask[:2])
@@ -17,8 +19,10 @@ def test_threads_follow_the_cores_this_process_may_run_on(every_core):
 
 
 def test_threads_follow_a_cpu_quota_rounded(every_core, monkeypatch):
-    assert default_threads() >= 2, "this machine has one physical core (psutil): a quota of one changes nothing; run it on two or more"
-    for quota, threads in ((1.0, 1), (0.3, 1), (1.4, 1), (1.5, 2), (8.0, 2), (None, 2)):
+    monkeypatch.setattr(cores, "cpu_quota", lambda: None)
+    unlimited = default_threads()
+    assert unlimited >= 2, NEEDS_TWO.format(n=unlimited)
+    for quota, threads in ((1.0, 1), (0.3, 1), (1.4, 1), (1.5, 2), (64.0, unlimited)):
         monkeypatch.setattr(cores, "cpu_quota", lambda quota=quota: quota)
         assert default_threads() == threads, quota
 
