@@ -17,7 +17,7 @@ def default_threads() -> int:
     if hasattr(os, "sched_getaffinity"):  # Linux; macOS and Windows have no per-process core mask to read here
         cores = min(cores, len(os.sched_getaffinity(0)))
     quota = cpu_quota()
-    if quota is not None:  # 1.5 CPUs' worth runs faster on two threads than on one (the same bench)
+    if quota is not None:  # rounded: at 1.5 CPUs' worth, one thread and two decoded level (the same bench)
         cores = min(cores, int(quota + 0.5))
     return max(1, cores)
 
