@@ -62,10 +62,19 @@ def whole_summary(folded: Fold) -> str:
 def reply_error(error: RpcError) -> str:
     """Why a reply failed, in words the user can act on where Lokal knows what helps."""
     overflow = ContextOverflow.of(error)
-    if overflow is not None:
-        return Messages.tr(
-            "This message needs {tokens} tokens of context, and this conversation has {n_ctx}. Attach the text as a file "
-            "instead (the paperclip, or drop the file on the message box): a file too long for the context is searched for "
-            "the parts your question needs. Or give the conversation a larger context (Ctrl+,)."
-        ).format(tokens=number(overflow.prompt_tokens), n_ctx=number(overflow.n_ctx))
-    return error.message
+    if overflow is None:
+        return error.message
+    attach = Messages.tr(
+        "Attach the text as a file instead (the paperclip, or drop the file on the message box): a file too long for the "
+        "context is searched for the parts your question needs.")
+    if overflow.n_ctx_train and overflow.prompt_tokens >= overflow.n_ctx_train:  # no larger context would hold it
+        needs = Messages.tr("This message needs {tokens} tokens of context, more than this model can read at once ({limit}).").format(
+            tokens=number(overflow.prompt_tokens), limit=number(overflow.n_ctx_train))
+        return f"{needs} {attach}"
+    needs = Messages.tr("This message needs {tokens} tokens of context, and this conversation has {n_ctx}.").format(
+        tokens=number(overflow.prompt_tokens), n_ctx=number(overflow.n_ctx))
+    if overflow.n_ctx_train > overflow.n_ctx:
+        larger = Messages.tr("Or give the conversation a larger context, up to {limit} tokens (Ctrl+,).").format(limit=number(overflow.n_ctx_train))
+    else:
+        larger = Messages.tr("Or give the conversation a larger context (Ctrl+,).")
+    return f"{needs} {attach} {larger}"

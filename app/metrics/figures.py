@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from app.formatting import MB
 from app.ui.language import Context
+from app.storage.store import COMPLETE, FAILED, INTERRUPTED, STOPPED
 from runtime.protocol import FinishReason, GenerationStats, MetricsResult, OffloadReport
 
 Metrics = Context("Metrics")
@@ -330,12 +331,18 @@ def offload_row(report: OffloadReport | None) -> Row | None:
     return Row("offload", Metrics.tr("GPU offload"), value, MEMORY)
 
 
-def finish_words(reason: FinishReason | None) -> str:
-    """Why the last reply ended, in words: 'Last reply: reached the token limit'."""
+def finish_words(reason: FinishReason | None, state: str = COMPLETE) -> str:
+    """Why the last reply ended, in words: 'Last reply: reached the token limit'. `state` is the stored reply's
+    (app/storage/store.py): one that failed, was interrupted or was stopped with the window has no finish reason."""
+    ended = {
+        FAILED: Metrics.tr("Last reply: failed"),
+        INTERRUPTED: Metrics.tr("Last reply: interrupted, the runtime stopped"),
+        STOPPED: Metrics.tr("Last reply: stopped"),
+    }
     words: dict[str | None, str] = {
         "stop": Metrics.tr("Last reply: complete"),
         "length": Metrics.tr("Last reply: reached the token limit"),
         "cancelled": Metrics.tr("Last reply: stopped"),
         "tool_calls": Metrics.tr("Last reply: asked to call a tool"),
     }
-    return words.get(reason) or Metrics.tr("Last reply")
+    return ended.get(state) or words.get(reason) or Metrics.tr("Last reply")

@@ -51,8 +51,7 @@ class PanelFollower:
             self._show_last_reply()
 
     def _show_last_reply(self) -> None:
-        last = self.chat.last_reply()
-        self.panel.show_conversation(last.record if last is not None else None)
+        self.panel.show_conversation(self.chat.last_reply())
 
     def generating_changed(self, generating: bool) -> None:
         if not generating:
@@ -63,6 +62,6 @@ class PanelFollower:
             self.poller.start()
 
     def reply_finished(self, message: Message) -> None:
-        self.panel.on_turn_finished(message.record)
+        self.panel.on_turn_finished(message.record, state=message.state)
         if self.chat.local_replies:
             self.poller.poll_once()  # context and KV figures after the turn

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 from app.metrics import figures
 from app.metrics.sparkline import Sparkline
 from app.storage.reply_record import ReplyRecord
+from app.storage.store import COMPLETE, Message
 from runtime.protocol import GenerationStats, MetricsResult
 
 DEFAULT_WIDTH = 300  # the panel's width in a new window: every figure fits beside its label (only free text wraps)
@@ -159,15 +160,16 @@ class MetricsPanel(QFrame):
         self.state.setText(self.tr("Waiting for the first token…"))
         self._render()
 
-    def on_turn_finished(self, record: ReplyRecord | None, metrics: MetricsResult | None = None) -> None:
-        """The turn's final figures, as the runtime returned them with the reply; they stay until the next turn."""
+    def on_turn_finished(self, record: ReplyRecord | None, metrics: MetricsResult | None = None, state: str = COMPLETE) -> None:
+        """The turn's final figures, as the runtime returned them with the reply; they stay until the next turn.
+        `state`: how the reply was stored (app/storage/store.py), which says why one with no record ended."""
         if record is not None and record.stats is not None:
             self.stats = record.stats
             if record.stats.decode_tokens_per_s:
                 self.sparkline.add(record.stats.decode_tokens_per_s)
         if metrics:
             self.metrics = metrics
-        self.state.setText(figures.finish_words(record.finish_reason if record is not None else None))
+        self.state.setText(figures.finish_words(record.finish_reason if record is not None else None, state))
         self._render()
 
     def set_draft_model(self, name: str) -> None:
@@ -176,11 +178,15 @@ class MetricsPanel(QFrame):
             self.draft_model = name
             self._render()
 
-    def show_conversation(self, record: ReplyRecord | None) -> None:
-        """Another conversation is on screen, with no reply streaming: its last reply's stored record (none yet:
+    def show_conversation(self, last: Message | None) -> None:
+        """Another conversation is on screen, with no reply streaming: its last reply as stored (none yet:
         dashes). The runtime figures stay until a sample for this conversation replaces them."""
+        record = last.record if last is not None else None
         self.stats = record.stats if record is not None else None
-        self.state.setText(figures.finish_words(record.finish_reason) if record is not None else self.tr("No reply yet"))
+        if last is None:
+            self.state.setText(self.tr("No reply yet"))
+        else:
+            self.state.setText(figures.finish_words(record.finish_reason if record is not None else None, last.state))
         self._render()
 
     def _render(self) -> None:

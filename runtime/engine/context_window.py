@@ -67,6 +67,7 @@ def fit_to_context(
     conversation_id: str,
     committed: int = 0,
     cancel: threading.Event | None = None,
+    n_ctx_train: int = 0,
 ) -> tuple[list[int], int]:
     """(prompt tokens, messages left out). `cuts` remembers each conversation's cut across turns.
 
@@ -77,7 +78,7 @@ def fit_to_context(
     grow with the messages dropped. A conversation whose part from the remembered cut may fit (no
     more messages than n_ctx tokens) is rendered whole first: one render for the usual turn.
     `cancel` is looked at before every render and inside it, on every loop iteration of the
-    template (FitCancelled). Too many messages or too much text:
+    template (FitCancelled). `n_ctx_train`: the model's trained context, told with an overflow. Too many messages or too much text:
     INVALID_PARAMS at once.
     """
     messages = list(messages)
@@ -158,7 +159,7 @@ def fit_to_context(
     if len(tokens) + committed < n_ctx:
         _remember(cuts, conversation_id, 0)
         return tokens, len(messages) - 1
-    raise ContextOverflow(len(tokens), n_ctx).error(f"the last message alone is {len(tokens)} tokens long and does not fit the context of {n_ctx} tokens")
+    raise ContextOverflow(len(tokens), n_ctx, n_ctx_train).error(f"the last message alone is {len(tokens)} tokens long and does not fit the context of {n_ctx} tokens")
 
 
 def _render(render: Callable[[list[ChatMessage]], list[int]], messages: list[ChatMessage], cancel: threading.Event | None) -> list[int]:

@@ -425,7 +425,7 @@ class Engine:
         conversation = params.conversation_id
         with self._cuts_lock:
             cuts = {conversation: self._context_cuts[conversation]} if conversation in self._context_cuts else {}
-        fitted = fit_to_context(params.messages, render, loaded.llama.n_ctx, max(1, reply_limit(params, loaded.llama.n_ctx) - committed), cuts, conversation, committed, cancel)
+        fitted = fit_to_context(params.messages, render, loaded.llama.n_ctx, max(1, reply_limit(params, loaded.llama.n_ctx) - committed), cuts, conversation, committed, cancel, loaded.llama.n_ctx_train)
         with self._cuts_lock:
             if conversation in cuts:
                 self._context_cuts[conversation] = cuts[conversation]

@@ -147,7 +147,7 @@ class TokenSink:
 def prepare_prompt(model: LlamaModel | Seq, prompt: Sequence[int], stats: GenerationStats) -> list[int]:
     """Rewind the cache to the longest prefix it shares with `prompt`; returns the tokens still to evaluate."""
     if len(prompt) >= model.n_ctx:
-        raise ContextOverflow(len(prompt), model.n_ctx).error(f"the conversation is {len(prompt)} tokens long and does not fit the context of {model.n_ctx} tokens")
+        raise ContextOverflow(len(prompt), model.n_ctx, model.n_ctx_train).error(f"the conversation is {len(prompt)} tokens long and does not fit the context of {model.n_ctx} tokens")
     reuse = model.common_prefix(prompt)
     if reuse == len(prompt):
         reuse -= 1  # the last prompt token is evaluated again to get the logits to sample from

@@ -203,6 +203,7 @@ class LlamaModel:
         self.n_vocab = self._model.n_vocab()
         self.n_seq = n_seq
         self.n_ctx = llama_cpp.llama_n_ctx(self._ctx.ctx) // n_seq  # per sequence
+        self.n_ctx_train = int(llama_cpp.llama_model_n_ctx_train(self._model.model))
         self.can_rewind = not (llama_cpp.llama_model_is_recurrent(self._model.model) or llama_cpp.llama_model_is_hybrid(self._model.model))
         self.one_sequence_per_decode = os.environ.get(BATCH_ENV, "").lower() == "single"
         # Told of every timed pass (tokens, seconds, logits rows): the speculative cost model (runtime/speculative/costs.py).

@@ -76,10 +76,12 @@ class RpcError(Exception):
 
 @dataclass(frozen=True)
 class ContextOverflow:
-    """CONTEXT_OVERFLOW's data: a prompt of prompt_tokens that no trimming fits into a context of n_ctx."""
+    """CONTEXT_OVERFLOW's data: a prompt of prompt_tokens that no trimming fits into a context of n_ctx.
+    `n_ctx_train`: the context the model was trained for (0: not known), beyond which a larger context does not help."""
 
     prompt_tokens: int
     n_ctx: int
+    n_ctx_train: int = 0
 
     def error(self, message: str) -> RpcError:
         return RpcError(ErrorCode.CONTEXT_OVERFLOW, message, asdict(self))
@@ -91,6 +93,6 @@ class ContextOverflow:
         if error.code != ErrorCode.CONTEXT_OVERFLOW or not isinstance(data, dict):
             return None
         try:
-            return cls(int(data["prompt_tokens"]), int(data["n_ctx"]))
+            return cls(int(data["prompt_tokens"]), int(data["n_ctx"]), int(data.get("n_ctx_train", 0)))
         except (KeyError, TypeError, ValueError):
             return None

@@ -1954,8 +1954,24 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         </translation>
     </message>
     <message>
-        <source>This message needs {tokens} tokens of context, and this conversation has {n_ctx}. Attach the text as a file instead (the paperclip, or drop the file on the message box): a file too long for the context is searched for the parts your question needs. Or give the conversation a larger context (Ctrl+,).</source>
-        <translation>Pesan ini memerlukan {tokens} token konteks, sedangkan percakapan ini memiliki {n_ctx}. Lampirkan teksnya sebagai berkas (klip kertas, atau jatuhkan berkas ke kotak pesan): berkas yang terlalu panjang untuk konteks akan dicari bagian-bagian yang diperlukan pertanyaan Anda. Atau beri percakapan ini konteks yang lebih besar (Ctrl+,).</translation>
+        <source>Attach the text as a file instead (the paperclip, or drop the file on the message box): a file too long for the context is searched for the parts your question needs.</source>
+        <translation>Lampirkan teksnya sebagai berkas (klip kertas, atau jatuhkan berkas ke kotak pesan): berkas yang terlalu panjang untuk konteks akan dicari bagian-bagian yang diperlukan pertanyaan Anda.</translation>
+    </message>
+    <message>
+        <source>This message needs {tokens} tokens of context, more than this model can read at once ({limit}).</source>
+        <translation>Pesan ini memerlukan {tokens} token konteks, lebih dari yang dapat dibaca model ini sekaligus ({limit}).</translation>
+    </message>
+    <message>
+        <source>This message needs {tokens} tokens of context, and this conversation has {n_ctx}.</source>
+        <translation>Pesan ini memerlukan {tokens} token konteks, sedangkan percakapan ini memiliki {n_ctx}.</translation>
+    </message>
+    <message>
+        <source>Or give the conversation a larger context, up to {limit} tokens (Ctrl+,).</source>
+        <translation>Atau beri percakapan ini konteks yang lebih besar, hingga {limit} token (Ctrl+,).</translation>
+    </message>
+    <message>
+        <source>Or give the conversation a larger context (Ctrl+,).</source>
+        <translation>Atau beri percakapan ini konteks yang lebih besar (Ctrl+,).</translation>
     </message>
 </context>
 <context>
@@ -2229,6 +2245,14 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     <message>
         <source>GPU offload</source>
         <translation>Offload GPU</translation>
+    </message>
+    <message>
+        <source>Last reply: failed</source>
+        <translation>Balasan terakhir: gagal</translation>
+    </message>
+    <message>
+        <source>Last reply: interrupted, the runtime stopped</source>
+        <translation>Balasan terakhir: terputus, runtime berhenti</translation>
     </message>
     <message>
         <source>Last reply: complete</source>

@@ -105,7 +105,14 @@ def test_a_long_reply_is_formatted_whole_and_a_message_shortened_unfolds(qtbot, 
 def test_a_message_too_long_for_the_context_fails_with_what_to_do_and_other_errors_keep_their_words(english):
     words = reply_error(ContextOverflow(1_083_357, 2_048).error("the last message alone is 1083357 tokens long"))
     assert words.startswith("This message needs 1,083,357 tokens of context, and this conversation has 2,048.")
-    assert "Attach the text as a file instead" in words and "(Ctrl+,)" in words
+    assert "Attach the text as a file instead" in words and words.endswith("Or give the conversation a larger context (Ctrl+,).")
+    # The model's trained context known: a larger context is offered only up to it, and not at all past it.
+    within = reply_error(ContextOverflow(5_000, 2_048, 8_192).error("the last message alone is 5000 tokens long"))
+    assert within.startswith("This message needs 5,000 tokens of context, and this conversation has 2,048.")
+    assert within.endswith("Or give the conversation a larger context, up to 8,192 tokens (Ctrl+,).")
+    beyond = reply_error(ContextOverflow(1_083_357, 2_048, 8_192).error("the last message alone is 1083357 tokens long"))
+    assert beyond.startswith("This message needs 1,083,357 tokens of context, more than this model can read at once (8,192).")
+    assert "Attach the text as a file instead" in beyond and "larger context" not in beyond
     assert reply_error(RpcError(ErrorCode.INTERNAL_ERROR, "llama_decode failed")) == "llama_decode failed"
     odd = RpcError(ErrorCode.CONTEXT_OVERFLOW, "too long", {"n_ctx": "many"})  # data not of the shape the runtime sends
     assert ContextOverflow.of(odd) is None and reply_error(odd) == "too long"
@@ -124,7 +131,9 @@ def test_a_pasted_log_of_2_mb_is_sent_shown_folded_and_refused_by_the_runtime_by
     assert mine.message.content == log and shown(mine.long) and not shown(mine.body)
     assert reply.message.state == st.FAILED
     error = reply.message.record.error  # said plainly, by its size, with what to do instead
-    assert error.startswith("This message needs ") and "this conversation has 2,048" in error and "Attach the text as a file" in error
+    assert error.startswith("This message needs ") and "more than this model can read at once (8,192)" in error  # SmolLM2's trained context
+    assert "Attach the text as a file" in error and "larger context" not in error
+    assert window.metrics_panel.state.text() == "Last reply: failed"
     assert window.banner.isVisible() and error in window.banner_text.text()
     qtbot.waitUntil(reply.footer.isVisible)
     chat = window.chat_view

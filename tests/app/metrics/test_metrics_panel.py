@@ -9,6 +9,7 @@ import typing
 from app.formatting import MB
 from app.metrics import figures
 from app.metrics.panel import MetricsPanel
+from app.storage import store as st
 from app.storage.reply_record import ReplyRecord
 from runtime.protocol import Device, DeviceUse, FinishReason, GenerationStats, MetricsResult, OffloadReport
 
@@ -95,6 +96,22 @@ def test_the_panel_shows_sections_and_hides_speculation_without_drafting(qtbot, 
     assert panel.value_of("ttft") == "…" and panel.state.text() == "Last reply: reached the token limit"
     # The figures' labels are what a screen reader reads for each value.
     assert panel._rows["ttft"].value.accessibleName() == "Time to first token"
+
+
+def test_a_reply_that_ended_without_a_finish_reason_says_how_it_ended(qtbot, english):
+    """Seen in the window: a failed reply left "Last reply" with nothing after it, and a conversation whose reply was
+    stopped by closing the window (no record kept) said "No reply yet"."""
+    panel = MetricsPanel()
+    qtbot.addWidget(panel)
+    panel.on_turn_finished(ReplyRecord(error="This message needs 9,000 tokens of context"), state=st.FAILED)
+    assert panel.state.text() == "Last reply: failed"
+    panel.on_turn_finished(ReplyRecord(error="the runtime stopped during this reply"), state=st.INTERRUPTED)
+    assert panel.state.text() == "Last reply: interrupted, the runtime stopped"
+    stopped_with_the_window = st.Message(id=1, conversation_id="c", position=1, role="assistant", content="Once", state=st.STOPPED)
+    panel.show_conversation(stopped_with_the_window)
+    assert panel.state.text() == "Last reply: stopped" and panel.speed.text() == "—"
+    panel.show_conversation(None)
+    assert panel.state.text() == "No reply yet"
 
 
 def test_no_figure_is_cut_at_any_width_of_the_panel(qtbot, english):

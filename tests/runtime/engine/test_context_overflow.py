@@ -61,8 +61,8 @@ def test_when_the_newest_message_fits_only_alone_the_system_prompt_goes_too():
 
 def test_a_single_message_that_cannot_fit_is_an_error():
     with pytest.raises(RpcError) as info:
-        fit_to_context([ChatMessage("user", " ".join(["u"] * 300))], words, 256, 32, {}, "c")
-    assert info.value.code == ErrorCode.CONTEXT_OVERFLOW and info.value.data["n_ctx"] == 256
+        fit_to_context([ChatMessage("user", " ".join(["u"] * 300))], words, 256, 32, {}, "c", n_ctx_train=8192)
+    assert info.value.code == ErrorCode.CONTEXT_OVERFLOW and info.value.data == {"prompt_tokens": 302, "n_ctx": 256, "n_ctx_train": 8192}  # 300 words and the two ends of a turn
 
 
 @pytest.mark.slow
