@@ -140,10 +140,17 @@ def check_fits(header: GGUFHeader, params: ModelLoadParams, n_batch: int, device
 
 def sequences_that_fit(header: GGUFHeader, params: ModelLoadParams, n_batch: int, devices: list[Device]) -> tuple[int, OffloadPlan]:
     """params.n_seq, or as many fewer as memory allows (each sequence may grow to n_ctx), with the layers planned
-    on the GPU for that many; MODEL_TOO_LARGE if not even one fits."""
+    on the GPU for that many; MODEL_TOO_LARGE if not even one fits.
+
+    Sequences never cost the GPU a layer: Auto plans as many layers for n_seq sequences as for one, or takes
+    fewer sequences. Each sequence's cache sits beside its layers in GPU memory, and a layer moved to the CPU
+    slows every reply, where a sequence more only lets another conversation reply at once or stay warm."""
     ram = memory.available_ram()
+    one = plan_offload(header, params.n_gpu_layers, params.n_ctx, params.type_k, params.type_v, n_batch, devices)
     for n_seq in range(params.n_seq, 0, -1):
         plan = plan_offload(header, params.n_gpu_layers, params.n_ctx * n_seq, params.type_k, params.type_v, n_batch, devices)
+        if plan.layers < one.layers:
+            continue
         try:
             check_fits(header, dataclasses.replace(params, n_ctx=params.n_ctx * n_seq), n_batch, devices, ram, plan.layers)
             return n_seq, plan

@@ -4,12 +4,15 @@ step-down when llama.cpp still cannot allocate what Auto chose."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from runtime.llama import memory
+from runtime.engine.engine import sequences_that_fit
 from runtime.engine.offload import load_stepping_down, offload_report, plan_offload
 from runtime.gguf.reader import read_file_header
-from runtime.protocol import Device
+from runtime.protocol import Device, ModelLoadParams
 
 COSTS = memory.LayerCosts(blocks=(10, 20, 30), output=5, compute=100)
 GIB = 2**30
@@ -111,3 +114,22 @@ def test_the_report_measures_each_devices_memory_and_says_when_it_stepped_down(s
     assert (device.name, device.layers, device.memory_used, device.memory_free) == ("GPU0", 24, GIB, 3 * GIB)
     assert "could not allocate 31 layers, so 24 are on the GPU" in report.reason
     assert offload_report(plan, 0, [], "", before, before).devices == []
+
+
+def test_parallel_sequences_never_cost_the_gpu_a_layer(starter_model):
+    """Each sequence's cache sits beside its layers on the GPU. Auto planned four sequences' caches first and moved
+    layers to the CPU to make room, which slows every reply; now it takes fewer sequences instead."""
+    header = read_file_header(starter_model)
+    n_ctx, margin = 4096, memory.desktop_margin(8 * GIB)
+    every_layer_with_two = [gpu(margin + memory.layer_costs(header, 2 * n_ctx).device_bytes(31))]
+    assert plan_offload(header, None, 4 * n_ctx, "f16", "f16", 512, every_layer_with_two).layers < 31  # four would cost layers
+    params = ModelLoadParams(path=str(starter_model), n_ctx=n_ctx, n_seq=4)  # n_gpu_layers: Auto
+    n_seq, plan = sequences_that_fit(header, params, 512, every_layer_with_two)
+    assert (n_seq, plan.layers) == (2, 31)
+    # Where even one sequence leaves layers on the CPU, one sequence it is: a second would cost a layer more.
+    ten_layers_with_one = [gpu(margin + memory.layer_costs(header, n_ctx).device_bytes(10))]
+    assert sequences_that_fit(header, params, 512, ten_layers_with_one)[0] == 1
+    assert sequences_that_fit(header, params, 512, ten_layers_with_one)[1].layers == 10
+    # Layers asked for by number, or a machine with no GPU: the sequences asked for, as memory allows.
+    assert sequences_that_fit(header, dataclasses.replace(params, n_gpu_layers=10), 512, ten_layers_with_one)[0] == 4
+    assert sequences_that_fit(header, params, 512, [Device("CPU", "cpu", 0, 0)])[0] == 4
