@@ -312,6 +312,7 @@ class MainWindow(QMainWindow):
 
     def _on_model_loaded(self, info: protocol.ModelLoadResult) -> None:
         self.metrics_panel.set_draft_model(os.path.basename(info.draft_path) if info.draft_path else "")
+        self.metrics_panel.set_parallel_asked(self.session.wanted.n_seq if self.session.wanted is not None else 0)
         self.model_menu.rebuild()
         self.poller.poll_once()
         self._update_actions()

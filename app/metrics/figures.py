@@ -75,7 +75,7 @@ FREE_TEXT_ROWS = {"speculation_notice", "template"}
 
 # Rows that come and go shown right under a given row rather than at their section's end: a thinking reply's
 # time to its first answer token beside the time to its first token, its thinking and answer under "Generated".
-PLACED_AFTER = {"ttfat": "ttft", "reasoning": "completion", "answer": "reasoning"}
+PLACED_AFTER = {"ttfat": "ttft", "reasoning": "completion", "answer": "reasoning", "parallel": "kv"}
 
 # The rows the panel always has, in order; created once, so streaming only changes their text.
 FIXED_ROWS = [
@@ -255,9 +255,10 @@ def template_note(stats: GenerationStats) -> str:
     return template_fallback_note() if stats.chat_template_fallback else ""
 
 
-def rows(metrics: MetricsResult | None, stats: GenerationStats | None, draft_model: str = "") -> list[Row]:
+def rows(metrics: MetricsResult | None, stats: GenerationStats | None, draft_model: str = "", parallel_asked: int = 0) -> list[Row]:
     """The panel's rows from the latest runtime.metrics result and the turn's GenerationStats (None: no reply
-    figures yet), and the name of the draft model loaded with the target, if any."""
+    figures yet), the name of the draft model loaded with the target, if any, and the parallel replies the
+    load asked for (0: not known)."""
     out: list[Row] = []
     if stats is not None:
         ttft, prefill = stats.ttft_ms, stats.prefill_tokens_per_s
@@ -293,6 +294,8 @@ def rows(metrics: MetricsResult | None, stats: GenerationStats | None, draft_mod
             value = Metrics.tr("{used} / {total}").format(used=number(used), total=tokens(metrics.n_ctx))
             out.append(Row("context", fixed_label("context"), value, MEMORY))
         out.append(Row("kv", fixed_label("kv"), mb(metrics.kv_bytes_used), MEMORY))
+        if metrics.n_seq:
+            out.append(parallel_row(metrics.n_seq, parallel_asked))
     rss = (metrics.rss_bytes if metrics is not None else 0) or (stats.rss_bytes if stats is not None else 0)
     if rss:
         out.append(Row("rss", fixed_label("rss"), mb(rss), MEMORY))
@@ -315,6 +318,15 @@ def reasoning_rows(stats: GenerationStats) -> list[Row]:
     if stats.thinking_ms:
         thought = Metrics.tr("{tokens}, {time}").format(tokens=thought, time=seconds(stats.thinking_ms))
     return [Row("reasoning", Metrics.tr("Thinking"), thought), Row("answer", Metrics.tr("Answer"), tokens(stats.answer_tokens))]
+
+
+def parallel_row(loaded: int, asked: int) -> Row:
+    """How many conversations the context holds at once, each with a cache of its own: 'fewer fit' where the
+    runtime loaded fewer than asked (memory, or GPU layers it would have cost: runtime/engine/engine.py)."""
+    value = Metrics.tr("%Ln conversation(s)", None, loaded)
+    if 0 < loaded < asked:
+        value = Metrics.tr("{loaded} ({asked} asked; fewer fit)").format(loaded=value, asked=number(asked))
+    return Row("parallel", Metrics.tr("Parallel replies"), value, MEMORY)
 
 
 def offload_row(report: OffloadReport | None) -> Row | None:

@@ -90,6 +90,7 @@ class MetricsPanel(QFrame):
         self.metrics: MetricsResult | None = None
         self.stats: GenerationStats | None = None  # the turn's figures (None: none yet)
         self.draft_model = ""  # the draft model loaded with the target (its file name), shown with the speculation figures
+        self.parallel_asked = 0  # the parallel replies the load asked for (0: not known)
         self.updates = 0
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)
@@ -172,6 +173,12 @@ class MetricsPanel(QFrame):
         self.state.setText(figures.finish_words(record.finish_reason if record is not None else None, state))
         self._render()
 
+    def set_parallel_asked(self, asked: int) -> None:
+        """The parallel replies the load asked for: the row says when fewer were loaded."""
+        if asked != self.parallel_asked:
+            self.parallel_asked = asked
+            self._render()
+
     def set_draft_model(self, name: str) -> None:
         """The draft model loaded with the target now ("" for none)."""
         if name != self.draft_model:
@@ -193,7 +200,7 @@ class MetricsPanel(QFrame):
         self.updates += 1
         speed = self.stats.decode_tokens_per_s if self.stats is not None else 0.0
         self.speed.setText(figures.speed(speed) if speed else "—")
-        found = {row.key: row for row in figures.rows(self.metrics, self.stats, self.draft_model)}
+        found = {row.key: row for row in figures.rows(self.metrics, self.stats, self.draft_model, self.parallel_asked)}
         fixed = [figures.Row(key, figures.fixed_label(key), "—", section) for section, key in figures.FIXED_ROWS]
         wanted = [found.pop(row.key, row) for row in fixed]
         # Rows that come and go (restored from cache, speculation, GPUs) go after the fixed rows of their section.

@@ -132,6 +132,13 @@
             <numerusform>%Ln earlier messages</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%Ln conversation(s)</source>
+        <translation>
+            <numerusform>%Ln conversation</numerusform>
+            <numerusform>%Ln conversations</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ModelBrowserDialog</name>

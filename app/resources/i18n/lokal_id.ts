@@ -2227,6 +2227,14 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Jawaban</translation>
     </message>
     <message>
+        <source>{loaded} ({asked} asked; fewer fit)</source>
+        <translation>{loaded} ({asked} diminta; lebih sedikit yang muat)</translation>
+    </message>
+    <message>
+        <source>Parallel replies</source>
+        <translation>Balasan paralel</translation>
+    </message>
+    <message>
         <source>the GPU</source>
         <translation>GPU</translation>
     </message>
@@ -2265,6 +2273,12 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
     <message>
         <source>Last reply: stopped</source>
         <translation>Balasan terakhir: dihentikan</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln conversation(s)</source>
+        <translation>
+            <numerusform>%Ln percakapan</numerusform>
+        </translation>
     </message>
     <message>
         <source>Last reply: asked to call a tool</source>

@@ -72,6 +72,20 @@ def test_memory_and_reply_rows_say_their_units(english):
     assert rows["kv"].value == "2.0 MB" and rows["rss"].value == "3.0 MB"
     assert rows["gpu:GPU0"].value == "500.0 MB of 1,000.0 MB" and rows["gpu:GPU0"].label == "GPU memory (GPU0)"
     assert "dropped" not in rows  # shown only once messages were left out
+    assert "parallel" not in rows  # no sequence count from the runtime: no row
+
+
+def test_the_panel_says_how_many_conversations_the_context_holds_and_when_fewer_than_asked_fit(qtbot, english):
+    panel = MetricsPanel()
+    qtbot.addWidget(panel)
+    panel.on_turn_finished(None, dataclasses.replace(METRICS, n_seq=4))
+    assert panel.value_of("parallel") == "4 conversations" and panel.label_of("parallel") == "Parallel replies"
+    memory_keys = [key for section, key, _label in panel._shown if section == figures.MEMORY]
+    assert memory_keys.index("parallel") == memory_keys.index("kv") + 1  # beside the cache it multiplies
+    panel.set_parallel_asked(4)
+    assert panel.value_of("parallel") == "4 conversations"
+    panel.on_turn_finished(None, dataclasses.replace(METRICS, n_seq=1))
+    assert panel.value_of("parallel") == "1 conversation (4 asked; fewer fit)"
 
 
 def test_a_prompt_speed_is_not_given_for_the_token_or_two_a_restored_conversation_reads(english):

@@ -8,7 +8,7 @@ import dataclasses
 from window_helpers import wait_loaded
 
 
-def test_the_same_choice_asked_for_while_it_loads_is_loaded_once(qtbot, window):
+def test_the_same_choice_asked_for_while_it_loads_is_loaded_once(qtbot, window, english):
     # The window's first load may be worked out again once the model list comes (a draft for "auto", say): after that.
     qtbot.waitUntil(lambda: bool(window.local_models.files) and not window.local_models.scanning, timeout=60_000)
     wait_loaded(qtbot, window)
@@ -21,5 +21,6 @@ def test_the_same_choice_asked_for_while_it_loads_is_loaded_once(qtbot, window):
     window.session.load(other)
     wait_loaded(qtbot, window)
     assert len(sent) == 1 and window.session.loaded.n_seq == n_seq
+    qtbot.waitUntil(lambda: window.metrics_panel.value_of("parallel") == f"{n_seq} conversations", timeout=10_000)  # all that was asked fit
     window.session.load(other)  # held already
     assert len(sent) == 1
