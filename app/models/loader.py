@@ -6,7 +6,9 @@ memory estimate, the headers of the models that could draft for it), so it runs 
 and the answer comes back as a signal: the window never waits on the disk. A newer load replaces
 one still being worked out. A conversation's own context size goes in place of the model's; when
 it does not fit this machine's memory, the window is told (sig_context_capped) and the model
-loads with the most that fits, rather than failing in llama.cpp. A vision model loads with the projector
+loads with the most that fits, rather than failing in llama.cpp. A context longer than the model was
+trained for (its GGUF's context_length), asked for by a conversation or by the load settings, loads as the
+trained one, and the window is told (sig_context_beyond_training): past it the model's replies fall apart. A vision model loads with the projector
 the runtime's model list pairs with it (LocalModel.mmproj), and the fit counts the projector's weights.
 """
 
@@ -40,6 +42,7 @@ class Prepared:
     drafts: list[DraftOption] = field(default_factory=list)
     auto_draft: Optional[str] = None  # what "auto" picks for this model
     capped_from: Optional[int] = None  # the conversation's context, when it did not fit (choice.n_ctx is what does)
+    beyond_training: Optional[int] = None  # the context asked for, when longer than the model was trained for (capped to that)
     sampling: dict[str, float | int] = field(default_factory=dict)  # the model file's recommended sampling (general.sampling.*)
     header: GGUFHeader | None = None  # the model's GGUF header (runtime/gguf/reader.py), for the fit of another context size
     candidates: list[tuple[str, int]] = field(default_factory=list)  # the (path, size) of the files on disk it was worked out with, sorted
@@ -49,6 +52,7 @@ class Prepared:
 class ModelLoader(QObject):
     sig_problem = Signal(str, str)  # path, why its load settings cannot be used (the message names the field)
     sig_context_capped = Signal(int, int)  # the conversation's context, the most that fits: said before the load
+    sig_context_beyond_training = Signal(int, int)  # the context asked for, the model's trained context it loads with instead
     sig_prepared = Signal(object)  # Prepared, for the model now wanted
     _sig_done = Signal(int, str, object)  # from the worker: (ticket, path, Prepared or the exception)
 
@@ -115,6 +119,8 @@ class ModelLoader(QObject):
             return
         self.prepared = outcome
         self.session.speculation = outcome.settings.speculation
+        if outcome.beyond_training is not None and outcome.header is not None:
+            self.sig_context_beyond_training.emit(outcome.beyond_training, outcome.header.context_length)
         if outcome.capped_from is not None:
             self.sig_context_capped.emit(outcome.capped_from, outcome.choice.n_ctx)
         self.sig_prepared.emit(outcome)
@@ -126,6 +132,10 @@ class ModelLoader(QObject):
         prepared = self.prepared
         if prepared is None or prepared.header is None:
             return n_ctx
+        trained = prepared.header.context_length
+        if trained and n_ctx > trained:
+            self.sig_context_beyond_training.emit(n_ctx, trained)
+            n_ctx = trained
         fits = fitting_context(prepared.header, n_ctx, prepared.settings, prepared.projector_size)
         if fits < n_ctx:
             self.sig_context_capped.emit(n_ctx, fits)
@@ -151,11 +161,19 @@ def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[st
     model_n_ctx = settings.n_ctx or load_settings.default_context(header, settings.type_k, settings.type_v, flash_attn=settings.flash_attn)
     from runtime.llama import memory
 
+    trained = header.context_length  # 0: the file does not say
+    beyond_training = None
+    if trained and model_n_ctx > trained:
+        beyond_training, model_n_ctx = model_n_ctx, trained
     projector_size = memory.projector_bytes(mmproj)
     n_ctx, capped_from = model_n_ctx, None
     if conversation_n_ctx:
-        n_ctx = fitting_context(header, conversation_n_ctx, settings, projector_size)
-        capped_from = conversation_n_ctx if n_ctx < conversation_n_ctx else None
+        asked = conversation_n_ctx
+        beyond_training = None  # the conversation's context is the one in effect
+        if trained and asked > trained:
+            beyond_training, asked = asked, trained
+        n_ctx = fitting_context(header, asked, settings, projector_size)
+        capped_from = asked if n_ctx < asked else None
     options = drafts.options(path, candidates, same_file, header_of)
     auto = drafts.auto_choice(os.path.getsize(path), options)
     draft_path = {"auto": auto.path if auto is not None else None, "none": None}.get(settings.draft, settings.draft)
@@ -165,8 +183,8 @@ def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[st
         type_v=params.type_v, flash_attn=params.flash_attn, n_threads=params.n_threads, n_seq=params.n_seq, draft_path=params.draft_path, model_n_ctx=model_n_ctx,
         split_mode=params.split_mode, main_gpu=params.main_gpu, mmproj_path=mmproj,
     )
-    return Prepared(choice, settings, options, auto.path if auto is not None else None, capped_from, load_settings.sampling_defaults(header), header,
-                    sorted(candidates), projector_size)
+    return Prepared(choice, settings, options, auto.path if auto is not None else None, capped_from, beyond_training, load_settings.sampling_defaults(header),
+                    header, sorted(candidates), projector_size)
 
 
 HEADERS_KEPT = 64  # a vocabulary's tokens are a few MB per header

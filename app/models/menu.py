@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from app.formatting import human_size
+from app.metrics.figures import number
 from app.models.load_settings_dialog import LoadSettingsDialog
 from app.models.loader import ModelLoader, needs_reload
 from app.models.local_model import FileRole, LocalModels
@@ -66,6 +67,9 @@ class LocalModelSections(QObject):
         loader.sig_context_capped.connect(lambda wanted, fits: self.sig_problem.emit(
             self.tr("This conversation's context size ({wanted} tokens) does not fit in this machine's memory: the model is loaded "
                     "with {fits} tokens instead. Change it in Conversation settings.").format(wanted=wanted, fits=fits)))
+        loader.sig_context_beyond_training.connect(lambda asked, trained: self.sig_problem.emit(
+            self.tr("The model was trained for a context of {trained} tokens, and its replies fall apart past that: it is loaded with "
+                    "{trained} tokens, not the {asked} asked for.").format(trained=number(trained), asked=number(asked))))
 
     def _build_local_section(self, section: MenuSection) -> None:
         """The Model menu's GGUF files on this machine, grouped by model."""

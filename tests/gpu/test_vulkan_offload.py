@@ -52,6 +52,20 @@ def test_auto_puts_every_layer_on_the_device_and_a_small_budget_only_some(vulkan
         client.close()
 
 
+def test_a_budget_for_every_layer_with_two_sequences_loads_two_sequences_and_every_layer(vulkan_python, starter_model):
+    """Four sequences' caches would leave layers on the CPU (runtime/engine/engine.py sequences_that_fit): two load, all layers on the device."""
+    n_ctx = 2048
+    costs = memory.layer_costs(read_file_header(starter_model), 2 * n_ctx)
+    client = start_vulkan_runtime(vulkan_python, LOKAL_OFFLOAD_BUDGET_BYTES=str(costs.device_bytes(31)))
+    try:
+        result = client.load_model(ModelLoadParams(path=str(starter_model), n_ctx=n_ctx, n_seq=4))
+        assert (result.n_seq, result.n_gpu_layers, result.offload.devices[0].layers) == (2, 31, 31)
+        reply = client.chat(ChatGenerateParams("two", [ChatMessage("user", "Say hello.")], max_tokens=8, temperature=0.0))
+        assert reply.stats.completion_tokens > 0
+    finally:
+        client.close()
+
+
 def test_the_window_runs_its_model_on_the_device_untouched_and_the_panel_says_so(qtbot, vulkan_python, starter_model, tmp_path, monkeypatch):
     """The window as a user has it (no load setting touched), on a runtime of the Vulkan build."""
     from app.chat.controller import ConversationSettings

@@ -1592,6 +1592,10 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Ukuran konteks percakapan ini ({wanted} token) tidak muat di memori mesin ini: model dimuat dengan {fits} token sebagai gantinya. Ubah di Pengaturan percakapan.</translation>
     </message>
     <message>
+        <source>The model was trained for a context of {trained} tokens, and its replies fall apart past that: it is loaded with {trained} tokens, not the {asked} asked for.</source>
+        <translation>Model ini dilatih untuk konteks {trained} token, dan balasannya kacau setelah itu: model dimuat dengan {trained} token, bukan {asked} yang diminta.</translation>
+    </message>
+    <message>
         <source>No GGUF files found yet</source>
         <translation>Belum ada berkas GGUF yang ditemukan</translation>
     </message>
