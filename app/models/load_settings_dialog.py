@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
+from app.metrics.figures import number
 from app.ui.accessibility import describe_buttons
 from runtime.cores import default_threads
 from runtime.models.drafts import DraftOption
@@ -29,8 +30,9 @@ AUTOMATIC = 0  # the spin boxes' value for "automatic" (context: the model's tra
 
 class LoadSettingsDialog(QDialog):
     def __init__(self, file_name: str, settings: LoadSettings, default_n_ctx: int | None, draft_options: list[DraftOption],
-                 has_gpu: bool, parent: QWidget | None = None, gpu_names: Sequence[str] = ()):
-        """`gpu_names`: the GPU devices' names, in llama.cpp's order (main_gpu is an index into them)."""
+                 has_gpu: bool, parent: QWidget | None = None, gpu_names: Sequence[str] = (), trained_n_ctx: int = 0):
+        """`gpu_names`: the GPU devices' names, in llama.cpp's order (main_gpu is an index into them); `trained_n_ctx`: the
+        context the model was trained for (0: its file does not say), the most the context box offers (app/models/loader.py)."""
         super().__init__(parent)
         self.setWindowTitle(self.tr("Load settings of {file}").format(file=file_name))
         self.setMinimumWidth(480)
@@ -53,9 +55,12 @@ class LoadSettingsDialog(QDialog):
         self.no_gpu.setVisible(not has_gpu)
         self._on_offload_changed()
 
-        self.n_ctx = QSpinBox(minimum=AUTOMATIC, maximum=1_048_576, singleStep=1024, value=settings.n_ctx or AUTOMATIC)
+        self.n_ctx = QSpinBox(minimum=AUTOMATIC, maximum=trained_n_ctx or 1_048_576, singleStep=1024, value=settings.n_ctx or AUTOMATIC)
         self.n_ctx.setSpecialValueText(self.tr("Automatic ({n} tokens)").format(n=default_n_ctx) if default_n_ctx else self.tr("Automatic"))
-        self.n_ctx.setToolTip(self.tr("Automatic: the context the model was trained for, as far as memory allows"))
+        tip = self.tr("Automatic: the context the model was trained for, as far as memory allows")
+        if trained_n_ctx:
+            tip += "\n" + self.tr("This model was trained for {n} tokens: a longer context is not offered, as its replies fall apart past it.").format(n=number(trained_n_ctx))
+        self.n_ctx.setToolTip(tip)
         self.kv_type = QComboBox()
         for kind in typing.get_args(KvType):
             self.kv_type.addItem(kind, kind)

@@ -136,7 +136,9 @@ class LocalModelSections(QObject):
             return None
         has_gpu = any(d.type in ("gpu", "igpu") for d in self.link.info.devices) if self.link.info else False
         gpu_names = [d.name for d in self.link.info.gpu_devices] if self.link.info else []
-        dialog = LoadSettingsDialog(os.path.basename(prepared.choice.path), prepared.settings, prepared.choice.model_n_ctx, prepared.drafts, has_gpu, self.window, gpu_names)
+        trained = prepared.header.context_length if prepared.header is not None else 0
+        dialog = LoadSettingsDialog(os.path.basename(prepared.choice.path), prepared.settings, prepared.choice.model_n_ctx, prepared.drafts, has_gpu, self.window,
+                                    gpu_names, trained)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         path = prepared.choice.path
         dialog.accepted.connect(lambda: self.apply_load_settings(path, dialog.result_settings()))

@@ -1483,6 +1483,10 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>Mati</translation>
     </message>
     <message>
+        <source>This model was trained for {n} tokens: a longer context is not offered, as its replies fall apart past it.</source>
+        <translation>Model ini dilatih untuk {n} token: konteks yang lebih panjang tidak ditawarkan, karena balasannya kacau setelah itu.</translation>
+    </message>
+    <message>
         <source>On</source>
         <translation>Aktif</translation>
     </message>

@@ -51,3 +51,19 @@ def test_the_window_loads_the_trained_context_and_says_why(qtbot, store_path, st
         assert "not the 50,000,000 asked for" in window.banner_text.text()
     finally:
         window.shutdown()
+
+
+@pytest.mark.slow
+def test_load_settings_offer_no_context_past_the_trained_one(qtbot, store_path, starter_model, tmp_path, monkeypatch, english):
+    monkeypatch.setenv("LOKAL_CONFIG_DIR", str(tmp_path / "config"))
+    load_settings.write(starter_model, LoadSettings(n_ctx=16_384))  # stored before this check existed
+    window = open_window(qtbot, store_path, starter_model)
+    try:
+        dialog = window.local_sections.open_load_settings()
+        qtbot.addWidget(dialog)
+        assert dialog.n_ctx.maximum() == TRAINED and dialog.n_ctx.value() == TRAINED
+        assert "trained for 8,192 tokens" in dialog.n_ctx.toolTip()
+        dialog.n_ctx.setValue(100_000)
+        assert dialog.n_ctx.value() == TRAINED and dialog.result_settings().n_ctx == TRAINED
+    finally:
+        window.shutdown()
