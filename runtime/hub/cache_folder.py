@@ -21,3 +21,8 @@ def cache_dir() -> Path:
     if home:
         return Path(home).expanduser() / "hub"
     return Path(constants.HF_HUB_CACHE)
+
+
+def repo_folder(cache: Path, repo: str) -> Path:
+    """A repository's folder in the hub cache, named as huggingface_hub names it."""
+    return cache / ("models--" + repo.replace("/", "--"))

@@ -54,7 +54,7 @@ from filelock import FileLock, Timeout
 from runtime import disk_space
 from runtime.hub import hf
 from runtime.hub import names
-from runtime.hub.cache_folder import cache_dir as hub_cache_dir
+from runtime.hub.cache_folder import cache_dir as hub_cache_dir, repo_folder
 from runtime.hub.errors import TransientError, disk_full, from_exception
 from runtime.hub.quants import find_level, incomplete_split, pick_projector
 from runtime.hub.repo import list_repo
@@ -97,10 +97,6 @@ def _catalog_projector(repo: str) -> str | None:
 
     entry = catalog.read().entry(repo)
     return entry.mmproj if entry else None
-
-
-def repo_folder(cache: Path, repo: str) -> Path:
-    return cache / ("models--" + repo.replace("/", "--"))
 
 
 def blob_name(f: PlannedFile) -> str:

@@ -6,24 +6,24 @@ that wait on the network run on the server's small pool (their lane in
 runtime.protocol.methods), so the reader thread stays free for chat.cancel and
 metrics; downloads run on their own threads and report with
 `download.progress` notifications.
+
+The hub client (huggingface_hub's API and its HTTP stack: runtime/hub/hf.py, downloads.py, remote_gguf.py,
+repo.py, errors.py) is imported by the methods that go to the network, not with this module: about 0.2 s and
+20 MB that every runtime start paid (tests/runtime/test_runtime_start_imports.py).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from runtime.dispatch import DispatchTable
 from runtime.llama.devices import list_devices
 from runtime.llama.memory import available_ram, estimate_load, with_projector
 from runtime.gguf.reader import GGUFError, GGUFHeader, read_file_header
-from runtime.hub import catalog, fit, hf
-from runtime.hub.cache_folder import cache_dir
-from runtime.hub.downloads import DownloadManager, repo_folder
-from runtime.hub.errors import from_exception
+from runtime.hub import catalog, fit
+from runtime.hub.cache_folder import cache_dir, repo_folder
 from runtime.hub.quants import find_level, incomplete_split, pick_projector
-from runtime.hub.remote_gguf import fetch_header
-from runtime.hub.repo import list_repo
 from runtime.protocol import (
     DownloadListResult,
     DraftCheckParams,
@@ -43,6 +43,9 @@ from runtime.protocol import (
 )
 from runtime.speculative.compat import incompatibilities
 
+if TYPE_CHECKING:
+    from runtime.hub.downloads import DownloadManager
+
 MAX_SEARCH_RESULTS = 100
 
 
@@ -55,6 +58,8 @@ class HubService:
     @property
     def downloads(self) -> DownloadManager:
         if self._downloads is None:  # created on first use: it reads saved downloads from disk
+            from runtime.hub.downloads import DownloadManager
+
             self._downloads = DownloadManager(lambda info: self._notify("download.progress", info), cache_dir=self._cache_dir)
         return self._downloads
 
@@ -81,6 +86,9 @@ class HubService:
     def search(self, params: HubSearchParams) -> HubSearchResult:
         if not 1 <= params.limit <= MAX_SEARCH_RESULTS:
             raise RpcError(ErrorCode.INVALID_PARAMS, f"params.limit: must be between 1 and {MAX_SEARCH_RESULTS}")
+        from runtime.hub import hf
+        from runtime.hub.errors import from_exception
+
         try:
             found = hf.api().list_models(search=params.query or None, filter="gguf", sort="downloads", limit=params.limit)
             repos = [
@@ -95,6 +103,11 @@ class HubService:
     def quants(self, params: HubQuantsParams) -> HubQuantsResult:
         if params.n_ctx < 16:
             raise RpcError(ErrorCode.INVALID_PARAMS, "params.n_ctx: must be at least 16")
+        from runtime.hub import hf
+        from runtime.hub.errors import from_exception
+        from runtime.hub.remote_gguf import fetch_header
+        from runtime.hub.repo import list_repo
+
         listing = list_repo(params.repo, params.revision)
         levels = listing.levels
         result = HubQuantsResult(repo=params.repo, commit=listing.commit, levels=[])
@@ -174,6 +187,11 @@ class HubService:
                 raise RpcError(ErrorCode.INVALID_MODEL, f"{ref.path} is not a usable GGUF model: {exc}", {"path": ref.path}) from None
         if not ref.repo:
             raise RpcError(ErrorCode.INVALID_PARAMS, "a model reference needs a path or a repo")
+        from runtime.hub import hf
+        from runtime.hub.errors import from_exception
+        from runtime.hub.remote_gguf import fetch_header
+        from runtime.hub.repo import list_repo
+
         listing = list_repo(ref.repo, ref.revision)
         if ref.file:
             filename = ref.file
