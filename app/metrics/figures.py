@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.formatting import MB
-from app.ui.language import Context
 from app.storage.store import COMPLETE, FAILED, INTERRUPTED, STOPPED
+from app.ui.language import Context
 from runtime.protocol import FinishReason, GenerationStats, MetricsResult, OffloadReport
 
 Metrics = Context("Metrics")

@@ -8,8 +8,9 @@ one still being worked out. A conversation's own context size goes in place of t
 it does not fit this machine's memory, the window is told (sig_context_capped) and the model
 loads with the most that fits, rather than failing in llama.cpp. A context longer than the model was
 trained for (its GGUF's context_length), asked for by a conversation or by the load settings, loads as the
-trained one, and the window is told (sig_context_beyond_training): past it the model's replies fall apart. A vision model loads with the projector
-the runtime's model list pairs with it (LocalModel.mmproj), and the fit counts the projector's weights.
+trained one, and the window is told (sig_context_beyond_training): past it the model's replies fall apart.
+A vision model loads with the projector the runtime's model list pairs with it (LocalModel.mmproj), and the
+fit counts the projector's weights.
 """
 
 from __future__ import annotations

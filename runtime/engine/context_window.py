@@ -78,8 +78,8 @@ def fit_to_context(
     grow with the messages dropped. A conversation whose part from the remembered cut may fit (no
     more messages than n_ctx tokens) is rendered whole first: one render for the usual turn.
     `cancel` is looked at before every render and inside it, on every loop iteration of the
-    template (FitCancelled). `n_ctx_train`: the model's trained context, told with an overflow. Too many messages or too much text:
-    INVALID_PARAMS at once.
+    template (FitCancelled). `n_ctx_train`: the model's trained context, told with an overflow (beyond
+    it, a larger context would not help). Too many messages or too much text: INVALID_PARAMS at once.
     """
     messages = list(messages)
     check_conversation_size(messages)
