@@ -1,12 +1,14 @@
-"""The downloads panel: a progress bar per download, speed, ETA, and pause, resume and cancel."""
+"""The downloads panel: a progress bar per download, speed, ETA, and pause, resume and cancel; with none, where one comes from."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QPushButton,
     QStyle,
     QStyledItemDelegate,
@@ -56,13 +58,22 @@ class DownloadsPanel(QWidget):
         self.cancel_button.setAccessibleDescription(self.tr("Cancel the chosen download and delete what it fetched"))
         self.view.setAccessibleName(self.tr("Downloads"))
         self.view.setAccessibleDescription(self.tr("One row per download: model, file, progress, speed, time left and state"))
+        self.empty = QLabel(self.tr("No downloads. Model ▸ Browse Hugging Face models… fetches a model; a download paused or cut off "
+                                    "by a restart shows here, to resume."))
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setEnabled(False)  # drawn in the palette's quieter text colour
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         for b in (self.pause_button, self.resume_button, self.cancel_button):
             buttons.addWidget(b)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.view)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.empty, 1)
         layout.addLayout(buttons)
+        for changed in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
+            changed.connect(self._show_empty)
+        self._show_empty()
 
         self.pause_button.clicked.connect(self._on_pause)
         self.resume_button.clicked.connect(self._on_resume)
@@ -72,6 +83,11 @@ class DownloadsPanel(QWidget):
         service.sig_download.connect(self.model.upsert)
         self._update_buttons()
         service.refresh_downloads()  # downloads a restart left paused
+
+    def _show_empty(self) -> None:
+        empty = self.model.rowCount() == 0
+        self.view.setHidden(empty)
+        self.empty.setHidden(not empty)
 
     def _selected(self):
         index = self.view.currentIndex()

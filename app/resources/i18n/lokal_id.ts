@@ -1052,6 +1052,10 @@ terakhir aktif {time}</translation>
         <source>One row per download: model, file, progress, speed, time left and state</source>
         <translation>Satu baris per unduhan: model, berkas, kemajuan, kecepatan, sisa waktu, dan status</translation>
     </message>
+    <message>
+        <source>No downloads. Model ▸ Browse Hugging Face models… fetches a model; a download paused or cut off by a restart shows here, to resume.</source>
+        <translation>Tidak ada unduhan. Model ▸ Jelajahi model Hugging Face… mengambil sebuah model; unduhan yang dijeda atau terputus karena mulai ulang muncul di sini, untuk dilanjutkan.</translation>
+    </message>
 </context>
 <context>
     <name>EmbeddingModel</name>

@@ -86,15 +86,19 @@ def test_browse_search_see_fit_badges_and_download_with_pause_and_resume(qtbot, 
     qtbot.waitUntil(lambda: cell(dialog.levels, 0, 4) == "downloaded", timeout=60_000)
 
 
-def test_cancel_from_the_panel_removes_the_row(qtbot, service, hub):
+def test_cancel_from_the_panel_removes_the_row(qtbot, service, hub, english):
     panel = DownloadsPanel(service)
     qtbot.addWidget(panel)
+    # With no download, the panel says where one comes from instead of an empty table.
+    assert panel.view.isHidden() and not panel.empty.isHidden() and "Browse Hugging Face models" in panel.empty.text()
     hub.faults.rate = 20e6
     service.start_download(SMOL_REPO, "Q8_0")
     qtbot.waitUntil(lambda: panel.model.rowCount() == 1 and panel.model.row(0).state == "running", timeout=30_000)
+    assert not panel.view.isHidden() and panel.empty.isHidden()
     panel.view.selectRow(0)
     qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.model.rowCount() == 0, timeout=30_000)
+    assert panel.view.isHidden() and not panel.empty.isHidden()
 
 
 def test_errors_show_in_the_status_line(qtbot, service):
