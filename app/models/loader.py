@@ -133,8 +133,8 @@ class ModelLoader(QObject):
         prepared = self.prepared
         if prepared is None or prepared.header is None:
             return n_ctx
-        trained = prepared.header.context_length
-        if trained and n_ctx > trained:
+        trained = within_training(prepared.header, n_ctx)
+        if trained < n_ctx:
             self.sig_context_beyond_training.emit(n_ctx, trained)
             n_ctx = trained
         fits = fitting_context(prepared.header, n_ctx, prepared.settings, prepared.projector_size)
@@ -159,20 +159,16 @@ def prepare(path: str, conversation_n_ctx: int | None, candidates: list[tuple[st
         log.info("%s is not a readable model file (%s): the runtime's load will say why", path, exc)
         return Prepared(ModelChoice(path=path, mmproj_path=mmproj), LoadSettings(), candidates=sorted(candidates))
     settings = load_settings.read_for(path)
-    model_n_ctx = settings.n_ctx or load_settings.default_context(header, settings.type_k, settings.type_v, flash_attn=settings.flash_attn)
+    stored_n_ctx = settings.n_ctx or load_settings.default_context(header, settings.type_k, settings.type_v, flash_attn=settings.flash_attn)
     from runtime.llama import memory
 
-    trained = header.context_length  # 0: the file does not say
-    beyond_training = None
-    if trained and model_n_ctx > trained:
-        beyond_training, model_n_ctx = model_n_ctx, trained
+    model_n_ctx = within_training(header, stored_n_ctx)
+    beyond_training = stored_n_ctx if model_n_ctx < stored_n_ctx else None
     projector_size = memory.projector_bytes(mmproj)
     n_ctx, capped_from = model_n_ctx, None
-    if conversation_n_ctx:
-        asked = conversation_n_ctx
-        beyond_training = None  # the conversation's context is the one in effect
-        if trained and asked > trained:
-            beyond_training, asked = asked, trained
+    if conversation_n_ctx:  # the conversation's context is the one in effect
+        asked = within_training(header, conversation_n_ctx)
+        beyond_training = conversation_n_ctx if asked < conversation_n_ctx else None
         n_ctx = fitting_context(header, asked, settings, projector_size)
         capped_from = asked if n_ctx < asked else None
     options = drafts.options(path, candidates, same_file, header_of)
@@ -205,6 +201,11 @@ def header_of(path: str) -> GGUFHeader:
             _headers.clear()
         header = _headers[key] = read_file_header(path)
     return header
+
+
+def within_training(header: GGUFHeader, n_ctx: int) -> int:
+    """`n_ctx`, or the context the model was trained for where that is shorter (a file that does not say: `n_ctx`)."""
+    return min(n_ctx, header.context_length) if header.context_length else n_ctx
 
 
 def fitting_context(header: GGUFHeader, n_ctx: int, settings: LoadSettings, projector_size: int = 0) -> int:
