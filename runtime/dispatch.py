@@ -13,12 +13,12 @@ from contextvars import ContextVar
 from typing import Any, Callable, TypeVar, Union
 
 from runtime.job_slot import Job
-from runtime.protocol import Lane, Method, methods
+from runtime.protocol import Lane, Method, TokenLogprob, methods
 
 P = TypeVar("P")
 R = TypeVar("R")
 
-OnText = Callable[[str, str], None]  # a reply's streamed (answer, reasoning)
+OnText = Callable[[str, str, list[TokenLogprob]], None]  # a reply's streamed (answer, reasoning, the answer's log-probabilities)
 JOB_LANES = (Lane.ENGINE, Lane.BATCH)
 # The request a pool-lane handler is answering (set around the call in the pool's thread): a handler that says
 # how far it got (attachment.progress) names it, so the client knows which of its requests the notification is about.

@@ -68,6 +68,7 @@ from runtime.protocol import (
     Response,
     RpcError,
     ShutdownResult,
+    TokenLogprob,
     methods,
 )
 from runtime.documents.service import AttachmentService
@@ -134,14 +135,14 @@ class RuntimeServer:
     def _client_gone(self) -> None:
         self._stopping = True
 
-    def _stream_to_client(self, job: Job, conversation_id: str, dropped: threading.Event) -> Callable[[str, str], None]:
-        """A reply's chat.delta lines (answer, reasoning), from the engine thread: never blocks. If the client has stopped
+    def _stream_to_client(self, job: Job, conversation_id: str, dropped: threading.Event) -> OnText:
+        """A reply's chat.delta lines (answer, reasoning, log-probabilities), from the engine thread: never blocks. If the client has stopped
         reading (too many lines wait unwritten), the reply is dropped: cancelled, and answered with OUTPUT_STALLED."""
 
-        def on_delta(text: str, reasoning: str = "") -> None:
+        def on_delta(text: str, reasoning: str, logprobs: list[TokenLogprob]) -> None:
             if dropped.is_set():
                 return
-            if not self._output.offer(protocol.notification_line("chat.delta", ChatDelta(job.request_id, conversation_id, text, reasoning))):
+            if not self._output.offer(protocol.notification_line("chat.delta", ChatDelta(job.request_id, conversation_id, text, reasoning, logprobs))):
                 dropped.set()
                 log.warning("the client stopped reading: reply %r dropped", job.request_id)
                 self.slot.cancel(job)
@@ -308,9 +309,17 @@ class RuntimeServer:
     def _generate(self, params: ChatGenerateParams, job: Job, on_text: OnText | None) -> ChatGenerateResult:
         # Attached documents become their turns' text (whole, or the chunks retrieved): the engine sees text only.
         params, citations = self.documents.expand(params)
-        stream = on_text or (lambda _text, _reasoning: None)
+        stream = on_text or (lambda _text, _reasoning, _logprobs: None)
         result = self.engine.generate(
-            params, job.cancel, lambda text: stream(text, ""), job.request_id, job.owner, lambda: self._say_waiting(job), lambda reasoning: stream("", reasoning), job.arrived
+            params,
+            job.cancel,
+            lambda text: stream(text, "", []),
+            job.request_id,
+            job.owner,
+            lambda: self._say_waiting(job),
+            lambda reasoning: stream("", reasoning, []),
+            job.arrived,
+            lambda logprobs: stream("", "", logprobs),
         )
         result.citations = citations
         return result
@@ -349,7 +358,7 @@ class RuntimeServer:
     def expect_reply(self) -> Callable[[], None]:
         return self.engine.expect_reply()
 
-    def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str, str], None], finish: Finish, arrived: Callable[[], None] | None = None) -> Job:
+    def start_generation(self, params: ChatGenerateParams, on_text: OnText, finish: Finish, arrived: Callable[[], None] | None = None) -> Job:
         job = Job(f"api-{next(self._api_ids)}", "chat.generate", API, params.conversation_id, arrived=arrived)
         self.submit(job, params, on_text, finish)
         return job

@@ -18,10 +18,10 @@ import asyncio
 import contextlib
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Protocol
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Protocol, Sequence
 
 from runtime.api import errors
-from runtime.protocol import ApiDefaults, Attachment, ChatGenerateParams, ChatGenerateResult, ModelLoadResult, RpcError
+from runtime.protocol import ApiDefaults, Attachment, ChatGenerateParams, ChatGenerateResult, ModelLoadResult, RpcError, TokenLogprob
 
 if TYPE_CHECKING:  # a type only: `lokal serve` (app/cli) imports this module, and the model module reaches llama.cpp
     from runtime.embeddings.model import EmbeddingModel
@@ -42,7 +42,7 @@ class EngineJobs(Protocol):
         """A request for a reply has arrived (Scheduler.expect); call the result once it is started or given up."""
         ...
 
-    def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str, str], None], finish: Finish, arrived: Callable[[], None] | None = None) -> Any: ...
+    def start_generation(self, params: ChatGenerateParams, on_text: Callable[[str, str, list[TokenLogprob]], None], finish: Finish, arrived: Callable[[], None] | None = None) -> Any: ...
 
     def cancel_job(self, job: Any) -> None: ...
 
@@ -59,10 +59,12 @@ def model_name(path: str) -> str:
 
 @dataclass(frozen=True)
 class Piece:
-    """What one delta of a reply brought: answer text, reasoning text (one of them, usually)."""
+    """What one delta of a reply brought: answer text, reasoning text (one of them, usually), or the log-probabilities
+    of answer tokens (ChatGenerateParams.logprobs), which come just before their text."""
 
     text: str = ""
     reasoning: str = ""
+    logprobs: tuple[TokenLogprob, ...] = ()
 
 
 class Generation:
@@ -76,8 +78,8 @@ class Generation:
         self.job = engine.start_generation(params, self._on_text, self._on_finish, arrived)
 
     # The job thread calls these in order, the text first; call_soon_threadsafe keeps that order on the loop.
-    def _on_text(self, text: str, reasoning: str = "") -> None:
-        self._post(self._pieces.put_nowait, Piece(text, reasoning))
+    def _on_text(self, text: str, reasoning: str = "", logprobs: Sequence[TokenLogprob] = ()) -> None:
+        self._post(self._pieces.put_nowait, Piece(text, reasoning, tuple(logprobs)))
 
     def _on_finish(self, result: Any, error: RpcError | None) -> None:
         self._post(self._resolve, result, error)

@@ -239,6 +239,7 @@ def _params(backend: Backend, body: schema._Sampling, conversation_id: str, mess
         params.penalty_last_n = body.repeat_last_n
     params.seed = body.seed_in_range() if body.seed is not None else defaults.seed
     params.logit_bias = [LogitBias(token, bias) for token, bias in body.logit_biases()]
+    params.logprobs = body.alternatives()
     return params
 
 
@@ -310,7 +311,7 @@ async def _chat_completions(request: web.Request, backend: Backend, arrived: Cal
         messages.insert(0, ChatMessage("system", backend.defaults.system_prompt))  # the preset's, for a chat that brings none (after the files: their indices are the request's)
     params = _params(backend, body, chat_conversation_id(messages), messages, None)
     _chat_options(params, body)
-    return await respond(request, backend, body, params, Shapes(chat=True, model=body.model), arrived)
+    return await respond(request, backend, body, params, Shapes(chat=True, model=body.model, logprobs=params.logprobs is not None), arrived)
 
 
 async def embeddings_endpoint(request: web.Request) -> web.Response:
@@ -325,7 +326,7 @@ async def _completions(request: web.Request, backend: Backend, arrived: Callable
     if not prompt:
         raise errors.bad_request("prompt: must not be empty", param="prompt")
     params = _params(backend, body, text_conversation_id(prompt), [], prompt)
-    return await respond(request, backend, body, params, Shapes(chat=False, model=body.model), arrived)
+    return await respond(request, backend, body, params, Shapes(chat=False, model=body.model, logprobs=params.logprobs is not None, prompt_length=len(prompt)), arrived)
 
 
 async def respond(request: web.Request, backend: Backend, body: schema._Sampling, params: ChatGenerateParams, shapes: Shapes, arrived: Callable[[], None] | None = None) -> web.StreamResponse:
@@ -370,6 +371,7 @@ async def respond(request: web.Request, backend: Backend, body: schema._Sampling
 
 
 async def _write_piece(response: web.StreamResponse, shapes: Shapes, calls: ToolCallParser | None, piece: Piece) -> None:
+    shapes.hold(piece.logprobs)
     if piece.reasoning:
         await response.write(sse(shapes.reasoning_chunk(piece.reasoning)))
     if piece.text:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from typing import Any
+from typing import Any, Sequence
 
-from runtime.protocol import ChatGenerateResult, GenerationStats, ToolCall
+from runtime.protocol import ChatGenerateResult, GenerationStats, TokenChoice, TokenLogprob, ToolCall
 
 FINGERPRINT = "lokal"
 
@@ -37,15 +37,54 @@ def tool_call_object(call: ToolCall) -> dict[str, Any]:
     return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
 
 
-class Shapes:
-    """Builds the objects of one response: one id and creation time across all its chunks."""
+def _choice_object(choice: TokenChoice) -> dict[str, Any]:
+    return {"token": choice.text, "logprob": choice.logprob, "bytes": choice.bytes}
 
-    def __init__(self, chat: bool, model: str):
+
+class Shapes:
+    """Builds the objects of one response: one id and creation time across all its chunks.
+
+    With `logprobs`, each choice carries its tokens' log-probabilities in the endpoint's shape: chat's
+    `content` list, or the legacy completion's parallel lists. A stream sends them with the text they
+    belong to (they arrive just before it: `hold`), or with the last chunk.
+    """
+
+    def __init__(self, chat: bool, model: str, logprobs: bool = False, prompt_length: int = 0):
         self.chat = chat
         self.model = model
+        self.logprobs = logprobs
         self.id = new_id("chatcmpl" if chat else "cmpl")
         self.created = int(time.time())
         self.calls_sent = 0  # tool calls streamed so far: each has its index
+        self._held: list[TokenLogprob] = []
+        # The legacy shape's offsets count from the prompt's start, the completion following it (as llama-cpp-python's do).
+        self._text_offset = prompt_length
+
+    def hold(self, entries: Sequence[TokenLogprob]) -> None:
+        """Log-probabilities for the next chunk that carries text."""
+        self._held.extend(entries)
+
+    def _logprobs_object(self, entries: Sequence[TokenLogprob]) -> dict[str, Any] | None:
+        if not self.logprobs:
+            return None
+        if self.chat:
+            return {"content": [{**_choice_object(e), "top_logprobs": [_choice_object(t) for t in e.top]} for e in entries], "refusal": None}
+        offsets = []
+        for entry in entries:
+            offsets.append(self._text_offset)
+            self._text_offset += len(entry.text)
+        return {
+            "tokens": [e.text for e in entries],
+            "token_logprobs": [e.logprob for e in entries],
+            "top_logprobs": [{t.text: t.logprob for t in e.top} for e in entries],
+            "text_offset": offsets,
+        }
+
+    def _held_object(self) -> dict[str, Any] | None:
+        if not self._held:
+            return None
+        held, self._held = self._held, []
+        return self._logprobs_object(held)
 
     def _envelope(self, object_: str, choices: list, **extra) -> dict[str, Any]:
         return {"id": self.id, "object": object_, "created": self.created, "model": self.model, "system_fingerprint": FINGERPRINT, "choices": choices, **extra}
@@ -59,21 +98,21 @@ class Shapes:
             if result.tool_calls:
                 message["content"] = result.text or None
                 message["tool_calls"] = [tool_call_object(c) for c in result.tool_calls]
-            choice = {"index": 0, "message": message, "finish_reason": reason, "logprobs": None}
+            choice = {"index": 0, "message": message, "finish_reason": reason, "logprobs": self._logprobs_object(result.logprobs)}
             return self._envelope("chat.completion", [choice], usage=usage(result.stats))
-        choice = {"index": 0, "text": result.text, "finish_reason": reason, "logprobs": None}
+        choice = {"index": 0, "text": result.text, "finish_reason": reason, "logprobs": self._logprobs_object(result.logprobs)}
         return self._envelope("text_completion", [choice], usage=usage(result.stats))
 
-    def _chunk(self, delta_or_text: Any, reason: str | None) -> dict[str, Any]:
+    def _chunk(self, delta_or_text: Any, reason: str | None, logprobs: dict[str, Any] | None = None) -> dict[str, Any]:
         if self.chat:
-            return self._envelope("chat.completion.chunk", [{"index": 0, "delta": delta_or_text, "finish_reason": reason, "logprobs": None}])
-        return self._envelope("text_completion", [{"index": 0, "text": delta_or_text, "finish_reason": reason, "logprobs": None}])
+            return self._envelope("chat.completion.chunk", [{"index": 0, "delta": delta_or_text, "finish_reason": reason, "logprobs": logprobs}])
+        return self._envelope("text_completion", [{"index": 0, "text": delta_or_text, "finish_reason": reason, "logprobs": logprobs}])
 
     def first_chunk(self) -> dict[str, Any] | None:
         return self._chunk({"role": "assistant", "content": ""}, None) if self.chat else None
 
     def text_chunk(self, text: str) -> dict[str, Any]:
-        return self._chunk({"content": text} if self.chat else text, None)
+        return self._chunk({"content": text} if self.chat else text, None, self._held_object())
 
     def reasoning_chunk(self, text: str) -> dict[str, Any]:
         return self._chunk({"reasoning_content": text}, None)
@@ -82,13 +121,13 @@ class Shapes:
         """A call as OpenAI streams one: its id and name first, then its arguments."""
         index, self.calls_sent = self.calls_sent, self.calls_sent + 1
         head = {"index": index, "id": call.id, "type": "function", "function": {"name": call.name, "arguments": ""}}
-        return [self._chunk({"tool_calls": [head]}, None), self._chunk({"tool_calls": [{"index": index, "function": {"arguments": call.arguments}}]}, None)]
+        return [self._chunk({"tool_calls": [head]}, None, self._held_object()), self._chunk({"tool_calls": [{"index": index, "function": {"arguments": call.arguments}}]}, None)]
 
     def last_chunk(self, result: ChatGenerateResult, called: bool = False) -> dict[str, Any]:
         reason = "tool_calls" if called and result.finish_reason != "length" else finish_reason(result)
         if not called and reason == "tool_calls":
             reason = "stop"  # the engine found a call the stream showed as text: the stream is what the caller has
-        return self._chunk({} if self.chat else "", reason)
+        return self._chunk({} if self.chat else "", reason, self._held_object())
 
     def usage_chunk(self, result: ChatGenerateResult) -> dict[str, Any]:
         return self._envelope("chat.completion.chunk" if self.chat else "text_completion", [], usage=usage(result.stats))

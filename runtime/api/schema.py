@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, Optional, TypeVar, Union
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from runtime.api.errors import ApiError, bad_request
-from runtime.protocol import Role
+from runtime.protocol import MAX_TOP_LOGPROBS, Role
 
 Number = Annotated[float, Field(strict=True, allow_inf_nan=False)]
 
@@ -217,10 +217,17 @@ class _Sampling(_Body):
         return bool(self.stream_options and self.stream_options.include_usage)
 
     def check_supported(self) -> None:
-        if self.logprobs:
-            raise bad_request("logprobs are not supported by this server", param="logprobs")
-        if self.top_logprobs:
-            raise bad_request("top_logprobs are not supported by this server", param="top_logprobs")
+        self.alternatives()  # refuses logprobs in the other endpoint's form, or beyond the limit
+
+    def alternatives(self) -> int | None:
+        """Alternatives per token to report with each token's log-probability; None: no log-probabilities."""
+        raise NotImplementedError
+
+
+def _within_top_limit(name: str, value: int) -> int:
+    if not 0 <= value <= MAX_TOP_LOGPROBS:
+        raise bad_request(f"{name}: must be 0 to {MAX_TOP_LOGPROBS} (the most likely tokens reported at each position)", param=name)
+    return value
 
 
 class ChatCompletionRequest(_Sampling):
@@ -246,6 +253,16 @@ class ChatCompletionRequest(_Sampling):
 
     def requested_max_tokens(self) -> int | None:
         return self.max_completion_tokens if self.max_completion_tokens is not None else self.max_tokens
+
+    def alternatives(self) -> int | None:
+        # OpenAI's chat shape: logprobs true, and top_logprobs alternatives (0 when left out).
+        if isinstance(self.logprobs, int) and not isinstance(self.logprobs, bool):
+            raise bad_request("logprobs: must be true or false here (top_logprobs says how many alternatives)", param="logprobs")
+        if not self.logprobs:
+            if self.top_logprobs is not None:
+                raise bad_request("top_logprobs: needs logprobs set to true", param="top_logprobs")
+            return None
+        return _within_top_limit("top_logprobs", self.top_logprobs or 0)
 
     def check_supported(self) -> None:
         super().check_supported()
@@ -282,6 +299,14 @@ class CompletionRequest(_Sampling):
         if len(self.prompt) != 1:
             raise bad_request("prompt: one prompt per request (a list must hold exactly one string)", param="prompt")
         return self.prompt[0]
+
+    def alternatives(self) -> int | None:
+        # The legacy shape: logprobs is the number of alternatives itself (0: the chosen tokens' only).
+        if self.top_logprobs is not None:
+            raise bad_request("top_logprobs: not a /v1/completions field (logprobs: N reports N alternatives)", param="top_logprobs")
+        if isinstance(self.logprobs, bool):
+            raise bad_request(f"logprobs: must be a number of alternatives, 0 to {MAX_TOP_LOGPROBS}, here (true and false are /v1/chat/completions' form)", param="logprobs")
+        return None if self.logprobs is None else _within_top_limit("logprobs", self.logprobs)
 
     def check_supported(self) -> None:
         super().check_supported()

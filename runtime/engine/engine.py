@@ -54,11 +54,13 @@ from runtime.protocol import (
     GenerationStats,
     KvClearResult,
     KvStoreInfo,
+    MAX_TOP_LOGPROBS,
     MetricsResult,
     ModelLoadParams,
     ModelLoadResult,
     OffloadReport,
     RpcError,
+    TokenLogprob,
     ToolCall,
     ToolSpec,
 )
@@ -455,12 +457,14 @@ class Engine:
         on_wait: Callable[[], None] | None = None,
         on_reasoning: Callable[[str], None] | None = None,
         arrived: Callable[[], None] | None = None,
+        on_logprobs: Callable[[list[TokenLogprob]], None] | None = None,
     ) -> ChatGenerateResult:
         """One reply, decoded by the scheduler together with whatever else streams; blocks this (job) thread until it is over.
 
         The prompt is rendered and fitted here, on the caller's thread, and so is a shorter one if the reply fills
         the context (the scheduler asks: RoomNeeded); `on_text` gets the answer's text and `on_reasoning` the
-        reasoning's (runtime/reasoning), from the engine thread, and must not block; `on_wait` is called if the
+        reasoning's (runtime/reasoning), `on_logprobs` the answer's tokens' log-probabilities (params.logprobs), from
+        the engine thread, and must not block; `on_wait` is called if the
         reply has to wait for a seat; `arrived` (from expect_reply) once the scheduler no longer needs to expect it.
         A cancel ends it where it is (waiting, prefilling, decoding).
         """
@@ -473,7 +477,7 @@ class Engine:
         with scheduler.arriving() if quick_to_prepare(params) else contextlib.nullcontext():
             if arrived is not None:
                 arrived()  # `arriving` stands for it now (or, for a long conversation, nothing: no wave waits for it)
-            made = self._scheduled_reply(params, cancel, on_text, owner, loaded, on_reasoning)
+            made = self._scheduled_reply(params, cancel, on_text, owner, loaded, on_reasoning, on_logprobs)
             if made is None:
                 return ChatGenerateResult(request_id, params.conversation_id, "", "cancelled", GenerationStats())
             reply, use, fmt = made
@@ -507,7 +511,7 @@ class Engine:
             text, calls = split_reply(outcome.text, fmt, params.tools)
             if calls and finish != "cancelled":
                 finish = "tool_calls"
-        return ChatGenerateResult(request_id, params.conversation_id, text, finish, outcome.stats, calls, outcome.reasoning)
+        return ChatGenerateResult(request_id, params.conversation_id, text, finish, outcome.stats, calls, outcome.reasoning, logprobs=outcome.logprobs)
 
     def _remember_reply(self, params: ChatGenerateParams, outcome: GenerationOutcome) -> ChatMessage:
         """The reply as the conversation's last assistant message (with continue_reply: the message it extended,
@@ -528,7 +532,16 @@ class Engine:
                     self._last_replies.popitem(last=False)
         return ChatMessage("assistant", answer, reasoning=reasoning)
 
-    def _scheduled_reply(self, params: ChatGenerateParams, cancel: CancelEvent, on_text: Callable[[str], None], owner: str, loaded: LoadedModel, on_reasoning: Callable[[str], None] | None = None) -> tuple[ScheduledReply, TemplateUse, str] | None:
+    def _scheduled_reply(
+        self,
+        params: ChatGenerateParams,
+        cancel: CancelEvent,
+        on_text: Callable[[str], None],
+        owner: str,
+        loaded: LoadedModel,
+        on_reasoning: Callable[[str], None] | None = None,
+        on_logprobs: Callable[[list[TokenLogprob]], None] | None = None,
+    ) -> tuple[ScheduledReply, TemplateUse, str] | None:
         """The reply to hand the scheduler, its prompt rendered and fitted to the context, the template use its
         turns are rendered with and the format its tool calls come in (None: cancelled meanwhile)."""
         use = TemplateUse.after_load(loaded.info.chat_template_error)
@@ -551,6 +564,8 @@ class Engine:
             refits=params.prompt is None,
             reasoning=plan,
             on_reasoning=on_reasoning or (lambda _text: None),
+            logprobs=params.logprobs,
+            on_logprobs=on_logprobs or (lambda _entries: None),
         )
         stats = GenerationStats(context_dropped_messages=dropped, chat_template_fallback=use.fallback, prompt_image_positions=pictures.positions_in(prompt))
         if plan is not None and plan.budget is not None:
@@ -817,6 +832,8 @@ def validate_generate(params: ChatGenerateParams) -> None:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.top_p: must be in (0, 1]")
     if params.top_k < 0:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.top_k: must not be negative")
+    if params.logprobs is not None and not 0 <= params.logprobs <= MAX_TOP_LOGPROBS:
+        raise RpcError(ErrorCode.INVALID_PARAMS, f"params.logprobs: the alternatives per token must be 0 to {MAX_TOP_LOGPROBS} (null: no log-probabilities)")
 
 
 def tokenize_rendered(loaded: LoadedModel, text: str) -> list[int]:

@@ -14,14 +14,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Protocol, Sequence
 
+import numpy as np
 import psutil
 
 from runtime.llama.llama_model import DecodeAborted, DecodeError, LlamaModel, Slice, as_sequence
 from runtime.llama.llama_model import KvSequence as Seq
+from runtime.llama.logprobs import LogprobReader
 from runtime.llama.sampling import Sampler, SamplingConfig
 from runtime.llama.text_stream import TextStream
 from runtime.llama.token_alignment import align
-from runtime.protocol import ContextOverflow, FinishReason, GenerationStats
+from runtime.protocol import ContextOverflow, FinishReason, GenerationStats, TokenLogprob
 from runtime.reasoning.reply import ReasoningPlan, ReplyReasoning
 from runtime.vision import positions
 
@@ -49,6 +51,10 @@ class GenerationRequest:
     reasoning: ReasoningPlan | None = None
     # Where the reasoning goes as it streams (on_text then gets the answer only); called just before on_text.
     on_reasoning: Callable[[str], None] = lambda text: None
+    # Each answer token's log-probability, with this many alternatives (runtime/llama/logprobs.py); None: not read.
+    logprobs: int | None = None
+    # Where they go as they stream, called just before on_text (a stop string may hold their text back a while).
+    on_logprobs: Callable[[list[TokenLogprob]], None] = lambda entries: None
 
 
 @dataclass
@@ -59,6 +65,7 @@ class GenerationOutcome:
     completion: list[int]
     reasoning: str = ""
     raw_text: str = ""  # the reply as the model wrote it, markers and reasoning included
+    logprobs: list[TokenLogprob] = field(default_factory=list)  # the answer's tokens' (GenerationRequest.logprobs)
 
 
 class TokenSink:
@@ -82,13 +89,17 @@ class TokenSink:
         self._marker_tokens = request.reasoning.marker_tokens if request.reasoning is not None else frozenset()
         self._started = started
         self._first_token_at: float | None = None
+        self._logprobs = LogprobReader(request.logprobs, lambda t: model.piece(t, special=True)) if request.logprobs is not None else None
+        self.token_logprobs: list[TokenLogprob] = []  # one per token of `completion` (with request.logprobs)
+        self._logprobs_sent = 0
 
     @property
     def done(self) -> bool:
         return self.finish_reason is not None
 
-    def accept(self, token: int) -> bool:
-        """Take one sampled token; False once the reply has finished (the token may not be in it)."""
+    def accept(self, token: int, row: np.ndarray) -> bool:
+        """Take one sampled token, and the logits row it was sampled from; False once the reply has finished (the
+        token may not be in it)."""
         now = time.perf_counter()
         if self._first_token_at is None:
             self._first_token_at = now
@@ -98,6 +109,8 @@ class TokenSink:
             return False
         self.completion.append(token)
         self.stats.completion_tokens = len(self.completion)
+        if self._logprobs is not None:
+            self.token_logprobs.append(self._logprobs.read(row, token))
         text = self.stream.push(self.model.piece(token, special=token in self._marker_tokens))
         if self.reasoning is not None:
             parts = self.reasoning.take(text)
@@ -142,6 +155,18 @@ class TokenSink:
         """The reasoning streamed since the last call (GenerationRequest.on_reasoning)."""
         text, self.unsent_reasoning = self.unsent_reasoning, ""
         return text
+
+    def answer_logprobs(self) -> list[TokenLogprob]:
+        """The log-probabilities of the answer's tokens so far: the reply's last `answer_tokens`, reasoning coming first."""
+        return self.token_logprobs[len(self.completion) - self.stats.answer_tokens :]
+
+    def take_logprobs(self) -> list[TokenLogprob]:
+        """The answer's tokens' log-probabilities since the last call (GenerationRequest.on_logprobs)."""
+        start = max(self._logprobs_sent, len(self.completion) - self.stats.answer_tokens)
+        if start >= len(self.token_logprobs):
+            return []  # nothing new in the answer; tokens not yet known to be answer or reasoning may still turn out answer
+        self._logprobs_sent = len(self.token_logprobs)
+        return self.token_logprobs[start:]
 
 
 def prepare_prompt(model: LlamaModel | Seq, prompt: Sequence[int], stats: GenerationStats) -> list[int]:
@@ -207,7 +232,8 @@ class PlainStepper:
         self.pending = -1
 
     def begin(self) -> bool:
-        return self._take(self.sampler.sample(self.model.logits(-1)))
+        row = self.model.logits(-1)
+        return self._take(self.sampler.sample(row), row)
 
     def plan(self, batch: BatchSoFar) -> Slice:
         return Slice(as_sequence(self.model), (self.pending,))
@@ -216,12 +242,13 @@ class PlainStepper:
         return 1.0
 
     def settle(self, step: StepTiming) -> bool:
-        return self._take(self.sampler.sample(self.model.logits(-1)))
+        row = self.model.logits(-1)
+        return self._take(self.sampler.sample(row), row)
 
-    def _take(self, token: int) -> bool:
+    def _take(self, token: int, row: np.ndarray) -> bool:
         token = self.sink.steer(token)
         self.pending = token
-        going_on = self.sink.accept(token)
+        going_on = self.sink.accept(token, row)
         if going_on or self.sink.context_full:  # the token is in the reply (a full context may be made room for)
             self.sampler.accept(token)
         return going_on
@@ -289,6 +316,10 @@ class ReplyRun:
     def take_reasoning(self) -> str:
         """The reasoning this reply streamed since the last call."""
         return self.sink.take_reasoning()
+
+    def take_logprobs(self) -> list[TokenLogprob]:
+        """The answer's tokens' log-probabilities since the last call (with GenerationRequest.logprobs)."""
+        return self.sink.take_logprobs()
 
     def next_slice(self, batch: BatchSoFar, budget: int) -> Slice | None:
         """This reply's part of the next batch (at most `budget` tokens of prompt), or None when it has none."""
@@ -409,10 +440,11 @@ class ReplyRun:
         self.finish("cancelled")
 
     def outcome(self) -> GenerationOutcome:
-        raw, reasoning = self.sink.stream.text, self.sink.reasoning
+        sink = self.sink
+        raw, reasoning, logprobs = sink.stream.text, sink.reasoning, sink.answer_logprobs()
         if reasoning is None:
-            return GenerationOutcome(raw, self.sink.finish_reason or "stop", self.stats, self.sink.completion, raw_text=raw)
-        return GenerationOutcome(reasoning.answer, self.sink.finish_reason or "stop", self.stats, self.sink.completion, reasoning.reasoning, raw)
+            return GenerationOutcome(raw, sink.finish_reason or "stop", self.stats, sink.completion, raw_text=raw, logprobs=logprobs)
+        return GenerationOutcome(reasoning.answer, sink.finish_reason or "stop", self.stats, sink.completion, reasoning.reasoning, raw, logprobs)
 
 
 def decode_step(runs: Sequence[ReplyRun], budget: int | None = None) -> list[ReplyRun]:
@@ -495,8 +527,14 @@ def generate(
 
 
 def _hand_on(run: ReplyRun, request: GenerationRequest) -> None:
-    reasoning, text = run.take_reasoning(), run.take_text()
+    hand_on(request, run.take_text(), run.take_reasoning(), run.take_logprobs())
+
+
+def hand_on(request: GenerationRequest, text: str, reasoning: str, logprobs: list[TokenLogprob]) -> None:
+    """A step's output to the reply's channels, in the order they promise: reasoning, log-probabilities, text."""
     if reasoning:
         request.on_reasoning(reasoning)
+    if logprobs:
+        request.on_logprobs(logprobs)
     if text:
         request.on_text(text)

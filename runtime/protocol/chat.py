@@ -105,6 +105,33 @@ class ChatGenerateParams:
     # The last message is an assistant message to extend in place (no new assistant header), from the live cache;
     # the result's text and reasoning (and the deltas) are what was added to it.
     continue_reply: bool = False
+    # Each reply token's log-probability, with this many most likely alternatives (0 to MAX_TOP_LOGPROBS);
+    # None: none (computing them costs a pass over the vocabulary per token).
+    logprobs: Optional[int] = None
+
+
+MAX_TOP_LOGPROBS = 20  # OpenAI's limit for top_logprobs
+
+
+@dataclass
+class TokenChoice:
+    """A token the model could write at a position, with its log-probability there.
+
+    Under the model's own distribution (a softmax of its logits), before any sampler setting
+    (temperature, top-k, penalties, grammar) reshapes it, as OpenAI and llama-server report it.
+    """
+
+    token_id: int
+    text: str  # its bytes as UTF-8, a character split across tokens replaced by U+FFFD
+    bytes: list[int]
+    logprob: float
+
+
+@dataclass
+class TokenLogprob(TokenChoice):
+    """A token of the answer, and the most likely tokens at its position (ChatGenerateParams.logprobs of them)."""
+
+    top: list[TokenChoice] = field(default_factory=list)
 
 
 @dataclass
@@ -166,6 +193,8 @@ class ChatGenerateResult:
     reasoning: str = ""  # the reply's reasoning, apart from the answer (reasoning_format "none": always "")
     # The attachments' chunks this reply was given (retrieval): what to cite under it.
     citations: list[Citation] = field(default_factory=list)
+    # The answer's tokens with their log-probabilities (ChatGenerateParams.logprobs; the reasoning's are left out).
+    logprobs: list[TokenLogprob] = field(default_factory=list)
 
 
 @dataclass
@@ -176,6 +205,9 @@ class ChatDelta:
     conversation_id: str
     text: str  # the answer only
     reasoning: str = ""
+    # The answer's tokens since the previous delta (ChatGenerateParams.logprobs): sent just before their text, which a
+    # stop string may hold back a while.
+    logprobs: list[TokenLogprob] = field(default_factory=list)
 
 
 @dataclass

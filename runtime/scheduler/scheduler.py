@@ -58,12 +58,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, NamedTuple, Protocol, Sequence
 
-from runtime.llama.generation import GenerationOutcome, GenerationRequest, Phase, ReplyRun, StepperFactory, decode_step
+from runtime.llama.generation import GenerationOutcome, GenerationRequest, Phase, ReplyRun, StepperFactory, decode_step, hand_on
 from runtime.llama.llama_model import LlamaModel, Slice
 from runtime.llama.llama_model import KvSequence as Seq
 from runtime.llama.token_alignment import align, common_prefix
 from runtime.job_slot import PROTOCOL
-from runtime.protocol import GenerationStats, RpcError
+from runtime.protocol import GenerationStats, RpcError, TokenLogprob
 from runtime.scheduler.seat_choice import SeatView, Seeker, choose_seat
 
 log = logging.getLogger("lokal.scheduler")
@@ -142,7 +142,7 @@ class Seat:
 class StepOutput:
     """What one pass of the loop did, for the loop to hand out: text per reply, replies over, replies out of room."""
 
-    texts: list[tuple[ScheduledReply, str, str]] = field(default_factory=list)  # (reply, answer, reasoning)
+    texts: list[tuple[ScheduledReply, str, str, list[TokenLogprob]]] = field(default_factory=list)  # (reply, answer, reasoning, logprobs)
     ended: list[tuple[Seat, ScheduledReply]] = field(default_factory=list)
     room_needed: list[tuple[ScheduledReply, int]] = field(default_factory=list)
 
@@ -458,9 +458,9 @@ class Scheduler:
             run, reply = seat.run, seat.reply
             if run is None or reply is None:
                 continue
-            text, reasoning = run.take_text(), run.take_reasoning()
-            if text or reasoning:
-                output.texts.append((reply, text, reasoning))
+            text, reasoning, logprobs = run.take_text(), run.take_reasoning(), run.take_logprobs()
+            if text or reasoning or logprobs:
+                output.texts.append((reply, text, reasoning, logprobs))
             if not run.done:
                 continue
             reply.error = run.error
@@ -472,12 +472,9 @@ class Scheduler:
     def _hand_out(self, output: StepOutput) -> None:
         """The step's results to the replies' channels and callers: text first, then who ended, then who needs room.
         The after-work of the replies that ended begins only after all of them are out."""
-        for reply, text, reasoning in output.texts:
+        for reply, text, reasoning, logprobs in output.texts:
             try:
-                if reasoning:
-                    reply.request.on_reasoning(reasoning)
-                if text:
-                    reply.request.on_text(text)
+                hand_on(reply.request, text, reasoning, logprobs)
             except Exception:  # an output channel that fails loses its text, never the loop
                 log.exception("handing out the text of %r", reply.conversation_id)
         if output.ended:

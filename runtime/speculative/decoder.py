@@ -314,8 +314,9 @@ class SpeculativeStepper:
                 draft_step=self.costs.draft_step,
             )
             self._settle_began = time.perf_counter()
-        self.pending = self.sampler.sample(self.seq.logits(-1))
-        going_on = self.sink.accept(self.pending)
+        row = self.seq.logits(-1)
+        self.pending = self.sampler.sample(row)
+        going_on = self.sink.accept(self.pending, row)
         if going_on or self.sink.context_full:  # the token is in the reply (a full context may be made room for)
             self.sampler.accept(self.pending)
         if not going_on:
@@ -384,8 +385,10 @@ class SpeculativeStepper:
         if self.trace is not None:
             self._trace_pass(draft, len(emitted) - 1 if draft is not None else 0, step, settle_began)
         accepting = time.perf_counter()
+        # emitted[i] was sampled from row i of the verifying pass (a pass without a draft has one row).
+        row = self.seq.logits if draft is not None else lambda _i: self.seq.logits(-1)
         for i, token in enumerate(emitted):
-            if not self.sink.accept(token):
+            if not self.sink.accept(token, row(i)):
                 self.seq.truncate(self.base + 1 + i)  # as plain decoding leaves it: the last token not evaluated
                 figures.emitted += i + 1
                 figures.publish()
