@@ -3,7 +3,7 @@
 The composer and the chat view render attachments themselves (app/chat/widgets); this feature keeps
 the Attacher in step with the model replies come from (pictures only for one that can see:
 ModelLoadResult.vision), says in the banner why a file was not attached, and offers the catalog's
-embedding model when a document is too large to fit and nothing can search it.
+embedding model when a document too large to fit is searched by its words alone (no embedding model is loaded).
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ class AttachmentsFeature:
         self.action = context.menu(MenuId.CHAT).addAction(Attachments.tr("&Documents…"), self.open_documents)
         self.action.setShortcut(QKeySequence("Ctrl+Shift+D"))
         attacher.sig_problem.connect(context.show_banner)
-        attacher.sig_not_searchable.connect(self.offer_embedding_model)
-        self.embedding.sig_started.connect(lambda name: context.show_status(Attachments.tr("Downloading {name}: large documents can be searched once it is there").format(name=name), 8000))
-        self.embedding.sig_loaded.connect(lambda result: context.show_status(Attachments.tr("{name} is loaded: large documents waiting to be sent, and those attached from now on, are searched").format(name=result.name), 8000))
+        attacher.sig_searched_by_words.connect(self.offer_embedding_model)
+        self.embedding.sig_started.connect(lambda name: context.show_status(Attachments.tr("Downloading {name}: large documents are searched by meaning too once it is there").format(name=name), 8000))
+        self.embedding.sig_loaded.connect(lambda result: context.show_status(Attachments.tr("{name} is loaded: large documents waiting to be sent, and those attached from now on, are searched by meaning too").format(name=result.name), 8000))
         self.embedding.sig_problem.connect(context.show_banner)
         self.embedding.follow_runtime(context.link.state)  # the runtime may be ready already
         context.session.sig_loaded.connect(lambda _result: self.follow_model())
@@ -78,16 +78,16 @@ class AttachmentsFeature:
             self.attacher.reuse(document)
 
     def offer_embedding_model(self, attachment: StoredAttachment) -> None:
-        """Say why the document cannot be searched, and offer the catalog's embedding model (once per window)."""
+        """The document is searched by its words: offer the catalog's embedding model to search by meaning too (once
+        per window; the document is usable meanwhile, so nothing more is said after that)."""
         if self.offered:
-            self.context.show_status(words.not_searchable_reason(attachment), 10_000)
             return
         self.offered = True
         self.embedding.find(lambda entry: self._ask(attachment, entry))
 
     def _ask(self, attachment: StoredAttachment, entry: CatalogEntry) -> None:
-        box = QMessageBox(QMessageBox.Icon.Question, Attachments.tr("Search large documents"), words.not_searchable_reason(attachment), parent=self.context.window())
-        box.setInformativeText(Attachments.tr("Download {name} ({params}), an embedding model, so that Lokal can find the parts of large documents that answer your question?").format(name=entry.name, params=entry.params or entry.repo))
+        box = QMessageBox(QMessageBox.Icon.Question, Attachments.tr("Search large documents by meaning"), words.searched_by_words(attachment), parent=self.context.window())
+        box.setInformativeText(Attachments.tr("Download {name} ({params}), an embedding model, so that Lokal also finds the parts that answer your question in other words?").format(name=entry.name, params=entry.params or entry.repo))
         download = box.addButton(Attachments.tr("Download"), QMessageBox.ButtonRole.AcceptRole)
         box.addButton(Attachments.tr("Not now"), QMessageBox.ButtonRole.RejectRole)
         box.buttonClicked.connect(lambda button: self.embedding.download(entry) if button is download else None)

@@ -41,7 +41,7 @@ ADD_TIMEOUT_MS = 600_000  # a large document is extracted and its chunks embedde
 
 class Attacher(QObject):
     sig_problem = Signal(str)  # why a file was not attached (nothing else changed)
-    sig_not_searchable = Signal(object)  # a StoredAttachment too large to fit whole that no embedding model can search yet
+    sig_searched_by_words = Signal(object)  # a StoredAttachment too large to fit whole, searched by its words alone (no embedding model)
     sig_changed = Signal()  # an attachment was added, answered or removed: the composer updates its Send button
 
     def __init__(self, link: RuntimeLink, store: Store, parent: QObject | None = None):
@@ -192,8 +192,8 @@ class Attacher(QObject):
                 self.store.remember_attachment(attachment)  # in the Documents list from now on, sent or not
             except StoreUnavailable as exc:
                 log.warning("the Documents list could not keep %s: %s", attachment.name, exc)
-            if needs_embedding_model(attachment):
-                self.sig_not_searchable.emit(attachment)
+            if info.words_only:
+                self.sig_searched_by_words.emit(attachment)
 
     def _on_failed(self, key: int, name: str, error: RpcError) -> None:
         if self.pending.row_of(key) < 0:
@@ -206,7 +206,3 @@ class Attacher(QObject):
         self.sig_problem.emit(refusal.message)
         return False
 
-
-def needs_embedding_model(attachment: StoredAttachment) -> bool:
-    """Too large for the context whole, and nothing can search it: the window offers to fetch an embedding model."""
-    return attachment.kind == "document" and attachment.tokens > 0 and not attachment.fits_whole and not attachment.searchable

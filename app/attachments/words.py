@@ -37,17 +37,14 @@ def chip_detail(attachment: StoredAttachment | None, searchable_part: float | No
         parts.insert(0, Attachments.tr("Fits the context: the whole document goes into the prompt"))
     elif attachment.searchable:
         parts.insert(0, Attachments.tr("Too large for the context: the parts that match your question are put in the prompt, and cited under the reply"))
-    elif attachment.tokens > 0:
-        parts.insert(0, not_searchable_reason(attachment))
     if attachment.pages:
         parts.append(Attachments.tr("%n page(s)", None, attachment.pages))
     return "\n".join(p for p in parts if p)
 
 
-def not_searchable_reason(attachment: StoredAttachment) -> str:
+def searched_by_words(attachment: StoredAttachment) -> str:
     return Attachments.tr(
-        "{name} is too large for the model's context ({tokens}), and no embedding model is loaded to search it: "
-        "it can be sent once one is (the chosen parts of it then go into the prompt)."
+        "{name} is too large for the model's context ({tokens}): the parts that share the most words with your question go into the prompt."
     ).format(name=attachment.name, tokens=figures.tokens(attachment.tokens))
 
 

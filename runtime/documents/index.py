@@ -33,6 +33,7 @@ from runtime.private_files import create_private_file
 
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009): rank 1 weighs 1/61
 RRF_DEPTH = 50  # how deep each ranking is read before fusing
+WORDS_ONLY = "words"  # the `model` of chunks kept for keyword search alone, without vectors (no embedding model)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (
@@ -98,8 +99,12 @@ class ChunkIndex:
                 raise
             self._matrices.pop((doc, model), None)
 
-    def search(self, docs: list[str], model: str, query: np.ndarray, k: int, words: str = "") -> list[Hit]:
-        """The `k` best chunks of `docs` for `query` (a unit vector) and, when given, its `words`; best first."""
+    def search(self, docs: list[str], model: str, query: np.ndarray | None, k: int, words: str = "") -> list[Hit]:
+        """The `k` best chunks of `docs` for `query` (a unit vector) and, when given, its `words`; best first.
+        Without `query` (chunks kept without vectors: WORDS_ONLY) by the words alone."""
+        if query is None:
+            hits = {(h.doc, h.chunk): h for doc in docs for h in self._matrix(doc, model)[1]}
+            return [hits[key] for key in self.keyword_ranks(docs, model, words, k)]
         by_vector = self.nearest(docs, model, query, max(k, RRF_DEPTH))
         if not words:
             return by_vector[:k]
@@ -129,6 +134,10 @@ class ChunkIndex:
         rows.sort()  # bm25() is lower for a better match
         return [(doc, idx) for _, doc, idx in rows[:k]]
 
+    def opening(self, docs: list[str], model: str, k: int) -> list[Hit]:
+        """The first `k` chunks of `docs`, in order: what a search that found nothing falls back on."""
+        return [hit for doc in docs for hit in self._matrix(doc, model)[1]][:k]
+
     def nearest(self, docs: list[str], model: str, query: np.ndarray, k: int) -> list[Hit]:
         """The `k` chunks of `docs` most similar to `query` (a unit vector), best first."""
         candidates: list[Hit] = []
@@ -153,7 +162,7 @@ class ChunkIndex:
                 "SELECT idx, first_line, last_line, page, last_page, text, vector FROM chunks WHERE doc = ? AND model = ? ORDER BY idx", (doc, model)
             ).fetchall()
             hits = [Hit(doc, idx, 0.0, text, first, last, page, last_page) for idx, first, last, page, last_page, text, _ in rows]
-            matrix = np.vstack([np.frombuffer(row[6], dtype=np.float32) for row in rows]) if rows else np.zeros((0, 0), dtype=np.float32)
+            matrix = np.vstack([np.frombuffer(row[6], dtype=np.float32) for row in rows]) if rows and model != WORDS_ONLY else np.zeros((len(rows), 0), dtype=np.float32)
             self._matrices[(doc, model)] = (matrix, hits)
             return matrix, hits
 

@@ -11,7 +11,10 @@ carry attachments, and the API's `file` content parts all come here):
 - larger ones are searched: chunked (chunking.py), embedded by the embedding model loaded beside the
   chat model (runtime/embeddings), the vectors kept in SQLite (index.py), and the chunks most similar
   to the turn's own text put in the turn instead, as many as fit the same half; the reply's citations
-  say which, with their lines or page.
+  say which, with their lines or page. With no embedding model loaded the chunks are searched by their
+  words alone (BM25), which finds names, numbers and the question's own words as well as the hybrid
+  search does (test_retrieval_recall.py), though not a paraphrase; a turn that shares no word with
+  its documents gets their beginning.
 
 A turn's expansion depends only on the turn (its text and files), the context size and the embedding
 model, never on later turns, so a conversation's earlier turns render to the same tokens on every
@@ -29,9 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
+import numpy as np
+
 from runtime.documents.chunking import chunk_text
 from runtime.documents.extract import Extracted, ExtractionError, extract
-from runtime.documents.index import ChunkIndex, Hit
+from runtime.documents.index import WORDS_ONLY, ChunkIndex, Hit
 from runtime.documents.store import AttachmentStore, write_atomic
 from runtime.embeddings.model import EmbeddingModel
 from runtime.protocol import Attachment, AttachmentInfo, ChatGenerateParams, ChatMessage, Citation, ErrorCode, RpcError
@@ -105,12 +110,15 @@ class DocumentLibrary:
         info.fits_whole = info.tokens <= chat.document_budget
         if info.fits_whole:
             return info
-        if self.embedder is None:
-            info.note = too_large(name, info.tokens, chat)
-            return info
-        self.ensure_indexed(doc, name, mime, progress)
+        info.words_only = self.ensure_indexed(doc, name, mime, progress) == WORDS_ONLY
         info.searchable = True
-        info.note = f"larger than half the context ({chat.document_budget} tokens): the parts most related to each question are used"
+        if info.words_only:
+            info.note = (
+                f"larger than half the context ({chat.document_budget} tokens): the parts that share the most words with each question are used "
+                "(an embedding model would also find those that say it in other words)"
+            )
+        else:
+            info.note = f"larger than half the context ({chat.document_budget} tokens): the parts most related to each question are used"
         return info
 
     def text(self, doc: str, name: str = "", mime: str = "") -> Extracted:
@@ -143,18 +151,21 @@ class DocumentLibrary:
 
     # ---- search --------------------------------------------------------------
     def ensure_indexed(self, doc: str, name: str = "", mime: str = "", progress: Progress | None = None) -> str:
-        """Embed the document's chunks unless this embedding model has already; the model's identity."""
+        """Keep the document's chunks for search unless they are kept already: embedded by the embedding model, or
+        without one for their words alone; the index's key for them (the model's identity, or WORDS_ONLY)."""
         embedder = self.embedder
-        if embedder is None:
-            raise RpcError(ErrorCode.INVALID_PARAMS, "no embedding model is loaded (embedding.load)")
+        identity = embedder.identity if embedder is not None else WORDS_ONLY
         indexing = self._indexing(doc)
         with indexing.lock:  # the same file attached twice at once is embedded once: the second waits for the first
-            if not self.index.has(doc, embedder.identity):
+            if not self.index.has(doc, identity):
                 extracted = self.text(doc, name, mime)
                 chunks = chunk_text(extracted.text)
-                vectors = embedder.embed([c.text for c in chunks], truncate=True, progress=progress).vectors
-                self.index.add(doc, embedder.identity, chunks, [(extracted.page_of_line(c.first_line), extracted.page_of_line(c.last_line)) for c in chunks], vectors)
-        return embedder.identity
+                if embedder is not None:
+                    vectors = embedder.embed([c.text for c in chunks], truncate=True, progress=progress).vectors
+                else:
+                    vectors = np.zeros((len(chunks), 0), dtype=np.float32)
+                self.index.add(doc, identity, chunks, [(extracted.page_of_line(c.first_line), extracted.page_of_line(c.last_line)) for c in chunks], vectors)
+        return identity
 
     def _indexing(self, doc: str) -> _Indexing:
         with self._lock:
@@ -166,7 +177,8 @@ class DocumentLibrary:
     def search(self, docs: list[str], query: str, k: int) -> list[Hit]:
         embedder = self.embedder
         if embedder is None:
-            raise RpcError(ErrorCode.INVALID_PARAMS, "no embedding model is loaded (embedding.load)")
+            # Words alone: a query that shares none with the documents gets their beginning rather than nothing.
+            return self.index.search(docs, WORDS_ONLY, None, k, words=query) or self.index.opening(docs, WORDS_ONLY, k)
         vector = embedder.embed([query], truncate=True).vectors[0]
         return self.index.search(docs, embedder.identity, vector, k, words=query)
 
@@ -205,9 +217,6 @@ class DocumentLibrary:
             parts = [whole_document(d, t.text) for d, t in zip(documents, texts)]
             expanded: tuple[str, list[Citation]] = (join_turn(parts, question), [])
         else:
-            if embedder is None:
-                largest = max(range(len(documents)), key=lambda i: sizes[i])
-                raise RpcError(ErrorCode.INVALID_PARAMS, too_large(documents[largest].name, sum(sizes), chat))
             for d in documents:
                 self.ensure_indexed(d.id, d.name, d.mime)
             query = question.strip() or " ".join(d.name for d in documents)
@@ -226,13 +235,6 @@ class DocumentLibrary:
             while len(self._expansions) > EXPANSIONS_KEPT:
                 self._expansions.popitem(last=False)
         return expanded
-
-
-def too_large(name: str, tokens: int, chat: ChatModelView) -> str:
-    return (
-        f"{name or 'the document'} has {tokens} tokens, more than half this model's context ({chat.document_budget} of {chat.n_ctx}), "
-        "so it must be searched, and no embedding model is loaded: load one (the catalog has a small one) to ask about it"
-    )
 
 
 def whole_document(attachment: Attachment, text: str) -> str:

@@ -60,8 +60,10 @@ class AttachmentInfo:
     tokens: int = 0  # the extracted text's tokens for the loaded model (0: no model loaded, or an image)
     pages: int = 0  # a PDF's pages (0: not paged)
     fits_whole: bool = False  # the whole text fits the loaded model's context (with room to answer)
-    searchable: bool = False  # too large to fit whole, and an embedding model can search it
-    note: str = ""  # why it cannot be used whole or searched, or what was done ("" : nothing to say)
+    searchable: bool = False  # too large to fit whole: its parts that answer a turn are searched for
+    note: str = ""  # why it cannot be used whole, or what was done ("" : nothing to say)
+    # Searched by its words alone: no embedding model is loaded to find the parts that say it in other words.
+    words_only: bool = False
 
 
 @dataclass

@@ -36,10 +36,10 @@ def test_a_size_over_the_limit_is_said_in_the_limit_s_unit(english):
 def test_a_chip_says_the_size_in_tokens_and_how_the_document_reaches_the_model(english):
     fits = StoredAttachment("a" * 64, "document", "notes.txt", tokens=1234, fits_whole=True)
     searched = StoredAttachment("b" * 64, "document", "book.pdf", tokens=90_000, pages=300, searchable=True)
-    stuck = StoredAttachment("c" * 64, "document", "big.txt", tokens=5000)
     assert words.chip_label("notes.txt", None) == "notes.txt · reading…"
     assert words.chip_label("notes.txt", fits) == "notes.txt · 1,234 tokens"
     assert "whole document goes into the prompt" in words.chip_detail(fits)
     assert "cited under the reply" in words.chip_detail(searched) and "300 pages" in words.chip_detail(searched)
-    assert "no embedding model is loaded" in words.chip_detail(stuck)
+    by_words = words.searched_by_words(StoredAttachment("c" * 64, "document", "big.txt", tokens=5000, searchable=True))
+    assert by_words == "big.txt is too large for the model's context (5,000 tokens): the parts that share the most words with your question go into the prompt."
     assert words.citation_title(StoredCitation("b" * 64, "book.pdf", 4, "page 12", "…")) == "book.pdf — page 12"

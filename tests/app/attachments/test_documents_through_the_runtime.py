@@ -3,7 +3,8 @@
 A text file that fits goes into the prompt whole: the reply's prompt_tokens grow by about its size. A PDF
 larger than the context is searched (the starter model's own pooled embeddings stand in for an embedding
 model here): the reply's citations name the file and the page, open to the cited text, and are kept with
-the reply. A document too large with no embedding model loaded is offered the catalog's embedding model.
+the reply. A document too large with no embedding model loaded is searched by its words, and the catalog's
+embedding model is offered.
 The Documents list attaches a document again without the runtime reading it again.
 """
 
@@ -99,22 +100,28 @@ def test_a_pdf_larger_than_the_context_is_searched_and_the_reply_cites_its_page(
         stored.close()
 
 
-def test_a_document_too_large_without_an_embedding_model_is_offered_one(win, tmp_path, monkeypatch):
+def test_a_document_too_large_without_an_embedding_model_is_searched_by_its_words_and_offered_one(win, tmp_path, monkeypatch):
     feature = win.features["attachments"]
     win.link.call(methods.EMBEDDING_UNLOAD)
     feature.embedding.loaded = None
     monkeypatch.setattr(feature, "offered", False)
     long_text = tmp_path / "minutes.md"
-    long_text.write_text("\n\n".join(f"Item {i}: the committee discussed the budget for the harbour wall at length." for i in range(400)), encoding="utf-8")
+    items = [f"Item {i}: the committee discussed the budget for the harbour wall at length." for i in range(400)]
+    items[250] = "Item 250: the committee chose Marta Ek as treasurer of the lighthouse fund."
+    long_text.write_text("\n\n".join(items), encoding="utf-8")
     attach(win, long_text)
     (info,) = win.attacher.take()
-    assert not info.fits_whole and not info.searchable
-    assert "no embedding model is loaded" in win.composer.chips.chips[0].toolTip()
+    assert not info.fits_whole and info.searchable
+    tooltip = win.composer.chips.chips[0].toolTip()
+    assert "the parts that match your question are put in the prompt" in tooltip and "share the most words" in tooltip
     qt_wait_until(lambda: isinstance(feature.question, QMessageBox) and feature.question.isVisible(), 30, "the offer of an embedding model")
     box = feature.question
-    assert "minutes.md is too large" in box.text() and "embedding model" in box.informativeText()
+    assert "minutes.md is too large" in box.text() and "share the most words" in box.text()
+    assert "embedding model" in box.informativeText() and "in other words" in box.informativeText()
     assert any(b.text() == "Download" for b in box.buttons())
     box.reject()  # not now: nothing is downloaded in a test
+    reply = send(win, "Who is the treasurer of the lighthouse fund?")  # usable meanwhile, found by its words
+    assert any("Marta Ek" in c.text for c in reply.citations), [c.text[:60] for c in reply.citations]
 
 
 def test_the_documents_list_attaches_a_document_again_without_reading_it(win, tmp_path):

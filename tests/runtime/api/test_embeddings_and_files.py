@@ -101,6 +101,14 @@ def test_a_file_part_too_large_for_the_context_is_answered_from_retrieved_chunks
     assert reply.json()["usage"]["prompt_tokens"] <= 1024 // 2 + 100  # the chunks that fit half the context, not the file
 
 
+def test_without_an_embedding_model_a_file_part_too_large_is_answered_from_chunks_found_by_its_words(served):
+    # `served` (tests/runtime/api/conftest.py) has no embedding model; before, this request was refused.
+    paragraphs = [f"Paragraph {i}: the lighthouse keeper counted {i * 7} ships passing the northern rocks that night." for i in range(160)]
+    reply = chat(served, [file_part("log.txt", "\n\n".join(paragraphs).encode()), {"type": "text", "text": "How many ships in paragraph 42?"}])
+    assert reply.status == 200, reply.body[:300]
+    assert reply.json()["usage"]["prompt_tokens"] <= 1024 // 2 + 100  # the chunks that fit half the context, not the file
+
+
 @pytest.mark.parametrize(
     "part, status, code",
     [

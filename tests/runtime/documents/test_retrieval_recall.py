@@ -3,7 +3,8 @@
 The embedding model is the starter model (SmolLM2-135M, mean-pooled) in its own llama.cpp context: no
 embedding GGUF can be fetched here. It is a chat model, not trained to embed, so its vectors alone
 find few facts, and the keyword ranking (FTS5, BM25) finds most; the figures of the vector, keyword and
-hybrid (fused) rankings are printed (pytest -s) and stated in the README.
+hybrid (fused) rankings, and of the words-only search used without an embedding model, are printed (pytest -s)
+and stated in the README.
 """
 
 from __future__ import annotations
@@ -45,9 +46,14 @@ def test_planted_facts_are_found_in_a_document_twenty_times_the_context(embedder
         rankings["vector"].append([h.text for h in library.index.nearest([info.id], embedder.identity, vector, 8)])
         rankings["keyword"].append([texts[c] for _, c in library.index.keyword_ranks([info.id], embedder.identity, question(i), 8)])
         rankings["hybrid"].append([h.text for h in library.index.search([info.id], embedder.identity, vector, 8, words=question(i))])
+    # No embedding model loaded: the same chunks kept without vectors, searched by their words alone.
+    words_only = DocumentLibrary(tmp_path, lambda: chat)
+    assert words_only.add(text.encode(), "chronicle.txt", "text/plain", "document").words_only
+    rankings["words only"] = [[h.text for h in words_only.search([info.id], question(i), 8)] for i in range(FACTS)]
     recall = {kind: {k: sum(any(fact(i) in t for t in ranked[i][:k]) for i in range(FACTS)) / FACTS for k in (1, 4, 8)} for kind, ranked in rankings.items()}
     print("recall@k", json.dumps(recall))
     assert recall["keyword"][4] >= 0.9  # the words of a planted fact's question find it
+    assert recall["words only"] == recall["keyword"]
     assert recall["hybrid"][8] >= recall["vector"][8] and recall["hybrid"][8] >= 0.5
 
     # In a prompt (a context of 4,096 here: the best chunks that fit its half): the turn carries the fact, and cites its lines.
