@@ -143,20 +143,20 @@
         <translation>&amp;Dokumen…</translation>
     </message>
     <message>
-        <source>Downloading {name}: large documents can be searched once it is there</source>
-        <translation>Mengunduh {name}: dokumen besar dapat dicari setelah selesai</translation>
+        <source>Downloading {name}: large documents are searched by meaning too once it is there</source>
+        <translation>Mengunduh {name}: dokumen besar juga dicari berdasarkan makna setelah selesai</translation>
     </message>
     <message>
-        <source>{name} is loaded: large documents waiting to be sent, and those attached from now on, are searched</source>
-        <translation>{name} sudah dimuat: dokumen besar yang menunggu dikirim, dan yang dilampirkan mulai sekarang, akan dicari</translation>
+        <source>{name} is loaded: large documents waiting to be sent, and those attached from now on, are searched by meaning too</source>
+        <translation>{name} sudah dimuat: dokumen besar yang menunggu dikirim, dan yang dilampirkan mulai sekarang, juga dicari berdasarkan makna</translation>
     </message>
     <message>
-        <source>Search large documents</source>
-        <translation>Mencari dokumen besar</translation>
+        <source>Search large documents by meaning</source>
+        <translation>Cari dokumen besar berdasarkan makna</translation>
     </message>
     <message>
-        <source>Download {name} ({params}), an embedding model, so that Lokal can find the parts of large documents that answer your question?</source>
-        <translation>Unduh {name} ({params}), model embedding, agar Lokal dapat menemukan bagian dokumen besar yang menjawab pertanyaan Anda?</translation>
+        <source>Download {name} ({params}), an embedding model, so that Lokal also finds the parts that answer your question in other words?</source>
+        <translation>Unduh {name} ({params}), sebuah model embedding, agar Lokal juga menemukan bagian yang menjawab pertanyaan Anda dengan kata-kata lain?</translation>
     </message>
     <message>
         <source>Download</source>
@@ -261,8 +261,8 @@
         </translation>
     </message>
     <message>
-        <source>{name} is too large for the model&apos;s context ({tokens}), and no embedding model is loaded to search it: it can be sent once one is (the chosen parts of it then go into the prompt).</source>
-        <translation>{name} terlalu besar untuk konteks model ({tokens}), dan belum ada model embedding yang dimuat untuk mencarinya: berkas ini dapat dikirim setelah ada (bagian yang terpilih lalu masuk ke prompt).</translation>
+        <source>{name} is too large for the model&apos;s context ({tokens}): the parts that share the most words with your question go into the prompt.</source>
+        <translation>{name} terlalu besar untuk konteks model ({tokens}): bagian yang paling banyak memiliki kata yang sama dengan pertanyaan Anda dimasukkan ke dalam prompt.</translation>
     </message>
 </context>
 <context>
