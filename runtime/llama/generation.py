@@ -97,9 +97,14 @@ class TokenSink:
     def done(self) -> bool:
         return self.finish_reason is not None
 
-    def accept(self, token: int, row: np.ndarray) -> bool:
-        """Take one sampled token, and the logits row it was sampled from; False once the reply has finished (the
-        token may not be in it)."""
+    @property
+    def reads_logprobs(self) -> bool:
+        """Whether accept() needs the token's logits row (GenerationRequest.logprobs)."""
+        return self._logprobs is not None
+
+    def accept(self, token: int, row: np.ndarray | None) -> bool:
+        """Take one sampled token, and the logits row it was sampled from (None unless reads_logprobs); False once
+        the reply has finished (the token may not be in it)."""
         now = time.perf_counter()
         if self._first_token_at is None:
             self._first_token_at = now
@@ -110,6 +115,7 @@ class TokenSink:
         self.completion.append(token)
         self.stats.completion_tokens = len(self.completion)
         if self._logprobs is not None:
+            assert row is not None, "a reply that reads log-probabilities is given each token's row"
             self.token_logprobs.append(self._logprobs.read(row, token))
         text = self.stream.push(self.model.piece(token, special=token in self._marker_tokens))
         if self.reasoning is not None:

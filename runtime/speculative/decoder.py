@@ -385,10 +385,12 @@ class SpeculativeStepper:
         if self.trace is not None:
             self._trace_pass(draft, len(emitted) - 1 if draft is not None else 0, step, settle_began)
         accepting = time.perf_counter()
-        # emitted[i] was sampled from row i of the verifying pass (a pass without a draft has one row).
+        # emitted[i] was sampled from row i of the verifying pass (a pass without a draft has one row); a view of
+        # it is made only for a reply that reads log-probabilities.
         row = self.seq.logits if draft is not None else lambda _i: self.seq.logits(-1)
+        reads = self.sink.reads_logprobs
         for i, token in enumerate(emitted):
-            if not self.sink.accept(token, row(i)):
+            if not self.sink.accept(token, row(i) if reads else None):
                 self.seq.truncate(self.base + 1 + i)  # as plain decoding leaves it: the last token not evaluated
                 figures.emitted += i + 1
                 figures.publish()
