@@ -326,7 +326,9 @@ async def _completions(request: web.Request, backend: Backend, arrived: Callable
     if not prompt:
         raise errors.bad_request("prompt: must not be empty", param="prompt")
     params = _params(backend, body, text_conversation_id(prompt), [], prompt)
-    return await respond(request, backend, body, params, Shapes(chat=False, model=body.model, logprobs=params.logprobs is not None, prompt_length=len(prompt)), arrived)
+    params.prompt_logprobs = body.echo and params.logprobs is not None  # echo's figures: the prompt is scored too
+    shapes = Shapes(chat=False, model=body.model, logprobs=params.logprobs is not None, prompt=prompt, echo=body.echo)
+    return await respond(request, backend, body, params, shapes, arrived)
 
 
 async def respond(request: web.Request, backend: Backend, body: schema._Sampling, params: ChatGenerateParams, shapes: Shapes, arrived: Callable[[], None] | None = None) -> web.StreamResponse:

@@ -49,7 +49,7 @@ class Shapes:
     belong to (they arrive just before it: `hold`), or with the last chunk.
     """
 
-    def __init__(self, chat: bool, model: str, logprobs: bool = False, prompt_length: int = 0):
+    def __init__(self, chat: bool, model: str, logprobs: bool = False, prompt: str = "", echo: bool = False):
         self.chat = chat
         self.model = model
         self.logprobs = logprobs
@@ -57,28 +57,33 @@ class Shapes:
         self.created = int(time.time())
         self.calls_sent = 0  # tool calls streamed so far: each has its index
         self._held: list[TokenLogprob] = []
+        # The legacy completion's `echo`: its text begins with the prompt, and so do its log-probabilities.
+        self.echo = prompt if echo else None
         # The legacy shape's offsets count from the prompt's start, the completion following it (as llama-cpp-python's do).
-        self._text_offset = prompt_length
+        self._text_offset = 0 if echo else len(prompt)
 
     def hold(self, entries: Sequence[TokenLogprob]) -> None:
         """Log-probabilities for the next chunk that carries text."""
         self._held.extend(entries)
 
-    def _logprobs_object(self, entries: Sequence[TokenLogprob]) -> dict[str, Any] | None:
+    def _logprobs_object(self, entries: Sequence[TokenLogprob], unscored: str = "") -> dict[str, Any] | None:
+        """`unscored`: the echoed prompt's text before its first scored token (its first token, which has nothing
+        before it: null, as OpenAI gives it); "" when the model's BOS opened the prompt and every text token is scored."""
         if not self.logprobs:
             return None
         if self.chat:
             return {"content": [{**_choice_object(e), "top_logprobs": [_choice_object(t) for t in e.top]} for e in entries], "refusal": None}
+        tokens: list[str] = [unscored] if unscored else []
+        token_logprobs: list[float | None] = [None] if unscored else []
+        top_logprobs: list[dict[str, float] | None] = [None] if unscored else []
+        tokens += [e.text for e in entries]
+        token_logprobs += [e.logprob for e in entries]
+        top_logprobs += [{t.text: t.logprob for t in e.top} for e in entries]
         offsets = []
-        for entry in entries:
+        for text in tokens:
             offsets.append(self._text_offset)
-            self._text_offset += len(entry.text)
-        return {
-            "tokens": [e.text for e in entries],
-            "token_logprobs": [e.logprob for e in entries],
-            "top_logprobs": [{t.text: t.logprob for t in e.top} for e in entries],
-            "text_offset": offsets,
-        }
+            self._text_offset += len(text)
+        return {"tokens": tokens, "token_logprobs": token_logprobs, "top_logprobs": top_logprobs, "text_offset": offsets}
 
     def _held_object(self) -> dict[str, Any] | None:
         if not self._held:
@@ -100,7 +105,12 @@ class Shapes:
                 message["tool_calls"] = [tool_call_object(c) for c in result.tool_calls]
             choice = {"index": 0, "message": message, "finish_reason": reason, "logprobs": self._logprobs_object(result.logprobs)}
             return self._envelope("chat.completion", [choice], usage=usage(result.stats))
-        choice = {"index": 0, "text": result.text, "finish_reason": reason, "logprobs": self._logprobs_object(result.logprobs)}
+        if self.echo is None:
+            choice = {"index": 0, "text": result.text, "finish_reason": reason, "logprobs": self._logprobs_object(result.logprobs)}
+        else:
+            scored = result.prompt_logprobs
+            echoed = self._logprobs_object([*scored, *result.logprobs], unscored_text(self.echo, scored))
+            choice = {"index": 0, "text": self.echo + result.text, "finish_reason": reason, "logprobs": echoed}
         return self._envelope("text_completion", [choice], usage=usage(result.stats))
 
     def _chunk(self, delta_or_text: Any, reason: str | None, logprobs: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -109,7 +119,9 @@ class Shapes:
         return self._envelope("text_completion", [{"index": 0, "text": delta_or_text, "finish_reason": reason, "logprobs": logprobs}])
 
     def first_chunk(self) -> dict[str, Any] | None:
-        return self._chunk({"role": "assistant", "content": ""}, None) if self.chat else None
+        if self.chat:
+            return self._chunk({"role": "assistant", "content": ""}, None)
+        return self._chunk(self.echo, None) if self.echo else None  # echo streamed: the prompt first (schema: no logprobs)
 
     def text_chunk(self, text: str) -> dict[str, Any]:
         return self._chunk({"content": text} if self.chat else text, None, self._held_object())
@@ -131,6 +143,12 @@ class Shapes:
 
     def usage_chunk(self, result: ChatGenerateResult) -> dict[str, Any]:
         return self._envelope("chat.completion.chunk" if self.chat else "text_completion", [], usage=usage(result.stats))
+
+
+def unscored_text(prompt: str, scored: Sequence[TokenLogprob]) -> str:
+    """The prompt's text before its scored tokens: its first token's, or "" when a BOS token came first."""
+    spelled = "".join(e.text for e in scored)
+    return prompt[: len(prompt) - len(spelled)] if prompt.endswith(spelled) else ""
 
 
 def sse(data: Any) -> bytes:

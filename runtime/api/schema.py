@@ -310,8 +310,8 @@ class CompletionRequest(_Sampling):
 
     def check_supported(self) -> None:
         super().check_supported()
-        if self.echo:
-            raise bad_request("echo is not supported by this server", param="echo")
+        if self.echo and self.stream and self.logprobs is not None:
+            raise bad_request("echo: with logprobs the reply is answered whole, not streamed (set stream to false)", param="echo")
         if self.suffix:
             raise bad_request("suffix (fill-in-the-middle) is not supported by this server", param="suffix")
 

@@ -511,7 +511,9 @@ class Engine:
             text, calls = split_reply(outcome.text, fmt, params.tools)
             if calls and finish != "cancelled":
                 finish = "tool_calls"
-        return ChatGenerateResult(request_id, params.conversation_id, text, finish, outcome.stats, calls, outcome.reasoning, logprobs=outcome.logprobs)
+        return ChatGenerateResult(
+            request_id, params.conversation_id, text, finish, outcome.stats, calls, outcome.reasoning, logprobs=outcome.logprobs, prompt_logprobs=outcome.prompt_logprobs
+        )
 
     def _remember_reply(self, params: ChatGenerateParams, outcome: GenerationOutcome) -> ChatMessage:
         """The reply as the conversation's last assistant message (with continue_reply: the message it extended,
@@ -566,6 +568,7 @@ class Engine:
             on_reasoning=on_reasoning or (lambda _text: None),
             logprobs=params.logprobs,
             on_logprobs=on_logprobs or (lambda _entries: None),
+            prompt_logprobs=params.prompt_logprobs,
         )
         stats = GenerationStats(context_dropped_messages=dropped, chat_template_fallback=use.fallback, prompt_image_positions=pictures.positions_in(prompt))
         if plan is not None and plan.budget is not None:
@@ -832,6 +835,8 @@ def validate_generate(params: ChatGenerateParams) -> None:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.top_p: must be in (0, 1]")
     if params.top_k < 0:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.top_k: must not be negative")
+    if params.prompt_logprobs and params.prompt is None:
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.prompt_logprobs: only with `prompt` (raw text; a conversation's turns are not scored)")
     if params.logprobs is not None and not 0 <= params.logprobs <= MAX_TOP_LOGPROBS:
         raise RpcError(ErrorCode.INVALID_PARAMS, f"params.logprobs: the alternatives per token must be 0 to {MAX_TOP_LOGPROBS} (null: no log-probabilities)")
 

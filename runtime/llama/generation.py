@@ -32,6 +32,9 @@ PREFILL_CHUNK = 512
 # While other replies stream, a new prompt joins each step with at most this many tokens (chunked prefill):
 # the streams slow down for a while instead of stopping until the whole prompt is read.
 PREFILL_CHUNK_WHILE_STREAMING = 64
+# A prompt read for its tokens' log-probabilities keeps every row of logits: chunks of this many bound that
+# buffer (128 rows of a 152k-token vocabulary: 78 MB).
+SCORED_PREFILL_CHUNK = 128
 
 
 @dataclass
@@ -55,6 +58,9 @@ class GenerationRequest:
     logprobs: int | None = None
     # Where they go as they stream, called just before on_text (a stop string may hold their text back a while).
     on_logprobs: Callable[[list[TokenLogprob]], None] = lambda entries: None
+    # Each prompt token's log-probability given the ones before it (with `logprobs` alternatives): the prompt is
+    # read again whole, every row kept (ReplyRun.prompt_logprobs).
+    prompt_logprobs: bool = False
 
 
 @dataclass
@@ -66,6 +72,7 @@ class GenerationOutcome:
     reasoning: str = ""
     raw_text: str = ""  # the reply as the model wrote it, markers and reasoning included
     logprobs: list[TokenLogprob] = field(default_factory=list)  # the answer's tokens' (GenerationRequest.logprobs)
+    prompt_logprobs: list[TokenLogprob] = field(default_factory=list)  # the prompt's after its first (GenerationRequest.prompt_logprobs)
 
 
 class TokenSink:
@@ -175,11 +182,12 @@ class TokenSink:
         return self.token_logprobs[start:]
 
 
-def prepare_prompt(model: LlamaModel | Seq, prompt: Sequence[int], stats: GenerationStats) -> list[int]:
-    """Rewind the cache to the longest prefix it shares with `prompt`; returns the tokens still to evaluate."""
+def prepare_prompt(model: LlamaModel | Seq, prompt: Sequence[int], stats: GenerationStats, reuse_cache: bool = True) -> list[int]:
+    """Rewind the cache to the longest prefix it shares with `prompt` (without `reuse_cache`: empty it); returns
+    the tokens still to evaluate."""
     if len(prompt) >= model.n_ctx:
         raise ContextOverflow(len(prompt), model.n_ctx, model.n_ctx_train).error(f"the conversation is {len(prompt)} tokens long and does not fit the context of {model.n_ctx} tokens")
-    reuse = model.common_prefix(prompt)
+    reuse = model.common_prefix(prompt) if reuse_cache else 0
     if reuse == len(prompt):
         reuse -= 1  # the last prompt token is evaluated again to get the logits to sample from
     kept = model.truncate(positions.whole_images(prompt, reuse))
@@ -303,12 +311,19 @@ class ReplyRun:
         self._part: Slice | None = None
         self._dropped_by_refill: int | None = None  # messages left out once the rebuilt cache is read (make_room)
         self.error: BaseException | None = None  # why the reply could not go on (it is done, with this error)
+        # request.prompt_logprobs: the prompt being scored (until it is read) and its tokens' figures so far.
+        self._scored: list[int] | None = None
+        self.prompt_logprobs: list[TokenLogprob] = []
 
     def prepare(self, prompt: Sequence[int]) -> None:
-        """Rewind the sequence to what it shares with `prompt` (spelled with its ids, token_alignment.py) and queue the rest."""
-        self.to_prefill = prepare_prompt(self.seq, prompt, self.stats)
+        """Rewind the sequence to what it shares with `prompt` (spelled with its ids, token_alignment.py) and queue the rest.
+        A prompt to score is read again whole: the cache has no logits for what it keeps."""
+        scoring = self.request.prompt_logprobs
+        self.to_prefill = prepare_prompt(self.seq, prompt, self.stats, reuse_cache=not scoring)
         self._prefill_started = time.perf_counter()
-        if self.request.max_tokens <= 0:
+        if scoring:
+            self._scored = list(prompt)
+        elif self.request.max_tokens <= 0:
             self.finish("length")
 
     @property
@@ -338,8 +353,9 @@ class ReplyRun:
                 # A picture is evaluated whole, in a decode of its own (LlamaModel._decode_picture): outside the budget.
                 chunk = self.to_prefill[: positions.run_length(self.to_prefill)]
             else:  # text up to the next picture
-                chunk = self.to_prefill[: max(1, positions.text_length(self.to_prefill, 0, min(budget, PREFILL_CHUNK, self.seq.n_batch)))]
-            self._part = Slice(self.seq, chunk)
+                size = min(budget, PREFILL_CHUNK, self.seq.n_batch, SCORED_PREFILL_CHUNK if self._scored is not None else PREFILL_CHUNK)
+                chunk = self.to_prefill[: max(1, positions.text_length(self.to_prefill, 0, size))]
+            self._part = Slice(self.seq, chunk, all_logits=self._scored is not None)
         elif self.phase is Phase.DECODING:
             assert self.stepper is not None
             self._part = self.stepper.plan(batch)
@@ -358,6 +374,8 @@ class ReplyRun:
         if part is None:
             return
         if self.phase is Phase.PREFILLING:
+            if self._scored is not None:
+                self._score(self._prefilled, len(part.tokens))
             del self.to_prefill[: len(part.tokens)]
             self._prefilled += len(part.tokens)
             if self.to_prefill:
@@ -365,12 +383,26 @@ class ReplyRun:
             if self.sampler is None:
                 elapsed = time.perf_counter() - self._prefill_started
                 self.stats.prefill_tokens_per_s = self._prefilled / elapsed if elapsed > 0 else 0.0
+                self._scored = None
+                if self.request.max_tokens <= 0:  # the prompt was read for its figures alone
+                    self.finish("length")
+                    return
                 self.sampler = Sampler(self.request.sampling, self.seq, self.request.prompt)
             elif self._dropped_by_refill is not None:  # the rebuilt cache is read: the reply goes on in it
                 self.stats.context_dropped_messages, self._dropped_by_refill = self._dropped_by_refill, None
             self._start_decoding()
         elif self.stepper is not None and not self.stepper.settle(step):
             self._ended()
+
+    def _score(self, start: int, n: int) -> None:
+        """The figures of the prompt tokens that rows start..start+n-1 of the chunk just read predict."""
+        scored = self._scored
+        assert scored is not None
+        reader = LogprobReader(self.request.logprobs or 0, lambda t: self.seq.piece(t, special=True))
+        for row in range(n):
+            position = start + row + 1
+            if position < len(scored):
+                self.prompt_logprobs.append(reader.read(self.seq.logits(row), scored[position]))
 
     def after_decode_or_end(self, step: StepTiming) -> None:
         """after_decode; an error of this reply's own (a grammar that allows no token) ends this reply alone."""
@@ -449,8 +481,8 @@ class ReplyRun:
         sink = self.sink
         raw, reasoning, logprobs = sink.stream.text, sink.reasoning, sink.answer_logprobs()
         if reasoning is None:
-            return GenerationOutcome(raw, sink.finish_reason or "stop", self.stats, sink.completion, raw_text=raw, logprobs=logprobs)
-        return GenerationOutcome(reasoning.answer, sink.finish_reason or "stop", self.stats, sink.completion, reasoning.reasoning, raw, logprobs)
+            return GenerationOutcome(raw, sink.finish_reason or "stop", self.stats, sink.completion, raw_text=raw, logprobs=logprobs, prompt_logprobs=self.prompt_logprobs)
+        return GenerationOutcome(reasoning.answer, sink.finish_reason or "stop", self.stats, sink.completion, reasoning.reasoning, raw, logprobs, self.prompt_logprobs)
 
 
 def decode_step(runs: Sequence[ReplyRun], budget: int | None = None) -> list[ReplyRun]:

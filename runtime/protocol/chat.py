@@ -108,6 +108,10 @@ class ChatGenerateParams:
     # Each reply token's log-probability, with this many most likely alternatives (0 to MAX_TOP_LOGPROBS);
     # None: none (computing them costs a pass over the vocabulary per token).
     logprobs: Optional[int] = None
+    # With `prompt`: each prompt token's log-probability given the tokens before it too (with `logprobs`
+    # alternatives), as OpenAI's `echo` reports them. The prompt is then read again whole, whatever the
+    # cache holds, in chunks that keep every row of logits.
+    prompt_logprobs: bool = False
 
 
 MAX_TOP_LOGPROBS = 20  # OpenAI's limit for top_logprobs
@@ -195,6 +199,9 @@ class ChatGenerateResult:
     citations: list[Citation] = field(default_factory=list)
     # The answer's tokens with their log-probabilities (ChatGenerateParams.logprobs; the reasoning's are left out).
     logprobs: list[TokenLogprob] = field(default_factory=list)
+    # ChatGenerateParams.prompt_logprobs: the prompt's tokens after its first (which has nothing before it), each
+    # with its log-probability given those before it.
+    prompt_logprobs: list[TokenLogprob] = field(default_factory=list)
 
 
 @dataclass

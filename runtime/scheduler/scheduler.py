@@ -382,11 +382,13 @@ class Scheduler:
             seq.clear()  # another owner's cache is never reused, not even a shared system prompt
         seat.owner, seat.conversation_id = reply.owner, reply.conversation_id
         request = reply.request
-        self._share_prefix(seat, request.prompt)
+        scoring = request.prompt_logprobs  # the prompt is read again whole (for its rows of logits): nothing to share or restore
+        if not scoring:
+            self._share_prefix(seat, request.prompt)
         run = ReplyRun(seq, request, reply.stats, reply.make_stepper, started=reply.submitted)
         seat.run = run
         try:
-            prompt = self.states.restore(seq, request.prompt, reply.stats, reply.owner) if self.states is not None else None
+            prompt = self.states.restore(seq, request.prompt, reply.stats, reply.owner) if self.states is not None and not scoring else None
             if prompt is None:
                 prompt = align(seq.tokens, request.prompt, lambda token: self.llama.piece(token, special=True))
             run.prepare(prompt)

@@ -89,6 +89,28 @@ def test_drafted_tokens_carry_the_figures_plain_decoding_gives_them(drafting_run
         assert [t.logprob for e in result.logprobs for t in e.top] == pytest.approx([t.logprob for e in plain.logprobs for t in e.top], abs=1e-6), mode
 
 
+def test_a_prompt_scored_across_chunks_puts_each_figure_on_its_own_token(loaded_runtime):
+    from runtime.llama.generation import SCORED_PREFILL_CHUNK
+
+    written = loaded_runtime.chat(ChatGenerateParams("lp-long", [], prompt="1, 2, 3,", max_tokens=2 * SCORED_PREFILL_CHUNK + 40, temperature=0.0, logprobs=1), timeout=300)
+    scored = loaded_runtime.chat(ChatGenerateParams("lp-long", [], prompt="1, 2, 3," + written.text, max_tokens=0, logprobs=1, prompt_logprobs=True), timeout=300)
+    assert scored.text == "" and scored.stats.completion_tokens == 0
+    entries = scored.prompt_logprobs
+    assert len(entries) == scored.stats.prompt_tokens - 1 > 2 * SCORED_PREFILL_CHUNK  # read in three chunks or more
+    n = len(written.logprobs)
+    assert [e.token_id for e in entries[-n:]] == [e.token_id for e in written.logprobs]
+    # The greedy reply took the likeliest token at each place, across every chunk boundary.
+    assert [e.top[0].token_id for e in entries[-n:]] == [e.token_id for e in entries[-n:]]
+    assert [e.logprob for e in entries[-n:]] == pytest.approx([e.logprob for e in written.logprobs], abs=0.1)
+    again = loaded_runtime.chat(ChatGenerateParams("lp-long", [], prompt="1, 2, 3," + written.text, max_tokens=1, temperature=0.0), timeout=300)
+    assert again.stats.prompt_tokens_evaluated == 1  # scoring left the prompt in the cache for the next request
+
+
+def test_prompt_logprobs_for_a_conversation_are_invalid_params(loaded_runtime):
+    params = {"conversation_id": "lp-bad", "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 1, "prompt_logprobs": True}
+    expect_error(loaded_runtime, "chat.generate", params, ErrorCode.INVALID_PARAMS, "params.prompt_logprobs")
+
+
 @pytest.mark.parametrize("value", [21, -1, "3", 2.5, True])
 def test_logprobs_out_of_range_or_of_the_wrong_type_are_invalid_params(loaded_runtime, value):
     params = {"conversation_id": "lp-bad", "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 1, "logprobs": value}

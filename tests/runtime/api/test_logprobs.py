@@ -1,5 +1,6 @@
 """Log-probabilities through a real `lokal serve`: OpenAI's chat and legacy shapes, whole and streamed, checked
-against llama-cpp-python's own `create_completion(logprobs=)` on the same model file."""
+against llama-cpp-python's own `create_completion(logprobs=)` on the same model file; the legacy `echo`, whose
+prompt tokens are scored too (llama-server refuses echo; lm-evaluation-harness scores choices with it)."""
 
 import math
 
@@ -74,6 +75,38 @@ def test_a_sampled_token_carries_its_own_log_probability_not_the_best_ones(serve
     assert any(e.token != e.top_logprobs[0].token for e in entries), "at temperature 1.5 some token is not the most likely one"
 
 
+def test_echo_scores_the_prompt_as_generation_scored_the_same_tokens(served):
+    client = served.openai()
+    written = client.completions.create(model=MODEL_NAME, prompt=COUNTING, max_tokens=8, logprobs=2, **GREEDY).choices[0]
+    whole = COUNTING + written.text
+    # lm-evaluation-harness's loglikelihood request: the text scored, nothing written.
+    scored = client.completions.create(model=MODEL_NAME, prompt=whole, max_tokens=0, echo=True, logprobs=2, **GREEDY).choices[0]
+    assert scored.text == whole
+    lp = scored.logprobs
+    assert "".join(lp.tokens) == whole and lp.text_offset[0] == 0
+    assert lp.text_offset == [sum(len(t) for t in lp.tokens[:i]) for i in range(len(lp.tokens))]
+    assert lp.token_logprobs[0] is None and lp.top_logprobs[0] is None  # the first token has nothing before it
+    n = len(written.logprobs.tokens)
+    assert lp.tokens[-n:] == written.logprobs.tokens
+    # Read in one pass rather than a token at a time, the figures differ by rounding only; one row off would put
+    # each token's figure on its neighbour, several units away.
+    assert lp.token_logprobs[-n:] == pytest.approx(written.logprobs.token_logprobs, abs=0.1)
+    for tops, token in zip(lp.top_logprobs[-n:], written.logprobs.tokens):
+        assert max(tops, key=tops.get) == token  # the greedy reply took the likeliest token at each place
+
+    echoed = client.completions.create(model=MODEL_NAME, prompt=COUNTING, max_tokens=8, echo=True, logprobs=0, **GREEDY).choices[0]
+    assert echoed.text == COUNTING + written.text
+    assert echoed.logprobs.tokens[-n:] == written.logprobs.tokens and len(echoed.logprobs.tokens) == len(lp.tokens)
+
+
+def test_echo_without_logprobs_streams_the_prompt_first(served):
+    client = served.openai()
+    chunks = list(client.completions.create(model=MODEL_NAME, prompt=COUNTING, max_tokens=4, echo=True, stream=True, **GREEDY))
+    texts = [c.choices[0].text for c in chunks if c.choices]
+    whole = client.completions.create(model=MODEL_NAME, prompt=COUNTING, max_tokens=4, echo=True, **GREEDY).choices[0].text
+    assert texts[0] == COUNTING and "".join(texts) == whole and whole.startswith(COUNTING) and len(whole) > len(COUNTING)
+
+
 @pytest.mark.parametrize(
     "path, fields, param",
     [
@@ -84,6 +117,7 @@ def test_a_sampled_token_carries_its_own_log_probability_not_the_best_ones(serve
         (COMPLETIONS, {"logprobs": True}, "logprobs"),  # the chat form on the legacy endpoint
         (COMPLETIONS, {"logprobs": 21}, "logprobs"),
         (COMPLETIONS, {"logprobs": 2, "top_logprobs": 2}, "top_logprobs"),
+        (COMPLETIONS, {"logprobs": 2, "echo": True, "stream": True}, "echo"),  # the prompt's figures come whole
     ],
 )
 def test_logprobs_asked_for_wrongly_are_400_naming_the_field(served, path, fields, param):
