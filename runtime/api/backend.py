@@ -196,29 +196,40 @@ class Backend:
         return self.engine.expect_reply()
 
     @contextlib.asynccontextmanager
-    async def generation(self, params: ChatGenerateParams, arrived: Callable[[], None] | None = None) -> AsyncIterator[Generation]:
-        """Run this request's reply (the scheduler starts it in its turn); ApiError 503 while loading, 429 when the queue is full.
-        `arrived`: from `expect_reply` when the request came in; the engine calls it once the reply is submitted."""
+    async def generations(self, choices: list[ChatGenerateParams], arrived: Callable[[], None] | None = None) -> AsyncIterator[list[Generation]]:
+        """Run this request's replies, one a choice (the scheduler starts each in its turn); ApiError 503 while loading,
+        429 when the queue has no room for all of them, 400 when this server could never hold them at once.
+        `arrived`: from `expect_reply` when the request came in; the engine calls it once the first reply is submitted
+        (the others are expected from now on)."""
         self._check_available()
-        if self._admitted >= self.n_parallel + self.max_queue:
+        most = self.n_parallel + self.max_queue
+        if len(choices) > most:
+            raise errors.bad_request(f"n: this server answers at most {most} choices at once ({self.n_parallel} streaming and {self.max_queue} waiting)", param="n")
+        if self._admitted + len(choices) > most:
             raise errors.queue_full(self.max_queue)
-        self._admitted += 1
-        generation = None
+        self._admitted += len(choices)
+        loop = asyncio.get_running_loop()
+        started: list[Generation] = []
+        others = [self.engine.expect_reply() for _ in choices[1:]]  # a wave of prompts waits for them all
         try:
-            generation = Generation(self.engine, params, asyncio.get_running_loop(), arrived)
-            self._generations.add(generation)
-            yield generation
+            for params, arrival in zip(choices, [arrived, *others]):
+                generation = Generation(self.engine, params, loop, arrival)
+                started.append(generation)
+                self._generations.add(generation)
+            yield started
         finally:
-            # Shielded: even if the caller hangs up now, the reply is stopped and the slot freed.
-            await asyncio.shield(self._settle(generation))
+            for arrival in others:  # each was called once its reply was submitted; one never submitted is not expected any more
+                arrival()
+            # Shielded: even if the caller hangs up now, the replies are stopped and the slots freed.
+            await asyncio.shield(self._settle(started, len(choices)))
 
-    async def _settle(self, generation: Generation | None) -> None:
+    async def _settle(self, generations: list[Generation], admitted: int) -> None:
         try:
-            if generation is not None:
+            for generation in generations:
                 await generation.finish()
                 self._generations.discard(generation)
         finally:
-            self._admitted -= 1
+            self._admitted -= admitted
 
     async def close(self) -> None:
         """Refuse new requests and stop the replies still running."""

@@ -30,12 +30,12 @@ from aiohttp import web
 from runtime.api import address, constraints, errors, images, keys, schema
 from runtime.api.embeddings import embeddings
 from runtime.api.files import attach_files
-from runtime.api.backend import Backend, Piece
+from runtime.api.backend import Backend
 from runtime.api.conversation import chat_conversation_id, text_conversation_id
 from runtime.api.errors import ApiError
-from runtime.api.responses import SSE_DONE, Shapes, sse
+from runtime.api.reply import respond
+from runtime.api.responses import Shapes
 from runtime.engine.structured import ANY_OBJECT
-from runtime.engine.tools import ToolCallParser
 from runtime.protocol import Attachment, ChatGenerateParams, ChatMessage, LogitBias, RpcError, ToolCall, ToolSpec
 
 log = logging.getLogger("lokal.api")
@@ -329,68 +329,3 @@ async def _completions(request: web.Request, backend: Backend, arrived: Callable
     params.prompt_logprobs = body.echo and params.logprobs is not None  # echo's figures: the prompt is scored too
     shapes = Shapes(chat=False, model=body.model, logprobs=params.logprobs is not None, prompt=prompt, echo=body.echo)
     return await respond(request, backend, body, params, shapes, arrived)
-
-
-async def respond(request: web.Request, backend: Backend, body: schema._Sampling, params: ChatGenerateParams, shapes: Shapes, arrived: Callable[[], None] | None = None) -> web.StreamResponse:
-    async with backend.generation(params, arrived) as generation:
-        # Nothing is sent before the first piece of text (or the end): an error that comes
-        # first, such as a prompt longer than the context, still gets its proper status.
-        first = await generation.next_text()
-        if not body.stream:
-            if first is not None:
-                async for _ in generation.texts():
-                    pass
-            return web.json_response(shapes.complete(await generation.result()))
-        if first is None:
-            result = await generation.result()
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-        await response.prepare(request)
-        opening = shapes.first_chunk()
-        if opening is not None:
-            await response.write(sse(opening))
-        # With tools the stream is split as it comes: text for the user, and each call once it is whole.
-        model = backend.model
-        calls = ToolCallParser(model.tool_format if model is not None else "hermes", params.tools) if params.tools and params.tool_choice != "none" else None
-        if first is not None:
-            await _write_piece(response, shapes, calls, first)
-            async for piece in generation.texts():
-                await _write_piece(response, shapes, calls, piece)
-            if calls is not None:
-                await _write_events(response, shapes, calls.finish())
-            try:
-                result = await generation.result()
-            except RpcError as exc:
-                # The status line is long gone: the error travels as an event, as OpenAI's streams do.
-                await response.write(sse(errors.from_runtime(exc).body()))
-                await response.write_eof()
-                return response
-        await response.write(sse(shapes.last_chunk(result, shapes.calls_sent > 0)))
-        if body.include_usage:
-            await response.write(sse(shapes.usage_chunk(result)))
-        await response.write(SSE_DONE)
-        await response.write_eof()
-        return response
-
-
-async def _write_piece(response: web.StreamResponse, shapes: Shapes, calls: ToolCallParser | None, piece: Piece) -> None:
-    shapes.hold(piece.logprobs)
-    if piece.reasoning:
-        await response.write(sse(shapes.reasoning_chunk(piece.reasoning)))
-    if piece.text:
-        await _write_text(response, shapes, calls, piece.text)
-
-
-async def _write_text(response: web.StreamResponse, shapes: Shapes, calls: ToolCallParser | None, text: str) -> None:
-    if calls is None:
-        await response.write(sse(shapes.text_chunk(text)))
-    else:
-        await _write_events(response, shapes, calls.push(text))
-
-
-async def _write_events(response: web.StreamResponse, shapes: Shapes, events) -> None:
-    for event in events:
-        if event.call is not None:
-            for chunk in shapes.tool_call_chunks(event.call):
-                await response.write(sse(chunk))
-        elif event.text:
-            await response.write(sse(shapes.text_chunk(event.text)))

@@ -7,7 +7,7 @@ import secrets
 import time
 from typing import Any, Sequence
 
-from runtime.protocol import ChatGenerateResult, GenerationStats, TokenChoice, TokenLogprob, ToolCall
+from runtime.protocol import ChatGenerateResult, TokenChoice, TokenLogprob, ToolCall
 
 FINGERPRINT = "lokal"
 
@@ -16,15 +16,18 @@ def new_id(kind: str) -> str:
     return f"{kind}-{secrets.token_hex(12)}"
 
 
-def usage(stats: GenerationStats) -> dict[str, Any]:
+def usage(results: Sequence[ChatGenerateResult]) -> dict[str, Any]:
+    """One request's usage: its prompt once (every choice reads the same), the choices' completions added up."""
+    prompt = results[0].stats
+    completion = sum(r.stats.completion_tokens for r in results)
     return {
-        "prompt_tokens": stats.prompt_tokens,
-        "completion_tokens": stats.completion_tokens,
-        "total_tokens": stats.prompt_tokens + stats.completion_tokens,
+        "prompt_tokens": prompt.prompt_tokens,
+        "completion_tokens": completion,
+        "total_tokens": prompt.prompt_tokens + completion,
         # OpenAI's field for prompt tokens served from a cache: here, the KV prefix the runtime kept.
-        "prompt_tokens_details": {"cached_tokens": stats.prompt_tokens_reused + stats.prompt_tokens_restored},
+        "prompt_tokens_details": {"cached_tokens": prompt.prompt_tokens_reused + prompt.prompt_tokens_restored},
         # OpenAI's field for the completion tokens spent thinking (runtime/reasoning); the rest are the answer's.
-        "completion_tokens_details": {"reasoning_tokens": stats.reasoning_tokens},
+        "completion_tokens_details": {"reasoning_tokens": sum(r.stats.reasoning_tokens for r in results)},
     }
 
 
@@ -42,11 +45,12 @@ def _choice_object(choice: TokenChoice) -> dict[str, Any]:
 
 
 class Shapes:
-    """Builds the objects of one response: one id and creation time across all its chunks.
+    """Builds the objects of one response: one id and creation time across all its chunks and choices.
 
     With `logprobs`, each choice carries its tokens' log-probabilities in the endpoint's shape: chat's
     `content` list, or the legacy completion's parallel lists. A stream sends them with the text they
-    belong to (they arrive just before it: `hold`), or with the last chunk.
+    belong to (they arrive just before it: `hold`), or with the choice's last chunk. What a stream has
+    sent so far (tool calls, log-probabilities held, text offsets) is kept per choice (`index`).
     """
 
     def __init__(self, chat: bool, model: str, logprobs: bool = False, prompt: str = "", echo: bool = False):
@@ -55,18 +59,23 @@ class Shapes:
         self.logprobs = logprobs
         self.id = new_id("chatcmpl" if chat else "cmpl")
         self.created = int(time.time())
-        self.calls_sent = 0  # tool calls streamed so far: each has its index
-        self._held: list[TokenLogprob] = []
+        self._calls_sent: dict[int, int] = {}  # tool calls streamed so far per choice: each has its index
+        self._held: dict[int, list[TokenLogprob]] = {}
         # The legacy completion's `echo`: its text begins with the prompt, and so do its log-probabilities.
         self.echo = prompt if echo else None
         # The legacy shape's offsets count from the prompt's start, the completion following it (as llama-cpp-python's do).
-        self._text_offset = 0 if echo else len(prompt)
+        self._first_offset = 0 if echo else len(prompt)
+        self._text_offsets: dict[int, int] = {}
 
-    def hold(self, entries: Sequence[TokenLogprob]) -> None:
-        """Log-probabilities for the next chunk that carries text."""
-        self._held.extend(entries)
+    def calls_sent(self, index: int = 0) -> int:
+        return self._calls_sent.get(index, 0)
 
-    def _logprobs_object(self, entries: Sequence[TokenLogprob], unscored: str = "") -> dict[str, Any] | None:
+    def hold(self, entries: Sequence[TokenLogprob], index: int = 0) -> None:
+        """Log-probabilities for the choice's next chunk that carries text."""
+        if entries:
+            self._held.setdefault(index, []).extend(entries)
+
+    def _logprobs_object(self, entries: Sequence[TokenLogprob], index: int = 0, unscored: str = "") -> dict[str, Any] | None:
         """`unscored`: the echoed prompt's text before its first scored token (its first token, which has nothing
         before it: null, as OpenAI gives it); "" when the model's BOS opened the prompt and every text token is scored."""
         if not self.logprobs:
@@ -80,21 +89,26 @@ class Shapes:
         token_logprobs += [e.logprob for e in entries]
         top_logprobs += [{t.text: t.logprob for t in e.top} for e in entries]
         offsets = []
+        offset = self._text_offsets.get(index, self._first_offset)
         for text in tokens:
-            offsets.append(self._text_offset)
-            self._text_offset += len(text)
+            offsets.append(offset)
+            offset += len(text)
+        self._text_offsets[index] = offset
         return {"tokens": tokens, "token_logprobs": token_logprobs, "top_logprobs": top_logprobs, "text_offset": offsets}
 
-    def _held_object(self) -> dict[str, Any] | None:
-        if not self._held:
-            return None
-        held, self._held = self._held, []
-        return self._logprobs_object(held)
+    def _held_object(self, index: int) -> dict[str, Any] | None:
+        held = self._held.pop(index, None)
+        return self._logprobs_object(held, index) if held else None
 
     def _envelope(self, object_: str, choices: list, **extra) -> dict[str, Any]:
         return {"id": self.id, "object": object_, "created": self.created, "model": self.model, "system_fingerprint": FINGERPRINT, "choices": choices, **extra}
 
-    def complete(self, result: ChatGenerateResult) -> dict[str, Any]:
+    def complete(self, results: Sequence[ChatGenerateResult]) -> dict[str, Any]:
+        """The whole response: one choice per result, in order."""
+        choices = [self._whole_choice(result, index) for index, result in enumerate(results)]
+        return self._envelope("chat.completion" if self.chat else "text_completion", choices, usage=usage(results))
+
+    def _whole_choice(self, result: ChatGenerateResult, index: int) -> dict[str, Any]:
         reason = finish_reason(result)
         if self.chat:
             message: dict[str, Any] = {"role": "assistant", "content": result.text}
@@ -103,46 +117,46 @@ class Shapes:
             if result.tool_calls:
                 message["content"] = result.text or None
                 message["tool_calls"] = [tool_call_object(c) for c in result.tool_calls]
-            choice = {"index": 0, "message": message, "finish_reason": reason, "logprobs": self._logprobs_object(result.logprobs)}
-            return self._envelope("chat.completion", [choice], usage=usage(result.stats))
+            return {"index": index, "message": message, "finish_reason": reason, "logprobs": self._logprobs_object(result.logprobs, index)}
         if self.echo is None:
-            choice = {"index": 0, "text": result.text, "finish_reason": reason, "logprobs": self._logprobs_object(result.logprobs)}
-        else:
-            scored = result.prompt_logprobs
-            echoed = self._logprobs_object([*scored, *result.logprobs], unscored_text(self.echo, scored))
-            choice = {"index": 0, "text": self.echo + result.text, "finish_reason": reason, "logprobs": echoed}
-        return self._envelope("text_completion", [choice], usage=usage(result.stats))
+            return {"index": index, "text": result.text, "finish_reason": reason, "logprobs": self._logprobs_object(result.logprobs, index)}
+        scored = result.prompt_logprobs
+        echoed = self._logprobs_object([*scored, *result.logprobs], index, unscored_text(self.echo, scored))
+        return {"index": index, "text": self.echo + result.text, "finish_reason": reason, "logprobs": echoed}
 
-    def _chunk(self, delta_or_text: Any, reason: str | None, logprobs: dict[str, Any] | None = None) -> dict[str, Any]:
+    def _chunk(self, delta_or_text: Any, reason: str | None, index: int, logprobs: dict[str, Any] | None = None) -> dict[str, Any]:
         if self.chat:
-            return self._envelope("chat.completion.chunk", [{"index": 0, "delta": delta_or_text, "finish_reason": reason, "logprobs": logprobs}])
-        return self._envelope("text_completion", [{"index": 0, "text": delta_or_text, "finish_reason": reason, "logprobs": logprobs}])
+            return self._envelope("chat.completion.chunk", [{"index": index, "delta": delta_or_text, "finish_reason": reason, "logprobs": logprobs}])
+        return self._envelope("text_completion", [{"index": index, "text": delta_or_text, "finish_reason": reason, "logprobs": logprobs}])
 
-    def first_chunk(self) -> dict[str, Any] | None:
+    def first_chunk(self, index: int = 0) -> dict[str, Any] | None:
         if self.chat:
-            return self._chunk({"role": "assistant", "content": ""}, None)
-        return self._chunk(self.echo, None) if self.echo else None  # echo streamed: the prompt first (schema: no logprobs)
+            return self._chunk({"role": "assistant", "content": ""}, None, index)
+        return self._chunk(self.echo, None, index) if self.echo else None  # echo streamed: the prompt first (schema: no logprobs)
 
-    def text_chunk(self, text: str) -> dict[str, Any]:
-        return self._chunk({"content": text} if self.chat else text, None, self._held_object())
+    def text_chunk(self, text: str, index: int = 0) -> dict[str, Any]:
+        return self._chunk({"content": text} if self.chat else text, None, index, self._held_object(index))
 
-    def reasoning_chunk(self, text: str) -> dict[str, Any]:
-        return self._chunk({"reasoning_content": text}, None)
+    def reasoning_chunk(self, text: str, index: int = 0) -> dict[str, Any]:
+        return self._chunk({"reasoning_content": text}, None, index)
 
-    def tool_call_chunks(self, call: ToolCall) -> list[dict[str, Any]]:
+    def tool_call_chunks(self, call: ToolCall, index: int = 0) -> list[dict[str, Any]]:
         """A call as OpenAI streams one: its id and name first, then its arguments."""
-        index, self.calls_sent = self.calls_sent, self.calls_sent + 1
-        head = {"index": index, "id": call.id, "type": "function", "function": {"name": call.name, "arguments": ""}}
-        return [self._chunk({"tool_calls": [head]}, None, self._held_object()), self._chunk({"tool_calls": [{"index": index, "function": {"arguments": call.arguments}}]}, None)]
+        number = self._calls_sent.get(index, 0)
+        self._calls_sent[index] = number + 1
+        head = {"index": number, "id": call.id, "type": "function", "function": {"name": call.name, "arguments": ""}}
+        arguments = {"index": number, "function": {"arguments": call.arguments}}
+        return [self._chunk({"tool_calls": [head]}, None, index, self._held_object(index)), self._chunk({"tool_calls": [arguments]}, None, index)]
 
-    def last_chunk(self, result: ChatGenerateResult, called: bool = False) -> dict[str, Any]:
+    def last_chunk(self, result: ChatGenerateResult, index: int = 0) -> dict[str, Any]:
+        called = self.calls_sent(index) > 0
         reason = "tool_calls" if called and result.finish_reason != "length" else finish_reason(result)
         if not called and reason == "tool_calls":
             reason = "stop"  # the engine found a call the stream showed as text: the stream is what the caller has
-        return self._chunk({} if self.chat else "", reason, self._held_object())
+        return self._chunk({} if self.chat else "", reason, index, self._held_object(index))
 
-    def usage_chunk(self, result: ChatGenerateResult) -> dict[str, Any]:
-        return self._envelope("chat.completion.chunk" if self.chat else "text_completion", [], usage=usage(result.stats))
+    def usage_chunk(self, results: Sequence[ChatGenerateResult]) -> dict[str, Any]:
+        return self._envelope("chat.completion.chunk" if self.chat else "text_completion", [], usage=usage(results))
 
 
 def unscored_text(prompt: str, scored: Sequence[TokenLogprob]) -> str:

@@ -21,6 +21,7 @@ Number = Annotated[float, Field(strict=True, allow_inf_nan=False)]
 
 # OpenAI allows up to 4 stop sequences.
 MAX_STOP = 4
+MAX_CHOICES = 128  # OpenAI's limit for n
 
 
 class _Body(BaseModel):
@@ -171,7 +172,7 @@ class _Sampling(_Body):
     stop: Union[None, StrictStr, list[StrictStr]] = None
     stream: StrictBool = False
     stream_options: Optional[StreamOptions] = None
-    n: Optional[StrictInt] = Field(None, ge=1, le=1)
+    n: Optional[StrictInt] = Field(None, ge=1, le=MAX_CHOICES)  # choices: the server's own bound is its streams and queue (backend.py)
     logprobs: Optional[Union[StrictBool, StrictInt]] = None
     top_logprobs: Optional[StrictInt] = None
     # Accepted because they cannot change the reply: who asked, whether to keep it, tags, the prompt cache (always on).
