@@ -38,8 +38,11 @@ async def respond(request: web.Request, backend: Backend, body: schema._Sampling
     async with backend.generations(choice_params(params, body.n or 1), arrived) as generations:
         first = await generations[0].next_text()
         if not body.stream:
-            results = await asyncio.gather(*(_whole(g, ended=(i == 0 and first is None)) for i, g in enumerate(generations)))
-            return web.json_response(shapes.complete(results))
+            outcomes = await asyncio.gather(*(_whole(g, ended=(i == 0 and first is None)) for i, g in enumerate(generations)), return_exceptions=True)
+            failed = next((o for o in outcomes if isinstance(o, BaseException)), None)
+            if failed is not None:
+                raise failed  # the same prompt fails every choice alike: the first error answers the request
+            return web.json_response(shapes.complete([o for o in outcomes if isinstance(o, ChatGenerateResult)]))
         if first is None:
             await generations[0].result()  # its error, if it failed, with its status
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
