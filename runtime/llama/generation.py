@@ -353,8 +353,8 @@ class ReplyRun:
                 # A picture is evaluated whole, in a decode of its own (LlamaModel._decode_picture): outside the budget.
                 chunk = self.to_prefill[: positions.run_length(self.to_prefill)]
             else:  # text up to the next picture
-                size = min(budget, PREFILL_CHUNK, self.seq.n_batch, SCORED_PREFILL_CHUNK if self._scored is not None else PREFILL_CHUNK)
-                chunk = self.to_prefill[: max(1, positions.text_length(self.to_prefill, 0, size))]
+                longest = SCORED_PREFILL_CHUNK if self._scored is not None else PREFILL_CHUNK
+                chunk = self.to_prefill[: max(1, positions.text_length(self.to_prefill, 0, min(budget, longest, self.seq.n_batch)))]
             self._part = Slice(self.seq, chunk, all_logits=self._scored is not None)
         elif self.phase is Phase.DECODING:
             assert self.stepper is not None
