@@ -70,7 +70,8 @@ def test_body_that_is_not_an_object_is_400(served):
         ({"stream": 1}, "stream"),
         ({"stop": [1]}, "stop.0"),
         ({"stop": ["a", "b", "c", "d", "e"]}, "stop"),
-        ({"n": 2}, "n"),
+        ({"n": 0}, "n"),
+        ({"n": 129}, "n"),  # past OpenAI's 128 (the server's own bound: test_choices.py)
         ({"model": 7}, "model"),
         ({"min_p": 2}, "min_p"),
         ({"repeat_penalty": 0}, "repeat_penalty"),
