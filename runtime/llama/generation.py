@@ -175,6 +175,8 @@ class TokenSink:
 
     def take_logprobs(self) -> list[TokenLogprob]:
         """The answer's tokens' log-probabilities since the last call (GenerationRequest.on_logprobs)."""
+        if self._logprobs is None:
+            return []
         start = max(self._logprobs_sent, len(self.completion) - self.stats.answer_tokens)
         if start >= len(self.token_logprobs):
             return []  # nothing new in the answer; tokens not yet known to be answer or reasoning may still turn out answer
