@@ -22,14 +22,12 @@ from runtime.api.responses import SSE_DONE, Shapes, sse
 from runtime.engine.tools import Event, ToolCallParser
 from runtime.protocol import ChatGenerateParams, ChatGenerateResult, RpcError
 
-SEED_RANGE = schema.SEED_RANGE
-
 
 def choice_params(params: ChatGenerateParams, n: int) -> list[ChatGenerateParams]:
     """The runtime's request for each of `n` choices: the first as asked, the others in conversations of their own."""
     choices = [params]
     for i in range(1, n):
-        seed = None if params.seed is None else (params.seed + i) % SEED_RANGE
+        seed = None if params.seed is None else (params.seed + i) % schema.SEED_RANGE
         choices.append(dataclasses.replace(params, conversation_id=f"{params.conversation_id}/{i}", seed=seed))
     return choices
 

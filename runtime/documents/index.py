@@ -162,7 +162,7 @@ class ChunkIndex:
                 "SELECT idx, first_line, last_line, page, last_page, text, vector FROM chunks WHERE doc = ? AND model = ? ORDER BY idx", (doc, model)
             ).fetchall()
             hits = [Hit(doc, idx, 0.0, text, first, last, page, last_page) for idx, first, last, page, last_page, text, _ in rows]
-            matrix = np.vstack([np.frombuffer(row[6], dtype=np.float32) for row in rows]) if rows and model != WORDS_ONLY else np.zeros((len(rows), 0), dtype=np.float32)
+            matrix = np.vstack([np.frombuffer(row[6], dtype=np.float32) for row in rows]) if rows else np.zeros((0, 0), dtype=np.float32)
             self._matrices[(doc, model)] = (matrix, hits)
             return matrix, hits
 

@@ -313,8 +313,9 @@ class ReplyRun:
         self._part: Slice | None = None
         self._dropped_by_refill: int | None = None  # messages left out once the rebuilt cache is read (make_room)
         self.error: BaseException | None = None  # why the reply could not go on (it is done, with this error)
-        # request.prompt_logprobs: the prompt being scored (until it is read) and its tokens' figures so far.
+        # request.prompt_logprobs: the prompt being scored (until it is read), what reads its rows, and its tokens' figures so far.
         self._scored: list[int] | None = None
+        self._scorer = LogprobReader(request.logprobs or 0, lambda t: self.seq.piece(t, special=True)) if request.prompt_logprobs else None
         self.prompt_logprobs: list[TokenLogprob] = []
 
     def prepare(self, prompt: Sequence[int]) -> None:
@@ -398,13 +399,12 @@ class ReplyRun:
 
     def _score(self, start: int, n: int) -> None:
         """The figures of the prompt tokens that rows start..start+n-1 of the chunk just read predict."""
-        scored = self._scored
-        assert scored is not None
-        reader = LogprobReader(self.request.logprobs or 0, lambda t: self.seq.piece(t, special=True))
+        scored, scorer = self._scored, self._scorer
+        assert scored is not None and scorer is not None
         for row in range(n):
             position = start + row + 1
             if position < len(scored):
-                self.prompt_logprobs.append(reader.read(self.seq.logits(row), scored[position]))
+                self.prompt_logprobs.append(scorer.read(self.seq.logits(row), scored[position]))
 
     def after_decode_or_end(self, step: StepTiming) -> None:
         """after_decode; an error of this reply's own (a grammar that allows no token) ends this reply alone."""
