@@ -366,6 +366,15 @@ class RuntimeServer:
     def cancel_job(self, job: Job) -> None:
         self.slot.cancel(job)
 
+    def spell(self, tokens: list[int]) -> str:
+        """Token ids of the loaded model as text (special tokens written out): RpcError for an id it does not have."""
+        from runtime.engine.engine import given_prompt_tokens
+
+        with self.engine.load_lock:  # never while a load or unload frees the model
+            llama = self.engine.require_model().llama
+            given_prompt_tokens(llama, tokens)
+            return b"".join(llama.piece(token, special=True) for token in tokens).decode("utf-8", "replace")
+
     def embedding_model(self) -> EmbeddingModel | None:
         return self.documents.embedder
 

@@ -46,6 +46,10 @@ class EngineJobs(Protocol):
 
     def cancel_job(self, job: Any) -> None: ...
 
+    def spell(self, tokens: list[int]) -> str:
+        """The loaded model's token ids as text; RpcError INVALID_PARAMS for an id it does not have."""
+        ...
+
     def embedding_model(self) -> EmbeddingModel | None: ...
 
     def store_document(self, data: bytes, name: str, mime: str) -> Attachment: ...
@@ -196,15 +200,15 @@ class Backend:
         return self.engine.expect_reply()
 
     @contextlib.asynccontextmanager
-    async def generations(self, choices: list[ChatGenerateParams], arrived: Callable[[], None] | None = None) -> AsyncIterator[list[Generation]]:
+    async def generations(self, choices: list[ChatGenerateParams], arrived: Callable[[], None] | None = None, param: str = "n") -> AsyncIterator[list[Generation]]:
         """Run this request's replies, one a choice (the scheduler starts each in its turn); ApiError 503 while loading,
         429 when the queue has no room for all of them, 400 when this server could never hold them at once.
         `arrived`: from `expect_reply` when the request came in; the engine calls it once the first reply is submitted
-        (the others are expected from now on)."""
+        (the others are expected from now on). `param`: the request's field that asked for this many (named in the 400)."""
         self._check_available()
         most = self.n_parallel + self.max_queue
         if len(choices) > most:
-            raise errors.bad_request(f"n: this server answers at most {most} choices at once ({self.n_parallel} streaming and {self.max_queue} waiting)", param="n")
+            raise errors.bad_request(f"{param}: this server answers at most {most} choices at once ({self.n_parallel} streaming and {self.max_queue} waiting)", param=param)
         if self._admitted + len(choices) > most:
             raise errors.queue_full(self.max_queue)
         self._admitted += len(choices)

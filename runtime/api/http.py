@@ -34,9 +34,9 @@ from runtime.api.backend import Backend
 from runtime.api.conversation import chat_conversation_id, text_conversation_id
 from runtime.api.errors import ApiError
 from runtime.api.reply import respond
-from runtime.api.responses import Shapes
+from runtime.api.responses import RawPrompt, Shapes
 from runtime.engine.structured import ANY_OBJECT
-from runtime.protocol import Attachment, ChatGenerateParams, ChatMessage, LogitBias, RpcError, ToolCall, ToolSpec
+from runtime.protocol import Attachment, ChatGenerateParams, ChatMessage, ErrorCode, LogitBias, RpcError, ToolCall, ToolSpec
 
 log = logging.getLogger("lokal.api")
 
@@ -311,7 +311,7 @@ async def _chat_completions(request: web.Request, backend: Backend, arrived: Cal
         messages.insert(0, ChatMessage("system", backend.defaults.system_prompt))  # the preset's, for a chat that brings none (after the files: their indices are the request's)
     params = _params(backend, body, chat_conversation_id(messages), messages, None)
     _chat_options(params, body)
-    return await respond(request, backend, body, params, Shapes(chat=True, model=body.model, logprobs=params.logprobs is not None), arrived)
+    return await respond(request, backend, body, [params], Shapes(chat=True, model=body.model, logprobs=params.logprobs is not None, n=body.n or 1), arrived)
 
 
 async def embeddings_endpoint(request: web.Request) -> web.Response:
@@ -322,10 +322,32 @@ async def _completions(request: web.Request, backend: Backend, arrived: Callable
     body = await read_request(request, schema.CompletionRequest)
     backend.check_model(body.model)
     await constraints.check_off_loop(body)
-    prompt = body.prompt_text()
-    if not prompt:
-        raise errors.bad_request("prompt: must not be empty", param="prompt")
-    params = _params(backend, body, text_conversation_id(prompt), [], prompt)
-    params.prompt_logprobs = body.echo and params.logprobs is not None  # echo's figures: the prompt is scored too
-    shapes = Shapes(chat=False, model=body.model, logprobs=params.logprobs is not None, prompt=prompt, echo=body.echo)
-    return await respond(request, backend, body, params, shapes, arrived)
+    given = body.prompts()
+    prompts = [await _raw_prompt(backend, prompt, f"prompt[{i}]" if len(given) > 1 else "prompt", body.echo) for i, prompt in enumerate(given)]
+    taken: set[str] = set()
+    requests = []
+    for i, (prompt, tokens) in enumerate(zip(prompts, given)):
+        conversation = text_conversation_id(prompt.text)
+        if conversation in taken:  # the same prompt twice: each its own cache, as each of n choices has
+            conversation = f"{conversation}/p{i}"
+        taken.add(conversation)
+        params = _params(backend, body, conversation, [], prompt.text)
+        params.prompt_tokens = tokens if isinstance(tokens, list) else None
+        params.prompt_logprobs = body.echo and params.logprobs is not None  # echo's figures: the prompt is scored too
+        requests.append(params)
+    shapes = Shapes(chat=False, model=body.model, logprobs=body.logprobs is not None, prompts=prompts, echo=body.echo, n=body.n or 1)
+    return await respond(request, backend, body, requests, shapes, arrived)
+
+
+async def _raw_prompt(backend: Backend, prompt: str | list[int], param: str, echo: bool) -> RawPrompt:
+    """A legacy completion's prompt: text as it came, token ids spelled by the loaded model (400 for one it does not have)."""
+    if isinstance(prompt, str):
+        return RawPrompt(prompt)
+    try:
+        text = await asyncio.to_thread(backend.engine.spell, prompt)
+        first = await asyncio.to_thread(backend.engine.spell, prompt[:1]) if echo else None
+    except RpcError as exc:
+        if exc.code == ErrorCode.INVALID_PARAMS:
+            raise errors.bad_request(exc.message.replace("params.prompt_tokens", param, 1), param=param) from None
+        raise errors.from_runtime(exc) from None
+    return RawPrompt(text, first)

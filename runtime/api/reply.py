@@ -1,4 +1,5 @@
 """One completion request's answer: its `n` choices decoded side by side, sent whole or streamed as server-sent events.
+A legacy completion may bring several prompts: each gets its `n` choices, all of them decoded side by side.
 
 Each choice is a reply of its own in the engine (backend.Generation), decoded in the same batches as
 every other: choice i > 0 in a conversation of its own (`<id>/<i>`, so their caches never meet) with
@@ -32,8 +33,11 @@ def choice_params(params: ChatGenerateParams, n: int) -> list[ChatGenerateParams
     return choices
 
 
-async def respond(request: web.Request, backend: Backend, body: schema._Sampling, params: ChatGenerateParams, shapes: Shapes, arrived: Callable[[], None] | None = None) -> web.StreamResponse:
-    async with backend.generations(choice_params(params, body.n or 1), arrived) as generations:
+async def respond(request: web.Request, backend: Backend, body: schema._Sampling, prompts: list[ChatGenerateParams], shapes: Shapes, arrived: Callable[[], None] | None = None) -> web.StreamResponse:
+    """`prompts`: the runtime's request for each prompt (a chat has one); choice i is prompt i // n's."""
+    params = prompts[0]
+    choices = [choice for prompt in prompts for choice in choice_params(prompt, body.n or 1)]
+    async with backend.generations(choices, arrived, "n" if len(prompts) == 1 else "prompt") as generations:
         first = await generations[0].next_text()
         if not body.stream:
             outcomes = await asyncio.gather(*(_whole(g, ended=(i == 0 and first is None)) for i, g in enumerate(generations)), return_exceptions=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from runtime.protocol import ChatGenerateResult, TokenChoice, TokenLogprob, ToolCall
@@ -16,16 +17,17 @@ def new_id(kind: str) -> str:
     return f"{kind}-{secrets.token_hex(12)}"
 
 
-def usage(results: Sequence[ChatGenerateResult]) -> dict[str, Any]:
-    """One request's usage: its prompt once (every choice reads the same), the choices' completions added up."""
-    prompt = results[0].stats
+def usage(results: Sequence[ChatGenerateResult], n: int = 1) -> dict[str, Any]:
+    """One request's usage: each prompt once (its `n` choices read the same), the choices' completions added up."""
+    prompts = [r.stats for r in results[::n]]
+    read = sum(p.prompt_tokens for p in prompts)
     completion = sum(r.stats.completion_tokens for r in results)
     return {
-        "prompt_tokens": prompt.prompt_tokens,
+        "prompt_tokens": read,
         "completion_tokens": completion,
-        "total_tokens": prompt.prompt_tokens + completion,
+        "total_tokens": read + completion,
         # OpenAI's field for prompt tokens served from a cache: here, the KV prefix the runtime kept.
-        "prompt_tokens_details": {"cached_tokens": prompt.prompt_tokens_reused + prompt.prompt_tokens_restored},
+        "prompt_tokens_details": {"cached_tokens": sum(p.prompt_tokens_reused + p.prompt_tokens_restored for p in prompts)},
         # OpenAI's field for the completion tokens spent thinking (runtime/reasoning); the rest are the answer's.
         "completion_tokens_details": {"reasoning_tokens": sum(r.stats.reasoning_tokens for r in results)},
     }
@@ -44,28 +46,46 @@ def _choice_object(choice: TokenChoice) -> dict[str, Any]:
     return {"token": choice.text, "logprob": choice.logprob, "bytes": choice.bytes}
 
 
+@dataclass(frozen=True)
+class RawPrompt:
+    """A legacy completion's prompt, as its choices echo it and count their text offsets from it."""
+
+    text: str
+    # Given as token ids: its first token's text (llama.cpp writes every token as some text). An echo lists it,
+    # unscored (null), then the others: one entry per id sent, as evaluation tools count them.
+    first_token: str | None = None
+
+
 class Shapes:
     """Builds the objects of one response: one id and creation time across all its chunks and choices.
 
     With `logprobs`, each choice carries its tokens' log-probabilities in the endpoint's shape: chat's
     `content` list, or the legacy completion's parallel lists. A stream sends them with the text they
     belong to (they arrive just before it: `hold`), or with the choice's last chunk. What a stream has
-    sent so far (tool calls, log-probabilities held, text offsets) is kept per choice (`index`).
+    sent so far (tool calls, log-probabilities held, text offsets) is kept per choice (`index`). A legacy
+    completion may have several prompts, each with `n` choices: choice `index` is prompt `index // n`'s.
     """
 
-    def __init__(self, chat: bool, model: str, logprobs: bool = False, prompt: str = "", echo: bool = False):
+    def __init__(self, chat: bool, model: str, logprobs: bool = False, prompts: Sequence[RawPrompt] = (), echo: bool = False, n: int = 1):
         self.chat = chat
         self.model = model
         self.logprobs = logprobs
+        self.n = n
         self.id = new_id("chatcmpl" if chat else "cmpl")
         self.created = int(time.time())
         self._calls_sent: dict[int, int] = {}  # tool calls streamed so far per choice: each has its index
         self._held: dict[int, list[TokenLogprob]] = {}
+        self._prompts = list(prompts)
         # The legacy completion's `echo`: its text begins with the prompt, and so do its log-probabilities.
-        self.echo = prompt if echo else None
-        # The legacy shape's offsets count from the prompt's start, the completion following it (as llama-cpp-python's do).
-        self._first_offset = 0 if echo else len(prompt)
+        self.echo = echo
         self._text_offsets: dict[int, int] = {}
+
+    def _prompt(self, index: int) -> RawPrompt:
+        return self._prompts[index // self.n] if self._prompts else RawPrompt("")
+
+    def _first_offset(self, index: int) -> int:
+        # The legacy shape's offsets count from the prompt's start, the completion following it (as llama-cpp-python's do).
+        return 0 if self.echo else len(self._prompt(index).text)
 
     def calls_sent(self, index: int = 0) -> int:
         return self._calls_sent.get(index, 0)
@@ -89,7 +109,7 @@ class Shapes:
         token_logprobs += [e.logprob for e in entries]
         top_logprobs += [{t.text: t.logprob for t in e.top} for e in entries]
         offsets = []
-        offset = self._text_offsets.get(index, self._first_offset)
+        offset = self._text_offsets.get(index, self._first_offset(index))
         for text in tokens:
             offsets.append(offset)
             offset += len(text)
@@ -106,7 +126,7 @@ class Shapes:
     def complete(self, results: Sequence[ChatGenerateResult]) -> dict[str, Any]:
         """The whole response: one choice per result, in order."""
         choices = [self._whole_choice(result, index) for index, result in enumerate(results)]
-        return self._envelope("chat.completion" if self.chat else "text_completion", choices, usage=usage(results))
+        return self._envelope("chat.completion" if self.chat else "text_completion", choices, usage=usage(results, self.n))
 
     def _whole_choice(self, result: ChatGenerateResult, index: int) -> dict[str, Any]:
         reason = finish_reason(result)
@@ -118,11 +138,12 @@ class Shapes:
                 message["content"] = result.text or None
                 message["tool_calls"] = [tool_call_object(c) for c in result.tool_calls]
             return {"index": index, "message": message, "finish_reason": reason, "logprobs": self._logprobs_object(result.logprobs, index)}
-        if self.echo is None:
+        if not self.echo:
             return {"index": index, "text": result.text, "finish_reason": reason, "logprobs": self._logprobs_object(result.logprobs, index)}
-        scored = result.prompt_logprobs
-        echoed = self._logprobs_object([*scored, *result.logprobs], index, unscored_text(self.echo, scored))
-        return {"index": index, "text": self.echo + result.text, "finish_reason": reason, "logprobs": echoed}
+        prompt, scored = self._prompt(index), result.prompt_logprobs
+        first = prompt.first_token if prompt.first_token is not None else unscored_text(prompt.text, scored)
+        echoed = self._logprobs_object([*scored, *result.logprobs], index, first)
+        return {"index": index, "text": prompt.text + result.text, "finish_reason": reason, "logprobs": echoed}
 
     def _chunk(self, delta_or_text: Any, reason: str | None, index: int, logprobs: dict[str, Any] | None = None) -> dict[str, Any]:
         if self.chat:
@@ -132,7 +153,8 @@ class Shapes:
     def first_chunk(self, index: int = 0) -> dict[str, Any] | None:
         if self.chat:
             return self._chunk({"role": "assistant", "content": ""}, None, index)
-        return self._chunk(self.echo, None, index) if self.echo else None  # echo streamed: the prompt first (schema: no logprobs)
+        text = self._prompt(index).text
+        return self._chunk(text, None, index) if self.echo and text else None  # echo streamed: the prompt first (schema: no logprobs)
 
     def text_chunk(self, text: str, index: int = 0) -> dict[str, Any]:
         return self._chunk({"content": text} if self.chat else text, None, index, self._held_object(index))
@@ -156,7 +178,7 @@ class Shapes:
         return self._chunk({} if self.chat else "", reason, index, self._held_object(index))
 
     def usage_chunk(self, results: Sequence[ChatGenerateResult]) -> dict[str, Any]:
-        return self._envelope("chat.completion.chunk" if self.chat else "text_completion", [], usage=usage(results))
+        return self._envelope("chat.completion.chunk" if self.chat else "text_completion", [], usage=usage(results, self.n))
 
 
 def unscored_text(prompt: str, scored: Sequence[TokenLogprob]) -> str:

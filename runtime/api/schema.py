@@ -10,7 +10,7 @@ accepted; those that would and are not supported are refused by name.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, Optional, TypeVar, Union
+from typing import Annotated, Any, Literal, Optional, TypeVar, Union, cast
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
@@ -290,16 +290,23 @@ class ChatCompletionRequest(_Sampling):
 
 
 class CompletionRequest(_Sampling):
-    prompt: Union[StrictStr, list[StrictStr]]
+    # Text, or token ids (as evaluation tools send them); a list of several asks for each one's choices.
+    prompt: Union[StrictStr, list[StrictStr], list[StrictInt], list[list[StrictInt]]]
     echo: StrictBool = False
     suffix: Optional[StrictStr] = None
 
-    def prompt_text(self) -> str:
-        if isinstance(self.prompt, str):
-            return self.prompt
-        if len(self.prompt) != 1:
-            raise bad_request("prompt: one prompt per request (a list must hold exactly one string)", param="prompt")
-        return self.prompt[0]
+    def prompts(self) -> list[str | list[int]]:
+        """The prompts asked for, each text or token ids: ApiError 400 naming an empty one."""
+        prompt = self.prompt
+        several = not isinstance(prompt, str) and not (prompt and isinstance(prompt[0], int))
+        prompts = cast("list[str | list[int]]", list(prompt) if several else [prompt])
+        if not prompts:
+            raise bad_request("prompt: must not be an empty list", param="prompt")
+        for i, one in enumerate(prompts):
+            if not one:
+                where = f"prompt[{i}]" if several else "prompt"
+                raise bad_request(f"{where}: must not be empty", param=where)
+        return prompts
 
     def alternatives(self) -> int | None:
         # The legacy shape: logprobs is the number of alternatives itself (0: the chosen tokens' only).
@@ -331,6 +338,9 @@ def parse(cls: type[Request], data: object) -> Request:
     try:
         body = cls.model_validate(data)
     except ValidationError as exc:
+        if cls is CompletionRequest and any(error["loc"][:1] == ("prompt",) for error in exc.errors()):
+            # A union of four shapes: its alternatives' errors would name one shape the caller never meant.
+            raise bad_request("prompt: must be text, a list of texts, a list of token ids, or a list of such lists, all of one kind", param="prompt") from None
         raise _describe(exc) from None
     body.check_supported()
     return body

@@ -375,6 +375,8 @@ class Engine:
     # ---- chat ------------------------------------------------------------
     def prompt_tokens(self, params: ChatGenerateParams, use: "TemplateUse | None" = None) -> list[int]:
         loaded = self.require_model()
+        if params.prompt_tokens is not None:
+            return given_prompt_tokens(loaded.llama, params.prompt_tokens)
         if params.prompt is not None:
             return raw_prompt_tokens(loaded.llama, params.prompt)
         if not params.messages:
@@ -835,6 +837,8 @@ def validate_generate(params: ChatGenerateParams) -> None:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.top_p: must be in (0, 1]")
     if params.top_k < 0:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.top_k: must not be negative")
+    if params.prompt_tokens is not None and params.prompt is None:
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.prompt_tokens: only with `prompt`, their text")
     if params.prompt_logprobs and params.prompt is None:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.prompt_logprobs: only with `prompt` (raw text; a conversation's turns are not scored)")
     if params.logprobs is not None and not 0 <= params.logprobs <= MAX_TOP_LOGPROBS:
@@ -847,6 +851,16 @@ def tokenize_rendered(loaded: LoadedModel, text: str) -> list[int]:
     # Many templates write the BOS token themselves; a second one would change the model's output.
     add_bos = loaded.llama.adds_bos and not (bos_text and text.startswith(bos_text))
     return pictures.tokenize(loaded.llama, text, lambda piece, first: loaded.llama.tokenize(piece, add_bos=add_bos and first, special=True))
+
+
+def given_prompt_tokens(llama: LlamaModel, tokens: list[int]) -> list[int]:
+    """A raw prompt given as token ids (ChatGenerateParams.prompt_tokens): each must be one of the model's."""
+    if not tokens:
+        raise RpcError(ErrorCode.INVALID_PARAMS, "params.prompt_tokens: must not be empty")
+    strays = [i for i, token in enumerate(tokens) if not 0 <= token < llama.n_vocab]
+    if strays:
+        raise RpcError(ErrorCode.INVALID_PARAMS, f"params.prompt_tokens[{strays[0]}]: {tokens[strays[0]]} is not a token of this model (0 to {llama.n_vocab - 1})")
+    return list(tokens)
 
 
 def raw_prompt_tokens(llama: LlamaModel, prompt: str) -> list[int]:

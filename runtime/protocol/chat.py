@@ -70,6 +70,9 @@ class ChatGenerateParams:
     stop: list[str] = field(default_factory=list)
     # Raw text to continue instead of `messages` rendered by the chat template (the API's /v1/completions).
     prompt: Optional[str] = None
+    # With `prompt`: its token ids, used exactly as given (no BOS added, nothing parsed), as evaluation tools send
+    # them; `prompt` is then their text, which names the conversation.
+    prompt_tokens: Optional[list[int]] = None
     # Speculative decoding (runtime/speculative): auto = prompt lookup, plus the draft model if one is loaded.
     speculation: SpeculationMode = "auto"
     # llama.cpp's samplers (runtime/llama/sampling.py), with llama-server's defaults: 1.0 / 0 turn one off.

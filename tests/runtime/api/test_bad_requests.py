@@ -95,7 +95,7 @@ def test_wrong_types_through_the_openai_client_are_400(served):
         served.openai().chat.completions.create(model=MODEL_NAME, messages=[{"role": "user", "content": "Hi"}], max_tokens="many")
     assert err.value.status_code == 400 and err.value.body["param"] == "max_tokens"
     with pytest.raises(openai.BadRequestError) as err:
-        served.openai().completions.create(model=MODEL_NAME, prompt=["one", "two"], max_tokens=1)
+        served.openai().completions.create(model=MODEL_NAME, prompt=["one", [1, 2]], max_tokens=1)
     assert err.value.body["param"] == "prompt"
 
 
