@@ -324,14 +324,9 @@ async def _completions(request: web.Request, backend: Backend, arrived: Callable
     await constraints.check_off_loop(body)
     given = body.prompts()
     prompts = [await _raw_prompt(backend, prompt, f"prompt[{i}]" if len(given) > 1 else "prompt", body.echo) for i, prompt in enumerate(given)]
-    taken: set[str] = set()
     requests = []
-    for i, (prompt, tokens) in enumerate(zip(prompts, given)):
-        conversation = text_conversation_id(prompt.text)
-        if conversation in taken:  # the same prompt twice: each its own cache, as each of n choices has
-            conversation = f"{conversation}/p{i}"
-        taken.add(conversation)
-        params = _params(backend, body, conversation, [], prompt.text)
+    for prompt, tokens in zip(prompts, given):
+        params = _params(backend, body, text_conversation_id(prompt.text), [], prompt.text)
         params.prompt_tokens = tokens if isinstance(tokens, list) else None
         params.prompt_logprobs = body.echo and params.logprobs is not None  # echo's figures: the prompt is scored too
         requests.append(params)
