@@ -69,6 +69,8 @@ from runtime.scheduler.seat_choice import SeatView, Seeker, choose_seat
 log = logging.getLogger("lokal.scheduler")
 
 MIN_SHARED_TOKENS = 8  # a prefix another sequence holds is shared when it saves at least this many tokens
+# A prompt waits for another being read that holds at least this many of its tokens, and half of them, then shares them.
+MIN_AWAITED_PREFIX = 64
 GATHER_S = 0.05  # the longest a new wave of prompts waits for more replies
 MAX_NEXT_TURN_HEADER = 32  # tokens evaluated after a reply without being asked (a template's header is 3 to 10)
 
@@ -355,10 +357,12 @@ class Scheduler:
     def _take_admissions(self) -> list[tuple[ScheduledReply, Seat]]:
         """The waiting replies that get a seat now, in arrival order; one held back by its owner's share does not
         hold up the other owner's. Called with the lock held."""
-        admitted = []
+        admitted: list[tuple[ScheduledReply, Seat]] = []
         for reply in list(self._waiting):
             if all(s.reply is not None or s.held_for is not None for s in self.seats):
                 break
+            if self._prefix_being_read(reply, [other for other, _ in admitted]):
+                continue
             seat = self._seat_for(reply)
             if seat is None:
                 continue
@@ -366,6 +370,23 @@ class Scheduler:
             seat.reply = reply
             admitted.append((reply, seat))
         return admitted
+
+    def _prefix_being_read(self, reply: ScheduledReply, admitted: list[ScheduledReply]) -> bool:
+        """Whether most of this reply's prompt is being read for another reply of its owner (admitted now or still
+        prefilling): it then waits for that prefill and shares those cells (_share_prefix) instead of reading the
+        same tokens beside it, as `n` choices of one prompt, or clients sending one long document at once, would.
+        Called with the lock held."""
+        prompt = reply.request.prompt
+        if reply.request.prompt_logprobs or not self.llama.can_rewind:
+            return False
+        reading = admitted + [s.reply for s in self.seats if s.reply is not None and s.run is not None and s.run.phase is Phase.PREFILLING]
+        for other in reading:
+            if other.owner != reply.owner or other.request.prompt_logprobs:
+                continue
+            shared = common_prefix(other.request.prompt, prompt)
+            if shared >= MIN_AWAITED_PREFIX and 2 * shared >= len(prompt):
+                return True
+        return False
 
     def _seat_for(self, reply: ScheduledReply, dry_run: bool = False) -> Seat | None:
         """The resting seat this reply should take (None: it waits). Called with the lock held."""

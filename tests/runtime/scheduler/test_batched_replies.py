@@ -19,7 +19,7 @@ from runtime.llama.llama_model import LlamaModel, LoadSettings
 from runtime.llama.sampling import Sampler, SamplingConfig
 from runtime.gguf.reader import read_file_header
 from runtime.job_slot import API, PROTOCOL
-from runtime.scheduler.scheduler import ScheduledReply, Scheduler
+from runtime.scheduler.scheduler import MIN_AWAITED_PREFIX, ScheduledReply, Scheduler
 from waiting import wait_until
 
 GREEDY = SamplingConfig(temperature=0.0, top_p=1.0, top_k=40, seed=0)
@@ -324,3 +324,36 @@ def test_a_reply_waits_for_others_no_longer_than_the_bound(model):
     finally:
         scheduler.close()
     assert 0.3 <= waited.admitted - waited.submitted < 30
+
+
+LONG_SYSTEM = (
+    "<|im_start|>system\nYou are a patient teacher who explains things to children with short, friendly sentences. "
+    "You never use long words, you give one example for every idea, and you end each answer with a question that "
+    "makes the child think a little further about what they have just learned.<|im_end|>\n"
+)
+
+
+def test_replies_sent_together_with_one_long_prompt_read_it_once(model):
+    # n choices of one request, or clients sending one document: the prompt is read for the first, the others share its cells.
+    prompt = model.tokenize(LONG_SYSTEM + "<|im_start|>user\nWhy is the sky blue?<|im_end|>\n<|im_start|>assistant\n", add_bos=False, special=True)
+    assert len(prompt) >= MIN_AWAITED_PREFIX
+    other = chat(model, PROMPTS[1])  # shares only the chat header with the others: read beside them, not after
+    scheduler = Scheduler(model, gather_s=60)
+    ask = lambda tokens, conversation: ScheduledReply(GenerationRequest(prompt=tokens, max_tokens=12, sampling=GREEDY), plain_stepper, owner=API, conversation_id=conversation)
+    try:
+        empty_seats(scheduler)
+        solo = run_all(scheduler, [ask(prompt, "solo")])[0]
+        empty_seats(scheduler)
+        choices = [ask(prompt, f"c/{i}") for i in range(3)]
+        unrelated = ask(other, "other")
+        with scheduler.arriving():
+            for reply in [*choices, unrelated]:
+                scheduler.submit(reply)
+        for reply in [*choices, unrelated]:
+            assert reply.done.wait(120) and reply.error is None, reply.error
+    finally:
+        scheduler.close()
+    read = [r.outcome.stats.prompt_tokens_evaluated for r in choices]
+    assert read[0] == len(prompt) and read[1:] == [1, 1], read  # the others evaluate only the last token again, for its logits
+    assert all(r.outcome.completion == solo.completion for r in choices)
+    assert unrelated.admitted <= choices[0].admitted + 1e-3 < choices[1].admitted
