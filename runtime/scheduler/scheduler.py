@@ -69,7 +69,7 @@ from runtime.scheduler.seat_choice import SeatView, Seeker, choose_seat
 log = logging.getLogger("lokal.scheduler")
 
 MIN_SHARED_TOKENS = 8  # a prefix another sequence holds is shared when it saves at least this many tokens
-# A prompt waits for another being read that holds at least this many of its tokens, and half of them, then shares them.
+# A prompt waits for another being read that begins with at least this many of its tokens, then shares them.
 MIN_AWAITED_PREFIX = 64
 GATHER_S = 0.05  # the longest a new wave of prompts waits for more replies
 MAX_NEXT_TURN_HEADER = 32  # tokens evaluated after a reply without being asked (a template's header is 3 to 10)
@@ -375,7 +375,8 @@ class Scheduler:
         """Whether most of this reply's prompt is being read for another reply of its owner (admitted now or still
         prefilling): it then waits for that prefill and shares those cells (_share_prefix) instead of reading the
         same tokens beside it, as `n` choices of one prompt, or clients sending one long document at once, would.
-        Called with the lock held."""
+        Only where what is shared is at least half of the other prompt: a short reply does not wait out a long
+        document's prefill for its system prompt. Called with the lock held."""
         prompt = reply.request.prompt
         if reply.request.prompt_logprobs or not self.llama.can_rewind:
             return False
@@ -384,7 +385,7 @@ class Scheduler:
             if other.owner != reply.owner or other.request.prompt_logprobs:
                 continue
             shared = common_prefix(other.request.prompt, prompt)
-            if shared >= MIN_AWAITED_PREFIX and 2 * shared >= len(prompt):
+            if shared >= MIN_AWAITED_PREFIX and 2 * shared >= len(other.request.prompt):
                 return True
         return False
 
