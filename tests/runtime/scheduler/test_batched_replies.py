@@ -329,7 +329,8 @@ def test_a_reply_waits_for_others_no_longer_than_the_bound(model):
 LONG_SYSTEM = (
     "<|im_start|>system\nYou are a patient teacher who explains things to children with short, friendly sentences. "
     "You never use long words, you give one example for every idea, and you end each answer with a question that "
-    "makes the child think a little further about what they have just learned.<|im_end|>\n"
+    "makes the child think a little further about what they have just learned. When a child is wrong, you say what "
+    "was right in their answer first, and then you help them find the mistake themselves.<|im_end|>\n"
 )
 
 
@@ -339,7 +340,7 @@ def test_replies_sent_together_with_one_long_prompt_read_it_once(model):
     assert len(prompt) >= MIN_AWAITED_PREFIX
     # Its long message begins with the same system prompt: the others do not wait for all of it to be read.
     document = model.tokenize(LONG_SYSTEM + "<|im_start|>user\n" + " ".join(PROMPTS * 4) + "<|im_end|>\n<|im_start|>assistant\n", add_bos=False, special=True)
-    assert len(document) > 2 * len(prompt)
+    assert len(document) > 2 * len(prompt) and next(i for i, (a, b) in enumerate(zip(prompt, document)) if a != b) >= MIN_AWAITED_PREFIX
     scheduler = Scheduler(model, gather_s=60)
     ask = lambda tokens, conversation: ScheduledReply(GenerationRequest(prompt=tokens, max_tokens=12, sampling=GREEDY), plain_stepper, owner=API, conversation_id=conversation)
     try:
