@@ -356,12 +356,15 @@ class Scheduler:
 
     def _take_admissions(self) -> list[tuple[ScheduledReply, Seat]]:
         """The waiting replies that get a seat now, in arrival order; one held back by its owner's share does not
-        hold up the other owner's. Called with the lock held."""
+        hold up the other owner's. One waiting for its prefix to be read keeps a free seat from those after it.
+        Called with the lock held."""
         admitted: list[tuple[ScheduledReply, Seat]] = []
+        awaiting = 0
         for reply in list(self._waiting):
-            if all(s.reply is not None or s.held_for is not None for s in self.seats):
+            if sum(s.reply is None and s.held_for is None for s in self.seats) <= awaiting:
                 break
             if self._prefix_being_read(reply, [other for other, _ in admitted]):
+                awaiting += 1
                 continue
             seat = self._seat_for(reply)
             if seat is None:
@@ -372,11 +375,11 @@ class Scheduler:
         return admitted
 
     def _prefix_being_read(self, reply: ScheduledReply, admitted: list[ScheduledReply]) -> bool:
-        """Whether most of this reply's prompt is being read for another reply of its owner (admitted now or still
-        prefilling): it then waits for that prefill and shares those cells (_share_prefix) instead of reading the
-        same tokens beside it, as `n` choices of one prompt, or clients sending one long document at once, would.
-        Only where what is shared is at least half of the other prompt: a short reply does not wait out a long
-        document's prefill for its system prompt. Called with the lock held."""
+        """Whether this reply's prompt begins with most of one being read for another reply of its owner (admitted
+        now or still prefilling): it then waits for that prefill and shares those cells (_share_prefix) instead of
+        reading the same tokens beside it, as `n` choices of one prompt, or clients sending one long document at
+        once, would. Most: half of the other prompt at least, so that a short reply does not wait out a long
+        document's prefill for their common system prompt. Called with the lock held."""
         prompt = reply.request.prompt
         if reply.request.prompt_logprobs or not self.llama.can_rewind:
             return False

@@ -349,10 +349,11 @@ def test_replies_sent_together_with_one_long_prompt_read_it_once(model):
         empty_seats(scheduler)
         long_read = ask(document, "document")
         choices = [ask(prompt, f"c/{i}") for i in range(3)]
+        later = ask(chat(model, PROMPTS[1]), "later")  # came after them: the seats the waiting choices need are theirs
         with scheduler.arriving():
-            for reply in [long_read, *choices]:
+            for reply in [long_read, *choices, later]:
                 scheduler.submit(reply)
-        for reply in [long_read, *choices]:
+        for reply in [long_read, *choices, later]:
             assert reply.done.wait(120) and reply.error is None, reply.error
     finally:
         scheduler.close()
@@ -360,3 +361,4 @@ def test_replies_sent_together_with_one_long_prompt_read_it_once(model):
     assert read[0] == len(prompt) and read[1:] == [1, 1], read  # the others evaluate only the last token again, for its logits
     assert all(r.outcome.completion == solo.completion for r in choices)
     assert long_read.admitted <= choices[0].admitted < long_read.outcome.stats.ttft_ms / 1000 + long_read.submitted
+    assert max(c.admitted for c in choices) < later.admitted
