@@ -509,6 +509,10 @@ class Scheduler:
             with self._changed:
                 for seat, reply in output.ended:
                     seat.reply = None
+                    if reply.request.prompt_logprobs and not reply.saves_state:
+                        # A scored prompt's cells serve no later prompt (none is scored from a cache); resting, they
+                        # would slow every step decoded beside them (_release_resting).
+                        seat.seq.clear()
                     if not (reply.follows_up or reply.saves_state):
                         continue
                     seat.held_for = reply

@@ -210,3 +210,14 @@ def test_store_size_is_visible_and_clearable(starter_model, tmp_path):
         info = store_info(client)
         assert info.entries == 0 and info.disk_bytes == 0 and info.ram_bytes == 0
         assert list((tmp_path / "kv").glob("*.kvs")) == []
+
+
+def test_a_scored_prompt_saves_no_state(starter_model, tmp_path):
+    # An evaluation run scores thousands of prompts (echo with logprobs): none is read from a saved state again.
+    prompt = "The quick brown fox jumps over the lazy dog. " * 4
+    with runtime_with_store(tmp_path, starter_model) as client:
+        scored = client.chat(ChatGenerateParams("scored", [], max_tokens=1, temperature=0.0, prompt=prompt, logprobs=0, prompt_logprobs=True), timeout=120)
+        assert len(scored.prompt_logprobs) == scored.stats.prompt_tokens - 1 > 16
+        assert store_info(client).entries == 0
+        client.chat(ChatGenerateParams("written", [], max_tokens=1, temperature=0.0, prompt=prompt), timeout=120)
+        assert store_info(client).entries == 1  # the same prompt, not scored: saved as any reply's

@@ -362,3 +362,19 @@ def test_replies_sent_together_with_one_long_prompt_read_it_once(model):
     assert all(r.outcome.completion == solo.completion for r in choices)
     assert long_read.admitted <= choices[0].admitted < long_read.outcome.stats.ttft_ms / 1000 + long_read.submitted
     assert max(c.admitted for c in choices) < later.admitted
+
+
+def test_a_scored_prompt_leaves_no_cells_behind(model):
+    scheduler = Scheduler(model)
+    scored = ScheduledReply(GenerationRequest(prompt=chat(model, PROMPTS[0]), max_tokens=1, sampling=GREEDY, logprobs=0, prompt_logprobs=True), plain_stepper, conversation_id="scored")
+    written = ScheduledReply(GenerationRequest(prompt=chat(model, PROMPTS[1]), max_tokens=1, sampling=GREEDY), plain_stepper, conversation_id="written")
+    try:
+        empty_seats(scheduler)
+        outcome = run_all(scheduler, [scored])[0]
+        left = list(scheduler.seats[scored.seq_id].seq.tokens)
+        run_all(scheduler, [written])
+        kept = list(scheduler.seats[written.seq_id].seq.tokens)
+    finally:
+        scheduler.close()
+    assert len(outcome.prompt_logprobs) == len(scored.request.prompt) - 1
+    assert left == [] and kept  # a reply not scored rests with its cache
