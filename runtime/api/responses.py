@@ -182,9 +182,11 @@ class Shapes:
 
 
 def unscored_text(prompt: str, scored: Sequence[TokenLogprob]) -> str:
-    """The prompt's text before its scored tokens: its first token's, or "" when a BOS token came first."""
-    spelled = "".join(e.text for e in scored)
-    return prompt[: len(prompt) - len(spelled)] if prompt.endswith(spelled) else ""
+    """The prompt's text before its scored tokens: its first token's, or "" when a BOS token came first.
+    Compared as bytes: tokens that split a character between them each spell only part of it."""
+    spelled = b"".join(bytes(e.bytes) for e in scored)
+    whole = prompt.encode("utf-8")
+    return whole[: len(whole) - len(spelled)].decode("utf-8", "replace") if whole.endswith(spelled) else ""
 
 
 def sse(data: Any) -> bytes:

@@ -56,6 +56,9 @@ def test_lm_evaluation_harness_loglikelihood_lines_up_with_the_ids_sent(served):
     assert japanese["text"].startswith("日本語です。")
     assert len(japanese["logprobs"]["tokens"]) == len(split) + 1 and japanese["logprobs"]["token_logprobs"][0] is None
     assert None not in japanese["logprobs"]["token_logprobs"][1:]
+    # The same text as text: the same entries (this model adds no BOS), though no text of theirs spells its first character.
+    as_text = completion(served, prompt="日本語です。", max_tokens=1, logprobs=1, echo=True, temperature=0)["choices"][0]["logprobs"]
+    assert as_text["tokens"] == japanese["logprobs"]["tokens"] and as_text["token_logprobs"][0] is None
 
     # A continuation the model would not write: lower log-likelihood, and not greedy.
     odd = completion(served, prompt=[context + [37, 28, 216, 33]], max_tokens=1, logprobs=1, echo=True, temperature=0)["choices"][0]["logprobs"]
