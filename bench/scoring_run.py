@@ -57,7 +57,7 @@ def main() -> int:
             for i in range(args.requests):
                 context = TEXT[i // 4 * 700 : i // 4 * 700 + 700]  # about 180 tokens, a new context every four requests
                 reply = client.completions.create(model=model, prompt=context + ENDINGS[i % 4], max_tokens=1, echo=True, logprobs=1, temperature=0)
-                assert reply.choices[0].logprobs.token_logprobs[0] is None and len(reply.choices[0].logprobs.tokens) > 100
+                assert len(reply.choices[0].logprobs.tokens) > 100  # the prompt scored
             seconds = time.perf_counter() - started
         finally:
             served.close()
