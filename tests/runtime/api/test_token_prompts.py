@@ -56,6 +56,9 @@ def test_lm_evaluation_harness_loglikelihood_lines_up_with_the_ids_sent(served):
     assert japanese["text"].startswith("日本語です。")
     assert len(japanese["logprobs"]["tokens"]) == len(split) + 1 and japanese["logprobs"]["token_logprobs"][0] is None
     assert None not in japanese["logprobs"]["token_logprobs"][1:]
+    # Cut mid-character, as a harness cutting a long context from the left may: still one entry per id.
+    cut = completion(served, prompt=[split[4:]], max_tokens=1, logprobs=1, echo=True, temperature=0)["choices"][0]["logprobs"]
+    assert len(cut["tokens"]) == len(split[4:]) + 1 and cut["token_logprobs"][0] is None
     # The same text as text: the same entries (this model adds no BOS), though no text of theirs spells its first character.
     as_text = completion(served, prompt="日本語です。", max_tokens=1, logprobs=1, echo=True, temperature=0)["choices"][0]["logprobs"]
     assert as_text["tokens"] == japanese["logprobs"]["tokens"] and as_text["token_logprobs"][0] is None
