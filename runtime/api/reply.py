@@ -29,7 +29,8 @@ def choice_params(params: ChatGenerateParams, n: int) -> list[ChatGenerateParams
     choices = [params]
     for i in range(1, n):
         seed = None if params.seed is None else (params.seed + i) % schema.SEED_RANGE
-        choices.append(dataclasses.replace(params, conversation_id=f"{params.conversation_id}/{i}", seed=seed))
+        # Only the first keeps its state: the same request again restores it, and the others share its cells.
+        choices.append(dataclasses.replace(params, conversation_id=f"{params.conversation_id}/{i}", seed=seed, keeps_state=False))
     return choices
 
 

@@ -579,11 +579,13 @@ class Engine:
         else:
             make_stepper = loaded.speculation.steppers_for(params.speculation) if loaded.speculation is not None else plain_stepper
         # A conversation cut to fit has no next turn to prepare: its next prompt is cut again.
-        follows_up = params.prompt is None and not dropped
-        # A scored prompt's state is kept by nobody: the next prompt scored is read whole again (the cache keeps no logits),
-        # and an evaluation run sends thousands, each a state of its own to write to disk.
-        saves_state = not params.prompt_logprobs
-        reply = ScheduledReply(request, make_stepper, owner, params.conversation_id, stats, follows_up=follows_up, saves_state=saves_state, cache_key=params.cache_key)
+        # A scored prompt's state is kept by nobody either: the next prompt scored is read whole again (the cache keeps
+        # no logits), and an evaluation run sends thousands, each a state of its own to write to disk.
+        keeps = params.keeps_state and not params.prompt_logprobs
+        follows_up = params.prompt is None and not dropped and keeps
+        reply = ScheduledReply(
+            request, make_stepper, owner, params.conversation_id, stats, follows_up=follows_up, saves_state=keeps, drops_cells=not keeps, cache_key=params.cache_key
+        )
         return reply, use, fmt
 
     def _refit(self, params: ChatGenerateParams, committed: int, use: TemplateUse, cancel: CancelEvent) -> tuple[list[int] | None, int]:

@@ -115,6 +115,9 @@ class ChatGenerateParams:
     # alternatives), as OpenAI's `echo` reports them. The prompt is then read again whole, whatever the
     # cache holds, in chunks that keep every row of logits.
     prompt_logprobs: bool = False
+    # False: nobody continues this reply, so its cache is dropped when it ends, not saved (an API request's choices
+    # after the first, whose prompt the first one keeps).
+    keeps_state: bool = True
 
 
 MAX_TOP_LOGPROBS = 20  # OpenAI's limit for top_logprobs

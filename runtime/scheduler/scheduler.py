@@ -104,6 +104,8 @@ class ScheduledReply:
     # outcome; the seat is held until then, and those tokens are evaluated now, while the user reads.
     follows_up: bool = False
     saves_state: bool = False  # its cache is saved for later (the scheduler's SavedStates) once it is over
+    # Its cache serves no later prompt: emptied once it is over, as resting cells slow every step decoded beside them.
+    drops_cells: bool = False
     cache_key: str = ""  # the saved state it extends (ChatGenerateParams.cache_key); "": its conversation's
     submitted: float = field(default_factory=time.perf_counter)
     done: threading.Event = field(default_factory=threading.Event)
@@ -509,9 +511,7 @@ class Scheduler:
             with self._changed:
                 for seat, reply in output.ended:
                     seat.reply = None
-                    if reply.request.prompt_logprobs and not reply.saves_state:
-                        # A scored prompt's cells serve no later prompt (none is scored from a cache); resting, they
-                        # would slow every step decoded beside them (_release_resting).
+                    if reply.drops_cells:
                         seat.seq.clear()
                     if not (reply.follows_up or reply.saves_state):
                         continue

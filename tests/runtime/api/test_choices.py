@@ -4,6 +4,8 @@ each choice decoded as a reply of its own, whole and streamed, and more than the
 import openai
 import pytest
 
+from runtime.api.reply import choice_params
+from runtime.protocol import ChatGenerateParams
 from serve_process import MODEL_NAME
 
 pytestmark = pytest.mark.slow
@@ -56,3 +58,9 @@ def test_more_choices_than_the_server_can_hold_are_400_naming_n(served):
     reply = served.http("POST", "/v1/chat/completions", {"model": MODEL_NAME, "messages": QUESTION, "n": 0})
     assert reply.status == 400 and reply.json()["error"]["param"] == "n"
     assert served.openai().chat.completions.create(model=MODEL_NAME, messages=QUESTION, max_tokens=2).choices  # still serving
+
+
+def test_only_the_first_choice_keeps_its_state():
+    # The same request again restores the first choice's state, and the others share its cells (scheduler.py).
+    choices = choice_params(ChatGenerateParams("c", [], prompt="x", seed=5), 3)
+    assert [(c.conversation_id, c.seed, c.keeps_state) for c in choices] == [("c", 5, True), ("c/1", 6, False), ("c/2", 7, False)]

@@ -221,3 +221,12 @@ def test_a_scored_prompt_saves_no_state(starter_model, tmp_path):
         assert store_info(client).entries == 0
         client.chat(ChatGenerateParams("written", [], max_tokens=1, temperature=0.0, prompt=prompt), timeout=120)
         assert store_info(client).entries == 1  # the same prompt, not scored: saved as any reply's
+
+
+def test_a_reply_nobody_continues_saves_no_state(starter_model, tmp_path):
+    # An API request's choices after the first (runtime/api/reply.py): the first keeps the prompt's state for them all.
+    with runtime_with_store(tmp_path, starter_model) as client:
+        client.chat(ChatGenerateParams("a/1", [ChatMessage(r, c) for r, c in TURN_1], max_tokens=4, temperature=0.0, keeps_state=False), timeout=120)
+        assert store_info(client).entries == 0
+        ask(client, TURN_1)
+        assert store_info(client).entries == 1

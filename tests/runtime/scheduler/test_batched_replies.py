@@ -364,9 +364,12 @@ def test_replies_sent_together_with_one_long_prompt_read_it_once(model):
     assert max(c.admitted for c in choices) < later.admitted
 
 
-def test_a_scored_prompt_leaves_no_cells_behind(model):
+def test_a_reply_that_drops_its_cells_leaves_none_behind(model):
+    # A scored prompt, or an API request's second choice (engine.py): their cells serve no later prompt.
     scheduler = Scheduler(model)
-    scored = ScheduledReply(GenerationRequest(prompt=chat(model, PROMPTS[0]), max_tokens=1, sampling=GREEDY, logprobs=0, prompt_logprobs=True), plain_stepper, conversation_id="scored")
+    scored = ScheduledReply(
+        GenerationRequest(prompt=chat(model, PROMPTS[0]), max_tokens=1, sampling=GREEDY, logprobs=0, prompt_logprobs=True), plain_stepper, conversation_id="scored", drops_cells=True
+    )
     written = ScheduledReply(GenerationRequest(prompt=chat(model, PROMPTS[1]), max_tokens=1, sampling=GREEDY), plain_stepper, conversation_id="written")
     try:
         empty_seats(scheduler)
