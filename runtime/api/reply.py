@@ -2,8 +2,10 @@
 A legacy completion may bring several prompts: each gets its `n` choices, all of them decoded side by side.
 
 Each choice is a reply of its own in the engine (backend.Generation), decoded in the same batches as
-every other: choice i > 0 in a conversation of its own (`<id>/<i>`, so their caches never meet) with
-seed + i, so that sampled choices differ and greedy ones agree, as OpenAI's do. Streamed, each
+every other: choice i > 0 in a conversation of its own (`<id>/<i>`, so that each reply has its own
+cache) with seed + i, so that sampled choices differ and greedy ones agree, as OpenAI's do. The
+prompt is read once: the other choices wait for the first one's prefill and share its cells
+(runtime/scheduler), and only the first keeps its state when it ends. Streamed, each
 choice's chunks go out as they come, with its index; its tool calls are parsed from its own text.
 Nothing is sent before the first choice's first piece of text (or its end): an error that comes
 first, such as a prompt longer than the context, still gets its proper status.

@@ -28,7 +28,8 @@ covers conversations no seat holds any more, and those whose seat gave up its
 cells while another reply decoded (`_release_resting`: resting caches slow every
 token decoded beside them). A prompt that begins like another
 sequence's cache (the same system prompt) shares those cells (KvSequence.share)
-instead of computing them again. A seat changing owner is emptied first.
+instead of computing them again; one that begins with most of a prompt being read
+waits for that prefill to share it (`_prefix_being_read`: `n` choices of one prompt). A seat changing owner is emptied first.
 
 Prompts sent together are read in one batch even though each is rendered on its
 own thread first: a wave of prompts that would start while nothing streams waits
