@@ -862,9 +862,9 @@ def given_prompt_tokens(llama: LlamaModel, tokens: list[int]) -> list[int]:
     """A raw prompt given as token ids (ChatGenerateParams.prompt_tokens): each must be one of the model's."""
     if not tokens:
         raise RpcError(ErrorCode.INVALID_PARAMS, "params.prompt_tokens: must not be empty")
-    strays = [i for i, token in enumerate(tokens) if not 0 <= token < llama.n_vocab]
-    if strays:
-        raise RpcError(ErrorCode.INVALID_PARAMS, f"params.prompt_tokens[{strays[0]}]: {tokens[strays[0]]} is not a token of this model (0 to {llama.n_vocab - 1})")
+    stray = next((i for i, token in enumerate(tokens) if not 0 <= token < llama.n_vocab), None)
+    if stray is not None:
+        raise RpcError(ErrorCode.INVALID_PARAMS, f"params.prompt_tokens[{stray}]: {tokens[stray]} is not a token of this model (0 to {llama.n_vocab - 1})")
     return list(tokens)
 
 
