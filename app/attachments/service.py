@@ -183,7 +183,7 @@ class Attacher(QObject):
     def _on_added(self, key: int, info: AttachmentInfo, thumbnail: bytes, image: bytes) -> None:
         attachment = StoredAttachment(
             info.id, info.kind, info.name, info.mime, info.bytes, info.tokens, info.pages, info.fits_whole, info.searchable, info.note,
-            thumbnail=thumbnail, image=image,
+            thumbnail=thumbnail, image=image, words_only=info.words_only, document_budget=info.document_budget,
         )
         if not self.pending.resolve(key, attachment):
             return  # removed while the runtime read it

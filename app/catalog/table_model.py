@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor
 from app.formatting import human_size
 from app.ui.language import Context
 
-from runtime.protocol import CatalogEntry, DownloadInfo, HubRepo, QuantLevel
+from runtime.protocol import CatalogEntry, DownloadInfo, HubRepo, MemoryFit, QuantLevel
 
 Index = QModelIndex | QPersistentModelIndex
 Catalog = Context("Catalog")
@@ -25,6 +25,40 @@ PayloadRole = Qt.ItemDataRole.UserRole + 2  # the row's dataclass
 
 def fit_text(label: str) -> str:
     return {"gpu": Catalog.tr("fits on GPU"), "ram": Catalog.tr("fits in RAM"), "too_big": Catalog.tr("too big")}.get(label, "?")
+
+
+def fit_detail(level: QuantLevel) -> str:
+    """The fit badge's tooltip: what the level needs, of what, against what this machine has free, and what is counted in."""
+    fit = level.fit
+    if fit is None:
+        return ""
+    lines = [fit_figures(fit)]
+    if level.mmproj:
+        lines.append(Catalog.tr("The vision projector {file} ({size}) is counted in").format(file=level.mmproj, size=human_size(level.mmproj_size)))
+    if fit.draft:
+        lines.append(Catalog.tr("The draft model {name} is counted in").format(name=fit.draft))
+    elif fit.draft_unknown:
+        lines.append(Catalog.tr("The draft model is not counted in, its size is unknown: {reason}").format(reason=fit.draft_unknown))
+    return "\n".join(lines)
+
+
+def fit_figures(fit: MemoryFit) -> str:
+    ram_rest = max(fit.ram_needed - fit.weights - fit.kv_cache, 0)  # in RAM the calibrated peak counts, not the whole compute buffer
+    parts = Catalog.tr("weights {weights} + KV cache {kv} + compute {compute}").format(
+        weights=human_size(fit.weights), kv=human_size(fit.kv_cache), compute=human_size(fit.compute if fit.label == "gpu" else ram_rest))
+    if fit.label == "gpu":
+        return Catalog.tr("Fits on the GPU: {needed} ({parts}) of {free} free").format(
+            needed=human_size(fit.gpu_needed), parts=parts, free=human_size(fit.gpu_free))
+    if fit.label == "ram":
+        said = Catalog.tr("Fits in RAM: {needed} ({parts}) of {available} available").format(
+            needed=human_size(fit.ram_needed), parts=parts, available=human_size(fit.ram_available))
+    else:
+        said = Catalog.tr("Too big: it needs {needed} ({parts}), and this machine has {available} of RAM available").format(
+            needed=human_size(fit.ram_needed), parts=parts, available=human_size(fit.ram_available))
+    if fit.has_gpu:
+        said += "\n" + Catalog.tr("The GPU has {free} free; all layers need {needed} there").format(
+            free=human_size(fit.gpu_free), needed=human_size(fit.gpu_needed))
+    return said
 
 
 def kind_text(kind: str) -> str:
@@ -149,7 +183,7 @@ class QuantModel(_Table):
         if role == PayloadRole:
             return level
         if role == Qt.ItemDataRole.ToolTipRole:
-            return level.problem or (level.fit.detail if level.fit else None) or level.mmproj
+            return level.problem or fit_detail(level) or level.mmproj
         if role == Qt.ItemDataRole.ForegroundRole and col == 2 and level.fit:
             return FIT_COLOR.get(level.fit.label)
         if role != Qt.ItemDataRole.DisplayRole:

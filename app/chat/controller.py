@@ -755,7 +755,8 @@ class ChatController(QObject):
         if outcome.stats.thinking_ms:  # the runtime's measure, from its first reasoning token to the block's end
             reply.thinking_ms = reply.base_thinking_ms + outcome.stats.thinking_ms
         reasoning = reply.base_reasoning + outcome.reasoning if outcome.reasoning else None  # None: what streamed
-        cited = [StoredCitation(c.attachment_id, c.name, c.chunk, c.where, c.text) for c in outcome.citations]
+        cited = [StoredCitation(c.attachment_id, c.name, c.chunk, c.where, c.text, c.page, c.last_page, c.first_line, c.last_line)
+                 for c in outcome.citations]
         if cited and self._done(lambda: self.store.save_citations(reply.message_id, cited)):
             row = self._visible_row(reply)
             if row >= 0:

@@ -66,7 +66,8 @@ def _attachment(a: StoredAttachment) -> dict[str, object]:
 
 
 def _citation(c: StoredCitation) -> dict[str, object]:
-    return {"name": c.name, "where": c.where, "chunk": c.chunk, "text": c.text, "sha256": c.attachment_id}
+    return {"name": c.name, "where": c.where, "chunk": c.chunk, "text": c.text, "sha256": c.attachment_id,
+            "page": c.page, "last_page": c.last_page, "first_line": c.first_line, "last_line": c.last_line}
 
 
 def _message(m: Message) -> dict[str, object]:

@@ -91,5 +91,6 @@ def _attachment(a: dict[str, Any], where: str) -> StoredAttachment:
 
 
 def _citation(c: dict[str, Any], where: str) -> StoredCitation:
+    place = [not_negative(c, key, int, where) for key in ("page", "last_page", "first_line", "last_line")]
     return StoredCitation(get(c, "sha256", str, where), get(c, "name", str, where), not_negative(c, "chunk", int, where),
-                          get(c, "where", str, where), get(c, "text", str, where))
+                          get(c, "where", str, where), get(c, "text", str, where), *place)

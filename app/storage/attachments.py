@@ -62,6 +62,29 @@ CREATE TABLE message_citations (
 );
 """
 
+# 7 -> 8: what the window says of an attachment and a citation, in its own language, from figures rather than the
+# runtime's English words. The rows written before keep those words; the migration reads the figures back out of them
+# (runtime/documents/library.py wrote them: "larger than half the context (N tokens): ...", "page 3", "lines 40–62").
+PLACES_MIGRATION = """
+ALTER TABLE attachments ADD COLUMN words_only INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE attachments ADD COLUMN document_budget INTEGER NOT NULL DEFAULT 0;
+UPDATE attachments SET words_only = (note LIKE '%share the most words%'),
+    document_budget = CAST(substr(note, length('larger than half the context (') + 1) AS INTEGER)
+    WHERE note LIKE 'larger than half the context (%';
+ALTER TABLE message_citations ADD COLUMN page INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE message_citations ADD COLUMN last_page INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE message_citations ADD COLUMN first_line INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE message_citations ADD COLUMN last_line INTEGER NOT NULL DEFAULT 0;
+UPDATE message_citations SET page = CAST(substr(place, 6) AS INTEGER), last_page = CAST(substr(place, 6) AS INTEGER)
+    WHERE place GLOB 'page [0-9]*';
+UPDATE message_citations SET page = CAST(substr(place, 7) AS INTEGER), last_page = CAST(substr(place, instr(place, '–') + 1) AS INTEGER)
+    WHERE place GLOB 'pages [0-9]*–[0-9]*';
+UPDATE message_citations SET first_line = CAST(substr(place, 6) AS INTEGER), last_line = CAST(substr(place, 6) AS INTEGER)
+    WHERE place GLOB 'line [0-9]*';
+UPDATE message_citations SET first_line = CAST(substr(place, 7) AS INTEGER), last_line = CAST(substr(place, instr(place, '–') + 1) AS INTEGER)
+    WHERE place GLOB 'lines [0-9]*–[0-9]*';
+"""
+
 
 
 @dataclass
@@ -78,9 +101,11 @@ class StoredAttachment:
     pages: int = 0
     fits_whole: bool = False
     searchable: bool = False
-    note: str = ""
+    note: str = ""  # the runtime's, in English: the window says it from the fields (app/attachments/words.py)
     thumbnail: bytes = b""
     image: bytes = field(default=b"", repr=False)  # only while it is being stored: the picture, for the full view
+    words_only: bool = False  # searched by its words alone (no embedding model was loaded when it was read)
+    document_budget: int = 0  # the most tokens of the context a document could take whole (0: no model was loaded)
 
 
 @dataclass
@@ -90,26 +115,33 @@ class StoredCitation:
     attachment_id: str
     name: str
     chunk: int
-    where: str
+    where: str  # as the runtime said it, in English ("page 3"): shown where the numbers below are not known
     text: str
+    # Where in the attachment (0: not known, as in a citation stored before version 8 that the migration could not read).
+    page: int = 0
+    last_page: int = 0
+    first_line: int = 0
+    last_line: int = 0
 
 
 # What _attachment reads, the last columns of a row: every query of attachments selects them so.
-_COLUMNS = "a.id, a.kind, a.name, a.mime, a.bytes, a.tokens, a.pages, a.fits_whole, a.searchable, a.note, a.thumbnail"
+_COLUMNS = "a.id, a.kind, a.name, a.mime, a.bytes, a.tokens, a.pages, a.fits_whole, a.searchable, a.note, a.thumbnail, a.words_only, a.document_budget"
 
 
 def _attachment(row: sqlite3.Row | tuple) -> StoredAttachment:
-    id_, kind, name, mime, size, tokens, pages, fits_whole, searchable, note, thumbnail = row[-11:]
-    return StoredAttachment(id_, kind, name, mime, size, tokens, pages, bool(fits_whole), bool(searchable), note, bytes(thumbnail or b""))
+    id_, kind, name, mime, size, tokens, pages, fits_whole, searchable, note, thumbnail, words_only, budget = row[-13:]
+    return StoredAttachment(id_, kind, name, mime, size, tokens, pages, bool(fits_whole), bool(searchable), note, bytes(thumbnail or b""),
+                            words_only=bool(words_only), document_budget=budget)
 
 
 _INSERT = (
-    "INSERT INTO attachments (id, kind, name, mime, bytes, tokens, pages, fits_whole, searchable, note, thumbnail, image, added_at, used_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO "
+    "INSERT INTO attachments (id, kind, name, mime, bytes, tokens, pages, fits_whole, searchable, note, words_only, document_budget, "
+    "thumbnail, image, added_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO "
 )
 _REFRESH = (
     "UPDATE SET name = excluded.name, mime = excluded.mime, tokens = excluded.tokens, pages = excluded.pages, "
-    "fits_whole = excluded.fits_whole, searchable = excluded.searchable, note = excluded.note, "
+    "fits_whole = excluded.fits_whole, searchable = excluded.searchable, note = excluded.note, words_only = excluded.words_only, "
+    "document_budget = excluded.document_budget, "
     "thumbnail = COALESCE(excluded.thumbnail, thumbnail), image = COALESCE(excluded.image, image), used_at = excluded.used_at"
 )
 
@@ -124,7 +156,7 @@ def remember(db: sqlite3.Connection, attachment: StoredAttachment, now: float | 
         _INSERT + (_REFRESH if used else "NOTHING"),
         (
             attachment.id, attachment.kind, attachment.name, attachment.mime, attachment.size, attachment.tokens, attachment.pages,
-            int(attachment.fits_whole), int(attachment.searchable), attachment.note,
+            int(attachment.fits_whole), int(attachment.searchable), attachment.note, int(attachment.words_only), attachment.document_budget,
             attachment.thumbnail or None, attachment.image or None, now, now,
         ),
     )
@@ -141,8 +173,9 @@ def save_citations(db: sqlite3.Connection, message_id: int, citations: Sequence[
     """The reply's citations, replacing any it had (a reply ends once; regenerate makes a new message)."""
     db.execute("DELETE FROM message_citations WHERE message_id = ?", (message_id,))
     db.executemany(
-        "INSERT INTO message_citations (message_id, ord, attachment_id, name, chunk, place, text) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(message_id, i, c.attachment_id, c.name, c.chunk, c.where, c.text) for i, c in enumerate(citations)],
+        "INSERT INTO message_citations (message_id, ord, attachment_id, name, chunk, place, text, page, last_page, first_line, last_line) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(message_id, i, c.attachment_id, c.name, c.chunk, c.where, c.text, c.page, c.last_page, c.first_line, c.last_line) for i, c in enumerate(citations)],
     )
 
 
@@ -173,12 +206,12 @@ def stored(db: sqlite3.Connection, attachment_ids: Sequence[str]) -> dict[str, S
 def citations_of(db: sqlite3.Connection, message_ids: Sequence[int]) -> dict[int, list[StoredCitation]]:
     out: dict[int, list[StoredCitation]] = {}
     rows = db.execute(
-        "SELECT message_id, attachment_id, name, chunk, place, text FROM message_citations "
+        "SELECT message_id, attachment_id, name, chunk, place, text, page, last_page, first_line, last_line FROM message_citations "
         "WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, ord",
         (json.dumps(list(message_ids)),),
     ).fetchall()
-    for message_id, attachment_id, name, chunk, place, text in rows:
-        out.setdefault(message_id, []).append(StoredCitation(attachment_id, name, chunk, place, text))
+    for message_id, *citation in rows:
+        out.setdefault(message_id, []).append(StoredCitation(*citation))
     return out
 
 

@@ -147,6 +147,8 @@ MIGRATIONS: list[str] = [
     """,
     # 6 -> 7: a message's attachments (chips, thumbnails), a reply's citations, the Documents list
     attachments.MIGRATION,
+    # 7 -> 8: an attachment's and a citation's figures, so the window says them in its own language
+    attachments.PLACES_MIGRATION,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # How long a statement waits for another connection's lock: short, because the window writes on its GUI thread.

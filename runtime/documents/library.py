@@ -107,6 +107,7 @@ class DocumentLibrary:
             info.note = "no model is loaded: its size in tokens is known once one is"
             return info
         info.tokens = chat.count_tokens(extracted.text)
+        info.document_budget = chat.document_budget
         info.fits_whole = info.tokens <= chat.document_budget
         if info.fits_whole:
             return info
@@ -243,7 +244,7 @@ def whole_document(attachment: Attachment, text: str) -> str:
 
 def retrieved_turn(question: str, chosen: list[Hit], names: dict[str, str]) -> tuple[str, list[Citation]]:
     """The turn's text with each chosen chunk in it, and the reply's citations: each place cited once (merged)."""
-    cites = [Citation(h.doc, names.get(h.doc, ""), h.chunk, where(h), h.text) for h in chosen]
+    cites = [Citation(h.doc, names.get(h.doc, ""), h.chunk, where(h), h.text, h.page, h.last_page, h.first_line, h.last_line) for h in chosen]
     return join_turn([excerpts(cites)], question), merged(cites)
 
 

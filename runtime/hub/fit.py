@@ -81,4 +81,7 @@ def judge(estimate: MemoryEstimate, devices: list[Device], ram_available: int) -
         gpu_needed=gpu_needed,
         label=verdict.label,
         detail=detail,
+        ram_available=ram_available,
+        gpu_free=gpu_free,
+        has_gpu=verdict.has_gpu,
     )

@@ -150,8 +150,10 @@ class HubService:
                 if projector is not None:
                     level.fit.detail += f"; with the vision projector {projector.path} ({projector.size / fit.GiB:.2f} GiB) counted in"
                 if draft is not None:
-                    level.fit.detail += f"; with the draft model {draft.name or 'partner'} counted in"
+                    level.fit.draft = draft.name or "partner"
+                    level.fit.detail += f"; with the draft model {level.fit.draft} counted in"
                 elif draft_problem:
+                    level.fit.draft_unknown = draft_problem
                     level.fit.detail += f"; without the draft model, whose size is unknown: {draft_problem}"
             result.levels.append(level)
         return result

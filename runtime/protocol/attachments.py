@@ -61,9 +61,13 @@ class AttachmentInfo:
     pages: int = 0  # a PDF's pages (0: not paged)
     fits_whole: bool = False  # the whole text fits the loaded model's context (with room to answer)
     searchable: bool = False  # too large to fit whole: its parts that answer a turn are searched for
-    note: str = ""  # why it cannot be used whole, or what was done ("" : nothing to say)
+    # Why it cannot be used whole, or what was done ("" : nothing to say), in English for logs and older clients:
+    # a window says it in its own language from the fields (document_budget, words_only).
+    note: str = ""
     # Searched by its words alone: no embedding model is loaded to find the parts that say it in other words.
     words_only: bool = False
+    # The most tokens of the loaded model's context a document may take whole (0: no model loaded); protocol 1.12.
+    document_budget: int = 0
 
 
 @dataclass
@@ -73,5 +77,10 @@ class Citation:
     attachment_id: str
     name: str
     chunk: int  # the chunk's index in the document
-    where: str
+    where: str  # in English, as the prompt's excerpt says it; a window says it from the numbers below
     text: str
+    # Where the chunk lies (protocol 1.12): its pages in a paged document (0: not paged), else its lines (1-based).
+    page: int = 0
+    last_page: int = 0
+    first_line: int = 0
+    last_line: int = 0

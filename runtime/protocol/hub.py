@@ -98,7 +98,13 @@ class MemoryFit:
     ram_needed: int
     gpu_needed: int
     label: FitLabel
-    detail: str
+    detail: str  # in English, for logs and older clients: a window says it from the figures
+    # What the label was judged against (protocol 1.12), so a window can say it in its own language.
+    ram_available: int = 0
+    gpu_free: int = 0
+    has_gpu: bool = False
+    draft: str = ""  # the draft model counted in with the level, by its name
+    draft_unknown: str = ""  # why the draft model asked for is not counted in (its header could not be read)
 
 
 @dataclass

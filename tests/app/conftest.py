@@ -34,6 +34,16 @@ def english(qapp):
     yield
 
 
+@pytest.fixture
+def indonesian(qapp):
+    """The window's strings in Indonesian for one test, English again after it."""
+    from app.ui import language
+
+    assert language.install("id") == "id"
+    yield
+    language.install("en")
+
+
 @pytest.fixture(scope="module")
 def module_window(qapp, starter_model, tmp_path_factory):
     """One real window (its runtime, the starter model loaded) for every test of a module: tests leave it as they found it."""

@@ -261,8 +261,36 @@
         </translation>
     </message>
     <message>
+        <source>Its size in tokens is known once a model is loaded</source>
+        <translation>Ukurannya dalam token diketahui setelah sebuah model dimuat</translation>
+    </message>
+    <message>
+        <source>It is larger than half the context ({budget}), the most a document may take whole.</source>
+        <translation>Dokumen ini lebih besar dari setengah konteks ({budget}), batas terbesar bagi dokumen yang dipakai utuh.</translation>
+    </message>
+    <message>
+        <source>The parts are found by the words they share with your question: an embedding model would also find those that say it in other words.</source>
+        <translation>Bagian-bagiannya dicari dari kata yang sama dengan pertanyaan Anda: model embedding juga akan menemukan bagian yang mengatakannya dengan kata-kata lain.</translation>
+    </message>
+    <message>
         <source>{name} is too large for the model&apos;s context ({tokens}): the parts that share the most words with your question go into the prompt.</source>
         <translation>{name} terlalu besar untuk konteks model ({tokens}): bagian yang paling banyak memiliki kata yang sama dengan pertanyaan Anda dimasukkan ke dalam prompt.</translation>
+    </message>
+    <message>
+        <source>pages {first}–{last}</source>
+        <translation>halaman {first}–{last}</translation>
+    </message>
+    <message>
+        <source>page {page}</source>
+        <translation>halaman {page}</translation>
+    </message>
+    <message>
+        <source>lines {first}–{last}</source>
+        <translation>baris {first}–{last}</translation>
+    </message>
+    <message>
+        <source>line {line}</source>
+        <translation>baris {line}</translation>
     </message>
 </context>
 <context>
@@ -360,6 +388,38 @@
     <message>
         <source>too big</source>
         <translation>terlalu besar</translation>
+    </message>
+    <message>
+        <source>The vision projector {file} ({size}) is counted in</source>
+        <translation>Proyektor visi {file} ({size}) ikut dihitung</translation>
+    </message>
+    <message>
+        <source>The draft model {name} is counted in</source>
+        <translation>Model draf {name} ikut dihitung</translation>
+    </message>
+    <message>
+        <source>The draft model is not counted in, its size is unknown: {reason}</source>
+        <translation>Model draf tidak ikut dihitung, ukurannya tidak diketahui: {reason}</translation>
+    </message>
+    <message>
+        <source>weights {weights} + KV cache {kv} + compute {compute}</source>
+        <translation>bobot {weights} + cache KV {kv} + komputasi {compute}</translation>
+    </message>
+    <message>
+        <source>Fits on the GPU: {needed} ({parts}) of {free} free</source>
+        <translation>Muat di GPU: {needed} ({parts}) dari {free} yang kosong</translation>
+    </message>
+    <message>
+        <source>Fits in RAM: {needed} ({parts}) of {available} available</source>
+        <translation>Muat di RAM: {needed} ({parts}) dari {available} yang tersedia</translation>
+    </message>
+    <message>
+        <source>Too big: it needs {needed} ({parts}), and this machine has {available} of RAM available</source>
+        <translation>Terlalu besar: butuh {needed} ({parts}), sedangkan RAM mesin ini yang tersedia {available}</translation>
+    </message>
+    <message>
+        <source>The GPU has {free} free; all layers need {needed} there</source>
+        <translation>GPU memiliki {free} yang kosong; semua lapisan butuh {needed} di sana</translation>
     </message>
     <message>
         <source>chat</source>

@@ -100,3 +100,39 @@ def test_a_conversation_put_back_or_imported_leaves_the_documents_list_in_its_or
         assert [d.name for d in store.documents()] == ["report.pdf", "notes.pdf"]
     finally:
         store.close()
+
+
+def test_rows_written_before_version_8_get_the_figures_their_english_words_held(tmp_path, english):
+    """Version 8 keeps an attachment's context budget and a citation's pages or lines as numbers, so the window
+    says them in its own language; the migration reads them out of the runtime's English words stored before."""
+    path = tmp_path / "v7.sqlite3"
+    with sqlite3.connect(str(path)) as db:
+        for version, script in enumerate(st.MIGRATIONS[:7], start=1):
+            db.executescript(f"BEGIN;\n{script}\nPRAGMA user_version = {version};\nCOMMIT;")
+        db.execute("INSERT INTO conversations VALUES ('c1', 'Old chat', 1.0, 2.0, '', '{}', 2)")
+        db.execute("INSERT INTO messages (id, conversation_id, position, role, content, state, created_at, model) "
+                   "VALUES (1, 'c1', 0, 'user', 'what does it say?', 'complete', 1.0, '')")
+        db.execute("INSERT INTO messages (id, conversation_id, position, role, content, state, created_at, model, parent_id, depth) "
+                   "VALUES (2, 'c1', 1, 'assistant', 'It says 4817.', 'complete', 1.5, 'm', 1, 1)")
+        notes = {
+            "a" * 64: "larger than half the context (4096 tokens): the parts that share the most words with each question are used "
+                      "(an embedding model would also find those that say it in other words)",
+            "b" * 64: "larger than half the context (16384 tokens): the parts most related to each question are used",
+            "c" * 64: "no model is loaded: its size in tokens is known once one is",
+        }
+        for ord_, (id_, note) in enumerate(notes.items()):
+            db.execute("INSERT INTO attachments (id, kind, name, note, searchable, tokens, added_at, used_at) VALUES (?, 'document', ?, ?, ?, ?, 1, 1)",
+                       (id_, f"doc{ord_}.md", note, int(ord_ < 2), 0 if ord_ == 2 else 9_000))
+            db.execute("INSERT INTO message_attachments VALUES (1, ?, ?)", (ord_, id_))
+        places = ["page 3", "pages 5–6", "line 4", "lines 40–62", "Seite 3"]
+        for ord_, place in enumerate(places):
+            db.execute("INSERT INTO message_citations VALUES (2, ?, ?, 'doc0.md', ?, ?, 'text')", (ord_, "a" * 64, ord_, place))
+    store = Store(path)
+    try:
+        question, reply = store.messages("c1")
+        assert [(a.words_only, a.document_budget) for a in question.attachments] == [(True, 4096), (False, 16384), (False, 0)]
+        assert [(c.page, c.last_page, c.first_line, c.last_line) for c in reply.citations] == [
+            (3, 3, 0, 0), (5, 6, 0, 0), (0, 0, 4, 4), (0, 0, 40, 62), (0, 0, 0, 0)]
+        assert [c.where for c in reply.citations] == places  # the words are kept: an unreadable one is still said as it came
+    finally:
+        store.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
+from app.metrics import figures
 from app.storage import Store
 from runtime.protocol import methods
 from document_files import pdf_bytes
@@ -113,7 +114,9 @@ def test_a_document_too_large_without_an_embedding_model_is_searched_by_its_word
     (info,) = win.attacher.take()
     assert not info.fits_whole and info.searchable
     tooltip = win.composer.chips.chips[0].toolTip()
-    assert "the parts that match your question are put in the prompt" in tooltip and "share the most words" in tooltip
+    assert "the parts that match your question are put in the prompt" in tooltip and "the words they share with your question" in tooltip
+    assert info.words_only and info.document_budget > 0  # said from these figures, in the window's language
+    assert f"larger than half the context ({figures.tokens(info.document_budget)})" in tooltip
     qt_wait_until(lambda: isinstance(feature.question, QMessageBox) and feature.question.isVisible(), 30, "the offer of an embedding model")
     box = feature.question
     assert "minutes.md is too large" in box.text() and "share the most words" in box.text()

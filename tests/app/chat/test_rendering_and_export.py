@@ -89,7 +89,7 @@ def test_export_names_a_messages_attachments_and_a_replys_citations_without_the_
     picture = StoredAttachment("b" * 64, "image", "harbour.png", "image/png", 2_048, thumbnail=b"\x89PNG thumbnail", image=b"\x89PNG whole picture")
     store.add_message(conv.id, "user", "What is the code?", attached=[pdf, picture])
     reply = store.add_message(conv.id, "assistant", "It is 4817.")
-    store.save_citations(reply.id, [StoredCitation(pdf.id, pdf.name, 7, "page 3", "The code is 4817."), StoredCitation(pdf.id, pdf.name, 2, "pages 5–6", "Gulls.")])
+    store.save_citations(reply.id, [StoredCitation(pdf.id, pdf.name, 7, "page 3", "The code is 4817.", 3, 3), StoredCitation(pdf.id, pdf.name, 2, "pages 5–6", "Gulls.", 5, 6)])
     conv, messages = store.conversation(conv.id), store.messages(conv.id)
 
     md = export.to_markdown(conv, messages)
@@ -103,8 +103,10 @@ def test_export_names_a_messages_attachments_and_a_replys_citations_without_the_
         {"name": "harbour.png", "kind": "image", "mime": "image/png", "size": 2_048, "sha256": "b" * 64},
     ]
     assert answer["citations"] == [
-        {"name": "log_book.pdf", "where": "page 3", "chunk": 7, "text": "The code is 4817.", "sha256": "a" * 64},
-        {"name": "log_book.pdf", "where": "pages 5–6", "chunk": 2, "text": "Gulls.", "sha256": "a" * 64},
+        {"name": "log_book.pdf", "where": "page 3", "chunk": 7, "text": "The code is 4817.", "sha256": "a" * 64,
+         "page": 3, "last_page": 3, "first_line": 0, "last_line": 0},
+        {"name": "log_book.pdf", "where": "pages 5–6", "chunk": 2, "text": "Gulls.", "sha256": "a" * 64,
+         "page": 5, "last_page": 6, "first_line": 0, "last_line": 0},
     ]
     assert (question["citations"], answer["attachments"]) == ([], [])
     assert "PNG" not in export.to_json(conv, messages)  # neither the picture nor its thumbnail

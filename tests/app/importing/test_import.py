@@ -116,7 +116,7 @@ def exported_conversation(store, tmp_path):
     store.add_message(conv.id, "user", "What does it say?", attached=[pdf])
     reply = store.add_message(conv.id, "assistant", "Sales rose.")
     store.update_message(reply.id, reasoning="Page 1 has the table.", thinking_ms=1_250.0)
-    store.save_citations(reply.id, [StoredCitation(pdf.id, pdf.name, 3, "page 1", "Sales rose 4%.")])
+    store.save_citations(reply.id, [StoredCitation(pdf.id, pdf.name, 3, "page 1", "Sales rose 4%.", 1, 1)])
     path = tmp_path / "report.json"
     export.save(path, export.to_json(store.conversation(conv.id), store.messages(conv.id)))
     return path, pdf
@@ -136,7 +136,7 @@ def test_lokal_json_export_round_trips_thinking_attachments_and_citations(tmp_pa
         assert (reply.reasoning, reply.thinking_ms) == ("Page 1 has the table.", 1_250.0)
         assert (question.reasoning, question.thinking_ms) == ("", 0.0)
         assert question.attachments == [pdf]  # this store's row: its size in tokens too, which the export does not carry
-        assert reply.citations == [StoredCitation(pdf.id, "report.pdf", 3, "page 1", "Sales rose 4%.")]
+        assert reply.citations == [StoredCitation(pdf.id, "report.pdf", 3, "page 1", "Sales rose 4%.", 1, 1)]  # its page too
     finally:
         fresh.close()
 
@@ -214,6 +214,8 @@ def test_a_field_of_the_wrong_type_names_where_it_is_and_nothing_of_the_file_is_
     ("citations", [{"name": "report.pdf", "where": "page 1", "chunk": "one", "text": "t", "sha256": "d" * 64}],
      r"\.citations\[0\]\.chunk: expected a number, got text"),
     ("citations", [{"name": "report.pdf", "where": "page 1", "chunk": 0, "sha256": "d" * 64}], r"\.citations\[0\]\.text: expected text, got null"),
+    ("citations", [{"name": "report.pdf", "where": "page 1", "chunk": 0, "text": "t", "sha256": "d" * 64, "page": -1}],
+     r"\.citations\[0\]\.page: expected 0 or more, got -1"),
 ])
 def test_a_bad_thinking_attachment_or_citation_field_names_where_it_is_and_nothing_is_imported(store, tmp_path, field, value, says):
     path, _ = exported_conversation(store, tmp_path)

@@ -21,6 +21,7 @@ def test_chunks_from_the_same_page_are_cited_once_and_both_stay_in_the_prompt():
     turn, citations = retrieved_turn("What is the code?", chosen, {"pdf": "report.pdf", "other": "notes.pdf"})
 
     assert [(c.name, c.where) for c in citations] == [("report.pdf", "page 3"), ("report.pdf", "page 1"), ("notes.pdf", "page 3")]
+    assert [(c.page, c.last_page) for c in citations] == [(3, 3), (1, 1), (3, 3)]  # the window says them in its language
     first = citations[0]
     assert first.chunk == 7  # the most relevant chunk's place in the list, and its index
     assert first.text == "The observatory is blue.\n\nThe code is 4817."  # both texts, in the document's order
@@ -33,3 +34,4 @@ def test_chunks_of_the_same_lines_are_cited_once_and_other_lines_apart():
     chosen = [hit("src", 4, "def main():", lines=(40, 62)), hit("src", 5, "    run()", lines=(40, 62)), hit("src", 9, "x = 1", lines=(70, 70))]
     _, citations = retrieved_turn("", chosen, {"src": "main.py"})
     assert [(c.where, c.text) for c in citations] == [("lines 40–62", "def main():\n\n    run()"), ("line 70", "x = 1")]
+    assert [(c.page, c.first_line, c.last_line) for c in citations] == [(0, 40, 62), (0, 70, 70)]

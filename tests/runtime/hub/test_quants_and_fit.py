@@ -94,10 +94,12 @@ def test_with_its_draft_partner_each_level_fits_with_both_models_counted(hub):
     assert paired.weights == alone.weights + draft.tensor_bytes
     assert paired.kv_cache == alone.kv_cache + draft.kv_bytes_per_token * 2048
     assert paired.ram_needed > alone.ram_needed and "with the draft model Tiny Coder 0.5B Instruct counted in" in paired.detail
+    assert (paired.draft, alone.draft, paired.ram_available > 0) == ("Tiny Coder 0.5B Instruct", "", True)  # what a window says it from
 
     # A partner that cannot be read leaves the levels listed and judged alone, saying why.
     lost = service.quants(HubQuantsParams(TARGET_REPO, n_ctx=2048, draft=ModelRef(repo="lokal-test/nope"))).levels[0].fit
     assert lost.weights == alone.weights and "without the draft model" in lost.detail and "lokal-test/nope" in lost.detail
+    assert lost.draft == "" and "lokal-test/nope" in lost.draft_unknown
 
 
 def test_quantized_kv_cache_shrinks_the_estimate(hub):
