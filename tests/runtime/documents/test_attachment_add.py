@@ -50,11 +50,12 @@ def test_a_stored_attachment_is_asked_for_again_by_id_as_the_loaded_model_takes_
 
     data = ("The ferry to the island leaves from pier 4 at nine. " * 20).encode()
     first = runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(name="ferry.txt", data_base64=base64.b64encode(data).decode()))
-    assert first.tokens == 0 and not first.fits_whole and "no model is loaded" in first.note
+    assert first.tokens == 0 and not first.fits_whole and "no model is loaded" in first.note and first.document_budget == 0
     runtime.load_model(ModelLoadParams(path=str(starter_model), n_ctx=2048))
     again = runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(id=first.id))
     assert (again.id, again.name, again.kind, again.bytes) == (first.id, "ferry.txt", "document", len(data))
     assert 150 < again.tokens < 400 and again.fits_whole and again.note == ""
+    assert again.document_budget == 1024  # half the context: what the window says a large document is measured against
     picture = runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(name="dot.png", mime="image/png", data_base64=base64.b64encode(b"\x89PNG....").decode()))
     assert runtime.request(methods.ATTACHMENT_ADD, AttachmentAddParams(id=picture.id)).kind == "image"
 
