@@ -54,3 +54,16 @@ def test_in_indonesian_the_tooltip_is_indonesian(indonesian, starter_model):
     for english in ("Fits", "weights", "available", "free", "layers"):
         assert english not in said
     assert fit_detail(level(fit.judge(estimate, [], 100 << 20))).startswith("Terlalu besar: butuh ")
+
+
+def test_the_level_table_shows_the_window_s_words_not_the_runtime_s(indonesian, starter_model):
+    from PySide6.QtCore import Qt
+
+    from app.catalog.table_model import QuantModel
+
+    judged = fit.judge(estimate_load(read_file_header(starter_model), 4096), [], 16 << 30)
+    assert judged.detail.startswith("fits in RAM")  # the runtime's English, for logs and older clients
+    levels = QuantModel()
+    levels.set_rows([level(judged)])
+    assert levels.data(levels.index(0, 2), Qt.ItemDataRole.ToolTipRole) == fit_detail(level(judged))
+    assert levels.data(levels.index(0, 2), Qt.ItemDataRole.ToolTipRole).startswith("Muat di RAM")
