@@ -51,6 +51,7 @@ STAT_ROWS: dict[str, str] = {
     "context_dropped_messages": "dropped",
     "speculation": "mode",
     "speculation_notice": "speculation_notice",
+    "speculation_cannot_rewind": "speculation_notice",
     "draft_tokens": "accepted",
     "draft_tokens_accepted": "accepted",
     "acceptance_rate": "accepted",
@@ -206,9 +207,12 @@ def drafted(stats: GenerationStats) -> bool:
 def speculation_rows(stats: GenerationStats, draft_model: str = "") -> list[Row]:
     """`draft_model`: the file name of the draft model loaded with the target ("" for none)."""
     rows = []
-    notice = stats.speculation_notice
-    if notice:  # speculation was switched off, and why (e.g. a model that cannot rewind its cache)
-        rows.append(Row("speculation_notice", Metrics.tr("Speculation off"), notice, SPECULATION))
+    if stats.speculation_cannot_rewind:  # speculation was asked for and switched off: said in the window's words
+        why = Metrics.tr("a {architecture} model cannot take back part of its cache, so nothing is drafted").format(
+            architecture=stats.speculation_cannot_rewind)
+        rows.append(Row("speculation_notice", Metrics.tr("Speculation off"), why, SPECULATION))
+    elif stats.speculation_notice:  # a reason the window has no words of its own for: the runtime's
+        rows.append(Row("speculation_notice", Metrics.tr("Speculation off"), stats.speculation_notice, SPECULATION))
     if not drafted(stats):
         return rows
     if stats.speedup:

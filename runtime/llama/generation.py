@@ -239,12 +239,15 @@ class StepTiming:
 class PlainStepper:
     """One target forward pass per token."""
 
-    def __init__(self, model: LlamaModel | Seq, sampler: Sampler, sink: "TokenSink", notice: str = ""):
+    def __init__(self, model: LlamaModel | Seq, sampler: Sampler, sink: "TokenSink", cannot_rewind: str = ""):
+        """`cannot_rewind`: the architecture of a model whose cache cannot be rewound, where speculation was asked for."""
         self.model = model
         self.sampler = sampler
         self.sink = sink
         sink.stats.speculation = "off"
-        sink.stats.speculation_notice = notice
+        sink.stats.speculation_cannot_rewind = cannot_rewind
+        if cannot_rewind:
+            sink.stats.speculation_notice = f"speculative decoding is off: a {cannot_rewind} model cannot rewind part of its cache to the last accepted token"
         self.pending = -1
 
     def begin(self) -> bool:

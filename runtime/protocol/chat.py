@@ -170,7 +170,9 @@ class GenerationStats:
     chat_template_fallback: str = ""
     # Speculative decoding (runtime/speculative), this turn so far.
     speculation: str = "off"  # the setting it ran with
-    speculation_notice: str = ""  # why speculation was switched off, if it was
+    speculation_notice: str = ""  # why speculation was switched off, if it was (English: a window says it from the next field)
+    # The architecture of a model whose cache cannot be rewound to the last accepted token, where that switched it off (1.12).
+    speculation_cannot_rewind: str = ""
     draft_tokens: int = 0  # tokens drafted (prompt lookup and draft model)
     draft_tokens_accepted: int = 0
     acceptance_rate: float = 0.0  # accepted / drafted

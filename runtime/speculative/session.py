@@ -63,10 +63,8 @@ class Speculation:
         ratio = draft.header.tensor_bytes / max(target.header.tensor_bytes, 1) if draft is not None else 0.5
         self.draft_step_prior = min(1.0, max(0.1, ratio))
         self._sequences: dict[int, SequenceDrafting] = {}
-        self.notice = ""
-        if not target.can_rewind:
-            self.notice = f"speculative decoding is off: a {target.header.architecture} model cannot rewind part of its cache to the last accepted token"
-        elif not self.verify_singly and fixed_k is None:
+        self.cannot_rewind = "" if target.can_rewind else target.header.architecture
+        if not self.cannot_rewind and not self.verify_singly and fixed_k is None:
             calibrate(target.sequences[-1], self.costs)
             if draft is not None:
                 calibrate_draft(draft.sequences[-1], self.costs)
@@ -91,9 +89,9 @@ class Speculation:
             # Greedy replies that must repeat exactly from run to run (the tests) need plain decoding:
             # which positions speculation verifies in a batch depends on timing, and batched logits differ slightly.
             mode = "off"
-        if mode == "off" or self.notice:
-            notice = self.notice if mode != "off" else ""
-            return lambda model, sampler, sink: PlainStepper(model, sampler, sink, notice)
+        if mode == "off" or self.cannot_rewind:
+            cannot_rewind = self.cannot_rewind if mode != "off" else ""
+            return lambda model, sampler, sink: PlainStepper(model, sampler, sink, cannot_rewind)
         use_lookup = mode in ("lookup", "both", "auto")
         use_draft = mode in ("draft", "both") or (mode == "auto" and self.draft_llama is not None)
 

@@ -2207,6 +2207,10 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>dipulihkan dari cache</translation>
     </message>
     <message>
+        <source>a {architecture} model cannot take back part of its cache, so nothing is drafted</source>
+        <translation>model {architecture} tidak dapat menarik kembali sebagian cache-nya, jadi tidak ada yang didrafkan</translation>
+    </message>
+    <message>
         <source>Speculation off</source>
         <translation>Spekulasi mati</translation>
     </message>

@@ -61,6 +61,13 @@ def test_speculation_rows_only_for_a_reply_that_drafted_and_the_speed_up_in_word
     assert figures.speedup_words(0.6) == "0.6× the speed of plain decoding"
 
 
+def test_speculation_switched_off_for_a_model_that_cannot_rewind_is_said_in_the_window_s_language(indonesian):
+    off = every_stat_set(draft_tokens=0, speculation="off", speculation_cannot_rewind="mamba",
+                         speculation_notice="speculative decoding is off: a mamba model cannot rewind part of its cache to the last accepted token")
+    (row,) = [r for r in figures.rows(METRICS, off) if r.key == "speculation_notice"]
+    assert row.label == "Spekulasi mati" and "mamba" in row.value and "cannot" not in row.value, row
+
+
 def test_memory_and_reply_rows_say_their_units(english):
     rows = {r.key: r for r in figures.rows(METRICS, GenerationStats(ttft_ms=120.0, prefill_tokens_per_s=850.0, prompt_tokens=1820,
                                                                     prompt_tokens_reused=1800, prompt_tokens_evaluated=20,

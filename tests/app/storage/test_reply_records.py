@@ -67,10 +67,11 @@ def test_a_record_is_stored_in_the_shape_older_lokals_read(tmp_path):
     with sqlite3.connect(str(path)) as db:
         (text,) = db.execute("SELECT stats FROM messages WHERE id = ?", (reply.id,)).fetchone()
     # Every figure of today's GenerationStats is written: LOCAL's, the per-drafter ones added since (protocol 1.5),
-    # and the reasoning ones (protocol 1.6).
+    # the reasoning ones (protocol 1.6), and why speculation was off in figures the window words itself (1.12).
     written = {
         **LOCAL, "lookup_draft_tokens": 0, "lookup_draft_tokens_accepted": 0, "model_draft_tokens": 0, "model_draft_tokens_accepted": 0,
         "reasoning_tokens": 0, "answer_tokens": 0, "thinking_ms": 0.0, "ttfat_ms": 0.0, "context_full": False, "prompt_image_positions": 0,
+        "speculation_cannot_rewind": "",
     }
     assert json.loads(text) == written
     assert store.message(reply.id).record == record

@@ -131,3 +131,23 @@ def test_vocabularies_read_from_files_are_compared_as_read(tmp_path):
     check_compatible(target, written("padded", vocabulary + ["<pad>"] * 3))
     with pytest.raises(IncompatibleDraft, match="token 123 is 't123' in the target but 'other' in the draft"):
         check_compatible(target, written("other", vocabulary[:123] + ["other"] + vocabulary[124:]))
+
+
+def test_a_model_that_cannot_rewind_decodes_plainly_and_says_why_in_figures_a_window_can_word(starter_model):
+    """A recurrent or hybrid model (llama.cpp's llama_model_is_recurrent / _is_hybrid) cannot drop the cells of a rejected
+    draft. None is small enough for a test, so the starter model is told it is one: the flag is all the session reads."""
+    from spec_helpers import chat_prompt, load, run
+    from runtime.speculative.session import Speculation
+
+    target = load(starter_model)
+    try:
+        target.can_rewind = False
+        speculation = Speculation(target)
+        prompt = chat_prompt(target, "Repeat: one two three four five six seven eight.")
+        asked = run(target, prompt, speculation.steppers_for("lookup")).stats
+        assert (asked.speculation, asked.draft_tokens, asked.speculation_cannot_rewind) == ("off", 0, "llama")
+        assert "cannot rewind" in asked.speculation_notice  # the runtime's English, for logs and older clients
+        plain = run(target, prompt, speculation.steppers_for("off")).stats
+        assert (plain.speculation_cannot_rewind, plain.speculation_notice) == ("", "")  # nothing was asked for: nothing to say
+    finally:
+        target.close()
