@@ -50,6 +50,8 @@ from runtime.protocol import (
     ChatDelta,
     ChatGenerateParams,
     ChatGenerateResult,
+    CountTokensParams,
+    CountTokensResult,
     Empty,
     ErrorCode,
     GenerationStats,
@@ -118,6 +120,7 @@ class RuntimeServer:
         self.dispatch.handle(methods.KV_CLEAR, lambda _params: self.engine.kv_clear())
         self.dispatch.handle(methods.API_START, self._api_start)
         self.dispatch.handle(methods.API_STOP, self._api_stop)
+        self.dispatch.handle(methods.MODEL_COUNT_TOKENS, self._count_tokens)
         self.dispatch.handle_job(methods.MODEL_LOAD, self._load)
         self.dispatch.handle_job(methods.MODEL_UNLOAD, self._unload)
         self.dispatch.handle_job(methods.CHAT_GENERATE, self._generate)
@@ -331,13 +334,19 @@ class RuntimeServer:
         llama = loaded.llama
 
         def count_tokens(text: str) -> int:
-            # attachment.add counts on the pool: never while a load or unload frees the model it counts with.
+            # attachment.add and model.count_tokens count on the pool: never while a load or unload frees the model they count with.
             with self.engine.load_lock:
                 if self.engine.loaded is not loaded:
-                    raise RpcError(ErrorCode.NO_MODEL_LOADED, "the model was unloaded meanwhile: add the attachment again")
+                    raise RpcError(ErrorCode.NO_MODEL_LOADED, "the model was unloaded meanwhile: ask again once one is loaded")
                 return len(llama.tokenize(text, add_bos=False, special=False))
 
         return ChatModelView(count_tokens, llama.n_ctx)
+
+    def _count_tokens(self, params: CountTokensParams) -> CountTokensResult:
+        view = self._chat_model_view()
+        if view is None:
+            raise RpcError(ErrorCode.NO_MODEL_LOADED, "no model is loaded: a text's tokens are counted with the loaded model")
+        return CountTokensResult(view.count_tokens(params.text), view.n_ctx)
 
     def _stop_jobs(self) -> None:
         for job in self.slot.jobs():

@@ -6,6 +6,7 @@ from PySide6.QtCore import QLocale
 
 from app.chat.long_text import Fold
 from app.metrics.figures import number
+from app.metrics.figures import tokens as tokens_text
 from app.storage import store as st
 from app.ui.language import Context
 from runtime.protocol import ContextOverflow, RpcError
@@ -57,6 +58,20 @@ def fold_summary(folded: Fold) -> str:
 
 def whole_summary(folded: Fold) -> str:
     return Messages.tr("%Ln line(s)", None, folded.lines)
+
+
+def meter_words(tokens: int, used: int, n_ctx: int, max_tokens: int | None) -> tuple[str, bool]:
+    """Under the message box: the message's size in tokens, and whether it warns. A message needs room for the reply
+    beside it (runtime/engine/context_window.py: min(max_tokens, n_ctx / 4)); past what the conversation has left, its
+    oldest turns are left out; past the whole context, it cannot be sent as a message."""
+    size = tokens_text(tokens)
+    reply_room = min(max_tokens or n_ctx, n_ctx // 4)
+    if tokens + reply_room > n_ctx:
+        return Messages.tr("{size}: more than this model's context of {n_ctx} holds with room to answer. Attach it as a file "
+                           "instead: the parts your question needs are found in it.").format(size=size, n_ctx=number(n_ctx)), True
+    if used + tokens + reply_room > n_ctx:
+        return Messages.tr("{size}: the oldest messages will be left out of the context to make room").format(size=size), True
+    return size, False
 
 
 def reply_error(error: RpcError) -> str:

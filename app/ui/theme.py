@@ -104,6 +104,8 @@ def stylesheet(dark: bool) -> str:
     #speaker {{ font-weight: 600; }}
     #stateBadge {{ color: {warn_fg}; background: {warn_bg}; border-radius: 6px; padding: 1px 6px; }}
     #hint, #metricsHint, #metricsCaption, #metricsName {{ color: {hint}; }}
+    #messageMeter {{ color: {hint}; }}
+    #messageMeter[warns="true"] {{ color: {warn_fg}; background: {warn_bg}; border-radius: 6px; padding: 2px 6px; }}
     #metricsSection {{ font-weight: 600; }}
     #codeBlock {{ background: {code_background(dark)}; border: 1px solid {border}; border-radius: 8px; }}
     QScrollBar#slimScroll:horizontal {{ height: 12px; background: transparent; margin: 0px 8px 4px 8px; }}

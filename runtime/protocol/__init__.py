@@ -36,6 +36,8 @@ from runtime.protocol.session import (
     ShutdownResult,
 )
 from runtime.protocol.model import (
+    CountTokensParams,
+    CountTokensResult,
     DeviceUse,
     KvType,
     SplitMode,
@@ -208,6 +210,8 @@ __all__ = [
     "ModelProgress",
     "ModelRef",
     "ModelUnloadResult",
+    "CountTokensParams",
+    "CountTokensResult",
     "ModelsAddParams",
     "ModelsListResult",
     "ModelsRemoveParams",

@@ -35,7 +35,7 @@ from runtime.protocol.kv import KvClearResult, KvStoreInfo, KvStoreInfoParams
 from runtime.protocol.lanes import Lane
 from runtime.protocol.local_models import LocalModel, ModelsAddParams, ModelsListResult, ModelsRemoveParams, ModelsRemoveResult
 from runtime.protocol.metrics import MetricsParams, MetricsResult
-from runtime.protocol.model import ModelLoadParams, ModelLoadResult, ModelProgress, ModelUnloadResult
+from runtime.protocol.model import CountTokensParams, CountTokensResult, ModelLoadParams, ModelLoadResult, ModelProgress, ModelUnloadResult
 from runtime.protocol.session import Empty, InitializeParams, InitializeResult, JobWaiting, ShutdownResult
 
 
@@ -74,6 +74,7 @@ INITIALIZE = Method("initialize", InitializeParams, InitializeResult)
 SHUTDOWN = Method("shutdown", Empty, ShutdownResult)
 MODEL_LOAD = Method("model.load", ModelLoadParams, ModelLoadResult, ENGINE)
 MODEL_UNLOAD = Method("model.unload", Empty, ModelUnloadResult, ENGINE)
+MODEL_COUNT_TOKENS = Method("model.count_tokens", CountTokensParams, CountTokensResult, POOL)  # waits out a load, never a reply
 CHAT_GENERATE = Method("chat.generate", ChatGenerateParams, ChatGenerateResult, BATCH)
 CHAT_CANCEL = Method("chat.cancel", ChatCancelParams, ChatCancelResult)
 RUNTIME_METRICS = Method("runtime.metrics", MetricsParams, MetricsResult)
@@ -108,7 +109,7 @@ ATTACHMENT_PROGRESS = Topic("attachment.progress", AttachmentProgress)
 METHODS: dict[str, Method[Any, Any]] = {
     method.name: method
     for method in (
-        INITIALIZE, SHUTDOWN, MODEL_LOAD, MODEL_UNLOAD, CHAT_GENERATE, CHAT_CANCEL, RUNTIME_METRICS,
+        INITIALIZE, SHUTDOWN, MODEL_LOAD, MODEL_UNLOAD, MODEL_COUNT_TOKENS, CHAT_GENERATE, CHAT_CANCEL, RUNTIME_METRICS,
         HUB_CATALOG, HUB_SEARCH, HUB_QUANTS, HUB_DRAFT_CHECK,
         DOWNLOAD_START, DOWNLOAD_PAUSE, DOWNLOAD_RESUME, DOWNLOAD_CANCEL, DOWNLOAD_LIST,
         MODELS_LIST, MODELS_ADD, MODELS_REMOVE, KV_STORE_INFO, KV_CLEAR, API_START, API_STOP,

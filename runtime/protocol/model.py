@@ -1,4 +1,5 @@
-"""Loading and unloading a model (model.load, model.unload, the model.progress notification)."""
+"""Loading and unloading a model (model.load, model.unload, the model.progress notification), and counting a text's
+tokens with the loaded one (model.count_tokens)."""
 
 from __future__ import annotations
 
@@ -115,3 +116,16 @@ class ModelProgress:
 @dataclass
 class ModelUnloadResult:
     unloaded: bool
+
+
+@dataclass
+class CountTokensParams:
+    """`model.count_tokens` (protocol 1.12): a message being written, counted as a turn's content is read."""
+
+    text: str
+
+
+@dataclass
+class CountTokensResult:
+    tokens: int  # the text's tokens for the loaded chat model (no BOS; special tokens' names count as text, as a message's do)
+    n_ctx: int  # the context each conversation has

@@ -11,7 +11,7 @@ from typing import Callable
 
 from PySide6.QtCore import QMimeData, QSize, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QImage, QKeyEvent, QResizeEvent, QTextCursor
-from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QPlainTextEdit, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from app.attachments import kinds
 from app.attachments.service import Attacher
@@ -155,6 +155,13 @@ class Composer(QFrame):
         self.button.clicked.connect(self._on_button)
         layout.addWidget(self.edit, 1)
         layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignBottom)
+        # The message's size in tokens once the typing pauses (app/chat/message_meter.py), and a warning where it will not fit.
+        self.meter = QLabel()
+        self.meter.setObjectName("messageMeter")
+        self.meter.setWordWrap(True)
+        self.meter.setAlignment(Qt.AlignmentFlag.AlignRight)
+        self.meter.hide()
+        column.addWidget(self.meter)
         self._fit()
         self._update_button()
 
@@ -169,6 +176,17 @@ class Composer(QFrame):
         cursor.insertText(text)
         self.edit.setTextCursor(cursor)
         self.edit.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def show_meter(self, text: str, warns: bool) -> None:
+        self.meter.setText(text)
+        self.meter.setVisible(bool(text))
+        if self.meter.property("warns") != warns:
+            self.meter.setProperty("warns", warns)
+            # A count sits by the send button; a warning is a sentence or two, read from the left.
+            self.meter.setAlignment(Qt.AlignmentFlag.AlignLeft if warns else Qt.AlignmentFlag.AlignRight)
+            self.meter.style().unpolish(self.meter)  # the style sheet's [warns="true"] rule is matched again
+            self.meter.style().polish(self.meter)
+        described(self.meter, self.tr("Message size"), text)
 
     def set_generating(self, generating: bool) -> None:
         self.generating = generating

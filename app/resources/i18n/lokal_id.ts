@@ -820,6 +820,10 @@
         <translation>Enter mengirim; Shift+Enter memulai baris baru; Esc menghentikan balasan</translation>
     </message>
     <message>
+        <source>Message size</source>
+        <translation>Ukuran pesan</translation>
+    </message>
+    <message>
         <source>Stop (Esc)</source>
         <translation>Hentikan (Esc)</translation>
     </message>
@@ -2024,6 +2028,14 @@ Hanya tautan http, https, dan mailto dalam balasan yang dibuka.</translation>
         <translation>
             <numerusform>%Ln baris</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>{size}: more than this model&apos;s context of {n_ctx} holds with room to answer. Attach it as a file instead: the parts your question needs are found in it.</source>
+        <translation>{size}: lebih dari yang dapat ditampung konteks model ini ({n_ctx}) dengan ruang untuk menjawab. Lampirkan sebagai berkas saja: bagian yang diperlukan pertanyaan Anda akan dicari di dalamnya.</translation>
+    </message>
+    <message>
+        <source>{size}: the oldest messages will be left out of the context to make room</source>
+        <translation>{size}: pesan-pesan terlama akan dikeluarkan dari konteks untuk memberi ruang</translation>
     </message>
     <message>
         <source>Attach the text as a file instead (the paperclip, or drop the file on the message box): a file too long for the context is searched for the parts your question needs.</source>
