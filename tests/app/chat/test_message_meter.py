@@ -59,6 +59,23 @@ def test_a_message_the_context_cannot_hold_says_so_before_it_is_sent(qtbot, wind
     assert not warns and text.endswith("tokens")
 
 
+def test_a_message_that_pushes_the_oldest_turns_out_says_so_and_alone_it_would_not(qtbot, window, starter_model):
+    window.chat.send("Name a fruit.")
+    wait_reply(qtbot, window)
+    used = context_used(window.chat.messages.messages)  # the runtime's figures for that turn
+    assert used > 20
+    vocab = llama_cpp.Llama(str(starter_model), vocab_only=True, verbose=False)
+    wanted = N_CTX - 8 - used + 5  # 8: the window's max_tokens here, the room kept for the reply
+    words = " cat" * wanted
+    while len(vocab.tokenize(words.encode(), add_bos=False, special=False)) > wanted:
+        words = words[:-4]
+    text, warns = shown(qtbot, window, words)
+    assert warns and text.endswith("the oldest messages will be left out of the context to make room"), text
+    window.chat.new_conversation()  # nothing said yet: the same message fits (counted again as the conversation changes)
+    qtbot.waitUntil(lambda: not window.composer.meter.property("warns"), timeout=30_000)
+    assert window.composer.meter.text().endswith("tokens")
+
+
 def test_replies_from_a_remote_endpoint_are_not_counted_with_the_local_model(qtbot, window):
     remote = RuntimeLink(auto_restart=False)  # stands for a remote endpoint's link: its tokenizer is not the loaded model's
     try:
