@@ -30,7 +30,7 @@ RESTART_DELAY_S = 0.3
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("serve", help="serve an OpenAI-compatible API", description="Serve an OpenAI-compatible API (/v1/models, /v1/chat/completions, /v1/completions, /v1/embeddings) from a local model.")
+    p = sub.add_parser("serve", help="serve an OpenAI-compatible API", description="Serve an OpenAI-compatible API (/v1/models, /v1/chat/completions, /v1/completions, /v1/embeddings; llama-server's /tokenize and /detokenize) from a local model.")
     p.add_argument("--host", default=None, help="address to bind (default 127.0.0.1; another needs --allow-network)")
     p.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks a free one)")
     p.add_argument("--model", metavar="PATH", help="a GGUF file (default: the starter model)")

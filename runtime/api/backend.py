@@ -50,6 +50,10 @@ class EngineJobs(Protocol):
         """The loaded model's token ids as text; RpcError INVALID_PARAMS for an id it does not have."""
         ...
 
+    def tokenize(self, text: str, add_special: bool, parse_special: bool) -> tuple[list[int], list[bytes]]:
+        """The loaded model's token ids for `text`, and the bytes each stands for (special tokens written out)."""
+        ...
+
     def embedding_model(self) -> EmbeddingModel | None: ...
 
     def store_document(self, data: bytes, name: str, mime: str) -> Attachment: ...
@@ -152,7 +156,7 @@ class Backend:
 
     def check_model(self, requested: str) -> None:
         """503 while no model is ready; 404 for a model that is not the one loaded."""
-        self._check_available()
+        self.check_available()
         self.check_name(requested)
 
     def check_name(self, requested: str) -> None:
@@ -165,7 +169,8 @@ class Backend:
         """The reply can never outgrow the context, so that is the cap (and the default)."""
         return self.n_ctx if requested is None else min(requested, self.n_ctx)
 
-    def _check_available(self) -> None:
+    def check_available(self) -> None:
+        """503 while no model is ready (one loads, or none is loaded), or the server stops."""
         if self._closed:
             raise errors.stopping()
         state = self.state
@@ -205,7 +210,7 @@ class Backend:
         429 when the queue has no room for all of them, 400 when this server could never hold them at once.
         `arrived`: from `expect_reply` when the request came in; the engine calls it once the first reply is submitted
         (the others are expected from now on). `param`: the request's field that asked for this many (named in the 400)."""
-        self._check_available()
+        self.check_available()
         most = self.n_parallel + self.max_queue
         if len(choices) > most:
             raise errors.bad_request(f"{param}: this server answers at most {most} choices at once ({self.n_parallel} streaming and {self.max_queue} waiting)", param=param)

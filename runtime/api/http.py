@@ -27,7 +27,7 @@ from typing import Awaitable, Callable, Iterable
 
 from aiohttp import web
 
-from runtime.api import address, constraints, errors, images, keys, schema
+from runtime.api import address, constraints, errors, images, keys, schema, tokens
 from runtime.api.embeddings import embeddings
 from runtime.api.files import attach_files
 from runtime.api.backend import Backend
@@ -123,6 +123,8 @@ def create_app(backend: Backend, api_key: str, cors_origins: Iterable[str] = (),
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_post("/v1/completions", completions)
     app.router.add_post("/v1/embeddings", embeddings_endpoint)
+    app.router.add_post("/tokenize", tokenize_endpoint)  # llama-server's, for clients that count tokens with them
+    app.router.add_post("/detokenize", detokenize_endpoint)
     return app
 
 
@@ -316,6 +318,14 @@ async def _chat_completions(request: web.Request, backend: Backend, arrived: Cal
 
 async def embeddings_endpoint(request: web.Request) -> web.Response:
     return await embeddings(request, request.app[BACKEND])
+
+
+async def tokenize_endpoint(request: web.Request) -> web.Response:
+    return await tokens.tokenize(await read_request(request, tokens.TokenizeRequest), request.app[BACKEND])
+
+
+async def detokenize_endpoint(request: web.Request) -> web.Response:
+    return await tokens.detokenize(await read_request(request, tokens.DetokenizeRequest), request.app[BACKEND])
 
 
 async def _completions(request: web.Request, backend: Backend, arrived: Callable[[], None]) -> web.StreamResponse:

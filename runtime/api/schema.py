@@ -27,6 +27,9 @@ MAX_CHOICES = 128  # OpenAI's limit for n
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
+    def check_supported(self) -> None:
+        """A 400 naming what a body of valid fields asks for that this server does not do (nothing, unless a request says)."""
+
 
 class TextPart(_Body):
     type: Literal["text"]
@@ -324,7 +327,7 @@ class CompletionRequest(_Sampling):
             raise bad_request("suffix (fill-in-the-middle) is not supported by this server", param="suffix")
 
 
-Request = TypeVar("Request", bound=_Sampling)
+Request = TypeVar("Request", bound=_Body)
 
 
 def parse(cls: type[Request], data: object) -> Request:

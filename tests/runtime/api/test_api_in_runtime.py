@@ -69,6 +69,9 @@ def test_api_start_refuses_the_network_and_a_taken_port_and_answers_503_without_
     assert status == 503 and health["status"] == "no_model"
     status, body = api.status("/v1/chat/completions", {"model": MODEL_NAME, "messages": [{"role": "user", "content": "Hi"}]})
     assert status == 503 and body["error"]["code"] == "model_unavailable"
+    for path, body in (("/tokenize", {"content": "Hi"}), ("/detokenize", {"tokens": [1]})):  # no tokenizer without a model
+        status, body = api.status(path, body)
+        assert status == 503 and body["error"]["code"] == "model_unavailable"
     assert runtime.request(methods.API_STOP, timeout=30).stopped is True
     with pytest.raises(ConnectionRefusedError):
         api.status()
