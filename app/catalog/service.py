@@ -13,6 +13,7 @@ from typing import Callable
 from PySide6.QtCore import QObject, Signal
 
 from app.runtime_link import RuntimeLink
+from app.runtime_link.error_words import said
 
 from runtime.protocol import (
     DownloadIdParams,
@@ -162,4 +163,4 @@ class CatalogService(QObject):
             self.sig_download.emit(params)
 
     def _error(self, what: str) -> Callable[[RpcError], None]:
-        return lambda error: self.sig_error.emit(what, error.message if isinstance(error, RpcError) else str(error))
+        return lambda error: self.sig_error.emit(what, said(error) if isinstance(error, RpcError) else str(error))

@@ -8,6 +8,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QModelIndex, 
 from PySide6.QtGui import QColor
 
 from app.formatting import human_size
+from app.runtime_link.error_words import error_text
 from app.ui.language import Context
 
 from runtime.protocol import CatalogEntry, DownloadInfo, HubRepo, MemoryFit, QuantLevel
@@ -238,8 +239,9 @@ class DownloadsModel(_Table):
             return d
         if role == ProgressRole:
             return percent
+        error = error_text(d.error_code, d.error, d.error_data) if d.error else None
         if role == Qt.ItemDataRole.ToolTipRole:
-            return d.error
+            return error
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         return (
@@ -248,5 +250,5 @@ class DownloadsModel(_Table):
             f"{percent}%  {human_size(d.bytes_done)} / {human_size(d.bytes_total)}",
             f"{human_size(d.speed)}/s" if d.state == "running" else "",
             human_eta(d.eta_s) if d.state == "running" else "",
-            download_state(d.state) if not d.error else f"{download_state(d.state)}: {d.error}",
+            download_state(d.state) if not error else f"{download_state(d.state)}: {error}",
         )[col]

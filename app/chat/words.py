@@ -7,6 +7,7 @@ from PySide6.QtCore import QLocale
 from app.chat.long_text import Fold
 from app.metrics.figures import number
 from app.metrics.figures import tokens as tokens_text
+from app.runtime_link.error_words import said
 from app.storage import store as st
 from app.ui.language import Context
 from runtime.protocol import ContextOverflow, RpcError
@@ -78,7 +79,7 @@ def reply_error(error: RpcError) -> str:
     """Why a reply failed, in words the user can act on where Lokal knows what helps."""
     overflow = ContextOverflow.of(error)
     if overflow is None:
-        return error.message
+        return said(error)
     attach = Messages.tr(
         "Attach the text as a file instead (the paperclip, or drop the file on the message box): a file too long for the "
         "context is searched for the parts your question needs.")

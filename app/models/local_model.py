@@ -19,6 +19,7 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 
 from app.formatting import human_size
 from app.runtime_link import ConnectionState, RuntimeLink
+from app.runtime_link.error_words import said
 from runtime.protocol import LocalModel, ModelLoadResult, ModelsAddParams, ModelsListResult, RpcError, methods
 
 log = logging.getLogger("lokal.models")
@@ -79,7 +80,7 @@ class LocalModels(QObject):
 
             self.link.sig_ready.connect(when_ready)
             return
-        self.link.call(methods.MODELS_ADD, ModelsAddParams(path), self._on_added, lambda error: self.sig_add_failed.emit(path, error.message))
+        self.link.call(methods.MODELS_ADD, ModelsAddParams(path), self._on_added, lambda error: self.sig_add_failed.emit(path, said(error)))
 
     def _on_added(self, added: LocalModel) -> None:
         self.scan()

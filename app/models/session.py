@@ -10,6 +10,7 @@ from typing import Callable, Optional
 from PySide6.QtCore import QObject, Signal
 
 from app.runtime_link import RuntimeLink
+from app.runtime_link.error_words import said
 from runtime.protocol import ErrorCode, KvType, MetricsResult, ModelLoadParams, ModelLoadResult, RpcError, SpeculationMode, SplitMode, methods
 
 LOAD_TIMEOUT_MS = 10 * 60_000
@@ -121,7 +122,7 @@ class ModelSession(QObject):
             self.loading = None
         if error.code == ErrorCode.RUNTIME_DIED:
             return  # the runtime restarts and _on_runtime_ready loads `wanted` again
-        self.sig_failed.emit(choice.path, error.message)
+        self.sig_failed.emit(choice.path, said(error))
         # The runtime checks a file before it drops the old model, but a failure inside llama.cpp
         # leaves none: go back to the previous choice so the app keeps working.
         previous = self._previous

@@ -119,6 +119,7 @@ class Download:
         self.state: DownloadState = next((s for s in STATES if s == record.get("state")), "paused")  # an unknown one (a damaged record) resumes paused
         self.error: str | None = record.get("error")
         self.error_code: int | None = record.get("error_code")
+        self.error_data: dict | None = record.get("error_data") if isinstance(record.get("error_data"), dict) else None
         self.paths: list[str] = record.get("paths", [])
         self.current_file = ""
         self.attempts = 0
@@ -165,7 +166,7 @@ class Download:
         return {
             "id": self.id, "repo": self.repo, "revision": self.revision, "commit": self.commit, "quant": self.quant,
             "files": [f.__dict__ for f in self.files], "state": self.state, "error": self.error,
-            "error_code": self.error_code, "paths": self.paths,
+            "error_code": self.error_code, "error_data": self.error_data, "paths": self.paths,
         }
 
     def info(self) -> DownloadInfo:
@@ -175,7 +176,7 @@ class Download:
             state=self.state, bytes_done=self.bytes_done, bytes_total=self.bytes_total, speed=speed,
             eta_s=eta_seconds(self.bytes_total - self.bytes_done, speed) if self.state == "running" else None,
             current_file=self.current_file, paths=list(self.paths), error=self.error, error_code=self.error_code,
-            attempts=self.attempts,
+            attempts=self.attempts, error_data=self.error_data,
         )
 
     # ---- control (any thread) ---------------------------------------------
@@ -198,7 +199,7 @@ class Download:
     def start_thread(self) -> None:
         self._request = None
         self._wake.clear()
-        self.error = self.error_code = None
+        self.error = self.error_code = self.error_data = None
         self.attempts = 0
         self.state = "running"
         self.meter.reset()
@@ -221,6 +222,7 @@ class Download:
             self.state = "cancelled" if self._request == "cancel" else "paused"
         except RpcError as exc:
             self.state, self.error, self.error_code = "failed", exc.message, exc.code
+            self.error_data = exc.data if isinstance(exc.data, dict) else None
         except Exception as exc:  # a bug: say so instead of hanging in "running"
             log.exception("download %s failed", self.id)
             self.state, self.error, self.error_code = "failed", f"internal error: {type(exc).__name__}: {exc}", int(ErrorCode.INTERNAL_ERROR)

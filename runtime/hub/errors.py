@@ -32,15 +32,15 @@ def from_exception(exc: BaseException, what: str, has_token: bool) -> RpcError:
         return RpcError(ErrorCode.INVALID_PARAMS, f"{what}: {exc}", {"repo": what})
     if isinstance(exc, hf_errors.GatedRepoError):
         if has_token:
-            return RpcError(ErrorCode.ACCESS_DENIED, f"{what} is a gated repository and your token has no access yet: accept its terms on the model page first", {"repo": what})
-        return RpcError(ErrorCode.AUTH_REQUIRED, f"{what} is a gated repository: {LOGIN_HINT} after accepting its terms on the model page", {"repo": what})
+            return RpcError(ErrorCode.ACCESS_DENIED, f"{what} is a gated repository and your token has no access yet: accept its terms on the model page first", {"repo": what, "gated": True})
+        return RpcError(ErrorCode.AUTH_REQUIRED, f"{what} is a gated repository: {LOGIN_HINT} after accepting its terms on the model page", {"repo": what, "gated": True})
     if isinstance(exc, hf_errors.RevisionNotFoundError):
         return RpcError(ErrorCode.REPO_NOT_FOUND, f"revision not found in {what}", {"repo": what})
     if isinstance(exc, hf_errors.RemoteEntryNotFoundError):
         return RpcError(ErrorCode.FILE_NOT_FOUND, f"file not found: {what}", {"what": what})
     if isinstance(exc, hf_errors.RepositoryNotFoundError):
         hint = "" if has_token else f"; if it is private, {LOGIN_HINT}"
-        return RpcError(ErrorCode.REPO_NOT_FOUND, f"repository not found: {what}{hint}", {"repo": what})
+        return RpcError(ErrorCode.REPO_NOT_FOUND, f"repository not found: {what}{hint}", {"repo": what, "has_token": has_token})
     if isinstance(exc, hf_errors.HfHubHTTPError) and exc.response is not None:
         status = exc.response.status_code
         if status == 401:
@@ -65,4 +65,4 @@ def disk_full(what: str, needed: int | None = None, free: int | None = None, flo
             message += f" and {floor / 2**30:.2f} GiB of it stays free for everything else"
     else:
         message = f"the disk is full while writing {what}"
-    return RpcError(ErrorCode.DISK_FULL, message, {"needed_bytes": needed, "free_bytes": free, "floor_bytes": floor})
+    return RpcError(ErrorCode.DISK_FULL, message, {"what": what, "needed_bytes": needed, "free_bytes": free, "floor_bytes": floor})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
 from runtime.protocol.model import KvType
 
@@ -193,6 +193,8 @@ class DownloadInfo:
     error: Optional[str] = None
     error_code: Optional[int] = None
     attempts: int = 0  # retries after transient errors in this run
+    # The error's data (the figures and names a window words it from in its own language; protocol 1.12).
+    error_data: Optional[dict[str, Any]] = None
 
 
 @dataclass

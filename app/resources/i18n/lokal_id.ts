@@ -1152,6 +1152,57 @@ terakhir aktif {time}</translation>
     </message>
 </context>
 <context>
+    <name>Errors</name>
+    <message>
+        <source>The model needs about {needed} of GPU memory with these settings, and {available} is free: offload fewer layers or choose a smaller context.</source>
+        <translation>Model ini butuh sekitar {needed} memori GPU dengan pengaturan ini, dan yang kosong {available}: pindahkan lebih sedikit lapisan ke GPU atau pilih konteks yang lebih kecil.</translation>
+    </message>
+    <message>
+        <source>The model needs about {needed} of memory with these settings, and {available} is available: choose a smaller quantization or context.</source>
+        <translation>Model ini butuh sekitar {needed} memori dengan pengaturan ini, dan yang tersedia {available}: pilih kuantisasi atau konteks yang lebih kecil.</translation>
+    </message>
+    <message>
+        <source>The disk is full.</source>
+        <translation>Disk penuh.</translation>
+    </message>
+    <message>
+        <source>Not enough disk space: {needed} more is needed, and {free} is free.</source>
+        <translation>Ruang disk tidak cukup: masih butuh {needed} lagi, dan yang kosong {free}.</translation>
+    </message>
+    <message>
+        <source>Lokal leaves {floor} of it free for everything else.</source>
+        <translation>Lokal menyisakan {floor} darinya untuk keperluan lain.</translation>
+    </message>
+    <message>
+        <source>Hugging Face cannot be reached: check the network connection.</source>
+        <translation>Hugging Face tidak dapat dihubungi: periksa koneksi jaringan.</translation>
+    </message>
+    <message>
+        <source>{repo} is a gated repository: accept its terms on the model page, then log in with `{login}` (or set HF_TOKEN).</source>
+        <translation>{repo} adalah repositori berpagar: setujui ketentuannya di halaman model, lalu masuk dengan `{login}` (atau atur HF_TOKEN).</translation>
+    </message>
+    <message>
+        <source>{repo} needs a Hugging Face token: log in with `{login}` (or set HF_TOKEN).</source>
+        <translation>{repo} memerlukan token Hugging Face: masuk dengan `{login}` (atau atur HF_TOKEN).</translation>
+    </message>
+    <message>
+        <source>{repo} is a gated repository and your token has no access yet: accept its terms on the model page first.</source>
+        <translation>{repo} adalah repositori berpagar dan token Anda belum punya akses: setujui dulu ketentuannya di halaman model.</translation>
+    </message>
+    <message>
+        <source>Your Hugging Face token has no access to {repo}.</source>
+        <translation>Token Hugging Face Anda tidak punya akses ke {repo}.</translation>
+    </message>
+    <message>
+        <source>No repository {repo} on Hugging Face.</source>
+        <translation>Tidak ada repositori {repo} di Hugging Face.</translation>
+    </message>
+    <message>
+        <source>No repository {repo} on Hugging Face; if it is private, log in with `{login}` (or set HF_TOKEN).</source>
+        <translation>Tidak ada repositori {repo} di Hugging Face; jika repositori itu privat, masuk dengan `{login}` (atau atur HF_TOKEN).</translation>
+    </message>
+</context>
+<context>
     <name>Export</name>
     <message>
         <source>Exported from Lokal on {time}</source>

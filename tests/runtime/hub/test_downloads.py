@@ -109,12 +109,18 @@ def test_file_listed_but_missing_from_storage_is_a_404_file_not_found(hub, manag
     assert SMOL_FILE in failed.error
 
 
-def test_gated_repository_without_a_token_says_log_in(hub, manager):
+def test_gated_repository_without_a_token_says_log_in(hub, manager, tmp_path):
     info = manager.start(DownloadStartParams(GATED_REPO))
     failed = manager.recorder.wait(info.id)
     assert failed.state == "failed"
     assert failed.error_code == ErrorCode.AUTH_REQUIRED
     assert "hf auth login" in failed.error
+    assert failed.error_data["gated"] is True and failed.error_data["repo"].startswith(GATED_REPO)  # the window words it from these
+    again = DownloadManager(Recorder(), cache_dir=tmp_path / "hf", state_dir=tmp_path / "state")  # the next start lists it so
+    try:
+        assert [(d.error_code, d.error_data) for d in again.list()] == [(failed.error_code, failed.error_data)]
+    finally:
+        again.close()
 
 
 def test_gated_repository_with_a_token_without_access_says_accept_the_terms(hub, manager, monkeypatch):
@@ -122,7 +128,7 @@ def test_gated_repository_with_a_token_without_access_says_accept_the_terms(hub,
     info = manager.start(DownloadStartParams(GATED_REPO))
     failed = manager.recorder.wait(info.id)
     assert failed.error_code == ErrorCode.ACCESS_DENIED, failed.error
-    assert "accept" in failed.error
+    assert "accept" in failed.error and failed.error_data["gated"] is True and failed.error_data["repo"].startswith(GATED_REPO)
 
 
 def test_gated_repository_with_the_login_token_downloads(hub, manager, monkeypatch, tmp_path):
@@ -262,7 +268,7 @@ def test_no_network_fails_after_retries_with_a_clear_error(hub, tmp_path, monkey
         failed = recorder.wait(info.id)
         assert failed.state == "failed"
         assert failed.error_code == ErrorCode.NETWORK_ERROR
-        assert "network" in failed.error
+        assert "network" in failed.error and failed.error_data is not None and SMOL_REPO in failed.error_data["what"]
         assert failed.attempts == 2
     finally:
         m.close()

@@ -123,7 +123,7 @@ def test_fit_labels_for_a_gpu_machine_and_a_small_machine(starter_model):
 def test_quants_of_unknown_repository_is_a_clear_error(hub):
     with pytest.raises(RpcError) as e:
         HubService(lambda *_: None).quants(HubQuantsParams("lokal-test/nope"))
-    assert e.value.code == ErrorCode.REPO_NOT_FOUND
+    assert e.value.code == ErrorCode.REPO_NOT_FOUND and e.value.data == {"repo": "lokal-test/nope", "has_token": False}
 
 
 def test_draft_compatibility_from_remote_headers(hub):
