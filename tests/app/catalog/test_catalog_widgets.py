@@ -105,7 +105,7 @@ def test_errors_show_in_the_status_line(qtbot, service):
     dialog = ModelBrowserDialog(service)
     qtbot.addWidget(dialog)
     dialog.show_repo("lokal-test/missing")
-    qtbot.waitUntil(lambda: "repository not found" in dialog.status.text(), timeout=30_000)
+    qtbot.waitUntil(lambda: "No repository lokal-test/missing on Hugging Face" in dialog.status.text(), timeout=30_000)  # the window's words
 
 
 def test_catalog_ui_opens_in_a_main_window_and_announces_finished_downloads(qtbot, service, hub):
