@@ -20,8 +20,7 @@ from app.attachments.service import Attacher
 from app.chat.announcer import ReplyAnnouncer
 from app.chat.controller import ChatController
 from app.chat.conversation_model import ConversationFilterModel
-from app.chat.view_wiring import wire_chat_view, wire_welcome
-from app.chat.message_meter import MessageMeter
+from app.chat.view_wiring import message_meter, wire_chat_view, wire_message_meter, wire_welcome
 from app.chat.widgets.composer import Composer
 from app.chat.widgets.conversation_commands import ConversationCommands
 from app.chat.widgets.message_view import ChatView
@@ -110,8 +109,7 @@ class MainWindow(QMainWindow):
         self.announcer = ReplyAnnouncer(self.chat, self.chat_view, self)  # the streaming reply, read out politely
         self.attacher = Attacher(self.link, self.store, self)  # the files on the message being written (app/attachments)
         self.composer = Composer(self.attacher)
-        self.message_meter = MessageMeter(self.link, self.composer.text, lambda: self.chat.messages.messages, lambda: self.chat.settings().max_tokens,
-                                          lambda: self.chat.local_replies and self.session.loaded is not None, self)
+        self.message_meter = message_meter(self.link, self.composer, self.chat, self.session, self)
         self.metrics_panel = MetricsPanel()
         self.metrics_follow = PanelFollower(self.metrics_panel, self.poller, self.chat, lambda: self.session.loaded is not None)
         center = center_column(self.banner, top, self.chat_view, self.composer)
@@ -250,11 +248,7 @@ class MainWindow(QMainWindow):
         self.composer.sig_stop.connect(chat.stop)
         self.composer.sig_note.connect(lambda text: self.show_status(text, 8000))
         self.composer.sig_focus_order_changed.connect(self._order_focus)
-        meter = self.message_meter
-        self.composer.edit.textChanged.connect(meter.text_changed)
-        meter.sig_changed.connect(self.composer.show_meter)
-        for changed in (chat.sig_current_changed, chat.sig_reply_link_changed, chat.sig_path_changed, chat.sig_generating_changed, session.sig_loaded):
-            changed.connect(lambda *_args: meter.refresh())
+        wire_message_meter(self.message_meter, self.composer, chat, session)
         self.chat_view.sig_edit_submitted.connect(self._on_edit_submitted)
         self.chat_view.sig_focus_order_changed.connect(self._order_focus)
         wire_chat_view(self.chat_view, chat)

@@ -1,19 +1,23 @@
 """The chat view's requests to the controller, and the controller's to the view: what a reply's widgets offer
 (regenerate, Continue, thinking folded or not, earlier messages, branches) and a search's hit scrolled to; and
-what an empty conversation's welcome says."""
+what an empty conversation's welcome says; the count under the message box."""
 
 from __future__ import annotations
 
 import os
 from typing import Callable
 
+from PySide6.QtCore import QObject
+
 from app.chat.controller import ChatController
+from app.chat.message_meter import MessageMeter
 from app.chat.widgets.composer import Composer
 from app.chat.widgets.message_view import ChatView
 from app.chat.widgets.welcome import Welcome
 from app.models.session import ModelSession
 from app.models.starter import is_starter
 from app.models.startup import StartupModel
+from app.runtime_link import RuntimeLink
 
 
 def wire_chat_view(view: ChatView, chat: ChatController) -> None:
@@ -25,6 +29,20 @@ def wire_chat_view(view: ChatView, chat: ChatController) -> None:
     view.sig_branch_requested.connect(chat.switch_branch)
     view.sig_delete_branch_requested.connect(chat.delete_branch)
     chat.sig_revealed.connect(lambda message_id, words: view.reveal_row(view.model.row_of_id(message_id), words))  # a search's hit, in its branch
+
+
+def message_meter(link: RuntimeLink, composer: Composer, chat: ChatController, session: ModelSession, parent: QObject) -> MessageMeter:
+    """The count under the message box: of the box's text, against the conversation on screen, while the loaded model writes the replies."""
+    return MessageMeter(link, composer.text, lambda: chat.messages.messages, lambda: chat.settings().max_tokens,
+                        lambda: chat.local_replies and session.loaded is not None, parent)
+
+
+def wire_message_meter(meter: MessageMeter, composer: Composer, chat: ChatController, session: ModelSession) -> None:
+    composer.edit.textChanged.connect(meter.text_changed)
+    meter.sig_changed.connect(composer.show_meter)
+    # What the count is measured against changed: the conversation, where replies come from, its path, a reply's end, the model.
+    for changed in (chat.sig_current_changed, chat.sig_reply_link_changed, chat.sig_path_changed, chat.sig_generating_changed, session.sig_loaded):
+        changed.connect(lambda *_args: meter.refresh())
 
 
 def wire_welcome(welcome: Welcome, session: ModelSession, startup: StartupModel, chat: ChatController, composer: Composer,
