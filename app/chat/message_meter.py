@@ -30,7 +30,8 @@ class MessageMeter(QObject):
 
     def __init__(self, link: RuntimeLink, text: Callable[[], str], path: Callable[[], Sequence[Message]],
                  max_tokens: Callable[[], int | None], counts: Callable[[], bool], parent: QObject | None = None):
-        """`counts`: whether the loaded model writes the replies (a remote endpoint's tokenizer is not this one's)."""
+        """`counts`: whether to count now: the loaded model writes the replies (a remote endpoint's tokenizer is not this
+        one's), and none is decoding (a count's work would take a core from its steps)."""
         super().__init__(parent)
         self.link = link
         self._text, self._path, self._max_tokens, self._counts = text, path, max_tokens, counts
@@ -41,6 +42,7 @@ class MessageMeter(QObject):
         self._timer.timeout.connect(self._count)
 
     def text_changed(self) -> None:
+        self._asked += 1  # a count of the text before this change, on its way, is not shown when it comes
         self._timer.start()
 
     def refresh(self) -> None:

@@ -4,6 +4,8 @@ or cannot fit at all (then the runtime would refuse it: CONTEXT_OVERFLOW)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import llama_cpp
 import pytest
 
@@ -106,3 +108,22 @@ def test_the_room_left_is_the_last_reply_s_prompt_and_reply_and_the_reply_s_own_
     text, warns = meter_words(1_537, 0, N_CTX, None)  # 1,537 + 512 > 2,048: not even alone
     assert warns and text.startswith("1,537 tokens: more than this model's context of 2,048 holds")
     assert meter_words(1, 0, N_CTX, None) == ("1 token", False)
+
+
+def test_nothing_is_counted_while_a_reply_decodes_and_its_end_counts_again(qtbot, module_window, english):
+    """A count takes a core from a decoding reply's steps (bench/count_tokens.py): the meter waits for the reply's end."""
+    window = module_window
+    window.chat.default_settings = dataclasses.replace(window.chat.default_settings, max_tokens=400)
+    try:
+        window.chat.new_conversation()
+        window.chat.send("Write a long story about a lighthouse keeper and her cat.")
+        window.composer.edit.setPlainText("And now backwards?")
+        qtbot.wait(700)  # past the pause the meter waits for
+        assert window.chat.generating, "the reply ended too soon for this test: ask for a longer one"
+        assert window.composer.meter.isHidden()
+        wait_reply(qtbot, window)
+        qtbot.waitUntil(lambda: window.composer.meter.isVisible(), timeout=30_000)
+        assert window.composer.meter.text().endswith("tokens")
+    finally:
+        window.chat.default_settings = dataclasses.replace(window.chat.default_settings, max_tokens=8)
+        window.composer.edit.clear()
