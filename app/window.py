@@ -20,7 +20,7 @@ from app.attachments.service import Attacher
 from app.chat.announcer import ReplyAnnouncer
 from app.chat.controller import ChatController
 from app.chat.conversation_model import ConversationFilterModel
-from app.chat.view_wiring import message_meter, wire_chat_view, wire_message_meter, wire_welcome
+from app.chat.view_wiring import make_message_meter, wire_chat_view, wire_message_meter, wire_welcome
 from app.chat.widgets.composer import Composer
 from app.chat.widgets.conversation_commands import ConversationCommands
 from app.chat.widgets.message_view import ChatView
@@ -109,7 +109,7 @@ class MainWindow(QMainWindow):
         self.announcer = ReplyAnnouncer(self.chat, self.chat_view, self)  # the streaming reply, read out politely
         self.attacher = Attacher(self.link, self.store, self)  # the files on the message being written (app/attachments)
         self.composer = Composer(self.attacher)
-        self.message_meter = message_meter(self.link, self.composer, self.chat, self.session, self)
+        self.message_meter = make_message_meter(self.link, self.composer, self.chat, self.session, self)
         self.metrics_panel = MetricsPanel()
         self.metrics_follow = PanelFollower(self.metrics_panel, self.poller, self.chat, lambda: self.session.loaded is not None)
         center = center_column(self.banner, top, self.chat_view, self.composer)

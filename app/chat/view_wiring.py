@@ -31,7 +31,7 @@ def wire_chat_view(view: ChatView, chat: ChatController) -> None:
     chat.sig_revealed.connect(lambda message_id, words: view.reveal_row(view.model.row_of_id(message_id), words))  # a search's hit, in its branch
 
 
-def message_meter(link: RuntimeLink, composer: Composer, chat: ChatController, session: ModelSession, parent: QObject) -> MessageMeter:
+def make_message_meter(link: RuntimeLink, composer: Composer, chat: ChatController, session: ModelSession, parent: QObject) -> MessageMeter:
     """The count under the message box: of the box's text, against the conversation on screen, while the loaded model writes the
     replies and none is decoding (bench/count_tokens.py: a count every 300 ms slowed a reply decoding beside it to 0.965x on two
     cores); a reply's end counts again."""

@@ -32,11 +32,11 @@ def error_text(code: int | None, message: str, data: Any) -> str:
     if code == ErrorCode.DISK_FULL and "what" in d and d.get("needed_bytes") is None:  # it filled up while writing
         return Errors.tr("The disk is full.")
     if code == ErrorCode.DISK_FULL and _sizes(d, "needed_bytes", "free_bytes"):  # refused before writing
-        said = Errors.tr("Not enough disk space: {needed} more is needed, and {free} is free.").format(
+        short = Errors.tr("Not enough disk space: {needed} more is needed, and {free} is free.").format(
             needed=human_size(d["needed_bytes"]), free=human_size(d["free_bytes"]))
         if _sizes(d, "floor_bytes") and d["floor_bytes"] > 0:
-            said += " " + Errors.tr("Lokal leaves {floor} of it free for everything else.").format(floor=human_size(d["floor_bytes"]))
-        return said
+            short += " " + Errors.tr("Lokal leaves {floor} of it free for everything else.").format(floor=human_size(d["floor_bytes"]))
+        return short
     if code == ErrorCode.NETWORK_ERROR:
         return Errors.tr("Hugging Face cannot be reached: check the network connection.")
     if code == ErrorCode.AUTH_REQUIRED and repo:
