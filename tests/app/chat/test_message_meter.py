@@ -121,6 +121,7 @@ def test_nothing_is_counted_while_a_reply_decodes_and_its_end_counts_again(qtbot
         qtbot.wait(700)  # past the pause the meter waits for
         assert window.chat.generating, "the reply ended too soon for this test: ask for a longer one"
         assert window.composer.meter.isHidden()
+        window.chat.stop()  # its end, stopped or not, counts again
         wait_reply(qtbot, window)
         qtbot.waitUntil(lambda: window.composer.meter.isVisible(), timeout=30_000)
         assert window.composer.meter.text().endswith("tokens")
