@@ -384,11 +384,11 @@ class RuntimeServer:
             given_prompt_tokens(llama, tokens)
             return b"".join(llama.piece(token, special=True) for token in tokens).decode("utf-8", "replace")
 
-    def tokenize(self, text: str, add_special: bool, parse_special: bool) -> tuple[list[int], list[bytes]]:
+    def tokenize(self, text: str, add_special: bool, parse_special: bool, with_pieces: bool) -> tuple[list[int], list[bytes]]:
         with self.engine.load_lock:  # never while a load or unload frees the model
             llama = self.engine.require_model().llama
             ids = llama.tokenize(text, add_bos=add_special, special=parse_special)
-            return ids, [llama.piece(token, special=True) for token in ids]
+            return ids, [llama.piece(token, special=True) for token in ids] if with_pieces else []
 
     def embedding_model(self) -> EmbeddingModel | None:
         return self.documents.embedder

@@ -50,8 +50,8 @@ class EngineJobs(Protocol):
         """The loaded model's token ids as text; RpcError INVALID_PARAMS for an id it does not have."""
         ...
 
-    def tokenize(self, text: str, add_special: bool, parse_special: bool) -> tuple[list[int], list[bytes]]:
-        """The loaded model's token ids for `text`, and the bytes each stands for (special tokens written out)."""
+    def tokenize(self, text: str, add_special: bool, parse_special: bool, with_pieces: bool) -> tuple[list[int], list[bytes]]:
+        """The loaded model's token ids for `text`, and with `with_pieces` the bytes each stands for (special tokens written out)."""
         ...
 
     def embedding_model(self) -> EmbeddingModel | None: ...

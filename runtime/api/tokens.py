@@ -32,7 +32,7 @@ class DetokenizeRequest(schema._Body):
 
 async def tokenize(body: TokenizeRequest, backend: Backend) -> web.Response:
     backend.check_available()
-    ids, pieces = await asyncio.to_thread(backend.engine.tokenize, body.content, body.add_special, body.parse_special)
+    ids, pieces = await asyncio.to_thread(backend.engine.tokenize, body.content, body.add_special, body.parse_special, body.with_pieces)
     if not body.with_pieces:
         return web.json_response({"tokens": ids})
     return web.json_response({"tokens": [{"id": token, "piece": _piece(piece)} for token, piece in zip(ids, pieces)]})
